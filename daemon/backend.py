@@ -1,0 +1,58 @@
+"""Open the event store and the projection database a command or the daemon works on.
+
+SQLite (the embedded default) keeps ``events.sqlite3`` and ``projections.sqlite3`` in the data
+dir: the projections file can be deleted and rebuilt from the log at any time. Other backends
+are chosen by a database URL (see the PostgreSQL backend).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from events.clock import Clock
+from events.store.base import EventStore
+from events.store.sqlite import SqliteEventStore, sqlite_engine
+
+PROJECTIONS_FILE = "projections.sqlite3"
+READONLY_MARKER = "READONLY"
+"""A data dir holding this file (written by ``memoryd replay``) is opened read-only."""
+
+
+@dataclass(frozen=True, slots=True)
+class Backend:
+    """Where the log and the projections live."""
+
+    data_dir: Path
+    database_url: str | None = None
+
+    @property
+    def is_sqlite(self) -> bool:
+        """Return True for the embedded SQLite default."""
+        return self.database_url is None or self.database_url.startswith("sqlite")
+
+    @property
+    def readonly(self) -> bool:
+        """Return True for a data dir materialised by ``memoryd replay``."""
+        return self.is_sqlite and (self.data_dir / READONLY_MARKER).exists()
+
+    def open_store(self, *, clock: Clock | None = None, readonly: bool = False) -> EventStore:
+        """Create (not yet opened) the event store."""
+        if self.is_sqlite:
+            return SqliteEventStore.in_data_dir(
+                self.data_dir, clock=clock, readonly=readonly or self.readonly
+            )
+        raise ValueError(f"unsupported database URL: {self.database_url}")
+
+    def projection_engine(self, *, write: bool = True, readonly: bool = False) -> AsyncEngine:
+        """Create an engine on the projection tables: ``write`` for the runner, else reads."""
+        if self.is_sqlite:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            return sqlite_engine(
+                self.data_dir / PROJECTIONS_FILE,
+                write=write,
+                readonly=readonly or self.readonly,
+            )
+        raise ValueError(f"unsupported database URL: {self.database_url}")

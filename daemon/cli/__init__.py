@@ -1,0 +1,85 @@
+"""The ``memoryd`` command line: one module per command group, each with ``register()``.
+
+Every command that opens a store takes ``--data-dir`` (default ``$STATE_DIRECTORY``, else
+``$XDG_STATE_HOME/memoryd``) and ``--database-url`` (default: SQLite in the data dir).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import sys
+from collections.abc import Callable, Coroutine, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from daemon.backend import Backend
+from daemon.paths import default_data_dir
+
+CommandHandler = Callable[[argparse.Namespace], Coroutine[Any, Any, int]]
+
+# Each module defines ``register(subparsers)`` and sets ``handler=`` on its parsers.
+COMMAND_MODULES: tuple[str, ...] = (
+    "daemon.cli.events_cmd",
+    "daemon.cli.projections_cmd",
+)
+
+
+class _Registrar(Protocol):
+    def register(self, subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+        """Add this module's commands."""
+
+
+def add_backend_options(parser: argparse.ArgumentParser) -> None:
+    """Add ``--data-dir`` and ``--database-url`` to a command that opens a store."""
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        help="state directory (default: $STATE_DIRECTORY or $XDG_STATE_HOME/memoryd)",
+    )
+    parser.add_argument(
+        "--database-url",
+        default=None,
+        help="database URL, e.g. postgresql+asyncpg://user@host/db (default: SQLite in data dir)",
+    )
+
+
+def backend_from_args(args: argparse.Namespace) -> Backend:
+    """Build the backend a command's options name."""
+    data_dir = args.data_dir if args.data_dir is not None else default_data_dir()
+    return Backend(data_dir=data_dir, database_url=args.database_url)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Build the full argument parser."""
+    parser = argparse.ArgumentParser(prog="memoryd", description="memoryd: a memory daemon")
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        module: _Registrar = importlib.import_module(name)
+        module.register(subparsers)
+    return parser
+
+
+def fail(message: str) -> int:
+    """Print an error for a person and return the exit status for it."""
+    print(f"memoryd: {message}", file=sys.stderr)
+    return 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``memoryd`` command."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler: CommandHandler = args.handler
+    try:
+        return asyncio.run(handler(args))
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

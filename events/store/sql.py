@@ -1,0 +1,635 @@
+"""The store logic shared by the SQL backends: group commit, checks, reads, subscriptions.
+
+Appends go through one writer task per store. Concurrent ``append`` calls queue up and the
+writer commits everything queued in one transaction (group commit): one fsync serves many
+appenders, which is what makes many small durable appends fast. Each request is checked
+(expected versions, idempotency) before anything is inserted, so a refused request fails alone
+and the others in its group still commit. A group that fails as a whole (an unexpected database
+error) is retried one request at a time so each caller gets its own answer.
+
+Backends supply engines, the write lock that serialises position assignment, and the
+cross-process wake-up; see ``sqlite.py`` and ``postgres.py``.
+"""
+
+from __future__ import annotations
+
+import abc
+import asyncio
+import contextlib
+import os
+import uuid
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from events.clock import Clock, SystemClock, from_micros, to_micros
+from events.codec import EventCodec, default_codec
+from events.store.base import (
+    NO_STREAM,
+    ConcurrencyError,
+    EventRecord,
+    EventStore,
+    IdempotencyConflict,
+    ImportRefused,
+    NewEvent,
+    ReadOnlyStoreError,
+    SchemaMismatch,
+    StoredEvent,
+)
+from events.store.schema import STORE_SCHEMA_VERSION, events_table, store_meta_table
+from events.types import FactPurged
+
+READ_CHUNK = 2000
+_T = events_table.c
+
+
+def _new_event_ids(count: int) -> list[str]:
+    # uuid4() per event costs more than the rest of the append path together; one urandom
+    # call for the whole batch gives the same RFC 4122 version-4 ids.
+    raw = os.urandom(16 * count)
+    out = []
+    for i in range(count):
+        b = bytearray(raw[16 * i : 16 * i + 16])
+        b[6] = (b[6] & 0x0F) | 0x40
+        b[8] = (b[8] & 0x3F) | 0x80
+        out.append(str(uuid.UUID(bytes=bytes(b))))
+    return out
+
+
+@dataclass(slots=True)
+class _PendingRow:
+    event_id: str
+    stream_id: str
+    event_type: str
+    schema_version: int
+    payload: bytes
+    causation_id: str | None
+    correlation_id: str | None
+    idempotency_key: str | None
+
+
+@dataclass(slots=True)
+class _AppendRequest:
+    namespace: str
+    rows: list[_PendingRow]
+    expected_versions: Mapping[str, int] | None
+    future: asyncio.Future[list[int]]
+    result: list[int] | None = None
+    error: BaseException | None = None
+
+
+@dataclass(slots=True)
+class _GroupState:
+    """What one group commit has decided so far (visible only inside its transaction)."""
+
+    head: int
+    recorded_at: int
+    stream_versions: dict[tuple[str, str], int] = field(default_factory=dict)
+    keys: dict[tuple[str, str], tuple[int, str, str]] = field(default_factory=dict)
+    inserts: list[dict[str, Any]] = field(default_factory=list)
+    purges: list[tuple[str, str, int]] = field(default_factory=list)
+
+
+class SqlEventStore(EventStore):
+    """An event store over SQLAlchemy Core; subclasses add the dialect specifics."""
+
+    fallback_poll_seconds: float = 1.0
+    """Longest a subscriber sleeps without a wake-up before it looks again (missed wake-ups)."""
+
+    def __init__(
+        self,
+        *,
+        codec: EventCodec | None = None,
+        clock: Clock | None = None,
+        readonly: bool = False,
+        max_group_events: int = 20_000,
+    ) -> None:
+        self.codec = codec or default_codec
+        self.clock = clock or SystemClock()
+        self.readonly = readonly
+        self._max_group_events = max_group_events
+        self._write_engine: AsyncEngine | None = None
+        self._read_engine: AsyncEngine | None = None
+        self._queue: list[_AppendRequest] = []
+        self._wake_writer = asyncio.Event()
+        self._write_lock = asyncio.Lock()
+        self._writer_task: asyncio.Task[None] | None = None
+        self._head_changed = asyncio.Condition()
+        self._known_head = 0
+        self._closing = False
+
+    # -- backend hooks ---------------------------------------------------------------------
+
+    @abc.abstractmethod
+    async def _create_engines(self) -> tuple[AsyncEngine, AsyncEngine]:
+        """Return (write engine, read engine)."""
+
+    @abc.abstractmethod
+    async def _prepare_schema(self, conn: AsyncConnection) -> None:
+        """Create the schema where this backend does so itself (or check it exists)."""
+
+    async def _lock_for_write(self, conn: AsyncConnection) -> None:
+        """Serialise writers across processes for the rest of this transaction."""
+
+    async def _notify_in_transaction(self, conn: AsyncConnection, head: int) -> None:
+        """Tell other processes, inside the committing transaction, that ``head`` exists."""
+
+    async def _start_listening(self) -> None:
+        """Start waking subscribers on other processes' commits."""
+
+    async def _stop_listening(self) -> None:
+        """Stop the cross-process wake-up."""
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    @property
+    def read_engine(self) -> AsyncEngine:
+        """Return the engine used for reads."""
+        if self._read_engine is None:
+            raise RuntimeError("store is not open")
+        return self._read_engine
+
+    @property
+    def write_engine(self) -> AsyncEngine:
+        """Return the engine used for appends."""
+        if self._write_engine is None:
+            raise RuntimeError("store is not open")
+        return self._write_engine
+
+    async def open(self) -> None:
+        """Connect, check the schema, start the writer and the listener."""
+        self._write_engine, self._read_engine = await self._create_engines()
+        if not self.readonly:
+            async with self._write_engine.begin() as conn:
+                await self._prepare_schema(conn)
+        await self._check_schema_version()
+        self._known_head = await self.head()
+        self._closing = False
+        if not self.readonly:
+            self._writer_task = asyncio.create_task(self._writer_loop(), name="memoryd-writer")
+        await self._start_listening()
+
+    async def close(self) -> None:
+        """Drain queued appends, stop background tasks, dispose the engines."""
+        self._closing = True
+        if self._writer_task is not None:
+            self._wake_writer.set()
+            await self._writer_task
+            self._writer_task = None
+        await self._stop_listening()
+        async with self._head_changed:
+            self._head_changed.notify_all()
+        for engine in (self._write_engine, self._read_engine):
+            if engine is not None:
+                await engine.dispose()
+        self._write_engine = self._read_engine = None
+
+    async def _check_schema_version(self) -> None:
+        async with self.read_engine.connect() as conn:
+            try:
+                row = (
+                    await conn.execute(
+                        sa.select(store_meta_table.c.value).where(
+                            store_meta_table.c.key == "schema_version"
+                        )
+                    )
+                ).first()
+            except sa.exc.DBAPIError as exc:
+                raise SchemaMismatch(
+                    "this database has no memoryd event tables; run `memoryd db upgrade`"
+                ) from exc
+        if row is None or int(row[0]) != STORE_SCHEMA_VERSION:
+            found = "none" if row is None else row[0]
+            raise SchemaMismatch(
+                f"event store schema version is {found}, this memoryd needs "
+                f"{STORE_SCHEMA_VERSION}; run `memoryd db upgrade`"
+            )
+
+    # -- appends ---------------------------------------------------------------------------
+
+    async def append(
+        self,
+        namespace: str,
+        events: Sequence[NewEvent],
+        *,
+        expected_versions: Mapping[str, int] | None = None,
+    ) -> list[int]:
+        """Queue events for the next group commit and wait until they are durable."""
+        if self.readonly:
+            raise ReadOnlyStoreError("this store is read-only")
+        if self._closing or self._writer_task is None:
+            raise RuntimeError("store is not open")
+        if not events:
+            return []
+        ids = _new_event_ids(sum(1 for e in events if e.event_id is None))
+        id_iter = iter(ids)
+        encode = self.codec.encode
+        rows = [
+            _PendingRow(
+                event_id=e.event_id or next(id_iter),
+                stream_id=e.event.stream_id,
+                event_type=e.event.event_type,
+                schema_version=e.event.schema_version,
+                payload=encode(e.event),
+                causation_id=e.causation_id,
+                correlation_id=e.correlation_id,
+                idempotency_key=e.idempotency_key,
+            )
+            for e in events
+        ]
+        future: asyncio.Future[list[int]] = asyncio.get_running_loop().create_future()
+        self._queue.append(_AppendRequest(namespace, rows, expected_versions, future))
+        self._wake_writer.set()
+        # Shielded: a caller that gives up must not cancel a commit other callers share.
+        return await asyncio.shield(future)
+
+    async def _writer_loop(self) -> None:
+        while True:
+            await self._wake_writer.wait()
+            self._wake_writer.clear()
+            while self._queue:
+                group: list[_AppendRequest] = []
+                count = 0
+                while self._queue and (not group or count < self._max_group_events):
+                    req = self._queue.pop(0)
+                    group.append(req)
+                    count += len(req.rows)
+                await self._commit_group(group)
+            if self._closing and not self._queue:
+                return
+
+    async def _commit_group(self, group: list[_AppendRequest]) -> None:
+        try:
+            async with self._write_lock:
+                head = await self._run_group(group)
+        except Exception as exc:
+            if len(group) == 1:
+                group[0].result = None
+                group[0].error = exc
+                head = None
+            else:
+                for req in group:
+                    req.result = req.error = None
+                    await self._commit_group([req])
+                return
+        for req in group:
+            if req.future.done():
+                continue
+            if req.error is not None:
+                req.future.set_exception(req.error)
+            elif req.result is not None:
+                req.future.set_result(req.result)
+        if head is not None:
+            await self._advance_head(head)
+
+    async def _run_group(self, group: list[_AppendRequest]) -> int:
+        async with self.write_engine.begin() as conn:
+            await self._lock_for_write(conn)
+            last = (
+                await conn.execute(
+                    sa.select(_T.position, _T.recorded_at).order_by(_T.position.desc()).limit(1)
+                )
+            ).first()
+            head, last_recorded = (int(last[0]), int(last[1])) if last else (0, 0)
+            # Transaction time never runs backwards along positions, even if the clock does.
+            state = _GroupState(head, max(to_micros(self.clock.now()), last_recorded))
+            await self._load_stream_versions(conn, group, state)
+            for req in group:
+                req.error = None
+                req.result = None
+                try:
+                    req.result = await self._plan_request(conn, req, state)
+                except (ConcurrencyError, IdempotencyConflict) as exc:
+                    req.error = exc
+            if state.inserts:
+                await conn.execute(events_table.insert(), state.inserts)
+                for namespace, stream_id, position in state.purges:
+                    await self._redact_stream(conn, namespace, stream_id, position)
+                await self._notify_in_transaction(conn, state.head)
+        return state.head
+
+    async def _load_stream_versions(
+        self, conn: AsyncConnection, group: list[_AppendRequest], state: _GroupState
+    ) -> None:
+        by_ns: dict[str, set[str]] = {}
+        for req in group:
+            by_ns.setdefault(req.namespace, set()).update(r.stream_id for r in req.rows)
+        for namespace, streams in by_ns.items():
+            ids = sorted(streams)
+            for i in range(0, len(ids), 500):
+                chunk = ids[i : i + 500]
+                result = await conn.execute(
+                    sa.select(_T.stream_id, sa.func.max(_T.stream_version))
+                    .where(_T.namespace == namespace, _T.stream_id.in_(chunk))
+                    .group_by(_T.stream_id)
+                )
+                found = {sid: int(v) for sid, v in result}
+                for sid in chunk:
+                    state.stream_versions[(namespace, sid)] = found.get(sid, NO_STREAM)
+
+    async def _plan_request(
+        self, conn: AsyncConnection, req: _AppendRequest, state: _GroupState
+    ) -> list[int]:
+        ns = req.namespace
+        existing = await self._existing_idempotent(conn, req, state)
+        if existing is not None:
+            return existing
+        for stream_id, expected in (req.expected_versions or {}).items():
+            actual = state.stream_versions.get((ns, stream_id))
+            if actual is None:
+                actual = await self.stream_version_in(conn, ns, stream_id)
+                state.stream_versions[(ns, stream_id)] = actual
+            if actual != expected:
+                raise ConcurrencyError(ns, stream_id, expected, actual)
+        positions = []
+        for row in req.rows:
+            state.head += 1
+            key = (ns, row.stream_id)
+            version = state.stream_versions[key] + 1
+            state.stream_versions[key] = version
+            if row.idempotency_key is not None:
+                state.keys[(ns, row.idempotency_key)] = (state.head, row.stream_id, row.event_type)
+            state.inserts.append(
+                {
+                    "position": state.head,
+                    "event_id": row.event_id,
+                    "namespace": ns,
+                    "stream_id": row.stream_id,
+                    "stream_version": version,
+                    "event_type": row.event_type,
+                    "schema_version": row.schema_version,
+                    "payload": row.payload,
+                    "recorded_at": state.recorded_at,
+                    "causation_id": row.causation_id,
+                    "correlation_id": row.correlation_id,
+                    "idempotency_key": row.idempotency_key,
+                }
+            )
+            if row.event_type == FactPurged.event_type:
+                state.purges.append((ns, row.stream_id, state.head))
+            positions.append(state.head)
+        return positions
+
+    async def _existing_idempotent(
+        self, conn: AsyncConnection, req: _AppendRequest, state: _GroupState
+    ) -> list[int] | None:
+        keys = [r.idempotency_key for r in req.rows if r.idempotency_key is not None]
+        if not keys:
+            return None
+        if len(set(keys)) != len(keys):
+            raise IdempotencyConflict("an idempotency key appears twice in one append")
+        found: dict[str, tuple[int, str, str]] = {}
+        for key in keys:
+            pending = state.keys.get((req.namespace, key))
+            if pending is not None:
+                found[key] = pending
+        missing = [k for k in keys if k not in found]
+        for i in range(0, len(missing), 500):
+            result = await conn.execute(
+                sa.select(_T.idempotency_key, _T.position, _T.stream_id, _T.event_type).where(
+                    _T.namespace == req.namespace, _T.idempotency_key.in_(missing[i : i + 500])
+                )
+            )
+            for key, position, stream_id, event_type in result:
+                found[key] = (int(position), stream_id, event_type)
+        if not found:
+            return None
+        if len(found) != len(req.rows):
+            raise IdempotencyConflict(
+                "some idempotency keys of this append are already used and others are not: "
+                + ", ".join(sorted(found))
+            )
+        positions = []
+        for row in req.rows:
+            assert row.idempotency_key is not None
+            position, stream_id, event_type = found[row.idempotency_key]
+            if (stream_id, event_type) != (row.stream_id, row.event_type):
+                raise IdempotencyConflict(
+                    f"idempotency key {row.idempotency_key!r} was used for a different event"
+                )
+            positions.append(position)
+        return positions
+
+    async def _redact_stream(
+        self, conn: AsyncConnection, namespace: str, stream_id: str, before: int
+    ) -> None:
+        # The one sanctioned rewrite of the log: a purge removes the fact's text from every
+        # earlier event of its stream in the purge's own transaction.
+        result = await conn.execute(
+            sa.select(_T.position, _T.event_type, _T.schema_version, _T.payload).where(
+                _T.namespace == namespace, _T.stream_id == stream_id, _T.position < before
+            )
+        )
+        for position, event_type, version, payload in result.all():
+            event = self.codec.decode(event_type, version, payload).redacted()
+            await conn.execute(
+                events_table.update()
+                .where(_T.position == position)
+                .values(payload=self.codec.encode(event), schema_version=event.schema_version)
+            )
+
+    async def _advance_head(self, head: int) -> None:
+        async with self._head_changed:
+            if head > self._known_head:
+                self._known_head = head
+            self._head_changed.notify_all()
+
+    # -- reads -----------------------------------------------------------------------------
+
+    async def stream_version_in(self, conn: AsyncConnection, namespace: str, stream_id: str) -> int:
+        """Return a stream's version as seen by ``conn``."""
+        value = await conn.scalar(
+            sa.select(sa.func.max(_T.stream_version)).where(
+                _T.namespace == namespace, _T.stream_id == stream_id
+            )
+        )
+        return int(value) if value is not None else NO_STREAM
+
+    async def stream_version(self, namespace: str, stream_id: str) -> int:
+        """Return a stream's current version."""
+        async with self.read_engine.connect() as conn:
+            return await self.stream_version_in(conn, namespace, stream_id)
+
+    async def head(self) -> int:
+        """Return the last committed position."""
+        async with self.read_engine.connect() as conn:
+            value = await conn.scalar(sa.select(sa.func.max(_T.position)))
+        return int(value) if value is not None else 0
+
+    async def _fetch_rows(
+        self,
+        after: int,
+        until: int | None,
+        limit: int,
+        namespace: str | None,
+        stream_id: str | None,
+    ) -> list[sa.Row[Any]]:
+        query = sa.select(events_table).where(_T.position > after)
+        if until is not None:
+            query = query.where(_T.position <= until)
+        if namespace is not None:
+            query = query.where(_T.namespace == namespace)
+        if stream_id is not None:
+            query = query.where(_T.stream_id == stream_id)
+        query = query.order_by(_T.position).limit(limit)
+        async with self.read_engine.connect() as conn:
+            return list((await conn.execute(query)).all())
+
+    def _decode_row(self, row: sa.Row[Any]) -> StoredEvent:
+        m = row._mapping
+        return StoredEvent(
+            position=m["position"],
+            event_id=m["event_id"],
+            namespace=m["namespace"],
+            stream_id=m["stream_id"],
+            stream_version=m["stream_version"],
+            recorded_at=from_micros(m["recorded_at"]),
+            event=self.codec.decode(m["event_type"], m["schema_version"], m["payload"]),
+            causation_id=m["causation_id"],
+            correlation_id=m["correlation_id"],
+            idempotency_key=m["idempotency_key"],
+        )
+
+    async def read(
+        self,
+        after: int = 0,
+        *,
+        until: int | None = None,
+        limit: int | None = None,
+        namespace: str | None = None,
+        stream_id: str | None = None,
+    ) -> AsyncIterator[StoredEvent]:
+        """Yield decoded events in position order (read in chunks, no open cursor held)."""
+        remaining = limit
+        while remaining is None or remaining > 0:
+            chunk = READ_CHUNK if remaining is None else min(READ_CHUNK, remaining)
+            rows = await self._fetch_rows(after, until, chunk, namespace, stream_id)
+            for row in rows:
+                yield self._decode_row(row)
+            if len(rows) < chunk:
+                return
+            after = rows[-1]._mapping["position"]
+            if remaining is not None:
+                remaining -= len(rows)
+
+    async def read_records(
+        self, after: int = 0, *, until: int | None = None, limit: int | None = None
+    ) -> AsyncIterator[EventRecord]:
+        """Yield raw records in position order."""
+        remaining = limit
+        while remaining is None or remaining > 0:
+            chunk = READ_CHUNK if remaining is None else min(READ_CHUNK, remaining)
+            rows = await self._fetch_rows(after, until, chunk, None, None)
+            for row in rows:
+                yield EventRecord(**row._mapping)
+            if len(rows) < chunk:
+                return
+            after = rows[-1]._mapping["position"]
+            if remaining is not None:
+                remaining -= len(rows)
+
+    async def subscribe(self, after: int = 0) -> AsyncIterator[StoredEvent]:
+        """Catch up from ``after``, then follow commits; woken in-process on each commit."""
+        position = after
+        while not self._closing:
+            rows = await self._fetch_rows(position, None, READ_CHUNK, None, None)
+            for row in rows:
+                event = self._decode_row(row)
+                position = event.position
+                yield event
+            if rows:
+                continue
+            await self._wait_beyond(position, self.fallback_poll_seconds)
+
+    async def _wait_beyond(self, position: int, timeout: float | None) -> bool:
+        async with self._head_changed:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(
+                    self._head_changed.wait_for(
+                        lambda: self._known_head > position or self._closing
+                    ),
+                    timeout,
+                )
+            return self._known_head > position
+
+    async def wait_for_head(self, position: int, timeout: float | None = None) -> bool:
+        """Wait until ``position`` is committed (seen by this process)."""
+        if self._known_head >= position:
+            return True
+        loop = asyncio.get_running_loop()
+        deadline = None if timeout is None else loop.time() + timeout
+        while True:
+            if await self.head() >= position:
+                async with self._head_changed:
+                    self._known_head = max(self._known_head, position)
+                return True
+            left = None if deadline is None else deadline - loop.time()
+            if left is not None and left <= 0:
+                return False
+            step = self.fallback_poll_seconds if left is None else min(left, 1.0)
+            if await self._wait_beyond(position - 1, step):
+                return True
+
+    # -- import ----------------------------------------------------------------------------
+
+    async def import_records(self, records: Iterable[EventRecord]) -> int:
+        """Write records with their positions, contiguous after the current head."""
+        if self.readonly:
+            raise ReadOnlyStoreError("this store is read-only")
+        batch = list(records)
+        if not batch:
+            return 0
+        async with self._write_lock:
+            try:
+                async with self.write_engine.begin() as conn:
+                    await self._lock_for_write(conn)
+                    head = int(await conn.scalar(sa.select(sa.func.max(_T.position))) or 0)
+                    expected = head + 1
+                    for record in batch:
+                        if record.position != expected:
+                            kind = "clash" if record.position < expected else "gap"
+                            raise ImportRefused(
+                                f"{kind}: position {record.position} where {expected} was "
+                                f"expected (the log's head is {head})"
+                            )
+                        expected += 1
+                    rows = [_record_row(r) for r in batch]
+                    for i in range(0, len(rows), 5000):
+                        await conn.execute(events_table.insert(), rows[i : i + 5000])
+                    await self._notify_in_transaction(conn, expected - 1)
+            except sa.exc.IntegrityError as exc:
+                raise ImportRefused(f"clash with existing events: {exc.orig}") from exc
+        await self._advance_head(expected - 1)
+        return len(batch)
+
+    async def write_schema_meta(self, conn: AsyncConnection) -> None:
+        """Record the schema version if the database has none yet."""
+        present = await conn.scalar(
+            sa.select(store_meta_table.c.value).where(store_meta_table.c.key == "schema_version")
+        )
+        if present is None:
+            await conn.execute(
+                store_meta_table.insert().values(
+                    key="schema_version", value=str(STORE_SCHEMA_VERSION)
+                )
+            )
+
+
+def _record_row(record: EventRecord) -> dict[str, Any]:
+    return {
+        "position": record.position,
+        "event_id": record.event_id,
+        "namespace": record.namespace,
+        "stream_id": record.stream_id,
+        "stream_version": record.stream_version,
+        "event_type": record.event_type,
+        "schema_version": record.schema_version,
+        "payload": record.payload,
+        "recorded_at": record.recorded_at,
+        "causation_id": record.causation_id,
+        "correlation_id": record.correlation_id,
+        "idempotency_key": record.idempotency_key,
+    }

@@ -1,0 +1,95 @@
+"""The embedded default backend: one SQLite file in WAL mode.
+
+Positions: SQLite admits one writer at a time (``BEGIN IMMEDIATE`` takes the write lock before
+the head is read), so positions assigned under that lock commit in position order and a reader
+never sees a later position before an earlier one. ``synchronous=FULL`` makes every commit
+durable (the WAL is fsynced) before the append is acknowledged; group commit keeps that cheap.
+``secure_delete`` zeroes freed content, so text removed by a purge does not linger in free
+pages of the file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+
+from events.clock import Clock
+from events.codec import EventCodec
+from events.store.schema import metadata
+from events.store.sql import SqlEventStore
+
+EVENTS_FILE = "events.sqlite3"
+
+
+def sqlite_engine(
+    path: Path, *, write: bool, readonly: bool = False, pool_size: int = 4
+) -> AsyncEngine:
+    """Create an aiosqlite engine with memoryd's pragmas; ``write`` takes BEGIN IMMEDIATE."""
+    if readonly:
+        url = f"sqlite+aiosqlite:///file:{path}?mode=ro&uri=true"
+    else:
+        url = f"sqlite+aiosqlite:///{path}"
+    engine = create_async_engine(
+        url,
+        pool_size=1 if write else pool_size,
+        max_overflow=0 if write else 8,
+    )
+
+    @sa.event.listens_for(engine.sync_engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Let us issue BEGIN ourselves (pysqlite's implicit transactions get in the way).
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        if not readonly:
+            cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=FULL")
+        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.execute("PRAGMA secure_delete=ON")
+        cursor.execute("PRAGMA cache_size=-65536")
+        cursor.close()
+
+    @sa.event.listens_for(engine.sync_engine, "begin")
+    def _on_begin(conn: Any) -> None:
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+    return engine
+
+
+class SqliteEventStore(SqlEventStore):
+    """The event log in ``<data dir>/events.sqlite3``."""
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        codec: EventCodec | None = None,
+        clock: Clock | None = None,
+        readonly: bool = False,
+        max_group_events: int = 20_000,
+    ) -> None:
+        super().__init__(
+            codec=codec, clock=clock, readonly=readonly, max_group_events=max_group_events
+        )
+        self.path = Path(path)
+
+    @classmethod
+    def in_data_dir(cls, data_dir: Path, **kwargs: Any) -> SqliteEventStore:
+        """Open the store of a data dir."""
+        return cls(Path(data_dir) / EVENTS_FILE, **kwargs)
+
+    async def _create_engines(self) -> tuple[AsyncEngine, AsyncEngine]:
+        if not self.readonly:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        elif not self.path.exists():
+            raise FileNotFoundError(f"no event log at {self.path}")
+        return (
+            sqlite_engine(self.path, write=True, readonly=self.readonly),
+            sqlite_engine(self.path, write=False, readonly=self.readonly),
+        )
+
+    async def _prepare_schema(self, conn: AsyncConnection) -> None:
+        await conn.run_sync(metadata.create_all)
+        await self.write_schema_meta(conn)
