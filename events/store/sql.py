@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import os
 import uuid
+from collections import deque
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -113,7 +114,7 @@ class SqlEventStore(EventStore):
         self._max_group_events = max_group_events
         self._write_engine: AsyncEngine | None = None
         self._read_engine: AsyncEngine | None = None
-        self._queue: list[_AppendRequest] = []
+        self._queue: deque[_AppendRequest] = deque()
         self._wake_writer = asyncio.Event()
         self._write_lock = asyncio.Lock()
         self._writer_task: asyncio.Task[None] | None = None
@@ -162,11 +163,15 @@ class SqlEventStore(EventStore):
     async def open(self) -> None:
         """Connect, check the schema, start the writer and the listener."""
         self._write_engine, self._read_engine = await self._create_engines()
-        if not self.readonly:
-            async with self._write_engine.begin() as conn:
-                await self._prepare_schema(conn)
-        await self._check_schema_version()
-        self._known_head = await self.head()
+        try:
+            if not self.readonly:
+                async with self._write_engine.begin() as conn:
+                    await self._prepare_schema(conn)
+            await self._check_schema_version()
+            self._known_head = await self.head()
+        except BaseException:
+            await self._dispose_engines()
+            raise
         self._closing = False
         if not self.readonly:
             self._writer_task = asyncio.create_task(self._writer_loop(), name="memoryd-writer")
@@ -175,13 +180,18 @@ class SqlEventStore(EventStore):
     async def close(self) -> None:
         """Drain queued appends, stop background tasks, dispose the engines."""
         self._closing = True
-        if self._writer_task is not None:
-            self._wake_writer.set()
-            await self._writer_task
+        try:
+            if self._writer_task is not None:
+                self._wake_writer.set()
+                await self._writer_task
+        finally:
             self._writer_task = None
-        await self._stop_listening()
-        async with self._head_changed:
-            self._head_changed.notify_all()
+            await self._stop_listening()
+            async with self._head_changed:
+                self._head_changed.notify_all()
+            await self._dispose_engines()
+
+    async def _dispose_engines(self) -> None:
         for engine in (self._write_engine, self._read_engine):
             if engine is not None:
                 await engine.dispose()
@@ -220,7 +230,7 @@ class SqlEventStore(EventStore):
         """Queue events for the next group commit and wait until they are durable."""
         if self.readonly:
             raise ReadOnlyStoreError("this store is read-only")
-        if self._closing or self._writer_task is None:
+        if self._closing or self._writer_task is None or self._writer_task.done():
             raise RuntimeError("store is not open")
         if not events:
             return []
@@ -241,25 +251,43 @@ class SqlEventStore(EventStore):
             for e in events
         ]
         future: asyncio.Future[list[int]] = asyncio.get_running_loop().create_future()
+        # A caller that was cancelled never looks at its future: mark its error as seen.
+        future.add_done_callback(_consume_exception)
         self._queue.append(_AppendRequest(namespace, rows, expected_versions, future))
         self._wake_writer.set()
         # Shielded: a caller that gives up must not cancel a commit other callers share.
         return await asyncio.shield(future)
 
     async def _writer_loop(self) -> None:
-        while True:
-            await self._wake_writer.wait()
-            self._wake_writer.clear()
-            while self._queue:
-                group: list[_AppendRequest] = []
-                count = 0
-                while self._queue and (not group or count < self._max_group_events):
-                    req = self._queue.pop(0)
-                    group.append(req)
-                    count += len(req.rows)
-                await self._commit_group(group)
-            if self._closing and not self._queue:
-                return
+        group: list[_AppendRequest] = []
+        try:
+            while True:
+                await self._wake_writer.wait()
+                self._wake_writer.clear()
+                while self._queue:
+                    group = []
+                    count = 0
+                    while self._queue and (not group or count < self._max_group_events):
+                        req = self._queue.popleft()
+                        group.append(req)
+                        count += len(req.rows)
+                    await self._commit_group(group)
+                    group = []
+                if self._closing and not self._queue:
+                    return
+        finally:
+            # Only reached early if the writer itself fails or is cancelled: no caller may be
+            # left waiting for an answer that will never come.
+            stranded = group + list(self._queue)
+            self._queue.clear()
+            for req in stranded:
+                if not req.future.done():
+                    req.future.set_exception(
+                        RuntimeError(
+                            "the store's writer stopped: this append may or may not have "
+                            "committed (retry it with its idempotency key)"
+                        )
+                    )
 
     async def _commit_group(self, group: list[_AppendRequest]) -> None:
         try:
@@ -556,12 +584,12 @@ class SqlEventStore(EventStore):
             return self._known_head > position
 
     async def wait_for_head(self, position: int, timeout: float | None = None) -> bool:
-        """Wait until ``position`` is committed (seen by this process)."""
+        """Wait until ``position`` is committed (seen by this process); False if closed."""
         if self._known_head >= position:
             return True
         loop = asyncio.get_running_loop()
         deadline = None if timeout is None else loop.time() + timeout
-        while True:
+        while not self._closing:
             if await self.head() >= position:
                 async with self._head_changed:
                     self._known_head = max(self._known_head, position)
@@ -572,6 +600,7 @@ class SqlEventStore(EventStore):
             step = self.fallback_poll_seconds if left is None else min(left, 1.0)
             if await self._wait_beyond(position - 1, step):
                 return True
+        return False
 
     # -- import ----------------------------------------------------------------------------
 
@@ -616,6 +645,11 @@ class SqlEventStore(EventStore):
                     key="schema_version", value=str(STORE_SCHEMA_VERSION)
                 )
             )
+
+
+def _consume_exception(future: asyncio.Future[list[int]]) -> None:
+    if not future.cancelled():
+        future.exception()
 
 
 def _record_row(record: EventRecord) -> dict[str, Any]:
