@@ -1,0 +1,1 @@
+"""Alembic revisions of the event tables; revision ``NNNN`` is store schema version N."""
