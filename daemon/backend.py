@@ -14,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from events.clock import Clock
 from events.store.base import EventStore
+from events.store.postgres import PostgresEventStore, is_postgres_url, postgres_engine
 from events.store.sqlite import SqliteEventStore, sqlite_engine
 
 PROJECTIONS_FILE = "projections.sqlite3"
@@ -34,6 +35,11 @@ class Backend:
         return self.database_url is None or self.database_url.startswith("sqlite")
 
     @property
+    def is_postgres(self) -> bool:
+        """Return True for a PostgreSQL URL (log and projections in that one database)."""
+        return is_postgres_url(self.database_url)
+
+    @property
     def readonly(self) -> bool:
         """Return True for a data dir materialised by ``memoryd replay``."""
         return self.is_sqlite and (self.data_dir / READONLY_MARKER).exists()
@@ -44,6 +50,9 @@ class Backend:
             return SqliteEventStore.in_data_dir(
                 self.data_dir, clock=clock, readonly=readonly or self.readonly
             )
+        if self.is_postgres:
+            assert self.database_url is not None
+            return PostgresEventStore(self.database_url, clock=clock, readonly=readonly)
         raise ValueError(f"unsupported database URL: {self.database_url}")
 
     def projection_engine(self, *, write: bool = True, readonly: bool = False) -> AsyncEngine:
@@ -54,5 +63,11 @@ class Backend:
                 self.data_dir / PROJECTIONS_FILE,
                 write=write,
                 readonly=readonly or self.readonly,
+            )
+        if self.is_postgres:
+            assert self.database_url is not None
+            # Projections live next to the log, in the same database.
+            return postgres_engine(
+                self.database_url, pool_size=2 if write else 4, readonly=readonly
             )
         raise ValueError(f"unsupported database URL: {self.database_url}")
