@@ -138,6 +138,9 @@ class SqlEventStore(EventStore):
     async def _notify_in_transaction(self, conn: AsyncConnection, head: int) -> None:
         """Tell other processes, inside the committing transaction, that ``head`` exists."""
 
+    async def _after_purge(self) -> None:
+        """Scrub what a purge's commit left outside the live rows (e.g. old WAL frames)."""
+
     async def _start_listening(self) -> None:
         """Start waking subscribers on other processes' commits."""
 
@@ -292,7 +295,9 @@ class SqlEventStore(EventStore):
     async def _commit_group(self, group: list[_AppendRequest]) -> None:
         try:
             async with self._write_lock:
-                head = await self._run_group(group)
+                head, purged = await self._run_group(group)
+                if purged:
+                    await self._after_purge()
         except Exception as exc:
             if len(group) == 1:
                 group[0].result = None
@@ -313,7 +318,8 @@ class SqlEventStore(EventStore):
         if head is not None:
             await self._advance_head(head)
 
-    async def _run_group(self, group: list[_AppendRequest]) -> int:
+    async def _run_group(self, group: list[_AppendRequest]) -> tuple[int, bool]:
+        """Commit one group; return the new head and whether it purged anything."""
         async with self.write_engine.begin() as conn:
             await self._lock_for_write(conn)
             last = (
@@ -337,7 +343,7 @@ class SqlEventStore(EventStore):
                 for namespace, stream_id, position in state.purges:
                     await self._redact_stream(conn, namespace, stream_id, position)
                 await self._notify_in_transaction(conn, state.head)
-        return state.head
+        return state.head, bool(state.purges)
 
     async def _load_stream_versions(
         self, conn: AsyncConnection, group: list[_AppendRequest], state: _GroupState
@@ -628,7 +634,12 @@ class SqlEventStore(EventStore):
                     rows = [_record_row(r) for r in batch]
                     for i in range(0, len(rows), 5000):
                         await conn.execute(events_table.insert(), rows[i : i + 5000])
+                    purges = [r for r in batch if r.event_type == FactPurged.event_type]
+                    for r in purges:
+                        await self._redact_stream(conn, r.namespace, r.stream_id, r.position)
                     await self._notify_in_transaction(conn, expected - 1)
+                if purges:
+                    await self._after_purge()
             except sa.exc.IntegrityError as exc:
                 raise ImportRefused(f"clash with existing events: {exc.orig}") from exc
         await self._advance_head(expected - 1)

@@ -5,11 +5,13 @@ the head is read), so positions assigned under that lock commit in position orde
 never sees a later position before an earlier one. ``synchronous=FULL`` makes every commit
 durable (the WAL is fsynced) before the append is acknowledged; group commit keeps that cheap.
 ``secure_delete`` zeroes freed content, so text removed by a purge does not linger in free
-pages of the file.
+pages of the file; after a purge the WAL is checkpointed and truncated, so that its old frames
+(copies of the pages from before the purge) leave the disk too.
 """
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,8 @@ from events.store.schema import metadata
 from events.store.sql import SqlEventStore
 
 EVENTS_FILE = "events.sqlite3"
+
+log = logging.getLogger(__name__)
 
 
 def sqlite_engine(
@@ -93,3 +97,22 @@ class SqliteEventStore(SqlEventStore):
     async def _prepare_schema(self, conn: AsyncConnection) -> None:
         await conn.run_sync(metadata.create_all)
         await self.write_schema_meta(conn)
+
+    async def _after_purge(self) -> None:
+        # Old WAL frames still hold the purged text until the WAL is reset: copy them into the
+        # database (whose pages now hold the redacted rows) and truncate the file. This waits
+        # (busy_timeout) for readers that still use the old frames. It must run outside a
+        # transaction, so it goes to the driver connection directly.
+        async with self.write_engine.connect() as conn:
+            row = await conn.run_sync(_checkpoint_truncate)
+        if row is None or row[0] != 0:
+            log.warning("purge: the WAL could not be truncated yet (readers busy): %s", row)
+
+
+def _checkpoint_truncate(conn: sa.Connection) -> Any:
+    cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+    try:
+        cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return cursor.fetchone()
+    finally:
+        cursor.close()
