@@ -1,0 +1,45 @@
+"""LLM providers: the Chat Completions (``openai``) and Messages (``anthropic``) APIs.
+
+:func:`build_provider` turns an ``[llm]`` section into a provider wrapped in its budget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Any
+
+from plugins.hookspecs import hookimpl
+from plugins.llm.anthropic import AnthropicProvider
+from plugins.llm.budget import BudgetedProvider, BudgetTracker
+from plugins.llm.http import HttpProvider
+from plugins.llm.openai import OpenAIProvider
+from plugins.llm.settings import LLMSettings
+from plugins.llm.types import LLMProvider
+from plugins.registry import Register
+
+PROVIDERS: dict[str, type[HttpProvider]] = {
+    "openai": OpenAIProvider,
+    "anthropic": AnthropicProvider,
+}
+
+
+def _factory(cls: type[HttpProvider]) -> Callable[[Mapping[str, Any]], LLMProvider]:
+    def build(config: Mapping[str, Any]) -> LLMProvider:
+        return cls(LLMSettings.from_mapping(config))
+
+    return build
+
+
+@hookimpl
+def register_llm_providers(register: Register) -> None:
+    """Register the built-in remote providers."""
+    for name, cls in PROVIDERS.items():
+        register(name, _factory(cls))
+
+
+def build_provider(
+    provider: LLMProvider, settings: LLMSettings, now: Callable[[], datetime]
+) -> BudgetedProvider:
+    """Wrap a provider in the budget its settings describe."""
+    return BudgetedProvider(provider, BudgetTracker(settings.budget), now)
