@@ -148,11 +148,14 @@ class PostgresEventStore(SqlEventStore):
     # -- cross-process wake-up -------------------------------------------------------------
 
     async def _start_listening(self) -> None:
-        started: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        started = asyncio.Event()
         self._listener_task = asyncio.create_task(
             self._listen_loop(started), name="memoryd-pg-listener"
         )
-        await started
+        # Wait for the first LISTEN so that a commit right after open() wakes us; if it cannot
+        # connect, go on: the loop keeps retrying and the fallback poll covers the meantime.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(started.wait(), 15)
 
     async def _stop_listening(self) -> None:
         task, self._listener_task = self._listener_task, None
@@ -180,18 +183,16 @@ class PostgresEventStore(SqlEventStore):
         self._wake_tasks.add(task)
         task.add_done_callback(self._wake_tasks.discard)
 
-    async def _listen_loop(self, started: asyncio.Future[None]) -> None:
+    async def _listen_loop(self, started: asyncio.Event) -> None:
         """Hold a LISTEN connection open, reconnecting with back-off when it drops."""
         delay = 0.1
         dsn = libpq_dsn(self.url)
         while True:
             try:
                 conn = await asyncpg.connect(dsn, timeout=10)
-            except (OSError, TimeoutError, asyncpg.PostgresError) as exc:
-                if not started.done():
-                    started.set_exception(exc)
-                    return
+            except Exception as exc:  # the server is down, restarting, refusing us...
                 log.warning("LISTEN connection failed (%s); retrying in %.1fs", exc, delay)
+                started.set()
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 5.0)
                 continue
@@ -200,16 +201,12 @@ class PostgresEventStore(SqlEventStore):
             self._listener = conn
             try:
                 await conn.add_listener(NOTIFY_CHANNEL, self._on_notify)
-                # Whatever committed while nobody listened (first start or a reconnect).
-                await self._advance_head(await self.head())
-                if not started.done():
-                    started.set_result(None)
+                started.set()
                 delay = 0.1
+                # Whatever committed while nobody listened (a reconnect, or a failed start).
+                await self._advance_head(await self.head())
                 await self._watch(conn, lost)
-            except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
-                if not started.done():
-                    started.set_exception(exc)
-                    return
+            except Exception as exc:  # whatever broke the connection, start a new one
                 log.warning("LISTEN connection lost (%s); reconnecting", exc)
             finally:
                 self._listener = None

@@ -1,0 +1,114 @@
+"""PostgreSQL for tests: a scratch database per test session, wiped before every test.
+
+``MEMORYD_TEST_PG_URL`` names a server and a database we may connect to (``.ci/run`` creates a
+fresh one per run). The session creates its own scratch database there, so parallel runs and
+whatever else lives on that server stay apart, and drops it at the end. Each test gets the
+scratch database with an empty ``public`` schema.
+
+Without the variable the PostgreSQL tests skip, except under CI (``CI=true``) where they fail:
+CI must never pass by skipping the second backend. Use it from a test module with::
+
+    from tests.pg_fixtures import pg_url  # noqa: F401  (a fixture)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import uuid
+from collections.abc import Iterator
+
+import asyncpg
+import pytest
+
+from events.store.postgres import asyncpg_url, libpq_dsn
+
+PG_ENV = "MEMORYD_TEST_PG_URL"
+
+
+def under_ci() -> bool:
+    """Return True when running in CI, where the PostgreSQL tests must not skip."""
+    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def require_pg_server() -> str:
+    """Return the test server's URL, or skip (fail under CI) when none is configured."""
+    url = os.environ.get(PG_ENV)
+    if not url:
+        if under_ci():
+            pytest.fail(f"{PG_ENV} is not set under CI: the PostgreSQL tests must run")
+        pytest.skip(f"{PG_ENV} is not set (e.g. postgresql+asyncpg://postgres@127.0.0.1/test)")
+    return url
+
+
+async def pg_execute(url: str, *statements: str) -> None:
+    """Run statements on ``url``'s database over a fresh connection."""
+    conn = await asyncpg.connect(libpq_dsn(url), timeout=10)
+    try:
+        for statement in statements:
+            await conn.execute(statement)
+    finally:
+        await conn.close()
+
+
+def _with_database(url: str, database: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    return make_url(asyncpg_url(url)).set(database=database).render_as_string(hide_password=False)
+
+
+RESET_STATEMENTS = (
+    # A store a failed test left open must not keep locks on the tables we drop.
+    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+    "WHERE datname = current_database() AND pid <> pg_backend_pid()",
+    "DROP SCHEMA public CASCADE",
+    "CREATE SCHEMA public",
+)
+
+
+class PgScratch:
+    """This session's scratch databases on the test server."""
+
+    def __init__(self, server: str) -> None:
+        self.server = server
+        self.prefix = f"memoryd_test_{os.getpid()}_{uuid.uuid4().hex[:8]}"
+        self.created: list[str] = []
+
+    async def create(self, suffix: str) -> str:
+        """Create (once) the scratch database ``<prefix>_<suffix>`` and return its URL."""
+        name = f"{self.prefix}_{suffix}"
+        if name not in self.created:
+            await pg_execute(self.server, f'CREATE DATABASE "{name}"')
+            self.created.append(name)
+        return _with_database(self.server, name)
+
+    async def fresh(self, suffix: str = "a") -> str:
+        """Return the URL of scratch database ``suffix``, emptied of every table."""
+        url = await self.create(suffix)
+        await pg_execute(url, *RESET_STATEMENTS)
+        return url
+
+    async def drop_all(self) -> None:
+        """Drop every scratch database this session created."""
+        for name in self.created:
+            await pg_execute(self.server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="session")
+def pg_scratch() -> Iterator[PgScratch]:
+    """This session's scratch databases, dropped at the end of the session."""
+    scratch = PgScratch(require_pg_server())
+    try:
+        asyncio.run(scratch.create("a"))
+    except (OSError, asyncpg.PostgresError) as exc:
+        pytest.fail(f"PostgreSQL at {PG_ENV} is unreachable or refuses CREATE DATABASE: {exc}")
+    try:
+        yield scratch
+    finally:
+        asyncio.run(scratch.drop_all())
+
+
+@pytest.fixture
+def pg_url(pg_scratch: PgScratch) -> str:
+    """Return a scratch database's URL with an empty schema (no tables, no other sessions)."""
+    return asyncio.run(pg_scratch.fresh())
