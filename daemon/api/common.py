@@ -1,0 +1,95 @@
+"""Helpers shared by the resource modules: ids, path parameters and appending events."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Mapping, Sequence
+
+from aiohttp import web
+
+from daemon.api.errors import ApiError
+from daemon.app import AppState, namespace_of, state_of
+from events.store.base import (
+    ConcurrencyError,
+    IdempotencyConflict,
+    NewEvent,
+    ReadOnlyStoreError,
+)
+
+ID_PATTERN = r"[A-Za-z0-9._:@-]{1,200}"
+_ID_RE = re.compile(ID_PATTERN)
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+MAX_KEY_LENGTH = 200
+_KEY_NAMESPACE = uuid.UUID("6f6b2d7e-3c55-4a9e-9d1c-6d656d6f7279")
+
+
+def new_id() -> str:
+    """Return a fresh random id."""
+    return str(uuid.uuid4())
+
+
+def derived_id(namespace: str, kind: str, key: str) -> str:
+    """Return the id a write with idempotency ``key`` gets, the same on every retry."""
+    return str(uuid.uuid5(_KEY_NAMESPACE, f"{namespace}\x00{kind}\x00{key}"))
+
+
+def path_id(request: web.Request, name: str) -> str:
+    """Return a validated id from the URL path."""
+    value = request.match_info[name]
+    if _ID_RE.fullmatch(value) is None:
+        raise ApiError(
+            400,
+            "invalid_request",
+            f"{name}: must match {ID_PATTERN}",
+            {"field": name},
+        )
+    return value
+
+
+def header_key(request: web.Request) -> str | None:
+    """Return the ``Idempotency-Key`` header, validated."""
+    key = request.headers.get(IDEMPOTENCY_HEADER)
+    if key is None:
+        return None
+    if not key or len(key) > MAX_KEY_LENGTH:
+        raise ApiError(
+            400,
+            "invalid_request",
+            f"{IDEMPOTENCY_HEADER}: must be 1 to {MAX_KEY_LENGTH} characters",
+            {"field": IDEMPOTENCY_HEADER},
+        )
+    return key
+
+
+async def async_append(
+    request: web.Request,
+    events: Sequence[NewEvent],
+    *,
+    expected_versions: Mapping[str, int] | None = None,
+) -> list[int]:
+    """Append events for the request's namespace, then wait until the projections have them."""
+    state: AppState = state_of(request)
+    store = state.require_store()
+    try:
+        positions = await store.append(
+            namespace_of(request), events, expected_versions=expected_versions
+        )
+    except IdempotencyConflict as exc:
+        raise ApiError(409, "idempotency_conflict", str(exc)) from None
+    except ConcurrencyError as exc:
+        raise ApiError(
+            409,
+            "conflict",
+            "the resource changed concurrently; read it again and retry",
+            {"expected_version": exc.expected, "actual_version": exc.actual},
+        ) from None
+    except ReadOnlyStoreError as exc:
+        raise ApiError(409, "read_only", str(exc)) from None
+    if positions:
+        state.last_head = max(state.last_head, positions[-1])
+        appended = state.metrics.appended
+        for e in events:
+            appended.inc(e.event.event_type)
+        await state.async_wait_projected(max(positions))
+    return positions

@@ -1,0 +1,52 @@
+"""``/v1/health`` (readiness and progress) and ``/metrics`` (Prometheus text)."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from daemon.api.errors import ApiError, json_response
+from daemon.app import package_version, state_of
+
+
+async def get_health(request: web.Request) -> web.Response:
+    """Return 200 with progress when ready, else a 503 error carrying the same figures."""
+    state = state_of(request)
+    store = state.store
+    head = await store.head() if store is not None else 0
+    state.last_head = max(state.last_head, head)
+    projected = state.projection_position()
+    body = {
+        "status": "ok" if state.ready.is_set() else "starting",
+        "last_position": head,
+        "projection_position": projected,
+        "projection_lag": max(0, head - projected),
+        "version": package_version(),
+    }
+    if not state.ready.is_set() or store is None:
+        raise ApiError(
+            503,
+            "not_ready",
+            "memoryd is starting: the projections are catching up with the log",
+            body,
+            headers={"Retry-After": "1"},
+        )
+    return json_response(body)
+
+
+async def get_metrics(request: web.Request) -> web.Response:
+    """Return the metrics in the Prometheus text exposition format."""
+    state = state_of(request)
+    if state.store is not None:
+        state.last_head = max(state.last_head, await state.store.head())
+    return web.Response(
+        text=state.metrics.render(),
+        content_type="text/plain",
+        headers={"X-Content-Type-Options": "nosniff"},
+        charset="utf-8",
+    )
+
+
+def add_routes(app: web.Application) -> None:
+    """Register the health and metrics routes."""
+    app.router.add_get("/v1/health", get_health, allow_head=False)
+    app.router.add_get("/metrics", get_metrics, allow_head=False)

@@ -1,0 +1,13 @@
+"""Register every resource module's routes on the application."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from daemon.api import health, messages
+
+
+def add_routes(app: web.Application) -> None:
+    """Register all API routes."""
+    for module in (messages, health):
+        module.add_routes(app)

@@ -1,0 +1,314 @@
+"""A small typed validation layer for request bodies and query strings (no pydantic).
+
+A :class:`Schema` lists :class:`Field` specs (type, required, enum, max length, bounds). Parsing
+rejects unknown fields, wrong types and bad enum values with a 400 that names the field (a
+dotted path such as ``messages[3].role``), and returns plain values with timestamps parsed to
+aware datetimes. The same specs render the request schemas of the OpenAPI document, so the
+document cannot drift from what the handlers accept.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+import orjson
+from aiohttp import web
+from multidict import MultiMapping
+
+from daemon.api.errors import ApiError, invalid
+
+Kind = Literal[
+    "string", "integer", "number", "boolean", "datetime", "object", "array", "content", "any"
+]
+
+_JSON_TYPE: dict[str, str] = {
+    "string": "string",
+    "integer": "integer",
+    "number": "number",
+    "boolean": "boolean",
+    "datetime": "string",
+    "object": "object",
+    "array": "array",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """One accepted field of a body or query string."""
+
+    name: str
+    kind: Kind
+    required: bool = False
+    nullable: bool = False
+    enum: tuple[str, ...] | None = None
+    max_length: int | None = None
+    min_length: int | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+    pattern: str | None = None
+    items: Field | Schema | None = None
+    description: str = ""
+
+    def json_schema(self) -> dict[str, Any]:
+        """Return this field's JSON Schema (for the OpenAPI document)."""
+        out: dict[str, Any]
+        if self.kind == "content":
+            out = {
+                "oneOf": [
+                    {"type": "string"},
+                    {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "required": ["type"],
+                            "properties": {"type": {"type": "string"}},
+                        },
+                    },
+                ]
+            }
+        elif self.kind == "any":
+            out = {}
+        else:
+            out = {"type": _JSON_TYPE[self.kind]}
+        if self.kind == "datetime":
+            out["format"] = "date-time"
+        if self.enum is not None:
+            out["enum"] = list(self.enum)
+        if self.max_length is not None:
+            out["maxItems" if self.kind == "array" else "maxLength"] = self.max_length
+        if self.min_length is not None:
+            out["minItems" if self.kind == "array" else "minLength"] = self.min_length
+        if self.minimum is not None:
+            out["minimum"] = self.minimum
+        if self.maximum is not None:
+            out["maximum"] = self.maximum
+        if self.pattern is not None:
+            out["pattern"] = self.pattern
+        if self.items is not None:
+            out["items"] = self.items.json_schema()
+        if self.nullable:
+            if "type" in out:
+                out["type"] = [out["type"], "null"]
+            else:
+                out = {"oneOf": [out, {"type": "null"}]}
+        if self.description:
+            out["description"] = self.description
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Schema:
+    """A JSON object with a fixed set of fields; anything else is refused."""
+
+    name: str
+    fields: tuple[Field, ...]
+    by_name: dict[str, Field] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "by_name", {f.name: f for f in self.fields})
+
+    def json_schema(self) -> dict[str, Any]:
+        """Return the object's JSON Schema."""
+        return {
+            "type": "object",
+            "additionalProperties": False,
+            "required": [f.name for f in self.fields if f.required],
+            "properties": {f.name: f.json_schema() for f in self.fields},
+        }
+
+    def parse(self, data: Any, path: str = "") -> dict[str, Any]:
+        """Validate a decoded JSON object and return its converted values."""
+        where = path or "body"
+        if not isinstance(data, dict):
+            raise invalid(where, f"expected a JSON object, got {_type_name(data)}")
+        unknown = sorted(set(data) - set(self.by_name))
+        if unknown:
+            name = _join(path, unknown[0])
+            raise invalid(name, "unknown field", unknown=unknown)
+        out: dict[str, Any] = {}
+        for spec in self.fields:
+            name = _join(path, spec.name)
+            if spec.name not in data:
+                if spec.required:
+                    raise invalid(name, "is required")
+                continue
+            out[spec.name] = check_value(spec, data[spec.name], name)
+        return out
+
+
+def _join(path: str, name: str) -> str:
+    return f"{path}.{name}" if path else name
+
+
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def parse_timestamp(value: str, name: str) -> datetime:
+    """Parse an RFC 3339 / ISO 8601 timestamp; a naive one is taken as UTC."""
+    text = value.strip()
+    if text.endswith(("Z", "z")):
+        text = text[:-1] + "+00:00"
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        raise invalid(name, f"not an ISO 8601 timestamp: {value!r}") from None
+    if parsed.tzinfo is None:
+        return parsed.replace(tzinfo=UTC)
+    return parsed.astimezone(UTC)
+
+
+def check_value(spec: Field, value: Any, name: str) -> Any:
+    """Check one value against its field spec and return it converted."""
+    if value is None:
+        if spec.nullable:
+            return None
+        raise invalid(name, "must not be null")
+    kind = spec.kind
+    if kind in ("string", "datetime"):
+        if not isinstance(value, str):
+            raise invalid(name, f"expected a string, got {_type_name(value)}")
+        _check_length(spec, len(value), name)
+        if spec.enum is not None and value not in spec.enum:
+            raise invalid(name, f"must be one of {', '.join(spec.enum)}", allowed=list(spec.enum))
+        if spec.pattern is not None and re.fullmatch(spec.pattern, value) is None:
+            raise invalid(name, f"must match {spec.pattern}")
+        return parse_timestamp(value, name) if kind == "datetime" else value
+    if kind == "integer":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise invalid(name, f"expected an integer, got {_type_name(value)}")
+        _check_bounds(spec, value, name)
+        return value
+    if kind == "number":
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise invalid(name, f"expected a number, got {_type_name(value)}")
+        if not math.isfinite(value):
+            raise invalid(name, "must be finite")
+        _check_bounds(spec, value, name)
+        return float(value)
+    if kind == "boolean":
+        if not isinstance(value, bool):
+            raise invalid(name, f"expected a boolean, got {_type_name(value)}")
+        return value
+    if kind == "object":
+        if isinstance(spec.items, Schema):
+            return spec.items.parse(value, name)
+        if not isinstance(value, dict):
+            raise invalid(name, f"expected an object, got {_type_name(value)}")
+        return value
+    if kind == "array":
+        if not isinstance(value, list):
+            raise invalid(name, f"expected an array, got {_type_name(value)}")
+        _check_length(spec, len(value), name)
+        item = spec.items
+        if item is None:
+            return value
+        if isinstance(item, Schema):
+            return [item.parse(v, f"{name}[{i}]") for i, v in enumerate(value)]
+        return [check_value(item, v, f"{name}[{i}]") for i, v in enumerate(value)]
+    if kind == "content":
+        return _check_content(spec, value, name)
+    return value
+
+
+def _check_content(spec: Field, value: Any, name: str) -> Any:
+    if isinstance(value, str):
+        _check_length(spec, len(value), name)
+        return value
+    if not isinstance(value, list):
+        raise invalid(name, f"expected a string or an array of blocks, got {_type_name(value)}")
+    for i, block in enumerate(value):
+        if not isinstance(block, dict) or not isinstance(block.get("type"), str):
+            raise invalid(f"{name}[{i}]", 'expected an object with a string "type"')
+    return value
+
+
+def _check_length(spec: Field, length: int, name: str) -> None:
+    if spec.max_length is not None and length > spec.max_length:
+        raise invalid(name, f"longer than {spec.max_length}", max_length=spec.max_length)
+    if spec.min_length is not None and length < spec.min_length:
+        raise invalid(name, f"shorter than {spec.min_length}", min_length=spec.min_length)
+
+
+def _check_bounds(spec: Field, value: float, name: str) -> None:
+    if spec.minimum is not None and value < spec.minimum:
+        raise invalid(name, f"must be >= {spec.minimum}", minimum=spec.minimum)
+    if spec.maximum is not None and value > spec.maximum:
+        raise invalid(name, f"must be <= {spec.maximum}", maximum=spec.maximum)
+
+
+async def read_json(request: web.Request, *, allow_empty: bool = False) -> Any:
+    """Read and decode the request body; a malformed body is a 400 ``invalid_json``."""
+    raw = await request.read()
+    if not raw.strip():
+        if allow_empty:
+            return {}
+        raise ApiError(400, "invalid_json", "request body is empty; expected a JSON object")
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise ApiError(
+            400, "invalid_json", f"request body is not valid JSON: {exc}", {"field": "body"}
+        ) from None
+
+
+async def parse_body(
+    request: web.Request, schema: Schema, *, allow_empty: bool = False
+) -> dict[str, Any]:
+    """Read, decode and validate a JSON body against ``schema``."""
+    return schema.parse(await read_json(request, allow_empty=allow_empty))
+
+
+def parse_query(query: MultiMapping[str], schema: Schema) -> dict[str, Any]:
+    """Validate query parameters (strings) against ``schema``, converting their types."""
+    unknown = sorted(set(query) - set(schema.by_name))
+    if unknown:
+        raise invalid(unknown[0], "unknown query parameter", unknown=unknown)
+    out: dict[str, Any] = {}
+    for spec in schema.fields:
+        if spec.name not in query:
+            if spec.required:
+                raise invalid(spec.name, "is required")
+            continue
+        values = query.getall(spec.name)
+        if len(values) > 1:
+            raise invalid(spec.name, "given more than once")
+        out[spec.name] = check_value(spec, _from_query(spec, values[0]), spec.name)
+    return out
+
+
+def _from_query(spec: Field, raw: str) -> Any:
+    if spec.kind == "integer":
+        try:
+            return int(raw)
+        except ValueError:
+            raise invalid(spec.name, f"expected an integer, got {raw!r}") from None
+    if spec.kind == "number":
+        try:
+            return float(raw)
+        except ValueError:
+            raise invalid(spec.name, f"expected a number, got {raw!r}") from None
+    if spec.kind == "boolean":
+        lowered = raw.lower()
+        if lowered in ("true", "1", "yes"):
+            return True
+        if lowered in ("false", "0", "no"):
+            return False
+        raise invalid(spec.name, f"expected true or false, got {raw!r}")
+    return raw

@@ -1,0 +1,400 @@
+"""The aiohttp application: typed app state, middlewares, routes and paired setup/teardown.
+
+``build_app`` wires one :class:`AppState` (store, projections, clock, metrics, tokens) under
+the ``STATE`` app key. ``cleanup_ctx`` contexts open and close the store, start and stop the
+projection runner, and run whatever the server adds (the config watcher). Middlewares, outermost
+first: request id + metrics, JSON errors, readiness, bearer auth (TCP only), namespace.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import logging
+import re
+import socket
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Protocol
+
+from aiohttp import web
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+import events.daemon_events  # noqa: F401  (registers CompactionAnnounced with the codec)
+from daemon.api.errors import ApiError, error_response, from_http_exception
+from daemon.auth import TokenSet
+from daemon.backend import Backend
+from daemon.metrics import Metrics
+from events.clock import Clock, SystemClock
+from events.store.base import EventStore
+
+log = logging.getLogger("memoryd.api")
+
+NAMESPACE_HEADER = "X-Memoryd-Namespace"
+DEFAULT_NAMESPACE = "default"
+NAMESPACE_RE = re.compile(r"[A-Za-z0-9._-]{1,64}")
+REQUEST_ID_HEADER = "X-Request-Id"
+MiB = 1024 * 1024
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def package_version() -> str:
+    """Return memoryd's installed version."""
+    try:
+        return metadata.version("memoryd")
+    except metadata.PackageNotFoundError:
+        return "0.0.0"
+
+
+@dataclass(frozen=True, slots=True)
+class AppSettings:
+    """What the API needs to know; built by the server from the CLI and the config file."""
+
+    backend: Backend
+    max_body_bytes: int = MiB
+    read_your_writes_timeout: float = 5.0
+    tcp_requires_token: bool = True
+    tokens_file: Path | None = None
+    drain_timeout: float = 10.0
+    stop_timeout: float = 10.0
+    sse_heartbeat: float = 15.0
+
+
+class ProjectionRunnerLike(Protocol):
+    """The part of ``projections.runner.ProjectionRunner`` the daemon uses."""
+
+    async def setup(self) -> None:
+        """Create the projection tables."""
+
+    async def catch_up(self) -> int:
+        """Fold every committed event; return the position reached."""
+
+    async def run(self) -> None:
+        """Follow the log forever."""
+
+    async def wait_for(self, position: int, timeout: float | None = None) -> bool:
+        """Wait until the projections hold ``position``."""
+
+
+RunnerFactory = Callable[[EventStore, AsyncEngine], Any]
+
+
+@dataclass(slots=True)
+class AppState:
+    """Everything handlers share, stored under ``STATE``."""
+
+    settings: AppSettings
+    clock: Clock
+    metrics: Metrics
+    tokens: TokenSet | None
+    store: EventStore | None = None
+    read_engine: AsyncEngine | None = None
+    runner: Any = None
+    runner_task: asyncio.Task[None] | None = None
+    ready: asyncio.Event = field(default_factory=asyncio.Event)
+    stopping: asyncio.Event = field(default_factory=asyncio.Event)
+    last_head: int = 0
+    streams: set[asyncio.Task[Any]] = field(default_factory=set)
+
+    def require_store(self) -> EventStore:
+        """Return the open store."""
+        if self.store is None:
+            raise ApiError(503, "not_ready", "the event store is not open")
+        return self.store
+
+    def require_reads(self) -> AsyncEngine:
+        """Return the engine for projection reads."""
+        if self.read_engine is None:
+            raise ApiError(503, "not_ready", "the projections are not open")
+        return self.read_engine
+
+    def projection_position(self) -> int:
+        """Return how far the projections have folded the log."""
+        runner = self.runner
+        if runner is None:
+            return 0
+        pos = runner.position
+        return int(pos() if callable(pos) else pos)
+
+    async def async_wait_projected(self, position: int) -> bool:
+        """Wait (bounded) until the projections reflect ``position`` (read-your-writes)."""
+        if self.runner is None:
+            return True
+        ok = bool(
+            await self.runner.wait_for(position, timeout=self.settings.read_your_writes_timeout)
+        )
+        if not ok:
+            log.warning("projections did not reach position %d in time", position)
+        return ok
+
+
+STATE: web.AppKey[AppState] = web.AppKey("memoryd_state", AppState)
+NAMESPACE: web.RequestKey[str] = web.RequestKey("memoryd_namespace", str)
+REQUEST_START: web.RequestKey[float] = web.RequestKey("memoryd_request_start", float)
+
+OPEN_PATHS = frozenset({"/v1/health", "/metrics", "/v1/openapi.json"})
+"""Paths served before the projections are ready and without a namespace."""
+NO_TOKEN_PATHS = frozenset({"/v1/health"})
+"""Paths a TCP client may call without a bearer token."""
+
+
+def namespace_of(request: web.Request) -> str:
+    """Return the request's validated namespace."""
+    return request[NAMESPACE]
+
+
+def state_of(request: web.Request) -> AppState:
+    """Return the application state."""
+    return request.app[STATE]
+
+
+def _route_label(request: web.Request) -> str:
+    info = request.match_info
+    resource = info.route.resource if info.http_exception is None else None
+    return resource.canonical if resource is not None else "unmatched"
+
+
+@web.middleware
+async def observe_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Tag the request with an id and record its count and latency."""
+    start = time.perf_counter()
+    request_id = request.headers.get(REQUEST_ID_HEADER) or uuid.uuid4().hex
+    status = 500
+    try:
+        response = await handler(request)
+        status = response.status
+        if not response.prepared:
+            response.headers[REQUEST_ID_HEADER] = request_id
+        return response
+    finally:
+        metrics = request.app[STATE].metrics
+        route = _route_label(request)
+        metrics.requests.inc(route, request.method, str(status))
+        metrics.latency.observe(time.perf_counter() - start, route, request.method)
+
+
+@web.middleware
+async def error_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Turn every error into the API's JSON error body."""
+    try:
+        return await handler(request)
+    except ApiError as exc:
+        return exc.response()
+    except web.HTTPRequestEntityTooLarge:
+        limit = request.app[STATE].settings.max_body_bytes
+        return error_response(
+            413,
+            "body_too_large",
+            f"request body is larger than the limit of {limit} bytes",
+            {"max_bytes": limit},
+        )
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        return from_http_exception(exc)
+    except asyncio.CancelledError:
+        raise
+    except Exception:
+        log.exception("unhandled error in %s %s", request.method, request.path)
+        return error_response(500, "internal_error", "internal error; see the daemon's log")
+
+
+def _is_unix(request: web.Request) -> bool:
+    transport = request.transport
+    sock = transport.get_extra_info("socket") if transport is not None else None
+    return sock is not None and sock.family == socket.AF_UNIX
+
+
+@web.middleware
+async def gate_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Check readiness, the bearer token (TCP) and the namespace header."""
+    state = request.app[STATE]
+    path = request.path
+    open_path = path in OPEN_PATHS
+    if not open_path and not state.ready.is_set():
+        raise ApiError(
+            503,
+            "not_ready",
+            "memoryd is starting: the projections are catching up with the log",
+            headers={"Retry-After": "1"},
+        )
+    grant = None
+    if state.tokens is not None and path not in NO_TOKEN_PATHS and not _is_unix(request):
+        grant = state.tokens.check(request.headers.get("Authorization"))
+        if grant is None:
+            raise ApiError(
+                401,
+                "unauthorized",
+                "a valid bearer token is required on TCP (Authorization: Bearer <token>)",
+                headers={"WWW-Authenticate": 'Bearer realm="memoryd"'},
+            )
+    namespace = request.headers.get(NAMESPACE_HEADER, DEFAULT_NAMESPACE)
+    if NAMESPACE_RE.fullmatch(namespace) is None:
+        raise ApiError(
+            400,
+            "invalid_namespace",
+            f"{NAMESPACE_HEADER} must match [A-Za-z0-9._-]{{1,64}}",
+            {"field": NAMESPACE_HEADER},
+        )
+    if grant is not None and not grant.allows(namespace):
+        raise ApiError(
+            403,
+            "forbidden",
+            f"this token may not use namespace {namespace!r}",
+            {"namespace": namespace},
+        )
+    request[NAMESPACE] = namespace
+    return await handler(request)
+
+
+def _store_ctx(
+    store_factory: Callable[[], EventStore],
+) -> Callable[[web.Application], AsyncIterator[None]]:
+    async def ctx(app: web.Application) -> AsyncIterator[None]:
+        state = app[STATE]
+        store = store_factory()
+        await store.open()
+        state.store = store
+        state.last_head = await store.head()
+        try:
+            yield
+        finally:
+            state.store = None
+            await asyncio.wait_for(store.close(), state.settings.stop_timeout)
+
+    return ctx
+
+
+def _projections_ctx(
+    runner_factory: RunnerFactory | None,
+) -> Callable[[web.Application], AsyncIterator[None]]:
+    async def ctx(app: web.Application) -> AsyncIterator[None]:
+        state = app[STATE]
+        store = state.require_store()
+        backend = state.settings.backend
+        if runner_factory is None:
+            state.ready.set()
+            yield
+            return
+        write_engine = backend.projection_engine(write=True)
+        read_engine = backend.projection_engine(write=False)
+        runner = runner_factory(store, write_engine)
+        await runner.setup()
+        state.runner = runner
+        state.read_engine = read_engine
+        state.runner_task = asyncio.create_task(
+            _async_run_projections(state, runner), name="memoryd-projections"
+        )
+        try:
+            yield
+        finally:
+            await _async_stop_runner(state)
+            state.read_engine = None
+            await read_engine.dispose()
+            await write_engine.dispose()
+
+    return ctx
+
+
+async def _async_run_projections(state: AppState, runner: Any) -> None:
+    """Catch up, declare readiness, then follow the log."""
+    await runner.catch_up()
+    state.ready.set()
+    log.info("projections caught up at position %d", state.projection_position())
+    await runner.run()
+
+
+async def _async_stop_runner(state: AppState) -> None:
+    """Stop the projection runner, letting its current batch commit (bounded)."""
+    task = state.runner_task
+    if task is None:
+        return
+    runner = state.runner
+    stop = getattr(runner, "stop", None)
+    if stop is not None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop(), state.settings.stop_timeout)
+    if not task.done():
+        task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    state.runner_task = None
+
+
+async def _async_end_streams(app: web.Application) -> None:
+    """Tell open event streams to end so shutdown need not wait for them."""
+    state = app[STATE]
+    state.stopping.set()
+    for task in list(state.streams):
+        task.cancel()
+
+
+def default_runner_factory() -> RunnerFactory | None:
+    """Return ``projections.runner.ProjectionRunner`` if the projections are installed."""
+    try:
+        module = importlib.import_module("projections.runner")
+    except ImportError:
+        return None
+    factory: RunnerFactory = module.ProjectionRunner
+    return factory
+
+
+def build_app(
+    settings: AppSettings,
+    *,
+    clock: Clock | None = None,
+    tokens: TokenSet | None = None,
+    store_factory: Callable[[], EventStore] | None = None,
+    runner_factory: RunnerFactory | None = None,
+    with_projections: bool = True,
+    extra_contexts: tuple[Callable[[web.Application], AsyncIterator[None]], ...] = (),
+) -> web.Application:
+    """Build the application; the store opens when the app starts.
+
+    ``with_projections=False`` runs without a projection runner (writes and the event
+    endpoints only; reads of projected state answer 503).
+    """
+    from daemon.api import routes
+
+    clock = clock or SystemClock()
+    if runner_factory is None and with_projections:
+        runner_factory = default_runner_factory()
+    app = web.Application(
+        middlewares=[observe_middleware, error_middleware, gate_middleware],
+        client_max_size=settings.max_body_bytes,
+    )
+    state = AppState(
+        settings=settings,
+        clock=clock,
+        metrics=Metrics(),
+        tokens=tokens if settings.tcp_requires_token else None,
+    )
+    app[STATE] = state
+    state.metrics.gauge(
+        "memoryd_log_head_position",
+        "Last position of the event log seen by this daemon.",
+        lambda: float(state.last_head),
+    )
+    state.metrics.gauge(
+        "memoryd_projection_position",
+        "Position the projections have folded.",
+        lambda: float(state.projection_position()),
+    )
+    state.metrics.gauge(
+        "memoryd_projection_lag_events",
+        "Events committed but not yet projected.",
+        lambda: float(max(0, state.last_head - state.projection_position())),
+    )
+    factory = store_factory or (lambda: settings.backend.open_store(clock=clock))
+    app.cleanup_ctx.append(_store_ctx(factory))
+    app.cleanup_ctx.append(_projections_ctx(runner_factory))
+    app.cleanup_ctx.extend(extra_contexts)
+    app.on_shutdown.append(_async_end_streams)
+    routes.add_routes(app)
+    return app

@@ -1,0 +1,73 @@
+"""Fixtures for the API tests: an app on a temporary data dir behind aiohttp's test client."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+from aiohttp import ClientResponse
+from aiohttp.test_utils import TestClient, TestServer
+
+from daemon.app import AppSettings, build_app
+from daemon.backend import Backend
+from events.clock import ManualClock
+
+T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+
+
+class Api:
+    """A test client that speaks the API's JSON, with a namespace per call."""
+
+    def __init__(self, client: TestClient[Any, Any], clock: ManualClock) -> None:
+        self.client = client
+        self.clock = clock
+
+    async def call(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        *,
+        namespace: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        raw: bytes | None = None,
+    ) -> tuple[int, Any]:
+        """Send one request; return (status, decoded JSON body or text)."""
+        hdrs = dict(headers or {})
+        if namespace is not None:
+            hdrs["X-Memoryd-Namespace"] = namespace
+        data = raw if raw is not None else (orjson.dumps(body) if body is not None else None)
+        if data is not None:
+            hdrs.setdefault("Content-Type", "application/json")
+        resp = await self.client.request(method, path, data=data, headers=hdrs)
+        return resp.status, await decode(resp)
+
+
+async def decode(resp: ClientResponse) -> Any:
+    """Return a response's JSON body, or its text when it is not JSON."""
+    text = await resp.read()
+    if resp.content_type == "application/json":
+        return orjson.loads(text)
+    return text.decode()
+
+
+@asynccontextmanager
+async def api_client(
+    data_dir: Path,
+    *,
+    clock: ManualClock | None = None,
+    with_projections: bool = False,
+    **settings: Any,
+) -> AsyncIterator[Api]:
+    """Run the app on ``data_dir`` behind a test client (no token: the tests use TCP)."""
+    clock = clock or ManualClock(T0)
+    app_settings = AppSettings(
+        backend=Backend(data_dir=data_dir), tcp_requires_token=False, **settings
+    )
+    app = build_app(app_settings, clock=clock, with_projections=with_projections)
+    async with TestClient(TestServer(app)) as client:
+        yield Api(client, clock)
