@@ -1,0 +1,97 @@
+"""What every projection is, and the small dialect-neutral helpers they share.
+
+A projection is a pure fold: :meth:`Projection.apply` receives a batch of stored events (in
+position order, all beyond its checkpoint) and a connection inside the runner's transaction,
+and writes its tables. It reads no clock and calls no plugin: valid time comes from event
+payloads, transaction time from :attr:`StoredEvent.recorded_at`. It may read its own tables
+(through ``conn``, so it sees its own earlier writes of the same batch) but nothing else.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+import orjson
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from events.store.base import StoredEvent
+
+IN_CHUNK = 500
+"""Most values put in one ``IN (...)`` list (SQLite's variable limit is far above it)."""
+
+
+class Projection(abc.ABC):
+    """A read model folded from the log; its tables are disposable and rebuilt from position 0.
+
+    Bump :attr:`version` whenever the tables or the fold change: the runner then drops the
+    tables and refolds the log (projections are not migrated, the event tables are).
+    """
+
+    name: ClassVar[str]
+    version: ClassVar[int]
+    metadata: ClassVar[sa.MetaData]
+    """Holds exactly this projection's tables."""
+
+    @property
+    def tables(self) -> list[sa.Table]:
+        """Return this projection's tables in dependency order."""
+        return list(self.metadata.sorted_tables)
+
+    @abc.abstractmethod
+    async def apply(self, conn: AsyncConnection, events: Sequence[StoredEvent]) -> None:
+        """Fold ``events`` into the tables through ``conn`` (inside the batch transaction)."""
+
+
+def upsert(
+    conn: AsyncConnection,
+    table: sa.Table,
+    keys: Sequence[str],
+    update: Sequence[str] = (),
+) -> sa.Insert:
+    """Return ``INSERT .. ON CONFLICT (keys) DO UPDATE SET update`` (or ``DO NOTHING``).
+
+    The statement takes its values at execution (``conn.execute(stmt, rows)``), so it works
+    for one row or as an executemany, on SQLite and PostgreSQL.
+    """
+    name = conn.dialect.name
+    stmt: Any
+    if name == "sqlite":
+        stmt = sqlite.insert(table)
+    elif name == "postgresql":
+        stmt = postgresql.insert(table)
+    else:  # pragma: no cover - only the two backends exist
+        raise NotImplementedError(f"no upsert for dialect {name!r}")
+    if update:
+        result: sa.Insert = stmt.on_conflict_do_update(
+            index_elements=list(keys), set_={c: stmt.excluded[c] for c in update}
+        )
+    else:
+        result = stmt.on_conflict_do_nothing(index_elements=list(keys))
+    return result
+
+
+async def execute_many(
+    conn: AsyncConnection, stmt: sa.Executable, rows: Sequence[Mapping[str, Any]]
+) -> None:
+    """Execute ``stmt`` for every row, in chunks (an empty list is a no-op)."""
+    for i in range(0, len(rows), 5000):
+        await conn.execute(stmt, list(rows[i : i + 5000]))
+
+
+def dumps(value: Any) -> str:
+    """Encode a JSON value for a text column (canonical: sorted keys)."""
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+
+
+def loads(text: str | None) -> Any:
+    """Decode a JSON text column."""
+    return None if text is None else orjson.loads(text)
+
+
+def chunks(values: Sequence[Any], size: int = IN_CHUNK) -> list[Sequence[Any]]:
+    """Split ``values`` into slices of at most ``size``."""
+    return [values[i : i + size] for i in range(0, len(values), size)]

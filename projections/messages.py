@@ -1,0 +1,626 @@
+"""The ``conversations`` and ``messages`` projection, with fork lineage.
+
+Fold rules (each a plain consequence of the log, no clock):
+
+- ``MessageAppended`` creates its conversation on first use. A repeat of a ``message_id`` in
+  the same conversation is an *update* (content, role, name, created_at, metadata, finalized
+  are replaced, e.g. a streamed reply being finalized); the message keeps its place, which is
+  the position of the event that first appended it. Appends to a deleted conversation are
+  ignored.
+- ``ConversationForked`` creates ``fork_id`` (ignored if ``fork_id`` already names a
+  conversation, deleted or not). Its *through position* is the position of
+  ``through_message_id`` among the parent's visible messages at fold time, or the fork event's
+  own position when ``through_message_id`` is None (everything the parent had then). A
+  ``through_message_id`` the parent does not show resolves to 0: the fork inherits nothing.
+
+  * ``reference``: the fork stores only its own messages and reads its parent's visible
+    messages with ``position <= through position``, recursively: each ancestor is cut at the
+    tightest bound on the way up. A message id present in a nearer conversation hides the
+    same id further up (appending an inherited message id to a fork stores the fork's own
+    version *at the inherited message's position*). The walk stops after
+    :data:`MAX_FORK_DEPTH` ancestors or when it meets a conversation twice (a cycle, possible
+    only when forks name parents that do not exist yet); ``lineage_truncated`` says so.
+  * ``cloning``: the parent's visible messages up to the through position are copied into the
+    fork at fold time (with their positions); later changes to the parent do not show.
+
+- ``ConversationDeleted`` removes the conversation's own messages and marks it deleted
+  (deleting an unknown conversation is ignored). **A reference fork of a deleted (or
+  never-existing) parent stays readable with its own messages only and reports
+  ``orphaned=True``**: the deleted parent's messages are gone for every reader, which is what
+  deleting them means. A cloning fork holds its copies and is never orphaned.
+
+Read functions take an :class:`AsyncConnection` on the projection database.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, ClassVar
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from events.clock import from_micros, to_micros
+from events.store.base import StoredEvent
+from events.types import (
+    Content,
+    ConversationDeleted,
+    ConversationForked,
+    MessageAppended,
+)
+from projections.base import Projection, chunks, dumps, execute_many, loads, upsert
+
+MAX_FORK_DEPTH = 32
+"""Most ancestors a reference fork reads through."""
+
+metadata = sa.MetaData()
+
+conversations_table = sa.Table(
+    "conversations",
+    metadata,
+    sa.Column("namespace", sa.String(200), primary_key=True),
+    sa.Column("conversation_id", sa.String(300), primary_key=True),
+    sa.Column("parent_conversation_id", sa.String(300)),
+    sa.Column("through_message_id", sa.String(300)),
+    sa.Column("through_position", sa.BigInteger),
+    sa.Column("strategy", sa.String(20)),
+    sa.Column("deleted", sa.Boolean, nullable=False),
+    sa.Column("created_position", sa.BigInteger, nullable=False),
+    sa.Column("deleted_position", sa.BigInteger),
+)
+
+messages_table = sa.Table(
+    "messages",
+    metadata,
+    sa.Column("namespace", sa.String(200), primary_key=True),
+    sa.Column("conversation_id", sa.String(300), primary_key=True),
+    sa.Column("message_id", sa.String(300), primary_key=True),
+    # The position of the event that first put this message in the conversation (its place).
+    sa.Column("position", sa.BigInteger, nullable=False),
+    sa.Column("role", sa.String(20), nullable=False),
+    sa.Column("name", sa.String(300)),
+    sa.Column("content_json", sa.Text, nullable=False),
+    sa.Column("created_at", sa.BigInteger, nullable=False),
+    sa.Column("metadata_json", sa.Text, nullable=False),
+    sa.Column("finalized", sa.Boolean, nullable=False),
+    # The position of the event that last changed it.
+    sa.Column("updated_position", sa.BigInteger, nullable=False),
+)
+sa.Index(
+    "ix_messages_order",
+    messages_table.c.namespace,
+    messages_table.c.conversation_id,
+    messages_table.c.position,
+)
+
+_C = conversations_table.c
+_M = messages_table.c
+_MESSAGE_UPDATES = (
+    "role",
+    "name",
+    "content_json",
+    "created_at",
+    "metadata_json",
+    "finalized",
+    "updated_position",
+)
+
+
+class UnknownMessage(LookupError):
+    """A message id named in a read is not visible in that conversation."""
+
+
+@dataclass(frozen=True, slots=True)
+class MessageRow:
+    """One visible message. ``conversation_id`` is the conversation that holds the row (an
+    ancestor's id for a message a reference fork inherits)."""
+
+    conversation_id: str
+    message_id: str
+    role: str
+    name: str | None
+    content: Content
+    created_at: datetime
+    metadata: dict[str, Any]
+    finalized: bool
+    position: int
+    updated_position: int = 0
+    namespace: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationRow:
+    """One conversation with its lineage, counted over its visible messages."""
+
+    conversation_id: str
+    parent_conversation_id: str | None
+    through_message_id: str | None
+    strategy: str | None
+    """``reference`` or ``cloning`` for a fork, None for a conversation started by a message."""
+    deleted: bool
+    orphaned: bool
+    """A reference fork whose lineage meets a deleted or missing conversation."""
+    message_count: int
+    last_message_at: datetime | None
+    created_position: int
+    through_position: int | None = None
+    deleted_position: int | None = None
+    lineage_truncated: bool = False
+    """The walk up the lineage stopped at the depth bound or at a cycle."""
+    namespace: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class _Segment:
+    """One conversation on a lineage and the highest position readable from it."""
+
+    conversation_id: str
+    upto: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class _Lineage:
+    row: sa.Row[Any]
+    segments: list[_Segment]
+    orphaned: bool
+    truncated: bool
+
+
+# -- fold ----------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Conv:
+    parent: str | None
+    strategy: str | None
+    deleted: bool
+
+
+class MessagesProjection(Projection):
+    """Folds message and conversation events into ``conversations`` and ``messages``."""
+
+    name: ClassVar[str] = "messages"
+    version: ClassVar[int] = 1
+    metadata: ClassVar[sa.MetaData] = metadata
+
+    async def apply(self, conn: AsyncConnection, events: Sequence[StoredEvent]) -> None:
+        """Fold one batch."""
+        await _MessageFold(conn).run(events)
+
+
+class _MessageFold:
+    """One batch: conversation state cached, message upserts buffered until a structural
+    event needs the database to be current."""
+
+    def __init__(self, conn: AsyncConnection) -> None:
+        self.conn = conn
+        self.convs: dict[tuple[str, str], _Conv | None] = {}
+        self.new_convs: list[dict[str, Any]] = []
+        self.messages: list[dict[str, Any]] = []
+        self.own: set[tuple[str, str, str]] = set()
+        self._upsert = upsert(
+            conn, messages_table, ("namespace", "conversation_id", "message_id"), _MESSAGE_UPDATES
+        )
+
+    async def run(self, events: Sequence[StoredEvent]) -> None:
+        await self._load(events)
+        for stored in events:
+            event = stored.event
+            if isinstance(event, MessageAppended):
+                await self._append(stored, event)
+            elif isinstance(event, ConversationForked):
+                await self._fork(stored, event)
+            elif isinstance(event, ConversationDeleted):
+                await self._delete(stored, event)
+        await self._flush()
+
+    async def _load(self, events: Sequence[StoredEvent]) -> None:
+        wanted: dict[str, set[str]] = {}
+        for stored in events:
+            event = stored.event
+            if isinstance(event, MessageAppended | ConversationDeleted):
+                cid = event.conversation_id
+            elif isinstance(event, ConversationForked):
+                cid = event.fork_id
+            else:
+                continue
+            wanted.setdefault(stored.namespace, set()).add(cid)
+        for namespace, ids in wanted.items():
+            for part in chunks(sorted(ids)):
+                result = await self.conn.execute(
+                    sa.select(
+                        _C.conversation_id, _C.parent_conversation_id, _C.strategy, _C.deleted
+                    ).where(_C.namespace == namespace, _C.conversation_id.in_(part))
+                )
+                found = {r[0]: _Conv(r[1], r[2], bool(r[3])) for r in result}
+                for cid in part:
+                    self.convs[(namespace, cid)] = found.get(cid)
+
+    async def _flush(self) -> None:
+        if self.new_convs:
+            await execute_many(self.conn, conversations_table.insert(), self.new_convs)
+            self.new_convs = []
+        if self.messages:
+            await execute_many(self.conn, self._upsert, self.messages)
+            self.messages = []
+
+    def _create(self, namespace: str, cid: str, position: int, **fields: Any) -> _Conv:
+        row: dict[str, Any] = {
+            "namespace": namespace,
+            "conversation_id": cid,
+            "parent_conversation_id": None,
+            "through_message_id": None,
+            "through_position": None,
+            "strategy": None,
+            "deleted": False,
+            "created_position": position,
+            "deleted_position": None,
+        }
+        row.update(fields)
+        self.new_convs.append(row)
+        conv = _Conv(row["parent_conversation_id"], row["strategy"], False)
+        self.convs[(namespace, cid)] = conv
+        return conv
+
+    async def _append(self, stored: StoredEvent, event: MessageAppended) -> None:
+        namespace = stored.namespace
+        cid = event.conversation_id
+        conv = self.convs.get((namespace, cid))
+        if conv is None:
+            conv = self._create(namespace, cid, stored.position)
+        elif conv.deleted:
+            return
+        place = stored.position
+        key = (namespace, cid, event.message_id)
+        if conv.strategy == "reference" and key not in self.own:
+            # Appending an inherited message id shadows it at its inherited place.
+            await self._flush()
+            exists = await self.conn.scalar(
+                sa.select(_M.position).where(
+                    _M.namespace == namespace,
+                    _M.conversation_id == cid,
+                    _M.message_id == event.message_id,
+                )
+            )
+            if exists is None:
+                lineage = await _lineage(self.conn, namespace, cid)
+                if lineage is not None:
+                    found = await _find_visible(
+                        self.conn, namespace, lineage.segments[1:], event.message_id
+                    )
+                    if found is not None:
+                        place = int(found.position)
+        self.own.add(key)
+        self.messages.append(
+            {
+                "namespace": namespace,
+                "conversation_id": cid,
+                "message_id": event.message_id,
+                "position": place,
+                "role": event.role,
+                "name": event.name,
+                "content_json": dumps(event.content),
+                "created_at": to_micros(event.created_at),
+                "metadata_json": dumps(event.metadata),
+                "finalized": event.finalized,
+                "updated_position": stored.position,
+            }
+        )
+
+    async def _fork(self, stored: StoredEvent, event: ConversationForked) -> None:
+        namespace = stored.namespace
+        if self.convs.get((namespace, event.fork_id)) is not None:
+            return
+        await self._flush()
+        parent = event.parent_conversation_id
+        lineage = await _lineage(self.conn, namespace, parent)
+        visible = lineage is not None and not lineage.row.deleted
+        through = stored.position
+        if event.through_message_id is not None:
+            through = 0
+            if visible and lineage is not None:
+                found = await _find_visible(
+                    self.conn, namespace, lineage.segments, event.through_message_id
+                )
+                if found is not None:
+                    through = int(found.position)
+        self._create(
+            namespace,
+            event.fork_id,
+            stored.position,
+            parent_conversation_id=parent,
+            through_message_id=event.through_message_id,
+            through_position=through,
+            strategy=event.strategy,
+        )
+        if event.strategy == "cloning" and visible and lineage is not None:
+            rows = await _fetch_visible(self.conn, namespace, lineage.segments, 0, through, None)
+            for row in rows:
+                self.own.add((namespace, event.fork_id, row.message_id))
+                self.messages.append(
+                    {
+                        "namespace": namespace,
+                        "conversation_id": event.fork_id,
+                        "message_id": row.message_id,
+                        "position": row.position,
+                        "role": row.role,
+                        "name": row.name,
+                        "content_json": row.content_json,
+                        "created_at": row.created_at,
+                        "metadata_json": row.metadata_json,
+                        "finalized": row.finalized,
+                        "updated_position": stored.position,
+                    }
+                )
+
+    async def _delete(self, stored: StoredEvent, event: ConversationDeleted) -> None:
+        namespace = stored.namespace
+        cid = event.conversation_id
+        conv = self.convs.get((namespace, cid))
+        if conv is None or conv.deleted:
+            return
+        await self._flush()
+        await self.conn.execute(
+            messages_table.delete().where(_M.namespace == namespace, _M.conversation_id == cid)
+        )
+        await self.conn.execute(
+            conversations_table.update()
+            .where(_C.namespace == namespace, _C.conversation_id == cid)
+            .values(deleted=True, deleted_position=stored.position)
+        )
+        conv.deleted = True
+        self.own = {k for k in self.own if k[:2] != (namespace, cid)}
+
+
+# -- lineage and reads -----------------------------------------------------------------------
+
+
+async def _conversation(conn: AsyncConnection, namespace: str, cid: str) -> sa.Row[Any] | None:
+    result = await conn.execute(
+        sa.select(conversations_table).where(_C.namespace == namespace, _C.conversation_id == cid)
+    )
+    return result.first()
+
+
+async def _lineage(conn: AsyncConnection, namespace: str, cid: str) -> _Lineage | None:
+    """Walk a conversation's reference ancestry; None if the conversation is unknown."""
+    row = await _conversation(conn, namespace, cid)
+    if row is None:
+        return None
+    segments = [_Segment(cid, None)]
+    seen = {cid}
+    orphaned = truncated = False
+    current = row
+    bound: int | None = None
+    while current.strategy == "reference" and current.parent_conversation_id is not None:
+        parent_id = current.parent_conversation_id
+        if parent_id in seen or len(segments) > MAX_FORK_DEPTH:
+            truncated = True
+            break
+        parent = await _conversation(conn, namespace, parent_id)
+        if parent is None or parent.deleted:
+            orphaned = True
+            break
+        through = int(current.through_position or 0)
+        bound = through if bound is None else min(bound, through)
+        segments.append(_Segment(parent_id, bound))
+        seen.add(parent_id)
+        current = parent
+    return _Lineage(row, segments, orphaned, truncated)
+
+
+def _in_segment(segment: _Segment) -> sa.ColumnElement[bool]:
+    cond = _M.conversation_id == segment.conversation_id
+    if segment.upto is not None:
+        cond = sa.and_(cond, _M.position <= segment.upto)
+    return cond
+
+
+async def _find_visible(
+    conn: AsyncConnection, namespace: str, segments: Sequence[_Segment], message_id: str
+) -> sa.Row[Any] | None:
+    """Return the row a lineage shows for ``message_id`` (nearest segment first)."""
+    for segment in segments:
+        row = (
+            await conn.execute(
+                sa.select(messages_table).where(
+                    _M.namespace == namespace, _M.message_id == message_id, _in_segment(segment)
+                )
+            )
+        ).first()
+        if row is not None:
+            return row
+    return None
+
+
+async def _fetch_visible(
+    conn: AsyncConnection,
+    namespace: str,
+    segments: Sequence[_Segment],
+    after: int,
+    upto: int | None,
+    limit: int | None,
+) -> list[sa.Row[Any]]:
+    """Return the visible rows with ``after < position <= upto`` in order, at most ``limit``.
+
+    Each segment contributes at most ``limit`` rows: a row hidden by a nearer segment is
+    matched there by a row at the same position, so the first ``limit`` visible rows are
+    always among them.
+    """
+    rows: list[tuple[int, int, sa.Row[Any]]] = []
+    for depth, segment in enumerate(segments):
+        query = sa.select(messages_table).where(
+            _M.namespace == namespace, _in_segment(segment), _M.position > after
+        )
+        if upto is not None:
+            query = query.where(_M.position <= upto)
+        query = query.order_by(_M.position)
+        if limit is not None:
+            query = query.limit(limit)
+        rows.extend((int(r.position), depth, r) for r in (await conn.execute(query)).all())
+    if len(segments) == 1:
+        return [r for _, _, r in rows]
+    rows.sort(key=lambda item: (item[1], item[0]))
+    seen: set[str] = set()
+    out: list[sa.Row[Any]] = []
+    for _, _, row in rows:
+        if row.message_id not in seen:
+            seen.add(row.message_id)
+            out.append(row)
+    out.sort(key=lambda r: int(r.position))
+    return out if limit is None else out[:limit]
+
+
+def _message(row: sa.Row[Any]) -> MessageRow:
+    return MessageRow(
+        conversation_id=row.conversation_id,
+        message_id=row.message_id,
+        role=row.role,
+        name=row.name,
+        content=loads(row.content_json),
+        created_at=from_micros(row.created_at),
+        metadata=loads(row.metadata_json),
+        finalized=bool(row.finalized),
+        position=int(row.position),
+        updated_position=int(row.updated_position),
+        namespace=row.namespace,
+    )
+
+
+async def _count_visible(
+    conn: AsyncConnection, namespace: str, segments: Sequence[_Segment]
+) -> int:
+    total = 0
+    for depth, segment in enumerate(segments):
+        query = (
+            sa.select(sa.func.count())
+            .select_from(messages_table)
+            .where(_M.namespace == namespace, _in_segment(segment))
+        )
+        if depth:
+            nearer = messages_table.alias("nearer")
+            hidden = (
+                sa.select(sa.literal(1))
+                .where(
+                    nearer.c.namespace == namespace,
+                    nearer.c.message_id == _M.message_id,
+                    sa.or_(
+                        *(
+                            sa.and_(
+                                nearer.c.conversation_id == s.conversation_id,
+                                sa.true() if s.upto is None else nearer.c.position <= s.upto,
+                            )
+                            for s in segments[:depth]
+                        )
+                    ),
+                )
+                .exists()
+            )
+            query = query.where(~hidden)
+        total += int(await conn.scalar(query) or 0)
+    return total
+
+
+async def _last_visible(
+    conn: AsyncConnection, namespace: str, segments: Sequence[_Segment]
+) -> sa.Row[Any] | None:
+    best: sa.Row[Any] | None = None
+    for segment in segments:
+        row = (
+            await conn.execute(
+                sa.select(messages_table)
+                .where(_M.namespace == namespace, _in_segment(segment))
+                .order_by(_M.position.desc())
+                .limit(1)
+            )
+        ).first()
+        if row is not None and (best is None or row.position > best.position):
+            best = row
+    return best
+
+
+async def get_conversation(
+    conn: AsyncConnection, namespace: str, conversation_id: str
+) -> ConversationRow | None:
+    """Return a conversation (also a deleted one, flagged), or None if it never existed."""
+    lineage = await _lineage(conn, namespace, conversation_id)
+    if lineage is None:
+        return None
+    row = lineage.row
+    deleted = bool(row.deleted)
+    count = 0 if deleted else await _count_visible(conn, namespace, lineage.segments)
+    last = None if deleted else await _last_visible(conn, namespace, lineage.segments)
+    return ConversationRow(
+        conversation_id=row.conversation_id,
+        parent_conversation_id=row.parent_conversation_id,
+        through_message_id=row.through_message_id,
+        strategy=row.strategy,
+        deleted=deleted,
+        orphaned=lineage.orphaned,
+        message_count=count,
+        last_message_at=None if last is None else from_micros(last.created_at),
+        created_position=int(row.created_position),
+        through_position=None if row.through_position is None else int(row.through_position),
+        deleted_position=None if row.deleted_position is None else int(row.deleted_position),
+        lineage_truncated=lineage.truncated,
+        namespace=row.namespace,
+    )
+
+
+async def list_messages(
+    conn: AsyncConnection,
+    namespace: str,
+    conversation_id: str,
+    *,
+    after_message_id: str | None = None,
+    limit: int = 100,
+) -> list[MessageRow]:
+    """Return a conversation's visible messages in order, after ``after_message_id``.
+
+    An unknown or deleted conversation has no messages (``[]``); an ``after_message_id`` the
+    conversation does not show raises :class:`UnknownMessage`.
+    """
+    lineage = await _lineage(conn, namespace, conversation_id)
+    if lineage is None or lineage.row.deleted or limit <= 0:
+        return []
+    after = 0
+    if after_message_id is not None:
+        found = await _find_visible(conn, namespace, lineage.segments, after_message_id)
+        if found is None:
+            raise UnknownMessage(
+                f"message {after_message_id!r} is not in conversation {conversation_id!r}"
+            )
+        after = int(found.position)
+    rows = await _fetch_visible(conn, namespace, lineage.segments, after, None, limit)
+    return [_message(r) for r in rows]
+
+
+async def get_message(
+    conn: AsyncConnection, namespace: str, conversation_id: str, message_id: str
+) -> MessageRow | None:
+    """Return one visible message of a conversation, or None."""
+    lineage = await _lineage(conn, namespace, conversation_id)
+    if lineage is None or lineage.row.deleted:
+        return None
+    row = await _find_visible(conn, namespace, lineage.segments, message_id)
+    return None if row is None else _message(row)
+
+
+async def list_conversations(
+    conn: AsyncConnection,
+    namespace: str,
+    *,
+    after_conversation_id: str | None = None,
+    limit: int = 100,
+    include_deleted: bool = False,
+) -> list[str]:
+    """Return conversation ids of a namespace in id order (for paging)."""
+    query = sa.select(_C.conversation_id).where(_C.namespace == namespace)
+    if after_conversation_id is not None:
+        query = query.where(_C.conversation_id > after_conversation_id)
+    if not include_deleted:
+        query = query.where(_C.deleted.is_(False))
+    result = await conn.execute(query.order_by(_C.conversation_id).limit(limit))
+    return [r[0] for r in result]

@@ -1,0 +1,261 @@
+"""The projection runner: setup, catch-up, follow, rebuild and digest.
+
+The runner reads the log in batches and folds each batch into every projection inside *one*
+transaction that also moves the projections' checkpoints, so after a crash the tables and the
+checkpoints agree and no event is applied twice or skipped. At the start of each batch it
+re-reads the checkpoints (``FOR UPDATE`` where the database has it), so another runner on the
+same database (a second daemon, a rebuild from the CLI) never makes it fold an event twice:
+events at or below a stored checkpoint are skipped, and a checkpoint that moved *back* makes
+the runner start again from there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+import hashlib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import orjson
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from events.store.base import EventStore, StoredEvent
+from projections.base import Projection
+
+DEFAULT_BATCH_SIZE = 2000
+"""Events folded per transaction."""
+
+checkpoints_metadata = sa.MetaData()
+
+checkpoints_table = sa.Table(
+    "projection_checkpoints",
+    checkpoints_metadata,
+    sa.Column("name", sa.String(100), primary_key=True),
+    sa.Column("version", sa.Integer, nullable=False),
+    sa.Column("position", sa.BigInteger, nullable=False),
+)
+_K = checkpoints_table.c
+
+
+class ProjectionStateChanged(RuntimeError):
+    """Another process changed the projection tables to a version this runner cannot fold."""
+
+
+class _Rewind(Exception):
+    """A stored checkpoint is behind the batch this runner read (someone rebuilt)."""
+
+
+def default_projections() -> list[Projection]:
+    """Return a fresh instance of every built-in projection."""
+    from projections.facts import FactsProjection
+    from projections.messages import MessagesProjection
+
+    return [MessagesProjection(), FactsProjection()]
+
+
+async def read_checkpoints(
+    conn: AsyncConnection, *, lock: bool = False
+) -> dict[str, tuple[int, int]]:
+    """Return ``name -> (version, position)`` for every stored checkpoint."""
+    query = sa.select(_K.name, _K.version, _K.position)
+    if lock and conn.dialect.name == "postgresql":
+        query = query.with_for_update()
+    result = await conn.execute(query)
+    return {r[0]: (int(r[1]), int(r[2])) for r in result}
+
+
+async def _reset(conn: AsyncConnection, projection: Projection) -> None:
+    await conn.run_sync(projection.metadata.drop_all)
+    await conn.run_sync(projection.metadata.create_all)
+    await conn.execute(checkpoints_table.delete().where(_K.name == projection.name))
+    await conn.execute(
+        checkpoints_table.insert().values(
+            name=projection.name, version=projection.version, position=0
+        )
+    )
+
+
+def _order_columns(conn: AsyncConnection, table: sa.Table) -> list[sa.ColumnElement[Any]]:
+    # Byte order of strings on every backend, so a digest can be compared across them.
+    out: list[sa.ColumnElement[Any]] = []
+    for column in table.primary_key.columns:
+        if conn.dialect.name == "postgresql" and isinstance(column.type, sa.String):
+            out.append(column.collate("C"))
+        else:
+            out.append(column)
+    return out
+
+
+async def table_digest(conn: AsyncConnection, table: sa.Table) -> str:
+    """Return the sha256 of a table's rows as canonical JSON lines in primary-key order."""
+    digest = hashlib.sha256(orjson.dumps([c.name for c in table.columns]) + b"\n")
+    result = await conn.stream(sa.select(table).order_by(*_order_columns(conn, table)))
+    async for partition in result.partitions(2000):
+        digest.update(b"".join(orjson.dumps(list(row)) + b"\n" for row in partition))
+    return digest.hexdigest()
+
+
+async def table_digests(conn: AsyncConnection, projections: Sequence[Projection]) -> dict[str, str]:
+    """Return ``table name -> digest`` for every table of ``projections``."""
+    out: dict[str, str] = {}
+    for projection in projections:
+        for table in projection.tables:
+            out[table.name] = await table_digest(conn, table)
+    return out
+
+
+class ProjectionRunner:
+    """Keeps a set of projections folded up to the log's head."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        engine: AsyncEngine,
+        projections: Sequence[Projection] | None = None,
+        *,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+    ) -> None:
+        self.store = store
+        self.engine = engine
+        self.projections = list(projections) if projections is not None else default_projections()
+        names = [p.name for p in self.projections]
+        if len(set(names)) != len(names):
+            raise ValueError(f"projection names must be unique: {names}")
+        self.batch_size = batch_size
+        self._checkpoints: dict[str, int] = {}
+        self._lock = asyncio.Lock()
+        self._changed = asyncio.Condition()
+
+    @property
+    def position(self) -> int:
+        """Return the position every projection has reached (0 before :meth:`setup`)."""
+        return min(self._checkpoints.values(), default=0)
+
+    @property
+    def checkpoints(self) -> dict[str, int]:
+        """Return each projection's checkpoint."""
+        return dict(self._checkpoints)
+
+    async def setup(self) -> None:
+        """Create missing tables; drop and reset a projection whose stored version differs."""
+        async with self._lock, self.engine.begin() as conn:
+            await conn.run_sync(checkpoints_metadata.create_all)
+            stored = await read_checkpoints(conn, lock=True)
+            checkpoints = {}
+            for projection in self.projections:
+                found = stored.get(projection.name)
+                if found is None or found[0] != projection.version:
+                    await _reset(conn, projection)
+                    checkpoints[projection.name] = 0
+                else:
+                    await conn.run_sync(projection.metadata.create_all)
+                    checkpoints[projection.name] = found[1]
+        self._checkpoints = checkpoints
+
+    async def catch_up(
+        self,
+        until: int | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> int:
+        """Fold every event up to ``until`` (default: the store's head); return the position."""
+        async with self._lock:
+            return await self._catch_up(until, progress)
+
+    async def _catch_up(
+        self, until: int | None, progress: Callable[[int, int], None] | None
+    ) -> int:
+        if not self._checkpoints:
+            raise RuntimeError("call setup() before folding")
+        target = await self.store.head() if until is None else until
+        while self.position < target:
+            events = [
+                e async for e in self.store.read(self.position, until=target, limit=self.batch_size)
+            ]
+            if not events:
+                break
+            try:
+                await self._apply(events)
+            except _Rewind:
+                async with self.engine.connect() as conn:
+                    stored = await read_checkpoints(conn)
+                self._checkpoints = {p.name: stored[p.name][1] for p in self.projections}
+                continue
+            if progress is not None:
+                progress(self.position, target)
+        return self.position
+
+    async def _apply(self, events: list[StoredEvent]) -> None:
+        first, last = events[0].position, events[-1].position
+        positions = [e.position for e in events]
+        reached: dict[str, int] = {}
+        async with self.engine.begin() as conn:
+            stored = await read_checkpoints(conn, lock=True)
+            for projection in self.projections:
+                found = stored.get(projection.name)
+                if found is None or found[0] != projection.version:
+                    raise ProjectionStateChanged(
+                        f"projection {projection.name!r} was reset to another version by "
+                        "another process; restart this one"
+                    )
+                checkpoint = found[1]
+                if checkpoint < first - 1:
+                    raise _Rewind
+                if checkpoint >= last:
+                    reached[projection.name] = checkpoint
+                    continue
+                todo = events[bisect.bisect_right(positions, checkpoint) :]
+                await projection.apply(conn, todo)
+                await conn.execute(
+                    checkpoints_table.update()
+                    .where(_K.name == projection.name)
+                    .values(position=last)
+                )
+                reached[projection.name] = last
+        self._checkpoints = reached
+        async with self._changed:
+            self._changed.notify_all()
+
+    async def run(self) -> None:
+        """Catch up, then follow the log forever (cancel the task to stop).
+
+        Woken by the store's commit notifications (``wait_for_head``), it folds whatever has
+        been committed since in batches, so a burst of appends costs few transactions.
+        Cancel this task before closing the store.
+        """
+        await self.catch_up()
+        while True:
+            if await self.store.wait_for_head(self.position + 1, timeout=None):
+                await self.catch_up()
+
+    async def wait_for(self, position: int, timeout: float | None = None) -> bool:
+        """Wait until every projection has folded ``position``; False on timeout."""
+        async with self._changed:
+            try:
+                await asyncio.wait_for(
+                    self._changed.wait_for(lambda: self.position >= position), timeout
+                )
+            except TimeoutError:
+                return False
+        return True
+
+    async def rebuild(
+        self,
+        progress: Callable[[int, int], None] | None = None,
+        *,
+        until: int | None = None,
+    ) -> int:
+        """Drop every projection's tables and fold the log again from position 0."""
+        async with self._lock:
+            async with self.engine.begin() as conn:
+                await conn.run_sync(checkpoints_metadata.create_all)
+                for projection in self.projections:
+                    await _reset(conn, projection)
+            self._checkpoints = {p.name: 0 for p in self.projections}
+            return await self._catch_up(until, progress)
+
+    async def digest(self) -> dict[str, str]:
+        """Return ``table name -> sha256`` of every projection table (see :func:`table_digest`)."""
+        async with self.engine.connect() as conn:
+            return await table_digests(conn, self.projections)
