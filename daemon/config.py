@@ -146,8 +146,11 @@ class _Int(_Kind):
     name: ClassVar[str] = "integer"
     minimum: int = 0
     maximum: int | None = None
+    optional: bool = False
 
     def parse(self, value: object, base_dir: Path) -> Any:
+        if self._unset(value):
+            return None
         if isinstance(value, bool) or not isinstance(value, int):
             raise _type_error("an integer", value)
         if value < self.minimum:
@@ -157,6 +160,8 @@ class _Int(_Kind):
         return value
 
     def from_env(self, text: str) -> object:
+        if self.optional and not text.strip():
+            return ""
         try:
             return int(text.strip(), 10)
         except ValueError:
@@ -333,6 +338,11 @@ def _key(default: _T, kind: _Kind, doc: str) -> _T:
     return field(default=default, metadata={"kind": kind, "doc": doc})
 
 
+def _subsection(name: str, cls: type[_T], doc: str) -> _T:
+    """A nested table (``[llm.budget]``) held by its parent section."""
+    return field(default_factory=cls, metadata={"section": name, "doc": doc})
+
+
 def _computed(kind: _Kind, doc: str) -> Any:
     """A key whose default depends on the environment or other keys (set by the loader)."""
     return field(metadata={"kind": kind, "doc": doc, "computed": True})
@@ -491,6 +501,30 @@ _LLM_DEFAULTS: dict[str, tuple[str, str]] = {
 
 
 @dataclass(frozen=True, slots=True)
+class LlmBudgetConfig:
+    """``[llm.budget]``: daily ceilings on model use (counted from the providers' usage)."""
+
+    calls_per_day: int | None = _key(
+        None, _Int(minimum=1, optional=True), "Most model calls per day. Default: unlimited."
+    )
+    tokens_per_day: int | None = _key(
+        None,
+        _Int(minimum=1, optional=True),
+        "Most tokens (prompt + completion) per day. Default: unlimited.",
+    )
+    reset: str = _key(
+        "utc",
+        _Str(choices=("utc", "local", "sliding-24h")),
+        "When the day starts over: utc (midnight UTC) | local (local midnight) | sliding-24h.",
+    )
+    on_exceed: str = _key(
+        "pause",
+        _Str(choices=("pause", "log")),
+        "pause (runs wait until the budget resets) | log (go on, log a warning).",
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class LlmConfig:
     """``[llm]``: the model retrospectives (and later consolidation) call."""
 
@@ -524,6 +558,31 @@ class LlmConfig:
         _Duration(minimum=timedelta(milliseconds=1), maximum=timedelta(hours=1)),
         "Timeout of one model call.",
     )
+    max_tokens: int = _key(
+        1024, _Int(minimum=1, maximum=1_000_000), "Most tokens one model reply may use."
+    )
+    budget: LlmBudgetConfig = _subsection("llm.budget", LlmBudgetConfig, "See [llm.budget].")
+
+    def provider_settings(self) -> dict[str, Any] | None:
+        """Return the mapping ``plugins.llm.settings.LLMSettings.from_mapping`` reads.
+
+        None when ``provider`` is ``none`` (the offline extractor needs no settings).
+        """
+        if self.provider == "none":
+            return None
+        return {
+            "provider": self.provider,
+            "model": self.model,
+            "base_url": self.base_url,
+            "api_key_env": self.api_key_env,
+            "timeout": self.timeout,
+            "max_tokens": self.max_tokens,
+            "budget": {
+                key: value
+                for key, value in dataclasses.asdict(self.budget).items()
+                if value is not None
+            },
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -553,17 +612,30 @@ class ConsolidationConfig:
 
 
 SECTIONS: dict[str, type[Any]] = {
-    "storage": StorageConfig,
     "server": ServerConfig,
+    "storage": StorageConfig,
     "logging": LoggingConfig,
     "retrospective": RetrospectiveConfig,
     "llm": LlmConfig,
+    "llm.budget": LlmBudgetConfig,
     "recall": RecallConfig,
     "consolidation": ConsolidationConfig,
 }
-"""Every section and its dataclass, in the order they are built (server's defaults need storage)."""
+"""Every section (nested ones by dotted name) and its dataclass."""
 
 _SECTION_ORDER = ("server", "storage", "logging", "retrospective", "llm", "recall", "consolidation")
+"""The top-level sections, in the order they are shown."""
+
+_BUILD_ORDER = (
+    "storage",  # server's default socket lives in the data dir
+    "server",
+    "logging",
+    "retrospective",
+    "llm.budget",  # nested sections before their parent
+    "llm",
+    "recall",
+    "consolidation",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -582,28 +654,38 @@ class Config:
     adjustments: tuple[Adjustment, ...] = field(default=(), compare=False)
     """Values changed on the way in (clamps): log each one."""
 
-    def to_dict(self) -> dict[str, dict[str, object]]:
+    def to_dict(self) -> dict[str, dict[str, Any]]:
         """Return every key's effective value in file syntax (passwords in URLs masked)."""
-        out: dict[str, dict[str, object]] = {}
-        for name in _SECTION_ORDER:
-            section = getattr(self, name)
-            out[name] = {
-                f.name: f.metadata["kind"].dump(getattr(section, f.name))
-                for f in dataclasses.fields(section)
-            }
-        return out
+        return {name: _dump_section(getattr(self, name)) for name in _SECTION_ORDER}
 
     def changed_keys(self, other: Config) -> list[str]:
         """Return the full names of keys whose values differ between two configs."""
         changed: list[str] = []
         for name in _SECTION_ORDER:
-            mine, theirs = getattr(self, name), getattr(other, name)
-            changed.extend(
-                f"{name}.{f.name}"
-                for f in dataclasses.fields(mine)
-                if getattr(mine, f.name) != getattr(theirs, f.name)
-            )
+            changed.extend(_changed(name, getattr(self, name), getattr(other, name)))
         return changed
+
+
+def _dump_section(section: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for spec in dataclasses.fields(section):
+        value = getattr(section, spec.name)
+        if "section" in spec.metadata:
+            out[spec.name] = _dump_section(value)
+        else:
+            out[spec.name] = spec.metadata["kind"].dump(value)
+    return out
+
+
+def _changed(prefix: str, mine: Any, theirs: Any) -> list[str]:
+    changed: list[str] = []
+    for spec in dataclasses.fields(mine):
+        a, b = getattr(mine, spec.name), getattr(theirs, spec.name)
+        if "section" in spec.metadata:
+            changed.extend(_changed(f"{prefix}.{spec.name}", a, b))
+        elif a != b:
+            changed.append(f"{prefix}.{spec.name}")
+    return changed
 
 
 # --------------------------------------------------------------------------------------------
@@ -618,7 +700,17 @@ class _Given:
 
 
 def _field_map(section: str) -> dict[str, dataclasses.Field[Any]]:
-    return {f.name: f for f in dataclasses.fields(SECTIONS[section])}
+    """The keys of a section (nested sections excluded)."""
+    return {f.name: f for f in dataclasses.fields(SECTIONS[section]) if "section" not in f.metadata}
+
+
+def _subsections(section: str) -> dict[str, str]:
+    """The nested tables of a section: key -> dotted section name."""
+    return {
+        f.name: f.metadata["section"]
+        for f in dataclasses.fields(SECTIONS[section])
+        if "section" in f.metadata
+    }
 
 
 def _suggest(name: str, known: list[str]) -> str:
@@ -627,15 +719,17 @@ def _suggest(name: str, known: list[str]) -> str:
 
 
 def _unknown_key(section: str, key: str) -> str:
-    message = f"{section}.{key}: unknown key{_suggest(key, list(_field_map(section)))}"
+    known = [*_field_map(section), *_subsections(section)]
+    message = f"{section}.{key}: unknown key{_suggest(key, known)}"
     if section == "llm" and "key" in key and key != "api_key_env":
         message += "; put the secret in an environment variable and name it in llm.api_key_env"
     return message
 
 
 def env_var_name(section: str, key: str) -> str:
-    """Return the environment variable that overrides ``section.key``."""
-    return f"{ENV_PREFIX}{section.upper()}{ENV_SEPARATOR}{key.upper()}"
+    """Return the environment variable that overrides ``section.key`` (``llm.budget`` nests)."""
+    parts = [*section.split("."), key]
+    return ENV_PREFIX + ENV_SEPARATOR.join(part.upper() for part in parts)
 
 
 def default_config_path(env: Mapping[str, str] | None = None) -> Path | None:
@@ -701,29 +795,21 @@ def config_from_mapping(
     given: dict[str, dict[str, _Given]] = {name: {} for name in SECTIONS}
 
     for section, table in raw.items():
-        if section not in SECTIONS:
-            errors.append(f"[{section}]: unknown section{_suggest(section, list(SECTIONS))}")
-            continue
-        if not isinstance(table, dict):
-            errors.append(f"{section}: must be a table ([{section}]), not a {type(table).__name__}")
-            continue
-        fields = _field_map(section)
-        for key, value in table.items():
-            if key not in fields:
-                errors.append(_unknown_key(section, key))
-            else:
-                given[section][key] = _Given(value, None, base_dir)
+        if section not in _SECTION_ORDER:
+            errors.append(f"[{section}]: unknown section{_suggest(section, list(_SECTION_ORDER))}")
+        else:
+            _take_table(section, table, given, errors, base_dir)
 
     cwd = Path.cwd()
     for name in sorted(env):
         if not name.startswith(ENV_PREFIX) or ENV_SEPARATOR not in name[len(ENV_PREFIX) :]:
             continue
-        section_part, _, key_part = name[len(ENV_PREFIX) :].partition(ENV_SEPARATOR)
-        section, key = section_part.lower(), key_part.lower()
+        *section_parts, key = name[len(ENV_PREFIX) :].lower().split(ENV_SEPARATOR)
+        section = ".".join(section_parts)
         _take_text(section, key, env[name], f"from {name}", given, errors, cwd, name)
 
     for dotted, value in (overrides or {}).items():
-        section, _, key = dotted.partition(".")
+        section, _, key = dotted.rpartition(".")
         if isinstance(value, str):
             _take_text(section, key, value, "from the command line", given, errors, cwd, dotted)
         elif section in SECTIONS and key in _field_map(section):
@@ -733,11 +819,32 @@ def config_from_mapping(
 
     adjustments: list[Adjustment] = []
     built: dict[str, Any] = {}
-    for section in ("storage", *(s for s in _SECTION_ORDER if s != "storage")):
+    for section in _BUILD_ORDER:
         built[section] = _build_section(section, given[section], env, built, errors, adjustments)
     if errors:
         raise ConfigError(errors)
-    return Config(**built, source=source, adjustments=tuple(adjustments))
+    top = {name: built[name] for name in _SECTION_ORDER}
+    return Config(**top, source=source, adjustments=tuple(adjustments))
+
+
+def _take_table(
+    section: str,
+    table: object,
+    given: dict[str, dict[str, _Given]],
+    errors: list[str],
+    base_dir: Path,
+) -> None:
+    if not isinstance(table, dict):
+        errors.append(f"{section}: must be a table ([{section}]), not a {type(table).__name__}")
+        return
+    fields, subsections = _field_map(section), _subsections(section)
+    for key, value in table.items():
+        if key in subsections:
+            _take_table(subsections[key], value, given, errors, base_dir)
+        elif key in fields:
+            given[section][key] = _Given(value, None, base_dir)
+        else:
+            errors.append(_unknown_key(section, key))
 
 
 def _take_text(
@@ -789,6 +896,10 @@ def _build_section(
 ) -> Any:
     values: dict[str, Any] = {}
     failed: set[str] = set()
+    for key, nested in _subsections(section).items():
+        values[key] = built[nested]
+        if built[nested] is None:  # its errors are already reported
+            failed.add(key)
     for name, spec in _field_map(section).items():
         values[name] = None if spec.metadata.get("computed") else spec.default
         entry = given.get(name)
@@ -891,8 +1002,8 @@ _CHECKS: dict[str, Callable[[_SectionCheck], None]] = {
 def describe_keys() -> list[tuple[str, str, str, str]]:
     """Return ``(full key, kind, default, doc)`` for every key, for docs and ``config keys``."""
     rows: list[tuple[str, str, str, str]] = []
-    for section in _SECTION_ORDER:
-        for spec in dataclasses.fields(SECTIONS[section]):
+    for section in SECTIONS:
+        for spec in _field_map(section).values():
             kind: _Kind = spec.metadata["kind"]
             if spec.metadata.get("computed") or spec.default is None:
                 default = "(see doc)" if spec.metadata.get("computed") else "unset"

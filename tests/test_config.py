@@ -6,6 +6,7 @@ import re
 import tomllib
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,6 +21,7 @@ from daemon.config import (
     load_config,
     redact_url,
 )
+from plugins.llm.settings import LLMSettings
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -388,15 +390,22 @@ def test_effective_config_round_trips_through_toml(tmp_path: Path) -> None:
         {"retrospective": {"min_cooldown": "90s"}, "server": {"http": "[::1]:0"}},
         env={"STATE_DIRECTORY": str(tmp_path)},
     )
-    dumped = original.to_dict()
-    raw = {s: {k: v for k, v in keys.items() if v is not None} for s, keys in dumped.items()}
-    assert config_from_mapping(raw, env={}) == original
+    assert config_from_mapping(_without_nulls(original.to_dict()), env={}) == original
+
+
+def _without_nulls(table: dict[str, Any]) -> dict[str, Any]:
+    """TOML has no null: an unset key is simply left out."""
+    return {
+        key: _without_nulls(value) if isinstance(value, dict) else value
+        for key, value in table.items()
+        if value is not None
+    }
 
 
 def test_docs_list_every_key() -> None:
     """docs/configuration.md documents every key (and no key that does not exist)."""
     text = (REPO / "docs" / "configuration.md").read_text(encoding="utf-8")
-    documented = set(re.findall(r"^\| `([a-z_]+\.[a-z_]+)` \|", text, flags=re.MULTILINE))
+    documented = set(re.findall(r"^\| `([a-z_.]+)` \|", text, flags=re.MULTILINE))
     assert documented == {row[0] for row in describe_keys()}
     assert "MEMORYD_SERVER__MAX_BODY_SIZE" in text
 
@@ -414,3 +423,73 @@ def test_docs_example_is_valid() -> None:
     config = config_from_mapping(tomllib.loads(example), env={})
     assert config.llm.provider == "openai"
     assert config.llm.api_key_env is None
+
+
+def test_llm_budget_is_a_nested_table() -> None:
+    config = config_from_mapping(
+        {
+            "llm": {
+                "provider": "openai",
+                "model": "m",
+                "max_tokens": 512,
+                "budget": {"tokens_per_day": 100_000, "on_exceed": "log"},
+            }
+        },
+        env={"MEMORYD_LLM__BUDGET__CALLS_PER_DAY": "500", "MEMORYD_LLM__BUDGET__RESET": "local"},
+    )
+    budget = config.llm.budget
+    assert (budget.calls_per_day, budget.tokens_per_day) == (500, 100_000)
+    assert (budget.reset, budget.on_exceed) == ("local", "log")
+    assert config.to_dict()["llm"]["budget"]["calls_per_day"] == 500
+    assert env_var_name("llm.budget", "calls_per_day") == "MEMORYD_LLM__BUDGET__CALLS_PER_DAY"
+
+
+def test_llm_budget_errors_name_the_nested_key() -> None:
+    errors = _errors(
+        {"llm": {"budget": {"reset": "weekly", "calls_per_day": 0, "limit": 5}}},
+        env={"MEMORYD_LLM__BUDGET__TOKENS_PER_DAY": "many"},
+    )
+    assert sorted(errors) == sorted(
+        [
+            "llm.budget.limit: unknown key",
+            "llm.budget.tokens_per_day: 'many' is not an integer "
+            "(from MEMORYD_LLM__BUDGET__TOKENS_PER_DAY)",
+            "llm.budget.calls_per_day: 0 is below the minimum 1",
+            "llm.budget.reset: 'weekly' is not one of: utc, local, sliding-24h",
+        ]
+    )
+    assert _errors({"llm": {"budget": 5}}) == [
+        "llm.budget: must be a table ([llm.budget]), not a int"
+    ]
+
+
+def test_budget_env_override_can_be_unset() -> None:
+    config = config_from_mapping(
+        {"llm": {"budget": {"calls_per_day": 5}}}, env={"MEMORYD_LLM__BUDGET__CALLS_PER_DAY": ""}
+    )
+    assert config.llm.budget.calls_per_day is None
+
+
+def test_provider_settings_feed_the_llm_plugin() -> None:
+    config = config_from_mapping(
+        {
+            "llm": {
+                "provider": "anthropic",
+                "model": "claude-x",
+                "timeout": "45s",
+                "budget": {"calls_per_day": 10, "reset": "sliding-24h"},
+            }
+        },
+        env={},
+    )
+    mapping = config.llm.provider_settings()
+    assert mapping is not None
+    settings = LLMSettings.from_mapping(mapping)
+    assert settings.provider == "anthropic"
+    assert settings.model == "claude-x"
+    assert settings.base_url == "https://api.anthropic.com"
+    assert settings.api_key_env == "ANTHROPIC_API_KEY"
+    assert settings.timeout == 45.0
+    assert settings.budget.calls_per_day == 10
+    assert settings.budget.reset == "sliding-24h"
+    assert config_from_mapping({}, env={}).llm.provider_settings() is None
