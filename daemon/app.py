@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
 import logging
 import re
 import socket
@@ -32,6 +31,7 @@ from daemon.backend import Backend
 from daemon.metrics import Metrics
 from events.clock import Clock, SystemClock
 from events.store.base import EventStore
+from projections.runner import ProjectionRunner
 
 log = logging.getLogger("memoryd.api")
 
@@ -136,7 +136,8 @@ class AppState:
 
 STATE: web.AppKey[AppState] = web.AppKey("memoryd_state", AppState)
 NAMESPACE: web.RequestKey[str] = web.RequestKey("memoryd_namespace", str)
-REQUEST_START: web.RequestKey[float] = web.RequestKey("memoryd_request_start", float)
+GRANT: web.RequestKey[str] = web.RequestKey("memoryd_grant", str)
+"""The name of the token a TCP request authenticated with."""
 
 OPEN_PATHS = frozenset({"/v1/health", "/metrics", "/v1/openapi.json"})
 """Paths served before the projections are ready and without a namespace."""
@@ -250,6 +251,8 @@ async def gate_middleware(request: web.Request, handler: Handler) -> web.StreamR
             {"namespace": namespace},
         )
     request[NAMESPACE] = namespace
+    if grant is not None:
+        request[GRANT] = grant.name
     return await handler(request)
 
 
@@ -335,16 +338,6 @@ async def _async_end_streams(app: web.Application) -> None:
         task.cancel()
 
 
-def default_runner_factory() -> RunnerFactory | None:
-    """Return ``projections.runner.ProjectionRunner`` if the projections are installed."""
-    try:
-        module = importlib.import_module("projections.runner")
-    except ImportError:
-        return None
-    factory: RunnerFactory = module.ProjectionRunner
-    return factory
-
-
 def build_app(
     settings: AppSettings,
     *,
@@ -364,7 +357,7 @@ def build_app(
 
     clock = clock or SystemClock()
     if runner_factory is None and with_projections:
-        runner_factory = default_runner_factory()
+        runner_factory = ProjectionRunner
     app = web.Application(
         middlewares=[observe_middleware, error_middleware, gate_middleware],
         client_max_size=settings.max_body_bytes,

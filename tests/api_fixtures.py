@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
@@ -12,7 +13,7 @@ import orjson
 from aiohttp import ClientResponse
 from aiohttp.test_utils import TestClient, TestServer
 
-from daemon.app import AppSettings, build_app
+from daemon.app import STATE, AppSettings, build_app
 from daemon.backend import Backend
 from events.clock import ManualClock
 
@@ -60,7 +61,7 @@ async def api_client(
     data_dir: Path,
     *,
     clock: ManualClock | None = None,
-    with_projections: bool = False,
+    with_projections: bool = True,
     **settings: Any,
 ) -> AsyncIterator[Api]:
     """Run the app on ``data_dir`` behind a test client (no token: the tests use TCP)."""
@@ -70,4 +71,5 @@ async def api_client(
     )
     app = build_app(app_settings, clock=clock, with_projections=with_projections)
     async with TestClient(TestServer(app)) as client:
+        await asyncio.wait_for(app[STATE].ready.wait(), 10)
         yield Api(client, clock)

@@ -14,13 +14,23 @@ from daemon.api.common import (
     new_id,
     path_id,
 )
-from daemon.api.errors import json_response
-from daemon.api.validation import Field, Schema, parse_body
+from daemon.api.errors import invalid, json_response, not_found
+from daemon.api.validation import Field, Schema, parse_body, parse_query
 from daemon.app import namespace_of, state_of
 from events.store.base import NewEvent
 from events.types import ROLES, MessageAppended
+from projections.messages import MessageRow, UnknownMessage, get_conversation, list_messages
 
 MAX_BATCH = 10_000
+MAX_LIST = 1000
+
+LIST_QUERY = Schema(
+    "MessagesQuery",
+    (
+        Field("after", "string", max_length=MAX_KEY_LENGTH, description="a message id"),
+        Field("limit", "integer", minimum=1, maximum=MAX_LIST, description="default 100"),
+    ),
+)
 
 MESSAGE_BODY = Schema(
     "MessageIn",
@@ -97,7 +107,45 @@ async def post_batch(request: web.Request) -> web.Response:
     return json_response({"results": results}, status=201)
 
 
+def message_json(row: MessageRow) -> dict[str, Any]:
+    """Return the API's view of one message."""
+    return {
+        "message_id": row.message_id,
+        "conversation_id": row.conversation_id,
+        "role": row.role,
+        "name": row.name,
+        "content": row.content,
+        "created_at": row.created_at,
+        "metadata": row.metadata,
+        "position": row.position,
+    }
+
+
+async def get_messages(request: web.Request) -> web.Response:
+    """List a conversation's messages in order (a fork shows its parent's up to the fork)."""
+    cid = path_id(request, "cid")
+    query = parse_query(request.query, LIST_QUERY)
+    namespace = namespace_of(request)
+    engine = state_of(request).require_reads()
+    async with engine.connect() as conn:
+        conversation = await get_conversation(conn, namespace, cid)
+        if conversation is None or conversation.deleted:
+            raise not_found("conversation", cid)
+        try:
+            rows = await list_messages(
+                conn,
+                namespace,
+                cid,
+                after_message_id=query.get("after"),
+                limit=query.get("limit", 100),
+            )
+        except UnknownMessage as exc:
+            raise invalid("after", str(exc)) from None
+    return json_response({"messages": [message_json(r) for r in rows]})
+
+
 def add_routes(app: web.Application) -> None:
     """Register the message routes."""
+    app.router.add_get("/v1/conversations/{cid}/messages", get_messages, allow_head=False)
     app.router.add_post("/v1/conversations/{cid}/messages", post_message)
     app.router.add_post("/v1/conversations/{cid}/messages:batch", post_batch)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from daemon.api import health, messages
+from daemon.api import conversations, events, facts, health, messages
 
 
 def add_routes(app: web.Application) -> None:
     """Register all API routes."""
-    for module in (messages, health):
+    for module in (messages, conversations, facts, events, health):
         module.add_routes(app)

@@ -1,0 +1,340 @@
+"""``/v1/facts``: write, read, query, supersede, validate, forget and trace facts.
+
+Writes check the fact's own stream in the log (not the projection) and append with the
+stream's expected version, so two concurrent changes of one fact cannot both win (409).
+
+Status on write: a fact with ``provenance`` ``user`` (the default) is ``active``; every other
+provenance (``tool``, ``extraction``, ``reflection``, ``imported``) enters ``quarantined``
+until someone validates it (``POST /v1/facts/{id}/validate``).
+
+Idempotency: an ``Idempotency-Key`` header makes a write repeatable: the fact id is derived
+from the key, and a retry returns the original ``{fact_id, position}``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from aiohttp import web
+
+from daemon.api.common import async_append, derived_id, header_key, new_id, path_id
+from daemon.api.errors import ApiError, invalid, json_response, not_found
+from daemon.api.validation import Field, Schema, parse_body, parse_query
+from daemon.app import GRANT, namespace_of, state_of
+from events.store.base import NO_STREAM, NewEvent, StoredEvent
+from events.types import (
+    FACT_STATUSES,
+    OWNERS,
+    PROVENANCES,
+    FactForgotten,
+    FactPurged,
+    FactSuperseded,
+    FactValidated,
+    FactWritten,
+    fact_stream,
+)
+from projections.facts import FactRow, fact_history, fact_versions, get_fact, query_facts
+
+MAX_LIST = 1000
+MAX_TEXT = 20_000
+
+FACT_BODY = Schema(
+    "FactIn",
+    (
+        Field("text", "string", required=True, min_length=1, max_length=MAX_TEXT),
+        Field("subject", "string", nullable=True, max_length=1000),
+        Field("predicate", "string", nullable=True, max_length=1000),
+        Field("object", "string", nullable=True, max_length=1000),
+        Field(
+            "tags",
+            "array",
+            max_length=100,
+            items=Field("tag", "string", min_length=1, max_length=200),
+        ),
+        Field("owner", "string", enum=OWNERS, description="default user"),
+        Field(
+            "provenance",
+            "string",
+            enum=PROVENANCES,
+            description="default user; anything but user starts quarantined",
+        ),
+        Field("valid_from", "datetime", description="default: the time of the write"),
+        Field("valid_to", "datetime", nullable=True),
+        Field("confidence", "number", minimum=0.0, maximum=1.0, description="default 1.0"),
+        Field("importance", "number", minimum=0.0, maximum=1.0, description="default 0.5"),
+        Field(
+            "source_message_ids",
+            "array",
+            max_length=1000,
+            items=Field("message_id", "string", min_length=1, max_length=200),
+        ),
+    ),
+)
+
+VALIDATE_BODY = Schema("ValidateIn", (Field("note", "string", nullable=True, max_length=2000),))
+
+LIST_QUERY = Schema(
+    "FactsQuery",
+    (
+        Field("as_of", "datetime", description="valid time: facts true at this instant"),
+        Field("known_at", "datetime", description="transaction time: as memoryd knew then"),
+        Field("status", "string", enum=FACT_STATUSES),
+        Field("tag", "string", max_length=200),
+        Field("owner", "string", enum=OWNERS),
+        Field("limit", "integer", minimum=1, maximum=MAX_LIST, description="default 100"),
+        Field("include_quarantined", "boolean", description="default false"),
+        Field("include_superseded", "boolean", description="default false"),
+    ),
+)
+
+GET_QUERY = Schema("FactQuery", (Field("known_at", "datetime"),))
+FORGET_QUERY = Schema("ForgetQuery", (Field("reason", "string", max_length=2000),))
+
+
+def fact_json(row: FactRow) -> dict[str, Any]:
+    """Return the API's view of one fact version."""
+    return {
+        "fact_id": row.fact_id,
+        "text": row.text,
+        "subject": row.subject,
+        "predicate": row.predicate,
+        "object": row.object,
+        "tags": row.tags,
+        "owner": row.owner,
+        "provenance": row.provenance,
+        "status": row.status,
+        "confidence": row.confidence,
+        "importance": row.importance,
+        "valid_from": row.valid_from,
+        "valid_to": row.valid_to,
+        "recorded_from": row.recorded_from,
+        "recorded_to": row.recorded_to,
+        "superseded_by": row.superseded_by,
+        "supersedes": row.supersedes,
+        "forgotten": row.forgotten,
+        "forgotten_reason": row.forgotten_reason,
+        "source_message_ids": row.source_message_ids,
+        "validated_by": row.validated_by,
+        "validation_note": row.validation_note,
+        "position": row.position,
+        "written_position": row.written_position,
+    }
+
+
+@dataclass(slots=True)
+class _FactLog:
+    """A fact's stream in the log and what it says about the fact now."""
+
+    fact_id: str
+    events: list[StoredEvent]
+
+    @property
+    def version(self) -> int:
+        return self.events[-1].stream_version if self.events else NO_STREAM
+
+    def by_key(self, key: str | None) -> StoredEvent | None:
+        """Return the event appended with idempotency ``key``, if any."""
+        if key is None:
+            return None
+        return next((e for e in self.events if e.idempotency_key == key), None)
+
+    def require_live(self) -> None:
+        """Refuse a change to a fact that is unknown (404), superseded or forgotten (409)."""
+        written = False
+        for stored in self.events:
+            event = stored.event
+            if isinstance(event, FactWritten):
+                written = True
+            elif isinstance(event, FactPurged):
+                written = False
+        if not written:
+            raise not_found("fact", self.fact_id)
+        for stored in self.events:
+            event = stored.event
+            if isinstance(event, FactForgotten):
+                raise ApiError(409, "fact_forgotten", f"fact {self.fact_id!r} was forgotten", {})
+            if isinstance(event, FactSuperseded) and event.old_fact_id == self.fact_id:
+                raise ApiError(
+                    409,
+                    "fact_superseded",
+                    f"fact {self.fact_id!r} was superseded by {event.new_fact_id!r}",
+                    {"superseded_by": event.new_fact_id},
+                )
+
+
+async def _async_fact_log(request: web.Request, fact_id: str) -> _FactLog:
+    store = state_of(request).require_store()
+    events = await store.read_stream(namespace_of(request), fact_stream(fact_id))
+    return _FactLog(fact_id, events)
+
+
+def _new_fact(request: web.Request, body: dict[str, Any], fact_id: str) -> FactWritten:
+    valid_from: datetime = body.get("valid_from") or state_of(request).clock.now()
+    valid_to: datetime | None = body.get("valid_to")
+    if valid_to is not None and valid_to <= valid_from:
+        raise invalid("valid_to", "must be later than valid_from")
+    provenance = body.get("provenance", "user")
+    return FactWritten(
+        fact_id=fact_id,
+        text=body["text"],
+        valid_from=valid_from,
+        valid_to=valid_to,
+        subject=body.get("subject"),
+        predicate=body.get("predicate"),
+        object=body.get("object"),
+        tags=list(dict.fromkeys(body.get("tags", []))),
+        owner=body.get("owner", "user"),
+        provenance=provenance,
+        status="active" if provenance == "user" else "quarantined",
+        confidence=body.get("confidence", 1.0),
+        importance=body.get("importance", 0.5),
+        source_message_ids=body.get("source_message_ids", []),
+    )
+
+
+def _fact_id_for(request: web.Request, key: str | None) -> str:
+    return derived_id(namespace_of(request), "fact", key) if key is not None else new_id()
+
+
+async def post_fact(request: web.Request) -> web.Response:
+    """Write a new fact."""
+    key = header_key(request)
+    body = await parse_body(request, FACT_BODY)
+    fact = _new_fact(request, body, _fact_id_for(request, key))
+    [position] = await async_append(
+        request,
+        [NewEvent(fact, idempotency_key=key)],
+        expected_versions={fact.stream_id: NO_STREAM},
+    )
+    return json_response({"fact_id": fact.fact_id, "position": position}, status=201)
+
+
+async def post_supersede(request: web.Request) -> web.Response:
+    """Replace a fact by a new one; the old one stops being valid at the new ``valid_from``."""
+    old_id = path_id(request, "fact_id")
+    key = header_key(request)
+    body = await parse_body(request, FACT_BODY)
+    log = await _async_fact_log(request, old_id)
+    retried = log.by_key(None if key is None else f"{key}#supersedes")
+    if retried is not None and isinstance(retried.event, FactSuperseded):
+        return json_response(
+            {"fact_id": retried.event.new_fact_id, "position": retried.position}, status=201
+        )
+    log.require_live()
+    fact = _new_fact(request, body, _fact_id_for(request, key))
+    positions = await async_append(
+        request,
+        [
+            NewEvent(fact, idempotency_key=key),
+            NewEvent(
+                FactSuperseded(old_fact_id=old_id, new_fact_id=fact.fact_id, at=fact.valid_from),
+                idempotency_key=None if key is None else f"{key}#supersedes",
+            ),
+        ],
+        expected_versions={fact_stream(old_id): log.version, fact.stream_id: NO_STREAM},
+    )
+    return json_response({"fact_id": fact.fact_id, "position": positions[-1]}, status=201)
+
+
+def _actor(request: web.Request) -> str:
+    grant = request.get(GRANT)
+    return f"api:{grant}" if grant is not None else "api"
+
+
+async def post_validate(request: web.Request) -> web.Response:
+    """Vouch for a fact: a quarantined fact becomes active."""
+    fact_id = path_id(request, "fact_id")
+    key = header_key(request)
+    body = await parse_body(request, VALIDATE_BODY, allow_empty=True)
+    log = await _async_fact_log(request, fact_id)
+    retried = log.by_key(key)
+    if retried is not None:
+        return json_response({"fact_id": fact_id, "position": retried.position})
+    log.require_live()
+    event = FactValidated(fact_id=fact_id, by=_actor(request), note=body.get("note"))
+    [position] = await async_append(
+        request,
+        [NewEvent(event, idempotency_key=key)],
+        expected_versions={fact_stream(fact_id): log.version},
+    )
+    return json_response({"fact_id": fact_id, "position": position})
+
+
+async def delete_fact(request: web.Request) -> web.Response:
+    """Forget a fact: hidden from queries from now on, kept in the log and in history."""
+    fact_id = path_id(request, "fact_id")
+    query = parse_query(request.query, FORGET_QUERY)
+    log = await _async_fact_log(request, fact_id)
+    done = next((e for e in log.events if isinstance(e.event, FactForgotten)), None)
+    if done is not None:
+        return json_response({"fact_id": fact_id, "position": done.position})
+    log.require_live()
+    event = FactForgotten(fact_id=fact_id, reason=query.get("reason"))
+    [position] = await async_append(
+        request, [NewEvent(event)], expected_versions={fact_stream(fact_id): log.version}
+    )
+    return json_response({"fact_id": fact_id, "position": position})
+
+
+async def get_one(request: web.Request) -> web.Response:
+    """Return a fact as believed now (or at ``known_at``); a forgotten fact is 404."""
+    fact_id = path_id(request, "fact_id")
+    query = parse_query(request.query, GET_QUERY)
+    engine = state_of(request).require_reads()
+    async with engine.connect() as conn:
+        row = await get_fact(conn, namespace_of(request), fact_id, known_at=query.get("known_at"))
+    if row is None or row.forgotten:
+        raise not_found("fact", fact_id)
+    return json_response(fact_json(row))
+
+
+async def list_facts(request: web.Request) -> web.Response:
+    """Query facts by valid time, transaction time, status, tag and owner."""
+    query = parse_query(request.query, LIST_QUERY)
+    engine = state_of(request).require_reads()
+    async with engine.connect() as conn:
+        rows = await query_facts(
+            conn,
+            namespace_of(request),
+            as_of=query.get("as_of"),
+            known_at=query.get("known_at"),
+            status=query.get("status"),
+            tag=query.get("tag"),
+            owner=query.get("owner"),
+            include_quarantined=query.get("include_quarantined", False),
+            include_superseded=query.get("include_superseded", False),
+            limit=query.get("limit", 100),
+        )
+    return json_response({"facts": [fact_json(r) for r in rows]})
+
+
+async def get_history(request: web.Request) -> web.Response:
+    """Return the supersede chain through a fact and every version of the fact itself."""
+    fact_id = path_id(request, "fact_id")
+    namespace = namespace_of(request)
+    engine = state_of(request).require_reads()
+    async with engine.connect() as conn:
+        versions = await fact_versions(conn, namespace, fact_id)
+        if not versions:
+            raise not_found("fact", fact_id)
+        chain = await fact_history(conn, namespace, fact_id)
+    return json_response(
+        {
+            "fact_id": fact_id,
+            "chain": [fact_json(r) for r in chain],
+            "versions": [fact_json(r) for r in versions],
+        }
+    )
+
+
+def add_routes(app: web.Application) -> None:
+    """Register the fact routes."""
+    app.router.add_post("/v1/facts", post_fact)
+    app.router.add_get("/v1/facts", list_facts, allow_head=False)
+    app.router.add_get("/v1/facts/{fact_id}", get_one, allow_head=False)
+    app.router.add_delete("/v1/facts/{fact_id}", delete_fact)
+    app.router.add_post("/v1/facts/{fact_id}/supersede", post_supersede)
+    app.router.add_post("/v1/facts/{fact_id}/validate", post_validate)
+    app.router.add_get("/v1/facts/{fact_id}/history", get_history, allow_head=False)
