@@ -84,7 +84,6 @@ def postgres_engine(
         asyncpg_url(url),
         pool_size=pool_size,
         max_overflow=max_overflow,
-        pool_pre_ping=True,
         connect_args=connect_args,
     )
 
