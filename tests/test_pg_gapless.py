@@ -29,6 +29,7 @@ IN_PROCESS_WRITERS = 6
 CHILD_PROCESSES = 2
 WRITERS_PER_CHILD = 2
 APPENDS_PER_WRITER = 40
+REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
 def batch_size(append: int) -> int:
@@ -90,7 +91,7 @@ async def test_concurrent_writers_reach_a_subscriber_gapless_and_in_order(
                 "tests.test_pg_gapless",
                 pg_url,
                 str(child),
-                cwd=Path(__file__).resolve().parents[1],
+                cwd=REPO_ROOT,
             )
             for child in range(CHILD_PROCESSES)
         ]
