@@ -23,6 +23,7 @@ CommandHandler = Callable[[argparse.Namespace], Coroutine[Any, Any, int]]
 COMMAND_MODULES: tuple[str, ...] = (
     "daemon.cli.events_cmd",
     "daemon.cli.projections_cmd",
+    "daemon.cli.serve_cmd",
 )
 
 
