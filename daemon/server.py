@@ -1,0 +1,319 @@
+"""Run the daemon: open the store, serve the API, become ready, shut down in stages.
+
+Startup: load the configuration, bind the listeners (the unix socket, created 0600 after
+removing a stale one; TCP on loopback with bearer tokens; or sockets handed over by systemd),
+start the app (which opens the store and starts the projection runner), print where it listens,
+and notify systemd ``READY=1`` once the projections have caught up with the log.
+
+Signals: SIGTERM/SIGINT start the staged shutdown; SIGHUP reloads the configuration.
+
+Shutdown, each stage bounded: stop accepting connections; end event streams; let in-flight
+requests finish (``server.shutdown_timeout``); let the projection runner fold what was
+committed and checkpoint; close the store; remove the socket file. Exit status 0.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import logging
+import os
+import signal
+import socket
+import stat
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from aiohttp import web
+
+from daemon import systemd_compat as systemd
+from daemon.app import STATE, AppSettings, AppState, build_app, package_version
+from daemon.auth import TOKEN_FILE, TokenFileError, load_tokens
+from daemon.backend import Backend
+from daemon.config import Config, ConfigError, load_config
+from events.clock import Clock
+
+log = logging.getLogger("memoryd.server")
+
+SOCKET_BACKLOG = 512
+
+
+class ServeError(RuntimeError):
+    """The daemon cannot start (a message for a person)."""
+
+
+@dataclass(slots=True)
+class Listener:
+    """One listening socket and how to describe it."""
+
+    sock: socket.socket
+    label: str
+    is_unix: bool
+    owned_path: Path | None = None
+    """A socket file this daemon created (removed at shutdown)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ServeOptions:
+    """How ``memoryd serve`` was asked to run."""
+
+    config_path: Path | None = None
+    overrides: Mapping[str, object] = field(default_factory=dict)
+    env: Mapping[str, str] | None = None
+
+
+def bind_unix_socket(path: Path) -> socket.socket:
+    """Bind a listening unix socket at ``path`` with mode 0600, replacing a stale one."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    try:
+        mode = path.lstat().st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None:
+        if not stat.S_ISSOCK(mode):
+            raise ServeError(f"{path} exists and is not a socket; refusing to replace it")
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        probe.settimeout(1.0)
+        try:
+            probe.connect(str(path))
+        except (ConnectionRefusedError, FileNotFoundError):
+            path.unlink(missing_ok=True)  # stale: nobody is listening
+        except OSError as exc:
+            raise ServeError(f"cannot check the existing socket {path}: {exc}") from exc
+        else:
+            raise ServeError(f"another memoryd is already listening on {path}")
+        finally:
+            probe.close()
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    old_umask = os.umask(0o177)
+    try:
+        sock.bind(str(path))
+    except OSError as exc:
+        sock.close()
+        raise ServeError(f"cannot listen on {path}: {exc.strerror or exc}") from exc
+    finally:
+        os.umask(old_umask)
+    os.chmod(path, 0o600)
+    sock.listen(SOCKET_BACKLOG)
+    sock.setblocking(False)
+    return sock
+
+
+def bind_tcp_socket(host: str, port: int) -> socket.socket:
+    """Bind a listening TCP socket."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        sock = socket.create_server(
+            (host, port), family=family, backlog=SOCKET_BACKLOG, reuse_port=False
+        )
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise ServeError(f"{host}:{port} is already in use") from exc
+        raise ServeError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
+    sock.setblocking(False)
+    return sock
+
+
+def _tcp_label(sock: socket.socket) -> str:
+    host, port = sock.getsockname()[:2]
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
+def open_listeners(config: Config, env: Mapping[str, str] | None = None) -> list[Listener]:
+    """Take systemd's sockets if it passed any, else bind the configured ones."""
+    listeners: list[Listener] = []
+    for sock in systemd.listen_sockets(env):
+        if sock.family == socket.AF_UNIX:
+            listeners.append(Listener(sock, f"unix:{sock.getsockname()}", is_unix=True))
+        else:
+            listeners.append(Listener(sock, _tcp_label(sock), is_unix=False))
+    if listeners:
+        return listeners
+    path = config.server.socket
+    listeners.append(
+        Listener(bind_unix_socket(path), f"unix:{path}", is_unix=True, owned_path=path)
+    )
+    http = config.server.http
+    if http is not None:
+        try:
+            sock = bind_tcp_socket(http.host, http.port)
+        except ServeError:
+            close_listeners(listeners)
+            raise
+        listeners.append(Listener(sock, _tcp_label(sock), is_unix=False))
+    return listeners
+
+
+def close_listeners(listeners: list[Listener]) -> None:
+    """Close listening sockets and remove the socket files this daemon created."""
+    for listener in listeners:
+        with contextlib.suppress(OSError):
+            listener.sock.close()
+        path = listener.owned_path
+        if path is not None:
+            with contextlib.suppress(OSError):
+                path.unlink()
+
+
+def app_settings(config: Config) -> AppSettings:
+    """Return the API's settings from the configuration."""
+    return AppSettings(
+        backend=Backend(data_dir=config.storage.data_dir, database_url=config.storage.database_url),
+        max_body_bytes=config.server.max_body_size,
+        drain_timeout=config.server.shutdown_timeout.total_seconds(),
+    )
+
+
+class Server:
+    """One run of the daemon, from binding the sockets to the last checkpoint."""
+
+    def __init__(
+        self,
+        config: Config,
+        options: ServeOptions | None = None,
+        *,
+        clock: Clock | None = None,
+        out: Callable[[str], None] | None = None,
+    ) -> None:
+        self.config = config
+        self.options = options or ServeOptions()
+        self.clock = clock
+        self.out = out or _print
+        self.stop_requested = asyncio.Event()
+        self.exit_status = 0
+        self._reload_task: asyncio.Task[None] | None = None
+
+    def request_stop(self, status: int = 0) -> None:
+        """Begin the staged shutdown."""
+        if not self.stop_requested.is_set():
+            self.exit_status = status
+            self.stop_requested.set()
+
+    async def async_reload(self) -> None:
+        """Re-read the configuration; keep the old one if the new one is invalid."""
+        systemd.notify("RELOADING=1", f"MONOTONIC_USEC={systemd.monotonic_usec()}")
+        try:
+            new = load_config(self.options.config_path, self.options.env, self.options.overrides)
+        except ConfigError as exc:
+            log.error("configuration reload rejected; keeping the old one: %s", exc)
+        else:
+            changed = self.config.changed_keys(new)
+            self.config = new
+            restart = [k for k in changed if k.startswith(("server.", "storage."))]
+            log.info("configuration reloaded; changed: %s", ", ".join(changed) or "nothing")
+            if restart:
+                log.warning("these keys take effect at the next start: %s", ", ".join(restart))
+        systemd.notify("READY=1", "STATUS=serving")
+
+    def _install_signals(self) -> None:
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGTERM, self.request_stop)
+        loop.add_signal_handler(signal.SIGINT, self.request_stop)
+        loop.add_signal_handler(signal.SIGHUP, self._on_sighup)
+
+    def _remove_signals(self) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            loop.remove_signal_handler(sig)
+
+    def _on_sighup(self) -> None:
+        if self._reload_task is None or self._reload_task.done():
+            self._reload_task = asyncio.create_task(self.async_reload(), name="memoryd-reload")
+
+    async def async_run(self) -> int:
+        """Serve until asked to stop; return the exit status."""
+        config = self.config
+        data_dir = config.storage.data_dir
+        data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        settings = app_settings(config)
+        listeners = open_listeners(config, self.options.env)
+        try:
+            tokens = load_tokens(data_dir) if any(not lst.is_unix for lst in listeners) else None
+        except (OSError, TokenFileError) as exc:
+            close_listeners(listeners)
+            raise ServeError(f"cannot load the API tokens: {exc}") from exc
+        app = build_app(settings, clock=self.clock, tokens=tokens)
+        state = app[STATE]
+        runner = web.AppRunner(
+            app, handle_signals=False, shutdown_timeout=settings.drain_timeout, access_log=None
+        )
+        self._install_signals()
+        try:
+            systemd.notify("STATUS=opening the event store")
+            try:
+                await runner.setup()
+            except Exception:
+                close_listeners(listeners)
+                raise
+            for listener in listeners:
+                site = web.SockSite(runner, listener.sock, shutdown_timeout=settings.drain_timeout)
+                await site.start()
+            self.out(
+                f"memoryd {package_version()} listening on "
+                + ", ".join(lst.label for lst in listeners)
+                + f" (data dir {data_dir})"
+            )
+            if tokens is not None:
+                self.out(f"memoryd: TCP clients need the bearer token in {data_dir / TOKEN_FILE}")
+            systemd.notify("STATUS=catching up with the log")
+            await self._async_until_ready_or_stop(state)
+            if state.ready.is_set() and not self.stop_requested.is_set():
+                position = state.projection_position()
+                self.out(f"memoryd: ready (log position {position})")
+                systemd.notify("READY=1", f"STATUS=serving (position {position})")
+            watchdog = systemd.start_watchdog()
+            await self.stop_requested.wait()
+            if watchdog is not None:
+                watchdog.cancel()
+            systemd.notify("STOPPING=1", "STATUS=shutting down")
+            self.out("memoryd: shutting down")
+            await runner.cleanup()
+        finally:
+            self._remove_signals()
+            close_listeners(listeners)
+        self.out("memoryd: stopped")
+        return self.exit_status
+
+    async def _async_until_ready_or_stop(self, state: AppState) -> None:
+        """Wait for readiness; stop with status 1 if the projection runner dies."""
+        waits: list[asyncio.Future[object]] = [
+            asyncio.ensure_future(state.ready.wait()),
+            asyncio.ensure_future(self.stop_requested.wait()),
+        ]
+        if state.runner_task is not None:
+            waits.append(asyncio.ensure_future(asyncio.shield(state.runner_task)))
+            state.runner_task.add_done_callback(lambda t: self._on_runner_done(t))
+        try:
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for w in waits:
+                w.cancel()
+
+    def _on_runner_done(self, task: asyncio.Task[None]) -> None:
+        if task.cancelled() or self.stop_requested.is_set():
+            return
+        exc = task.exception()
+        log.error("the projection runner stopped: %r; shutting down", exc)
+        self.request_stop(1)
+
+
+def _print(line: str) -> None:
+    print(line, flush=True)
+
+
+async def async_serve(options: ServeOptions) -> int:
+    """Load the configuration and run the daemon; return the exit status."""
+    try:
+        config = load_config(options.config_path, options.env, options.overrides)
+    except ConfigError as exc:
+        print(f"memoryd: {exc}", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    try:
+        return await Server(config, options).async_run()
+    except ServeError as exc:
+        print(f"memoryd: {exc}", file=sys.stderr)
+        return 1
