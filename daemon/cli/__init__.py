@@ -24,6 +24,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "daemon.cli.events_cmd",
     "daemon.cli.projections_cmd",
     "daemon.cli.serve_cmd",
+    "daemon.cli.db_cmd",
+    "daemon.cli.store_cmd",
 )
 
 
