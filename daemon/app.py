@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import re
 import socket
 import time
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -28,12 +26,13 @@ import events.daemon_events  # noqa: F401  (registers CompactionAnnounced with t
 from daemon.api.errors import ApiError, error_response, from_http_exception
 from daemon.auth import TokenSet
 from daemon.backend import Backend
+from daemon.logging import get_logger, new_request_id, request_context
 from daemon.metrics import Metrics
 from events.clock import Clock, SystemClock
 from events.store.base import EventStore
 from projections.runner import ProjectionRunner
 
-log = logging.getLogger("memoryd.api")
+log = get_logger("memoryd.api")
 
 NAMESPACE_HEADER = "X-Memoryd-Namespace"
 DEFAULT_NAMESPACE = "default"
@@ -130,7 +129,7 @@ class AppState:
             await self.runner.wait_for(position, timeout=self.settings.read_your_writes_timeout)
         )
         if not ok:
-            log.warning("projections did not reach position %d in time", position)
+            log.warning("projections did not reach the position in time", position=position)
         return ok
 
 
@@ -165,10 +164,11 @@ def _route_label(request: web.Request) -> str:
 async def observe_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
     """Tag the request with an id and record its count and latency."""
     start = time.perf_counter()
-    request_id = request.headers.get(REQUEST_ID_HEADER) or uuid.uuid4().hex
+    request_id = request.headers.get(REQUEST_ID_HEADER) or new_request_id()
     status = 500
     try:
-        response = await handler(request)
+        with request_context(request_id):
+            response = await handler(request)
         status = response.status
         if not response.prepared:
             response.headers[REQUEST_ID_HEADER] = request_id
@@ -202,7 +202,7 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
     except asyncio.CancelledError:
         raise
     except Exception:
-        log.exception("unhandled error in %s %s", request.method, request.path)
+        log.exception("unhandled error", method=request.method, path=request.path)
         return error_response(500, "internal_error", "internal error; see the daemon's log")
 
 
@@ -309,7 +309,7 @@ async def _async_run_projections(state: AppState, runner: Any) -> None:
     """Catch up, declare readiness, then follow the log."""
     await runner.catch_up()
     state.ready.set()
-    log.info("projections caught up at position %d", state.projection_position())
+    log.info("projections caught up", position=state.projection_position())
     await runner.run()
 
 
@@ -319,10 +319,11 @@ async def _async_stop_runner(state: AppState) -> None:
     if task is None:
         return
     runner = state.runner
-    stop = getattr(runner, "stop", None)
-    if stop is not None:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(stop(), state.settings.stop_timeout)
+    store = state.store
+    if store is not None and not task.done():
+        # Let the runner fold (and checkpoint) everything committed before it stops.
+        head = await store.head()
+        await runner.wait_for(head, timeout=state.settings.stop_timeout)
     if not task.done():
         task.cancel()
     with contextlib.suppress(asyncio.CancelledError):

@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
-import logging
 import os
 import signal
 import socket
@@ -34,9 +33,10 @@ from daemon.app import STATE, AppSettings, AppState, build_app, package_version
 from daemon.auth import TOKEN_FILE, TokenFileError, load_tokens
 from daemon.backend import Backend
 from daemon.config import Config, ConfigError, load_config
+from daemon.logging import configure_logging, get_logger
 from events.clock import Clock
 
-log = logging.getLogger("memoryd.server")
+log = get_logger("memoryd.server")
 
 SOCKET_BACKLOG = 512
 
@@ -185,6 +185,7 @@ class Server:
         self.stop_requested = asyncio.Event()
         self.exit_status = 0
         self._reload_task: asyncio.Task[None] | None = None
+        self.options_logging = config.logging
 
     def request_stop(self, status: int = 0) -> None:
         """Begin the staged shutdown."""
@@ -198,14 +199,17 @@ class Server:
         try:
             new = load_config(self.options.config_path, self.options.env, self.options.overrides)
         except ConfigError as exc:
-            log.error("configuration reload rejected; keeping the old one: %s", exc)
+            log.error("configuration reload rejected; keeping the old one", errors=exc.errors)
         else:
             changed = self.config.changed_keys(new)
             self.config = new
             restart = [k for k in changed if k.startswith(("server.", "storage."))]
-            log.info("configuration reloaded; changed: %s", ", ".join(changed) or "nothing")
+            if new.logging != self.options_logging:
+                configure_logging(new.logging.level, new.logging.format)
+                self.options_logging = new.logging
+            log.info("configuration reloaded", changed=changed)
             if restart:
-                log.warning("these keys take effect at the next start: %s", ", ".join(restart))
+                log.warning("these keys take effect at the next start", keys=restart)
         systemd.notify("READY=1", "STATUS=serving")
 
     def _install_signals(self) -> None:
@@ -249,7 +253,7 @@ class Server:
                 close_listeners(listeners)
                 raise
             for listener in listeners:
-                site = web.SockSite(runner, listener.sock, shutdown_timeout=settings.drain_timeout)
+                site = web.SockSite(runner, listener.sock)
                 await site.start()
             self.out(
                 f"memoryd {package_version()} listening on "
@@ -296,12 +300,13 @@ class Server:
         if task.cancelled() or self.stop_requested.is_set():
             return
         exc = task.exception()
-        log.error("the projection runner stopped: %r; shutting down", exc)
+        log.error("the projection runner stopped; shutting down", error=repr(exc))
         self.request_stop(1)
 
 
 def _print(line: str) -> None:
-    print(line, flush=True)
+    # Human status lines on stderr: stdout carries the (possibly JSON) log stream.
+    print(line, file=sys.stderr, flush=True)
 
 
 async def async_serve(options: ServeOptions) -> int:
@@ -311,7 +316,7 @@ async def async_serve(options: ServeOptions) -> int:
     except ConfigError as exc:
         print(f"memoryd: {exc}", file=sys.stderr)
         return 2
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    configure_logging(config.logging.level, config.logging.format)
     try:
         return await Server(config, options).async_run()
     except ServeError as exc:
