@@ -28,7 +28,7 @@ from pathlib import Path
 
 from aiohttp import web
 
-from daemon import systemd_compat as systemd
+from daemon import systemd
 from daemon.app import STATE, AppSettings, AppState, build_app, package_version
 from daemon.auth import TOKEN_FILE, TokenFileError, load_tokens
 from daemon.backend import Backend
@@ -125,7 +125,8 @@ def _tcp_label(sock: socket.socket) -> str:
 def open_listeners(config: Config, env: Mapping[str, str] | None = None) -> list[Listener]:
     """Take systemd's sockets if it passed any, else bind the configured ones."""
     listeners: list[Listener] = []
-    for sock in systemd.listen_sockets(env):
+    environ = dict(env) if env is not None else None
+    for sock in systemd.listen_fds(environ=environ).values():
         if sock.family == socket.AF_UNIX:
             listeners.append(Listener(sock, f"unix:{sock.getsockname()}", is_unix=True))
         else:
@@ -195,7 +196,7 @@ class Server:
 
     async def async_reload(self) -> None:
         """Re-read the configuration; keep the old one if the new one is invalid."""
-        systemd.notify("RELOADING=1", f"MONOTONIC_USEC={systemd.monotonic_usec()}")
+        systemd.reloading("reloading the configuration")
         try:
             new = load_config(self.options.config_path, self.options.env, self.options.overrides)
         except ConfigError as exc:
@@ -210,7 +211,7 @@ class Server:
             log.info("configuration reloaded", changed=changed)
             if restart:
                 log.warning("these keys take effect at the next start", keys=restart)
-        systemd.notify("READY=1", "STATUS=serving")
+        systemd.ready("serving")
 
     def _install_signals(self) -> None:
         loop = asyncio.get_running_loop()
@@ -246,7 +247,7 @@ class Server:
         )
         self._install_signals()
         try:
-            systemd.notify("STATUS=opening the event store")
+            systemd.status("opening the event store")
             try:
                 await runner.setup()
             except Exception:
@@ -262,17 +263,15 @@ class Server:
             )
             if tokens is not None:
                 self.out(f"memoryd: TCP clients need the bearer token in {data_dir / TOKEN_FILE}")
-            systemd.notify("STATUS=catching up with the log")
+            systemd.status("catching up with the log")
             await self._async_until_ready_or_stop(state)
             if state.ready.is_set() and not self.stop_requested.is_set():
                 position = state.projection_position()
                 self.out(f"memoryd: ready (log position {position})")
-                systemd.notify("READY=1", f"STATUS=serving (position {position})")
-            watchdog = systemd.start_watchdog()
-            await self.stop_requested.wait()
-            if watchdog is not None:
-                watchdog.cancel()
-            systemd.notify("STOPPING=1", "STATUS=shutting down")
+                systemd.ready(f"serving (position {position})")
+            async with systemd.Watchdog(healthy=lambda: not state.stopping.is_set()):
+                await self.stop_requested.wait()
+            systemd.stopping("shutting down")
             self.out("memoryd: shutting down")
             await runner.cleanup()
         finally:

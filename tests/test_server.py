@@ -15,6 +15,7 @@ import aiohttp
 import pytest
 
 from daemon.config import Config, load_config
+from daemon.logging import reset_logging
 from daemon.server import ServeError, ServeOptions, Server, bind_unix_socket
 
 
@@ -168,5 +169,8 @@ async def test_sighup_reloads_and_bad_config_is_kept_out(tmp_path: Path) -> None
             await asyncio.sleep(0.02)
         assert server.config.logging.level == "debug"
         cfg.write_text('[logging]\nlevel = "loud"\n')
-        await server.async_reload()
-        assert server.config.logging.level == "debug"
+        try:
+            await server.async_reload()
+            assert server.config.logging.level == "debug"
+        finally:
+            reset_logging()
