@@ -79,7 +79,7 @@ class LLMSettings:
         base_url = data.get("base_url") or DEFAULT_BASE_URLS.get(provider)
         if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
             raise SettingsError(f"{prefix}.base_url must be an http:// or https:// URL")
-        api_key_env = data.get("api_key_env")
+        api_key_env = data.get("api_key_env") or None  # "" means: no key
         if api_key_env is not None and (not isinstance(api_key_env, str) or not api_key_env):
             raise SettingsError(f"{prefix}.api_key_env must name an environment variable")
         timeout = data.get("timeout", 60.0)

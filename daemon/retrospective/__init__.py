@@ -1,0 +1,1 @@
+"""Retrospectives: the scheduler (triggers, sweep), the worker (slice, prompt, model, facts)."""

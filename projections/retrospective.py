@@ -1,0 +1,681 @@
+"""Retrospective state: a pure fold of messages and retrospective events, per conversation.
+
+Two readers, one fold. The scheduler keeps a :class:`RetrospectiveFold` in memory (it needs
+the unreviewed tail of every conversation to evaluate triggers) and rebuilds it from position
+0 at start-up, so replaying the log reproduces the scheduler's state exactly. The
+:class:`RetrospectiveProjection` writes the part the API shows (cursor, last attempt, last
+success, remembered log, runs) to tables, through the same transition function
+(:func:`apply_run_event`), so both always agree.
+
+Fold rules (no clock; times come from events):
+
+- ``MessageAppended`` to a conversation puts a new message on its unreviewed *tail* (in log
+  position order; a repeat of a message id updates it in place, e.g. when it is finalized).
+  A message at or before the cursor is already reviewed and is not tracked again.
+- ``ConversationForked`` whose fork a ``RetrospectiveStarted`` names is a retrospective's
+  reading fork: tracked under its conversation, never a conversation of its own.
+  ``ConversationDeleted`` of such a fork marks it cleaned; of a conversation, stops tracking.
+- Run events move a run through ``pending -> running -> succeeded | failed (awaiting retry)
+  -> ... -> abandoned``, or to ``skipped``. There is at most one pending and one running run
+  per conversation. ``Started`` sets ``last_attempt_at``; ``Succeeded`` sets
+  ``last_success_at`` and grows the remembered log (100 entries / 8 KB, oldest dropped);
+  ``CursorAdvanced`` moves the cursor and drops the reviewed messages from the tail.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, ClassVar, Literal
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from events.clock import from_micros, to_micros
+from events.retrospective_events import (
+    RetrospectiveAbandoned,
+    RetrospectiveCursorAdvanced,
+    RetrospectiveDeferred,
+    RetrospectiveFailed,
+    RetrospectiveScheduled,
+    RetrospectiveSkipped,
+    RetrospectiveStarted,
+    RetrospectiveSucceeded,
+    RetrospectiveSweepCompleted,
+)
+from events.store.base import StoredEvent
+from events.types import (
+    ConversationDeleted,
+    ConversationForked,
+    Event,
+    MessageAppended,
+    content_text,
+)
+from projections.base import Projection, chunks, dumps, loads, upsert
+
+RunStatus = Literal["pending", "running", "succeeded", "failed", "skipped", "abandoned"]
+TERMINAL: frozenset[str] = frozenset({"succeeded", "skipped", "abandoned"})
+
+REMEMBERED_MAX_ENTRIES = 100
+REMEMBERED_MAX_BYTES = 8 * 1024
+REMEMBERED_ENTRY_MAX_BYTES = 1024
+KEEP_TERMINAL_RUNS = 50
+"""Finished runs the in-memory fold keeps per conversation (the table keeps all)."""
+
+RunEvent = (
+    RetrospectiveScheduled
+    | RetrospectiveDeferred
+    | RetrospectiveStarted
+    | RetrospectiveSkipped
+    | RetrospectiveSucceeded
+    | RetrospectiveFailed
+    | RetrospectiveAbandoned
+    | RetrospectiveCursorAdvanced
+)
+RUN_EVENT_TYPES = (
+    RetrospectiveScheduled,
+    RetrospectiveDeferred,
+    RetrospectiveStarted,
+    RetrospectiveSkipped,
+    RetrospectiveSucceeded,
+    RetrospectiveFailed,
+    RetrospectiveAbandoned,
+    RetrospectiveCursorAdvanced,
+)
+
+
+def has_user_content(role: str, content: Any) -> bool:
+    """Return True for a user message with real text (a tool_result on a user row is not)."""
+    if role != "user":
+        return False
+    if isinstance(content, str):
+        return bool(content.strip())
+    return any(
+        isinstance(block, dict)
+        and block.get("type") == "text"
+        and bool(str(block.get("text", "")).strip())
+        for block in content
+    )
+
+
+@dataclass(slots=True)
+class TailMessage:
+    """One unreviewed message: what the triggers need, not its content."""
+
+    message_id: str
+    position: int
+    role: str
+    user_content: bool
+    finalized: bool
+    created_at: datetime
+    chars: int = 0
+
+
+@dataclass(slots=True)
+class RunState:
+    """One run as the log tells it."""
+
+    run_id: str
+    trigger: str
+    scheduled_at: datetime
+    scheduled_position: int
+    status: RunStatus = "pending"
+    triggers: list[str] = field(default_factory=list)
+    inputs: dict[str, Any] = field(default_factory=dict)
+    not_before: datetime | None = None
+    attempt: int = 0
+    facts_written: int = 0
+    error: str | None = None
+    error_message: str | None = None
+    retry_at: datetime | None = None
+    fork_id: str | None = None
+    message_ids: list[str] = field(default_factory=list)
+    replay_of: str | None = None
+    deferred_reason: str | None = None
+    deferred_until: datetime | None = None
+    deferred_on: str | None = None
+    finished_at: datetime | None = None
+    skip_reason: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the API view of this run."""
+        out: dict[str, Any] = {
+            "run_id": self.run_id,
+            "trigger": self.trigger,
+            "status": self.status,
+            "facts_written": self.facts_written,
+            "attempt": self.attempt,
+            "scheduled_at": self.scheduled_at.isoformat(),
+        }
+        if self.error is not None:
+            out["error"] = self.error
+        if self.retry_at is not None and self.status == "failed":
+            out["retry_at"] = self.retry_at.isoformat()
+        if self.skip_reason is not None:
+            out["reason"] = self.skip_reason
+        if self.replay_of is not None:
+            out["replay_of"] = self.replay_of
+        return out
+
+
+@dataclass(slots=True)
+class ForkRecord:
+    """A reading fork made by a run's attempt."""
+
+    run_id: str
+    succeeded: bool = False
+    deleted: bool = False
+
+
+@dataclass(slots=True)
+class ConversationRetro:
+    """One conversation's retrospective state."""
+
+    namespace: str
+    conversation_id: str
+    stream_version: int = 0
+    cursor_message_id: str | None = None
+    cursor_position: int = 0
+    last_attempt_at: datetime | None = None
+    last_success_at: datetime | None = None
+    last_message_at: datetime | None = None
+    tail: list[TailMessage] = field(default_factory=list)
+    seen: set[str] = field(default_factory=set)
+    runs: dict[str, RunState] = field(default_factory=dict)
+    pending_run_id: str | None = None
+    running_run_id: str | None = None
+    remembered: list[str] = field(default_factory=list)
+    forks: dict[str, ForkRecord] = field(default_factory=dict)
+    deleted: bool = False
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """Return ``(namespace, conversation_id)``."""
+        return (self.namespace, self.conversation_id)
+
+    @property
+    def pending(self) -> RunState | None:
+        """Return the pending run (also one awaiting a retry), if any."""
+        return None if self.pending_run_id is None else self.runs.get(self.pending_run_id)
+
+    @property
+    def running(self) -> RunState | None:
+        """Return the running run, if any."""
+        return None if self.running_run_id is None else self.runs.get(self.running_run_id)
+
+    def first_unfinalized(self) -> TailMessage | None:
+        """Return the first unreviewed message not finalized yet (the conversation is mid-turn)."""
+        return next((m for m in self.tail if not m.finalized), None)
+
+    def reviewable(self) -> list[TailMessage]:
+        """Return the unreviewed messages up to (not including) the first unfinalized one."""
+        out: list[TailMessage] = []
+        for message in self.tail:
+            if not message.finalized:
+                break
+            out.append(message)
+        return out
+
+    def remembered_bytes(self) -> int:
+        """Return the size of the remembered log in UTF-8 bytes."""
+        return sum(len(t.encode()) for t in self.remembered)
+
+    def view(self) -> dict[str, Any]:
+        """Return the API view: cursor, times, remembered log and runs (newest first)."""
+        return {
+            "conversation_id": self.conversation_id,
+            "cursor": self.cursor_message_id,
+            "last_attempt_at": _iso(self.last_attempt_at),
+            "last_success_at": _iso(self.last_success_at),
+            "remembered": list(self.remembered),
+            "runs": [r.to_json() for r in reversed(self.runs.values())],
+        }
+
+
+def _iso(when: datetime | None) -> str | None:
+    return None if when is None else when.isoformat()
+
+
+def _cap_entry(text: str) -> str:
+    raw = text.encode()
+    if len(raw) <= REMEMBERED_ENTRY_MAX_BYTES:
+        return text
+    return raw[: REMEMBERED_ENTRY_MAX_BYTES - 3].decode(errors="ignore") + "..."
+
+
+def bounded_remembered(existing: Sequence[str], added: Iterable[str]) -> list[str]:
+    """Append to a remembered log, dropping the oldest past 100 entries or 8 KB."""
+    log = list(existing) + [_cap_entry(t) for t in added if t]
+    size = sum(len(t.encode()) for t in log)
+    while log and (len(log) > REMEMBERED_MAX_ENTRIES or size > REMEMBERED_MAX_BYTES):
+        size -= len(log.pop(0).encode())
+    return log
+
+
+def _end_run(conv: ConversationRetro, run: RunState, status: RunStatus, at: datetime) -> None:
+    run.status = status
+    run.finished_at = at
+    if conv.pending_run_id == run.run_id:
+        conv.pending_run_id = None
+    if conv.running_run_id == run.run_id:
+        conv.running_run_id = None
+
+
+def _trim_runs(conv: ConversationRetro) -> None:
+    finished = [r for r in conv.runs.values() if r.status in TERMINAL]
+    for run in finished[: max(0, len(finished) - KEEP_TERMINAL_RUNS)]:
+        del conv.runs[run.run_id]
+
+
+def apply_run_event(
+    conv: ConversationRetro, event: RunEvent, position: int, *, trim: bool = True
+) -> None:
+    """Apply one retrospective run event to a conversation's state (the shared transition)."""
+    if isinstance(event, RetrospectiveCursorAdvanced):
+        if event.position >= conv.cursor_position:
+            conv.cursor_message_id = event.message_id
+            conv.cursor_position = event.position
+            conv.tail = [m for m in conv.tail if m.position > event.position]
+        return
+    if isinstance(event, RetrospectiveScheduled):
+        run = conv.runs.get(event.run_id)
+        if event.merged and run is not None:
+            run.triggers.append(event.trigger)
+            if event.not_before is not None:
+                run.not_before = event.not_before
+                if run.retry_at is not None:
+                    run.retry_at = min(run.retry_at, event.not_before)
+            return
+        if run is not None:
+            return  # a duplicate: the first scheduling wins
+        conv.runs[event.run_id] = RunState(
+            run_id=event.run_id,
+            trigger=event.trigger,
+            triggers=[event.trigger],
+            scheduled_at=event.at,
+            scheduled_position=position,
+            inputs=dict(event.inputs),
+            not_before=event.not_before,
+            message_ids=list(event.message_ids),
+            replay_of=event.replay_of,
+        )
+        conv.pending_run_id = event.run_id
+        return
+    run = conv.runs.get(event.run_id)
+    if run is None:
+        return
+    if isinstance(event, RetrospectiveDeferred):
+        run.deferred_reason = event.reason
+        run.deferred_until = event.until
+        run.deferred_on = event.waiting_on
+    elif isinstance(event, RetrospectiveStarted):
+        run.status = "running"
+        run.attempt = event.attempt
+        run.fork_id = event.fork_id
+        run.deferred_reason = run.deferred_until = run.deferred_on = None
+        if not run.message_ids or run.replay_of is None:
+            run.message_ids = list(event.message_ids)
+        conv.last_attempt_at = event.at
+        if conv.pending_run_id == run.run_id:
+            conv.pending_run_id = None
+        conv.running_run_id = run.run_id
+        conv.forks[event.fork_id] = ForkRecord(run_id=run.run_id)
+    elif isinstance(event, RetrospectiveSkipped):
+        run.skip_reason = event.reason
+        _end_run(conv, run, "skipped", event.at)
+    elif isinstance(event, RetrospectiveSucceeded):
+        run.facts_written = len(event.fact_ids)
+        run.error = None
+        run.retry_at = None
+        conv.last_success_at = event.at
+        conv.remembered = bounded_remembered(conv.remembered, event.remembered)
+        if run.fork_id is not None and run.fork_id in conv.forks:
+            conv.forks[run.fork_id].succeeded = True
+        _end_run(conv, run, "succeeded", event.at)
+    elif isinstance(event, RetrospectiveFailed):
+        run.error = event.error_class
+        run.error_message = event.message
+        run.attempt = event.attempt
+        run.status = "failed"
+        run.retry_at = event.retry_at
+        if conv.running_run_id == run.run_id:
+            conv.running_run_id = None
+        if event.retry_at is not None:
+            run.not_before = event.retry_at
+            conv.pending_run_id = run.run_id
+        elif conv.pending_run_id == run.run_id:
+            conv.pending_run_id = None
+    elif isinstance(event, RetrospectiveAbandoned):
+        run.message_ids = list(event.message_ids)
+        _end_run(conv, run, "abandoned", event.at)
+    if trim:
+        _trim_runs(conv)
+
+
+class RetrospectiveFold:
+    """Every conversation's retrospective state, folded from the whole log in memory."""
+
+    def __init__(self) -> None:
+        self.conversations: dict[tuple[str, str], ConversationRetro] = {}
+        self.fork_owner: dict[tuple[str, str], str] = {}
+        """``(namespace, fork id) -> conversation id`` of every retrospective reading fork."""
+        self.position = 0
+        self.last_sweep_at: datetime | None = None
+        self.sweeps = 0
+
+    def get(self, namespace: str, conversation_id: str) -> ConversationRetro | None:
+        """Return a conversation's state, if the log knows it."""
+        return self.conversations.get((namespace, conversation_id))
+
+    def _conv(self, namespace: str, conversation_id: str) -> ConversationRetro:
+        key = (namespace, conversation_id)
+        conv = self.conversations.get(key)
+        if conv is None:
+            conv = ConversationRetro(namespace=namespace, conversation_id=conversation_id)
+            self.conversations[key] = conv
+        return conv
+
+    def apply_all(self, events: Iterable[StoredEvent]) -> None:
+        """Fold events in order."""
+        for stored in events:
+            self.apply(stored)
+
+    def apply(self, stored: StoredEvent) -> ConversationRetro | None:
+        """Fold one event; return the conversation it changed, if any."""
+        if stored.position <= self.position:
+            return None
+        self.position = stored.position
+        event: Event = stored.event
+        ns = stored.namespace
+        if isinstance(event, MessageAppended):
+            if (ns, event.conversation_id) in self.fork_owner:
+                return None
+            conv = self._conv(ns, event.conversation_id)
+            if conv.deleted:
+                return None
+            self._message(conv, event, stored.position)
+            return conv
+        if isinstance(event, RUN_EVENT_TYPES):
+            conv = self._conv(ns, event.conversation_id)
+            conv.stream_version = stored.stream_version
+            if isinstance(event, RetrospectiveStarted):
+                self.fork_owner[(ns, event.fork_id)] = event.conversation_id
+            apply_run_event(conv, event, stored.position)
+            return conv
+        if isinstance(event, ConversationDeleted):
+            owner = self.fork_owner.get((ns, event.conversation_id))
+            if owner is not None:
+                owner_conv = self._conv(ns, owner)
+                record = owner_conv.forks.get(event.conversation_id)
+                if record is not None:
+                    record.deleted = True
+                return owner_conv
+            gone = self.conversations.get((ns, event.conversation_id))
+            if gone is not None:
+                gone.deleted = True
+                gone.tail = []
+            return gone
+        if isinstance(event, ConversationForked):
+            return None
+        if isinstance(event, RetrospectiveSweepCompleted):
+            self.last_sweep_at = event.at
+            self.sweeps += 1
+        return None
+
+    @staticmethod
+    def _message(conv: ConversationRetro, event: MessageAppended, position: int) -> None:
+        if conv.last_message_at is None or event.created_at > conv.last_message_at:
+            conv.last_message_at = event.created_at
+        user = has_user_content(event.role, event.content)
+        chars = len(content_text(event.content))
+        if event.message_id in conv.seen:
+            for message in conv.tail:
+                if message.message_id == event.message_id:
+                    message.role = event.role
+                    message.user_content = user
+                    message.finalized = event.finalized
+                    message.chars = chars
+                    message.created_at = event.created_at
+                    break
+            return
+        conv.seen.add(event.message_id)
+        conv.tail.append(
+            TailMessage(
+                message_id=event.message_id,
+                position=position,
+                role=event.role,
+                user_content=user,
+                finalized=event.finalized,
+                created_at=event.created_at,
+                chars=chars,
+            )
+        )
+
+
+# -- the table projection the API reads --------------------------------------------------------
+
+metadata = sa.MetaData()
+
+retro_conversations_table = sa.Table(
+    "retrospective_conversations",
+    metadata,
+    sa.Column("namespace", sa.String(200), primary_key=True),
+    sa.Column("conversation_id", sa.String(300), primary_key=True),
+    sa.Column("cursor_message_id", sa.String(300)),
+    sa.Column("cursor_position", sa.BigInteger, nullable=False),
+    sa.Column("last_attempt_at", sa.BigInteger),
+    sa.Column("last_success_at", sa.BigInteger),
+    sa.Column("pending_run_id", sa.String(100)),
+    sa.Column("running_run_id", sa.String(100)),
+    sa.Column("remembered_json", sa.Text, nullable=False),
+)
+
+retro_runs_table = sa.Table(
+    "retrospective_runs",
+    metadata,
+    sa.Column("namespace", sa.String(200), primary_key=True),
+    sa.Column("run_id", sa.String(100), primary_key=True),
+    sa.Column("conversation_id", sa.String(300), nullable=False),
+    sa.Column("scheduled_position", sa.BigInteger, nullable=False),
+    sa.Column("state_json", sa.Text, nullable=False),
+)
+sa.Index(
+    "ix_retrospective_runs_conversation",
+    retro_runs_table.c.namespace,
+    retro_runs_table.c.conversation_id,
+    retro_runs_table.c.scheduled_position,
+)
+_RC = retro_conversations_table.c
+_RR = retro_runs_table.c
+
+
+def _run_to_row(run: RunState) -> dict[str, Any]:
+    return {
+        "run_id": run.run_id,
+        "trigger": run.trigger,
+        "triggers": run.triggers,
+        "scheduled_at": to_micros(run.scheduled_at),
+        "status": run.status,
+        "inputs": run.inputs,
+        "not_before": None if run.not_before is None else to_micros(run.not_before),
+        "attempt": run.attempt,
+        "facts_written": run.facts_written,
+        "error": run.error,
+        "error_message": run.error_message,
+        "retry_at": None if run.retry_at is None else to_micros(run.retry_at),
+        "fork_id": run.fork_id,
+        "message_ids": run.message_ids,
+        "replay_of": run.replay_of,
+        "finished_at": None if run.finished_at is None else to_micros(run.finished_at),
+        "skip_reason": run.skip_reason,
+    }
+
+
+def _run_from_row(data: dict[str, Any], position: int) -> RunState:
+    def when(key: str) -> datetime | None:
+        value = data.get(key)
+        return None if value is None else from_micros(int(value))
+
+    return RunState(
+        run_id=data["run_id"],
+        trigger=data["trigger"],
+        triggers=list(data.get("triggers", [])),
+        scheduled_at=from_micros(int(data["scheduled_at"])),
+        scheduled_position=position,
+        status=data["status"],
+        inputs=dict(data.get("inputs", {})),
+        not_before=when("not_before"),
+        attempt=int(data.get("attempt", 0)),
+        facts_written=int(data.get("facts_written", 0)),
+        error=data.get("error"),
+        error_message=data.get("error_message"),
+        retry_at=when("retry_at"),
+        fork_id=data.get("fork_id"),
+        message_ids=list(data.get("message_ids", [])),
+        replay_of=data.get("replay_of"),
+        finished_at=when("finished_at"),
+        skip_reason=data.get("skip_reason"),
+    )
+
+
+class RetrospectiveProjection(Projection):
+    """Folds run events into ``retrospective_conversations`` and ``retrospective_runs``."""
+
+    name: ClassVar[str] = "retrospective"
+    version: ClassVar[int] = 1
+    metadata: ClassVar[sa.MetaData] = metadata
+
+    async def apply(self, conn: AsyncConnection, events: Sequence[StoredEvent]) -> None:
+        """Fold one batch: load the touched conversations, apply, write them back."""
+        touched: dict[tuple[str, str], ConversationRetro] = {}
+        wanted: dict[tuple[str, str], set[str]] = {}
+        for stored in events:
+            if isinstance(stored.event, RUN_EVENT_TYPES):
+                key = (stored.namespace, stored.event.conversation_id)
+                wanted.setdefault(key, set()).add(stored.event.run_id)
+        for key in sorted(wanted):
+            touched[key] = await _load_conversation(conn, *key, run_ids=wanted[key])
+        for stored in events:
+            event = stored.event
+            if isinstance(event, RUN_EVENT_TYPES):
+                conv = touched[(stored.namespace, event.conversation_id)]
+                apply_run_event(conv, event, stored.position, trim=False)
+        conv_stmt = upsert(
+            conn,
+            retro_conversations_table,
+            ("namespace", "conversation_id"),
+            (
+                "cursor_message_id",
+                "cursor_position",
+                "last_attempt_at",
+                "last_success_at",
+                "pending_run_id",
+                "running_run_id",
+                "remembered_json",
+            ),
+        )
+        run_stmt = upsert(
+            conn, retro_runs_table, ("namespace", "run_id"), ("state_json", "scheduled_position")
+        )
+        for conv in touched.values():
+            await conn.execute(
+                conv_stmt,
+                {
+                    "namespace": conv.namespace,
+                    "conversation_id": conv.conversation_id,
+                    "cursor_message_id": conv.cursor_message_id,
+                    "cursor_position": conv.cursor_position,
+                    "last_attempt_at": _micros(conv.last_attempt_at),
+                    "last_success_at": _micros(conv.last_success_at),
+                    "pending_run_id": conv.pending_run_id,
+                    "running_run_id": conv.running_run_id,
+                    "remembered_json": dumps(conv.remembered),
+                },
+            )
+            rows = [
+                {
+                    "namespace": conv.namespace,
+                    "run_id": run.run_id,
+                    "conversation_id": conv.conversation_id,
+                    "scheduled_position": run.scheduled_position,
+                    "state_json": dumps(_run_to_row(run)),
+                }
+                for run in conv.runs.values()
+            ]
+            for part in chunks(rows):
+                await conn.execute(run_stmt, list(part))
+
+
+def _micros(when: datetime | None) -> int | None:
+    return None if when is None else to_micros(when)
+
+
+async def _load_conversation(
+    conn: AsyncConnection,
+    namespace: str,
+    conversation_id: str,
+    *,
+    run_ids: Iterable[str] = (),
+    runs_limit: int | None = None,
+) -> ConversationRetro:
+    """Load a conversation's row with its live runs and ``run_ids`` (or the newest runs)."""
+    conv = ConversationRetro(namespace=namespace, conversation_id=conversation_id)
+    row = (
+        await conn.execute(
+            sa.select(retro_conversations_table).where(
+                _RC.namespace == namespace, _RC.conversation_id == conversation_id
+            )
+        )
+    ).first()
+    if row is None:
+        return conv
+    conv.cursor_message_id = row.cursor_message_id
+    conv.cursor_position = int(row.cursor_position)
+    conv.last_attempt_at = None if row.last_attempt_at is None else from_micros(row.last_attempt_at)
+    conv.last_success_at = None if row.last_success_at is None else from_micros(row.last_success_at)
+    conv.pending_run_id = row.pending_run_id
+    conv.running_run_id = row.running_run_id
+    conv.remembered = list(loads(row.remembered_json))
+    query = sa.select(_RR.scheduled_position, _RR.state_json).where(
+        _RR.namespace == namespace, _RR.conversation_id == conversation_id
+    )
+    if runs_limit is None:
+        ids = set(run_ids or ()) | {r for r in (conv.pending_run_id, conv.running_run_id) if r}
+        result = await conn.execute(query.where(_RR.run_id.in_(sorted(ids))))
+    else:
+        result = await conn.execute(query.order_by(_RR.scheduled_position.desc()).limit(runs_limit))
+    runs = sorted((int(r[0]), loads(r[1])) for r in result)
+    for position, data in runs:
+        conv.runs[data["run_id"]] = _run_from_row(data, position)
+    return conv
+
+
+async def get_retrospective(
+    conn: AsyncConnection, namespace: str, conversation_id: str, *, runs_limit: int = 50
+) -> ConversationRetro | None:
+    """Return a conversation's retrospective state as the table projection holds it.
+
+    ``runs`` holds the newest ``runs_limit`` runs in schedule order. None when the log holds no
+    retrospective decision for that conversation.
+    """
+    exists = await conn.scalar(
+        sa.select(sa.func.count())
+        .select_from(retro_conversations_table)
+        .where(_RC.namespace == namespace, _RC.conversation_id == conversation_id)
+    )
+    if not exists:
+        return None
+    return await _load_conversation(conn, namespace, conversation_id, runs_limit=runs_limit)
+
+
+async def get_run(conn: AsyncConnection, namespace: str, run_id: str) -> RunState | None:
+    """Return one run by id."""
+    row = (
+        await conn.execute(
+            sa.select(_RR.scheduled_position, _RR.state_json, _RR.conversation_id).where(
+                _RR.namespace == namespace, _RR.run_id == run_id
+            )
+        )
+    ).first()
+    return None if row is None else _run_from_row(loads(row[1]), int(row[0]))
