@@ -21,7 +21,10 @@ import orjson
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from events.clock import from_micros
 from events.store.base import EventStore, StoredEvent
+from events.store.schema import events_table
+from events.store.sql import SqlEventStore
 from projections.base import Projection
 
 DEFAULT_BATCH_SIZE = 2000
@@ -51,8 +54,9 @@ def default_projections() -> list[Projection]:
     """Return a fresh instance of every built-in projection."""
     from projections.facts import FactsProjection
     from projections.messages import MessagesProjection
+    from projections.retrospective import RetrospectiveProjection
 
-    return [MessagesProjection(), FactsProjection()]
+    return [MessagesProjection(), FactsProjection(), RetrospectiveProjection()]
 
 
 async def read_checkpoints(
@@ -169,22 +173,72 @@ class ProjectionRunner:
         if not self._checkpoints:
             raise RuntimeError("call setup() before folding")
         target = await self.store.head() if until is None else until
-        while self.position < target:
-            events = [
-                e async for e in self.store.read(self.position, until=target, limit=self.batch_size)
-            ]
-            if not events:
-                break
-            try:
-                await self._apply(events)
-            except _Rewind:
-                async with self.engine.connect() as conn:
-                    stored = await read_checkpoints(conn)
-                self._checkpoints = {p.name: stored[p.name][1] for p in self.projections}
-                continue
-            if progress is not None:
-                progress(self.position, target)
+        # Read the next batch while the current one is folded: the reads run on the store's
+        # connection, the writes on ours, so the database works on both at once.
+        ahead: asyncio.Task[list[StoredEvent]] | None = None
+        try:
+            while self.position < target:
+                if ahead is None:
+                    ahead = asyncio.create_task(self._read_batch(self.position, target))
+                events = await ahead
+                ahead = None
+                if not events:
+                    break
+                if events[-1].position < target:
+                    ahead = asyncio.create_task(self._read_batch(events[-1].position, target))
+                try:
+                    await self._apply(events)
+                except _Rewind:
+                    if ahead is not None:
+                        ahead.cancel()
+                        ahead = None
+                    async with self.engine.connect() as conn:
+                        stored = await read_checkpoints(conn)
+                    self._checkpoints = {p.name: stored[p.name][1] for p in self.projections}
+                    continue
+                if progress is not None:
+                    progress(self.position, target)
+        finally:
+            if ahead is not None:
+                ahead.cancel()
         return self.position
+
+    async def _read_batch(self, after: int, until: int) -> list[StoredEvent]:
+        """Read up to ``batch_size`` events after ``after``.
+
+        On the SQL stores this is one query decoded in a loop, which is several times faster
+        than iterating ``store.read`` event by event; other stores use ``store.read``.
+        """
+        store = self.store
+        if not isinstance(store, SqlEventStore):
+            return [e async for e in store.read(after, until=until, limit=self.batch_size)]
+        c = events_table.c
+        query = (
+            sa.select(
+                c.position,
+                c.event_id,
+                c.namespace,
+                c.stream_id,
+                c.stream_version,
+                c.recorded_at,
+                c.event_type,
+                c.schema_version,
+                c.payload,
+                c.causation_id,
+                c.correlation_id,
+                c.idempotency_key,
+            )
+            .where(c.position > after, c.position <= until)
+            .order_by(c.position)
+            .limit(self.batch_size)
+        )
+        async with store.read_engine.connect() as conn:
+            rows = (await conn.execute(query)).all()
+        decode = store.codec.decode
+        return [
+            StoredEvent(p, eid, ns, sid, sv, from_micros(rec), decode(et, ver, pl), ca, co, ik)
+            for p, eid, ns, sid, sv, rec, et, ver, pl, ca, co, ik in rows
+        ]
 
     async def _apply(self, events: list[StoredEvent]) -> None:
         first, last = events[0].position, events[-1].position
