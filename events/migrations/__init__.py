@@ -96,7 +96,7 @@ def _upgrade(conn: sa.Connection, target: str) -> tuple[str | None, str]:
         adopt = revision_for(int(state.schema_version))
         if adopt not in {s.revision for s in script.walk_revisions()}:
             raise SchemaMismatch(
-                f"the event tables are at schema version {state.schema_version}, which this "
+                f"the event tables record schema version {state.schema_version}, which this "
                 "memoryd does not know (written by a newer memoryd?); upgrade memoryd"
             )
         command.stamp(cfg, adopt)
@@ -112,8 +112,14 @@ def _upgrade(conn: sa.Connection, target: str) -> tuple[str | None, str]:
             f"cannot upgrade the event tables from revision {before}: {exc} "
             "(written by a newer memoryd?)"
         ) from exc
-    after = _state(conn).revision
+    state = _state(conn)
+    after = state.revision
     assert after is not None
+    if state.schema_version is None or revision_for(int(state.schema_version)) != after:
+        raise SchemaMismatch(
+            f"the event tables record schema version {state.schema_version} but alembic "
+            f"revision {after} (written by a newer memoryd?); upgrade memoryd"
+        )
     return before, after
 
 
