@@ -50,7 +50,15 @@ from events.types import (
     ConversationForked,
     MessageAppended,
 )
-from projections.base import Projection, chunks, dumps, execute_many, loads, upsert
+from projections.base import (
+    BulkStatement,
+    Projection,
+    chunks,
+    dumps,
+    execute_many,
+    loads,
+    upsert,
+)
 
 MAX_FORK_DEPTH = 32
 """Most ancestors a reference fork reads through."""
@@ -105,6 +113,14 @@ _MESSAGE_UPDATES = (
     "metadata_json",
     "finalized",
     "updated_position",
+)
+
+
+_upsert_messages = BulkStatement(
+    [c.name for c in messages_table.columns],
+    lambda conn: upsert(
+        conn, messages_table, ("namespace", "conversation_id", "message_id"), _MESSAGE_UPDATES
+    ),
 )
 
 
@@ -198,11 +214,8 @@ class _MessageFold:
         self.conn = conn
         self.convs: dict[tuple[str, str], _Conv | None] = {}
         self.new_convs: list[dict[str, Any]] = []
-        self.messages: list[dict[str, Any]] = []
+        self.messages: list[tuple[Any, ...]] = []
         self.own: set[tuple[str, str, str]] = set()
-        self._upsert = upsert(
-            conn, messages_table, ("namespace", "conversation_id", "message_id"), _MESSAGE_UPDATES
-        )
 
     async def run(self, events: Sequence[StoredEvent]) -> None:
         await self._load(events)
@@ -243,7 +256,7 @@ class _MessageFold:
             await execute_many(self.conn, conversations_table.insert(), self.new_convs)
             self.new_convs = []
         if self.messages:
-            await execute_many(self.conn, self._upsert, self.messages)
+            await _upsert_messages.execute(self.conn, self.messages)
             self.messages = []
 
     def _create(self, namespace: str, cid: str, position: int, **fields: Any) -> _Conv:
@@ -294,19 +307,19 @@ class _MessageFold:
                         place = int(found.position)
         self.own.add(key)
         self.messages.append(
-            {
-                "namespace": namespace,
-                "conversation_id": cid,
-                "message_id": event.message_id,
-                "position": place,
-                "role": event.role,
-                "name": event.name,
-                "content_json": dumps(event.content),
-                "created_at": to_micros(event.created_at),
-                "metadata_json": dumps(event.metadata),
-                "finalized": event.finalized,
-                "updated_position": stored.position,
-            }
+            (
+                namespace,
+                cid,
+                event.message_id,
+                place,
+                event.role,
+                event.name,
+                dumps(event.content),
+                to_micros(event.created_at),
+                dumps(event.metadata),
+                bool(event.finalized),
+                stored.position,
+            )
         )
 
     async def _fork(self, stored: StoredEvent, event: ConversationForked) -> None:
@@ -340,19 +353,19 @@ class _MessageFold:
             for row in rows:
                 self.own.add((namespace, event.fork_id, row.message_id))
                 self.messages.append(
-                    {
-                        "namespace": namespace,
-                        "conversation_id": event.fork_id,
-                        "message_id": row.message_id,
-                        "position": row.position,
-                        "role": row.role,
-                        "name": row.name,
-                        "content_json": row.content_json,
-                        "created_at": row.created_at,
-                        "metadata_json": row.metadata_json,
-                        "finalized": row.finalized,
-                        "updated_position": stored.position,
-                    }
+                    (
+                        namespace,
+                        event.fork_id,
+                        row.message_id,
+                        int(row.position),
+                        row.role,
+                        row.name,
+                        row.content_json,
+                        int(row.created_at),
+                        row.metadata_json,
+                        bool(row.finalized),
+                        stored.position,
+                    )
                 )
 
     async def _delete(self, stored: StoredEvent, event: ConversationDeleted) -> None:
