@@ -519,6 +519,11 @@ class EventStoreContract(abc.ABC):
         # Or the same stream version.
         with pytest.raises(ImportRefused):
             await store.import_records([replace(source[0], position=3, event_id="fresh")])
+        # Records this memoryd could not read back.
+        with pytest.raises(ImportRefused, match="unknown event type"):
+            await store.import_records([replace(base, position=3, event_type="NoSuchEvent")])
+        with pytest.raises(ImportRefused, match="does not decode"):
+            await store.import_records([replace(base, position=3, payload=b'{"x": 1}')])
         assert await records(store) == source
         assert await store.import_records([]) == 0
         assert await store.import_records([replace(base, position=3)]) == 1

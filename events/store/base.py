@@ -129,7 +129,12 @@ class EventRecord:
         """Parse one NDJSON line written by :meth:`to_json`."""
         from events.codec import parse_datetime
 
-        data = orjson.loads(line)
+        try:
+            data = orjson.loads(line)
+        except orjson.JSONDecodeError as exc:
+            raise ImportRefused(f"not JSON: {exc}") from exc
+        if not isinstance(data, dict):
+            raise ImportRefused("not a JSON object")
         try:
             return cls(
                 position=int(data["position"]),
@@ -145,8 +150,10 @@ class EventRecord:
                 correlation_id=data.get("correlation_id"),
                 idempotency_key=data.get("idempotency_key"),
             )
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ImportRefused(f"malformed event line: {exc!r}") from exc
+        except KeyError as exc:
+            raise ImportRefused(f"missing field {exc.args[0]!r}") from exc
+        except (TypeError, ValueError) as exc:
+            raise ImportRefused(f"malformed event line: {exc}") from exc
 
 
 class EventStore(abc.ABC):

@@ -27,7 +27,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from events.clock import Clock, SystemClock, from_micros, to_micros
-from events.codec import EventCodec, default_codec
+from events.codec import EventCodec, UnknownEventType, default_codec
 from events.store.base import (
     NO_STREAM,
     ConcurrencyError,
@@ -617,6 +617,19 @@ class SqlEventStore(EventStore):
         batch = list(records)
         if not batch:
             return 0
+        for record in batch:
+            # Nothing this memoryd cannot read back enters the log.
+            try:
+                self.codec.decode(record.event_type, record.schema_version, record.payload)
+            except UnknownEventType as exc:
+                raise ImportRefused(
+                    f"position {record.position}: unknown event type {record.event_type!r}"
+                ) from exc
+            except ValueError as exc:
+                raise ImportRefused(
+                    f"position {record.position}: {record.event_type} "
+                    f"v{record.schema_version} does not decode: {exc}"
+                ) from exc
         async with self._write_lock:
             try:
                 async with self.write_engine.begin() as conn:
