@@ -91,7 +91,7 @@ class BulkStatement:
     """
 
     def __init__(
-        self, columns: Sequence[str], build: Callable[[AsyncConnection], sa.Executable]
+        self, columns: Sequence[str], build: Callable[[AsyncConnection], sa.Insert]
     ) -> None:
         self.columns = tuple(columns)
         self._build = build
