@@ -26,6 +26,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "daemon.cli.serve_cmd",
     "daemon.cli.db_cmd",
     "daemon.cli.store_cmd",
+    "daemon.cli.config_cmd",
 )
 
 
