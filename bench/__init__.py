@@ -1,0 +1,1 @@
+"""Benchmarks (not run in CI): ``python -m bench.eventlog``, ``python bench/rebuild.py``."""

@@ -1,0 +1,278 @@
+"""Benchmark: the SQLite event log against raw ``sqlite3.executemany`` on the same disk.
+
+Usage::
+
+    .venv/bin/python -m bench.eventlog [--events 1000000] [--batch 10000]
+        [--concurrent-events 20000] [--tasks 16] [--dir DIR] [--no-rebuild]
+
+In one run, with durable commits on both sides (WAL, ``synchronous=FULL``):
+
+1. raw: ``sqlite3.executemany`` of prebuilt tuples into an equivalent table (the store's own
+   DDL: same columns, constraints and indexes), one transaction per batch;
+2. store, batched: ``append`` of ``--batch`` MessageAppended events per call, same batches,
+   into a fresh log (timed: the ``append`` calls, which include encoding, ids, checks);
+3. store, concurrent: ``--tasks`` tasks each appending single events, one ``append`` per
+   event, into that same log (now ``--events`` long), until ``--concurrent-events`` are in;
+4. rebuild of every projection from that log, in a child process so that its peak RSS
+   (``resource.getrusage``) is the rebuild's alone (uses ``bench/rebuild.py``).
+
+Targets (issue 2): batched >= 50% of raw; concurrent >= 2,000 events/s; rebuild >= 50,000
+events/s; peak RSS < 300 MB. Prints a table and a JSON line. Not run in CI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy.dialects import sqlite as sqlite_dialect
+from sqlalchemy.schema import CreateIndex, CreateTable
+
+from events.clock import to_micros
+from events.codec import default_codec
+from events.store.base import NewEvent
+from events.store.schema import events_table
+from events.store.sql import new_event_ids
+from events.store.sqlite import SqliteEventStore
+from events.types import MessageAppended, conversation_stream
+
+START = datetime(2026, 1, 1, tzinfo=UTC)
+CONVERSATIONS = 1000
+NAMESPACE = "default"
+
+
+def message(n: int) -> MessageAppended:
+    """Return the ``n``-th benchmark message (round-robin over the conversations)."""
+    return MessageAppended(
+        conversation_id=f"conv-{n % CONVERSATIONS}",
+        message_id=f"msg-{n}",
+        role="user" if n % 2 else "assistant",
+        content=f"message number {n} with some ordinary chat text in it, about tea and trains",
+        created_at=START + timedelta(seconds=n),
+        metadata={"client": "bench"},
+    )
+
+
+def batches(total: int, size: int) -> Iterator[range]:
+    """Yield the 1-based message numbers of each batch."""
+    for first in range(1, total + 1, size):
+        yield range(first, min(first + size, total + 1))
+
+
+# -- raw baseline ---------------------------------------------------------------------------
+
+
+def raw_schema() -> list[str]:
+    """Return the store's own DDL for the events table, compiled for SQLite."""
+    dialect = sqlite_dialect.dialect()
+    statements = [str(CreateTable(events_table).compile(dialect=dialect))]
+    statements += [str(CreateIndex(i).compile(dialect=dialect)) for i in events_table.indexes]
+    return statements
+
+
+def raw_rows(numbers: range) -> list[tuple[Any, ...]]:
+    """Return the rows the store would write for these messages, as tuples."""
+    ids = new_event_ids(len(numbers), time.time_ns() // 1_000_000)
+    recorded = to_micros(START)
+    rows = []
+    for event_id, n in zip(ids, numbers, strict=True):
+        event = message(n)
+        rows.append(
+            (
+                n,
+                event_id,
+                NAMESPACE,
+                conversation_stream(event.conversation_id),
+                (n - 1) // CONVERSATIONS + 1,
+                event.event_type,
+                event.schema_version,
+                default_codec.encode(event),
+                recorded,
+                None,
+                None,
+                None,
+            )
+        )
+    return rows
+
+
+def bench_raw(path: Path, total: int, batch: int) -> float:
+    """Insert ``total`` rows with executemany, one durable transaction per batch."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    for pragma in ("journal_mode=WAL", "synchronous=FULL", "cache_size=-65536"):
+        conn.execute(f"PRAGMA {pragma}")
+    for statement in raw_schema():
+        conn.execute(statement)
+    columns = ", ".join(c.name for c in events_table.columns)
+    marks = ", ".join("?" for _ in events_table.columns)
+    insert = f"INSERT INTO events ({columns}) VALUES ({marks})"
+    seconds = 0.0
+    for numbers in batches(total, batch):
+        rows = raw_rows(numbers)
+        began = time.perf_counter()
+        conn.execute("BEGIN IMMEDIATE")
+        conn.executemany(insert, rows)
+        conn.execute("COMMIT")
+        seconds += time.perf_counter() - began
+    conn.close()
+    return seconds
+
+
+# -- the store ------------------------------------------------------------------------------
+
+
+async def bench_store(
+    data_dir: Path, total: int, batch: int, concurrent_events: int, tasks: int, limit: float
+) -> tuple[float, int, float]:
+    """Return (batched seconds, concurrent events, concurrent seconds)."""
+    store = SqliteEventStore.in_data_dir(data_dir)
+    await store.open()
+    try:
+        batched = 0.0
+        for numbers in batches(total, batch):
+            events = [NewEvent(message(n)) for n in numbers]
+            began = time.perf_counter()
+            await store.append(NAMESPACE, events)
+            batched += time.perf_counter() - began
+            done = numbers[-1]
+            if done % (batch * 20) == 0:
+                print(f"  store: {done:,} events appended", file=sys.stderr)
+
+        counter = iter(range(total + 1, total + concurrent_events + 1))
+        deadline = time.perf_counter() + limit
+
+        async def appender() -> int:
+            count = 0
+            for n in counter:
+                await store.append(NAMESPACE, [NewEvent(message(n))])
+                count += 1
+                if time.perf_counter() > deadline:
+                    break
+            return count
+
+        began = time.perf_counter()
+        counts = await asyncio.gather(*(appender() for _ in range(tasks)))
+        concurrent_seconds = time.perf_counter() - began
+        assert await store.head() == total + sum(counts)
+        return batched, sum(counts), concurrent_seconds
+    finally:
+        await store.close()
+
+
+def rebuild_in_child(data_dir: Path) -> dict[str, float]:
+    """Rebuild the projections in a fresh process; return its rate and peak RSS."""
+    out = subprocess.run(
+        [sys.executable, "-m", "bench.eventlog", "--rebuild-child", str(data_dir)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    result: dict[str, float] = json.loads(out.splitlines()[-1])
+    return result
+
+
+def rebuild_child(data_dir: Path) -> None:
+    """Rebuild (in this process) and print position, seconds and peak RSS as JSON."""
+    import resource
+
+    from bench.rebuild import rebuild
+
+    position, seconds = asyncio.run(rebuild(data_dir, 2000))
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"events": position, "seconds": seconds, "peak_rss_mb": peak_mb}))
+
+
+# -- report ---------------------------------------------------------------------------------
+
+
+def report(results: dict[str, Any]) -> None:
+    """Print the table and the JSON line."""
+    rows = [
+        ("raw executemany (batched)", f"{results['raw_rate']:,.0f} ev/s", ""),
+        (
+            "store append (batched)",
+            f"{results['batched_rate']:,.0f} ev/s",
+            f"{results['batched_ratio']:.0%} of raw (target >= 50%)",
+        ),
+        (
+            f"store, {results['tasks']} concurrent single appends",
+            f"{results['concurrent_rate']:,.0f} ev/s",
+            "target >= 2,000 ev/s",
+        ),
+    ]
+    if "rebuild_rate" in results:
+        rows.append(
+            ("rebuild all projections", f"{results['rebuild_rate']:,.0f} ev/s", "target >= 50,000")
+        )
+        rows.append(
+            ("peak RSS during rebuild", f"{results['rebuild_peak_rss_mb']:.0f} MB", "< 300")
+        )
+    width = max(len(r[0]) for r in rows)
+    print(f"\n{results['events']:,} events, batches of {results['batch']:,}, in {results['dir']}")
+    for name, value, note in rows:
+        print(f"  {name:<{width}}  {value:>14}  {note}")
+    print(json.dumps(results))
+
+
+def main() -> None:
+    """Run every part of the benchmark and report."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--events", type=int, default=1_000_000)
+    parser.add_argument("--batch", type=int, default=10_000)
+    parser.add_argument("--concurrent-events", type=int, default=20_000)
+    parser.add_argument("--concurrent-seconds", type=float, default=60.0)
+    parser.add_argument("--tasks", type=int, default=16)
+    parser.add_argument("--dir", type=Path, default=None, help="work here (default: a temp dir)")
+    parser.add_argument("--no-rebuild", action="store_true", help="skip the projection rebuild")
+    parser.add_argument("--rebuild-child", type=Path, default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.rebuild_child is not None:
+        rebuild_child(args.rebuild_child)
+        return
+    with tempfile.TemporaryDirectory(prefix="memoryd-bench-", dir=args.dir) as tmp:
+        root = Path(tmp)
+        print("raw executemany ...", file=sys.stderr)
+        raw_seconds = bench_raw(root / "raw.sqlite3", args.events, args.batch)
+        print("store ...", file=sys.stderr)
+        data_dir = root / "data"
+        batched, concurrent, concurrent_seconds = asyncio.run(
+            bench_store(
+                data_dir,
+                args.events,
+                args.batch,
+                args.concurrent_events,
+                args.tasks,
+                args.concurrent_seconds,
+            )
+        )
+        results: dict[str, Any] = {
+            "events": args.events,
+            "batch": args.batch,
+            "dir": str(root),
+            "raw_rate": args.events / raw_seconds,
+            "batched_rate": args.events / batched,
+            "batched_ratio": raw_seconds / batched,
+            "tasks": args.tasks,
+            "concurrent_events": concurrent,
+            "concurrent_rate": concurrent / concurrent_seconds,
+        }
+        if not args.no_rebuild:
+            print("rebuild ...", file=sys.stderr)
+            rebuilt = rebuild_in_child(data_dir)
+            results["rebuild_rate"] = rebuilt["events"] / rebuilt["seconds"]
+            results["rebuild_peak_rss_mb"] = rebuilt["peak_rss_mb"]
+        report(results)
+
+
+if __name__ == "__main__":
+    main()
