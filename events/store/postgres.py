@@ -13,11 +13,12 @@ round trip of inserts serves many appenders (see ``sql.py``), so serialising cos
 transactions run at READ COMMITTED: each statement after the lock takes a fresh snapshot.
 
 Live following across processes. The appending transaction runs ``pg_notify`` on
-``memoryd_events`` with the new head; PostgreSQL delivers it only at commit. Each store keeps
-one dedicated asyncpg connection that LISTENs and wakes this process's subscribers. If that
-connection drops it is reconnected (and the head re-read, to catch what was committed in the
-meantime); a notification missed for any other reason is bounded by the subscribers' fallback
-poll (``SqlEventStore.fallback_poll_seconds``).
+``memoryd_events`` (in the statement that takes the lock); PostgreSQL delivers it only at
+commit. Each store keeps one dedicated asyncpg connection that LISTENs; a notification makes
+it re-read the head (one query however many notifications arrived meanwhile) and wake this
+process's subscribers. If that connection drops it is reconnected (and the head re-read, to
+catch what was committed in the meantime); a notification missed for any other reason is
+bounded by the subscribers' fallback poll (``SqlEventStore.fallback_poll_seconds``).
 
 Schema. An empty database is migrated to the current schema on first open (under an advisory
 lock, so several daemons starting together do not race); a database at another schema version
@@ -120,7 +121,8 @@ class PostgresEventStore(SqlEventStore):
         self._read_pool_size = read_pool_size
         self._listener_task: asyncio.Task[None] | None = None
         self._listener: asyncpg.Connection[Any] | None = None
-        self._wake_tasks: set[asyncio.Task[None]] = set()
+        self._head_stale = asyncio.Event()
+        self._refresh_task: asyncio.Task[None] | None = None
 
     async def _create_engines(self) -> tuple[AsyncEngine, AsyncEngine]:
         # One writer task per store uses the write engine (import_records shares it under the
@@ -138,16 +140,22 @@ class PostgresEventStore(SqlEventStore):
     async def _lock_for_write(self, conn: AsyncConnection) -> None:
         # See the module docstring: without this lock a later position could commit before an
         # earlier one and a tailing reader would skip the earlier one forever.
-        await conn.execute(sa.select(sa.func.pg_advisory_xact_lock(APPEND_LOCK_KEY)))
-
-    async def _notify_in_transaction(self, conn: AsyncConnection, head: int) -> None:
-        # Delivered by PostgreSQL at commit, never for a rolled-back transaction.
-        await conn.execute(sa.select(sa.func.pg_notify(NOTIFY_CHANNEL, str(head))))
+        #
+        # The NOTIFY rides on the same statement, one round trip less on the hot path: it is
+        # queued now and delivered only if and when this transaction commits (never for a
+        # rollback). The head is not known yet, so it carries none; listeners read it.
+        await conn.execute(
+            sa.select(
+                sa.func.pg_advisory_xact_lock(APPEND_LOCK_KEY),
+                sa.func.pg_notify(NOTIFY_CHANNEL, ""),
+            )
+        )
 
     # -- cross-process wake-up -------------------------------------------------------------
 
     async def _start_listening(self) -> None:
         started = asyncio.Event()
+        self._refresh_task = asyncio.create_task(self._refresh_loop(), name="memoryd-pg-head")
         self._listener_task = asyncio.create_task(
             self._listen_loop(started), name="memoryd-pg-listener"
         )
@@ -157,13 +165,12 @@ class PostgresEventStore(SqlEventStore):
             await asyncio.wait_for(started.wait(), 15)
 
     async def _stop_listening(self) -> None:
-        task, self._listener_task = self._listener_task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-        for wake in list(self._wake_tasks):
-            wake.cancel()
+        for task in (self._listener_task, self._refresh_task):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        self._listener_task = self._refresh_task = None
 
     def listener_pid(self) -> int | None:
         """Return the server process id of the LISTEN connection (for tests and diagnostics)."""
@@ -172,15 +179,22 @@ class PostgresEventStore(SqlEventStore):
         pid: int = self._listener.get_server_pid()
         return pid
 
-    def _on_notify(self, _conn: Any, _pid: int, _channel: str, payload: object) -> None:
-        try:
-            head = int(str(payload))
-        except ValueError:
-            log.warning("ignoring a malformed %s payload: %r", NOTIFY_CHANNEL, payload)
-            return
-        task = asyncio.get_running_loop().create_task(self._advance_head(head))
-        self._wake_tasks.add(task)
-        task.add_done_callback(self._wake_tasks.discard)
+    def _on_notify(self, _conn: Any, _pid: int, _channel: str, _payload: object) -> None:
+        self._head_stale.set()
+
+    async def _refresh_loop(self) -> None:
+        """Re-read the head after notifications and wake the subscribers."""
+        while True:
+            await self._head_stale.wait()
+            self._head_stale.clear()
+            try:
+                head = await self.head()
+            except Exception as exc:  # the database is away; the listener reconnects
+                log.warning("cannot read the head after a notification (%s); retrying", exc)
+                self._head_stale.set()
+                await asyncio.sleep(0.5)
+                continue
+            await self._advance_head(head)
 
     async def _listen_loop(self, started: asyncio.Event) -> None:
         """Hold a LISTEN connection open, reconnecting with back-off when it drops."""
@@ -203,7 +217,7 @@ class PostgresEventStore(SqlEventStore):
                 started.set()
                 delay = 0.1
                 # Whatever committed while nobody listened (a reconnect, or a failed start).
-                await self._advance_head(await self.head())
+                self._head_stale.set()
                 await self._watch(conn, lost)
             except Exception as exc:  # whatever broke the connection, start a new one
                 log.warning("LISTEN connection lost (%s); reconnecting", exc)
