@@ -162,6 +162,7 @@ class _SinkHandler(logging.Handler):
 
 
 _installed: _SinkHandler | None = None
+_saved_root_level: int | None = None
 _configure_lock = threading.Lock()
 
 
@@ -187,7 +188,7 @@ def configure_logging(
     unless ``stream`` is a terminal). ``stream`` defaults to ``sys.stdout``; a text stream with
     a ``buffer`` gets JSON as bytes on that buffer.
     """
-    global _installed
+    global _installed, _saved_root_level
     if level not in LEVELS:
         raise ValueError(f"unknown log level {level!r} ({', '.join(LEVELS)})")
     target: Any = sys.stdout if stream is None else stream
@@ -254,6 +255,8 @@ def configure_logging(
         root = logging.getLogger()
         if _installed is not None:
             root.removeHandler(_installed)
+        else:
+            _saved_root_level = root.level
         root.addHandler(handler)
         root.setLevel(level_no)
         _installed = handler
@@ -266,11 +269,15 @@ def configure_logging(
 
 def reset_logging() -> None:
     """Undo :func:`configure_logging` (tests): structlog defaults, our handler removed."""
-    global _installed
+    global _installed, _saved_root_level
     with _configure_lock:
         if _installed is not None:
-            logging.getLogger().removeHandler(_installed)
+            root = logging.getLogger()
+            root.removeHandler(_installed)
+            if _saved_root_level is not None:
+                root.setLevel(_saved_root_level)
             _installed = None
+            _saved_root_level = None
         for name in _QUIET_UNLESS_DEBUG:
             logging.getLogger(name).setLevel(logging.NOTSET)
         logging.captureWarnings(False)

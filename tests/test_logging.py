@@ -227,3 +227,14 @@ def test_redact_text_leaves_ordinary_text() -> None:
 
 def test_redact_text_masks_basic_credentials() -> None:
     assert redact_text("Authorization: Basic dXNlcjpwYXNzd29yZA==") == "Authorization: Basic ***"
+
+
+def test_reset_restores_the_root_level() -> None:
+    root = logging.getLogger()
+    before = root.level
+    configure_logging("debug", "json", stream=io.BytesIO())
+    configure_logging("info", "json", stream=io.BytesIO())
+    assert root.level == logging.INFO
+    reset_logging()
+    assert root.level == before
+    assert not [h for h in root.handlers if type(h).__name__ == "_SinkHandler"]
