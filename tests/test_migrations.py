@@ -125,6 +125,11 @@ async def test_unknown_schema_version_is_refused_with_what_to_run(backend: Backe
     with pytest.raises(SchemaMismatch, match=r"schema version is 0.*run `memoryd db upgrade`"):
         await store.open()
     await store.close()
+    await set_meta_version(backend, "99")
+    store = backend.open_store()
+    with pytest.raises(SchemaMismatch, match=r"schema version is 99.*newer memoryd"):
+        await store.open()
+    await store.close()
 
 
 async def test_newer_schema_is_refused_by_upgrade(backend: Backend) -> None:

@@ -7,6 +7,12 @@ appenders, which is what makes many small durable appends fast. Each request is 
 and the others in its group still commit. A group that fails as a whole (an unexpected database
 error) is retried one request at a time so each caller gets its own answer.
 
+The work of one write transaction (checks, inserts, redactions) is plain synchronous Core
+code on a ``sqlalchemy.Connection``, handed to :meth:`SqlEventStore._write_transaction`. By
+default that runs it through the async engine (``AsyncConnection.run_sync``); the SQLite
+backend instead runs the whole transaction in one hop on its writer thread, since each
+statement sent through aiosqlite costs a thread round trip.
+
 Backends supply engines, the write lock that serialises position assignment, and the
 cross-process wake-up; see ``sqlite.py`` and ``postgres.py``.
 """
@@ -18,9 +24,9 @@ import asyncio
 import contextlib
 import os
 from collections import deque
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
@@ -44,6 +50,7 @@ from events.types import FactPurged
 
 READ_CHUNK = 2000
 _T = events_table.c
+_R = TypeVar("_R")
 
 
 def new_event_ids(count: int, millis: int) -> list[str]:
@@ -142,8 +149,14 @@ class SqlEventStore(EventStore):
     async def _lock_for_write(self, conn: AsyncConnection) -> None:
         """Serialise writers across processes for the rest of this transaction."""
 
-    async def _notify_in_transaction(self, conn: AsyncConnection, head: int) -> None:
-        """Tell other processes, inside the committing transaction, that ``head`` exists."""
+    async def _write_transaction(self, work: Callable[[sa.Connection], _R]) -> _R:
+        """Run ``work`` in one write transaction, after the write lock, and commit it.
+
+        ``work`` is synchronous Core code; an exception from it rolls everything back.
+        """
+        async with self.write_engine.begin() as conn:
+            await self._lock_for_write(conn)
+            return await conn.run_sync(work)
 
     async def _after_purge(self) -> None:
         """Scrub what a purge's commit left outside the live rows (e.g. old WAL frames)."""
@@ -223,9 +236,15 @@ class SqlEventStore(EventStore):
                 ) from exc
         if row is None or int(row[0]) != STORE_SCHEMA_VERSION:
             found = "none" if row is None else row[0]
+            newer = row is not None and int(row[0]) > STORE_SCHEMA_VERSION
             raise SchemaMismatch(
                 f"event store schema version is {found}, this memoryd needs "
-                f"{STORE_SCHEMA_VERSION}; run `memoryd db upgrade`"
+                f"{STORE_SCHEMA_VERSION}; "
+                + (
+                    "it was written by a newer memoryd: upgrade memoryd"
+                    if newer
+                    else "run `memoryd db upgrade`"
+                )
             )
 
     # -- appends ---------------------------------------------------------------------------
@@ -328,33 +347,34 @@ class SqlEventStore(EventStore):
 
     async def _run_group(self, group: list[_AppendRequest]) -> tuple[int, bool]:
         """Commit one group; return the new head and whether it purged anything."""
-        async with self.write_engine.begin() as conn:
-            await self._lock_for_write(conn)
-            last = (
-                await conn.execute(
-                    sa.select(_T.position, _T.recorded_at).order_by(_T.position.desc()).limit(1)
-                )
-            ).first()
-            head, last_recorded = (int(last[0]), int(last[1])) if last else (0, 0)
-            # Transaction time never runs backwards along positions, even if the clock does.
-            state = _GroupState(head, max(to_micros(self.clock.now()), last_recorded))
-            await self._load_stream_versions(conn, group, state)
-            for req in group:
-                req.error = None
-                req.result = None
-                try:
-                    req.result = await self._plan_request(conn, req, state)
-                except (ConcurrencyError, IdempotencyConflict) as exc:
-                    req.error = exc
-            if state.inserts:
-                await conn.execute(events_table.insert(), state.inserts)
-                for namespace, stream_id, position in state.purges:
-                    await self._redact_stream(conn, namespace, stream_id, position)
-                await self._notify_in_transaction(conn, state.head)
+        now = to_micros(self.clock.now())
+        return await self._write_transaction(lambda conn: self._write_group(conn, group, now))
+
+    def _write_group(
+        self, conn: sa.Connection, group: list[_AppendRequest], now: int
+    ) -> tuple[int, bool]:
+        last = conn.execute(
+            sa.select(_T.position, _T.recorded_at).order_by(_T.position.desc()).limit(1)
+        ).first()
+        head, last_recorded = (int(last[0]), int(last[1])) if last else (0, 0)
+        # Transaction time never runs backwards along positions, even if the clock does.
+        state = _GroupState(head, max(now, last_recorded))
+        self._load_stream_versions(conn, group, state)
+        for req in group:
+            req.error = None
+            req.result = None
+            try:
+                req.result = self._plan_request(conn, req, state)
+            except (ConcurrencyError, IdempotencyConflict) as exc:
+                req.error = exc
+        if state.inserts:
+            conn.execute(events_table.insert(), state.inserts)
+            for namespace, stream_id, position in state.purges:
+                self._redact_stream(conn, namespace, stream_id, position)
         return state.head, bool(state.purges)
 
-    async def _load_stream_versions(
-        self, conn: AsyncConnection, group: list[_AppendRequest], state: _GroupState
+    def _load_stream_versions(
+        self, conn: sa.Connection, group: list[_AppendRequest], state: _GroupState
     ) -> None:
         by_ns: dict[str, set[str]] = {}
         for req in group:
@@ -367,16 +387,9 @@ class SqlEventStore(EventStore):
                 # probe of the (namespace, stream_id, stream_version) index. A GROUP BY over
                 # ``stream_id IN (...)`` reads every version of every stream instead, which
                 # made appends to long conversations slower the longer they got.
-                row = (
-                    await conn.execute(
-                        sa.select(
-                            *(
-                                sa.select(sa.func.max(_T.stream_version))
-                                .where(_T.namespace == namespace, _T.stream_id == sid)
-                                .scalar_subquery()
-                                for sid in chunk
-                            )
-                        )
+                row = conn.execute(
+                    sa.select(
+                        *(_stream_version_query(namespace, sid).scalar_subquery() for sid in chunk)
                     )
                 ).one()
                 for sid, version in zip(chunk, row, strict=True):
@@ -384,17 +397,18 @@ class SqlEventStore(EventStore):
                         int(version) if version is not None else NO_STREAM
                     )
 
-    async def _plan_request(
-        self, conn: AsyncConnection, req: _AppendRequest, state: _GroupState
+    def _plan_request(
+        self, conn: sa.Connection, req: _AppendRequest, state: _GroupState
     ) -> list[int]:
         ns = req.namespace
-        existing = await self._existing_idempotent(conn, req, state)
+        existing = self._existing_idempotent(conn, req, state)
         if existing is not None:
             return existing
         for stream_id, expected in (req.expected_versions or {}).items():
             actual = state.stream_versions.get((ns, stream_id))
             if actual is None:
-                actual = await self.stream_version_in(conn, ns, stream_id)
+                value = conn.scalar(_stream_version_query(ns, stream_id))
+                actual = int(value) if value is not None else NO_STREAM
                 state.stream_versions[(ns, stream_id)] = actual
             if actual != expected:
                 raise ConcurrencyError(ns, stream_id, expected, actual)
@@ -427,8 +441,8 @@ class SqlEventStore(EventStore):
             positions.append(state.head)
         return positions
 
-    async def _existing_idempotent(
-        self, conn: AsyncConnection, req: _AppendRequest, state: _GroupState
+    def _existing_idempotent(
+        self, conn: sa.Connection, req: _AppendRequest, state: _GroupState
     ) -> list[int] | None:
         keys = [r.idempotency_key for r in req.rows if r.idempotency_key is not None]
         if not keys:
@@ -442,7 +456,7 @@ class SqlEventStore(EventStore):
                 found[key] = pending
         missing = [k for k in keys if k not in found]
         for i in range(0, len(missing), 500):
-            result = await conn.execute(
+            result = conn.execute(
                 sa.select(_T.idempotency_key, _T.position, _T.stream_id, _T.event_type).where(
                     _T.namespace == req.namespace, _T.idempotency_key.in_(missing[i : i + 500])
                 )
@@ -467,19 +481,19 @@ class SqlEventStore(EventStore):
             positions.append(position)
         return positions
 
-    async def _redact_stream(
-        self, conn: AsyncConnection, namespace: str, stream_id: str, before: int
+    def _redact_stream(
+        self, conn: sa.Connection, namespace: str, stream_id: str, before: int
     ) -> None:
         # The one sanctioned rewrite of the log: a purge removes the fact's text from every
         # earlier event of its stream in the purge's own transaction.
-        result = await conn.execute(
+        result = conn.execute(
             sa.select(_T.position, _T.event_type, _T.schema_version, _T.payload).where(
                 _T.namespace == namespace, _T.stream_id == stream_id, _T.position < before
             )
         )
         for position, event_type, version, payload in result.all():
             event = self.codec.decode(event_type, version, payload).redacted()
-            await conn.execute(
+            conn.execute(
                 events_table.update()
                 .where(_T.position == position)
                 .values(payload=self.codec.encode(event), schema_version=event.schema_version)
@@ -493,19 +507,11 @@ class SqlEventStore(EventStore):
 
     # -- reads -----------------------------------------------------------------------------
 
-    async def stream_version_in(self, conn: AsyncConnection, namespace: str, stream_id: str) -> int:
-        """Return a stream's version as seen by ``conn``."""
-        value = await conn.scalar(
-            sa.select(sa.func.max(_T.stream_version)).where(
-                _T.namespace == namespace, _T.stream_id == stream_id
-            )
-        )
-        return int(value) if value is not None else NO_STREAM
-
     async def stream_version(self, namespace: str, stream_id: str) -> int:
         """Return a stream's current version."""
         async with self.read_engine.connect() as conn:
-            return await self.stream_version_in(conn, namespace, stream_id)
+            value = await conn.scalar(_stream_version_query(namespace, stream_id))
+        return int(value) if value is not None else NO_STREAM
 
     async def head(self) -> int:
         """Return the last committed position."""
@@ -652,31 +658,32 @@ class SqlEventStore(EventStore):
                 ) from exc
         async with self._write_lock:
             try:
-                async with self.write_engine.begin() as conn:
-                    await self._lock_for_write(conn)
-                    head = int(await conn.scalar(sa.select(sa.func.max(_T.position))) or 0)
-                    expected = head + 1
-                    for record in batch:
-                        if record.position != expected:
-                            kind = "clash" if record.position < expected else "gap"
-                            raise ImportRefused(
-                                f"{kind}: position {record.position} where {expected} was "
-                                f"expected (the log's head is {head})"
-                            )
-                        expected += 1
-                    rows = [_record_row(r) for r in batch]
-                    for i in range(0, len(rows), 5000):
-                        await conn.execute(events_table.insert(), rows[i : i + 5000])
-                    purges = [r for r in batch if r.event_type == FactPurged.event_type]
-                    for r in purges:
-                        await self._redact_stream(conn, r.namespace, r.stream_id, r.position)
-                    await self._notify_in_transaction(conn, expected - 1)
-                if purges:
-                    await self._after_purge()
+                head = await self._write_transaction(lambda conn: self._import(conn, batch))
             except sa.exc.IntegrityError as exc:
                 raise ImportRefused(f"clash with existing events: {exc.orig}") from exc
-        await self._advance_head(expected - 1)
+            if any(r.event_type == FactPurged.event_type for r in batch):
+                await self._after_purge()
+        await self._advance_head(head)
         return len(batch)
+
+    def _import(self, conn: sa.Connection, batch: list[EventRecord]) -> int:
+        head = int(conn.scalar(sa.select(sa.func.max(_T.position))) or 0)
+        expected = head + 1
+        for record in batch:
+            if record.position != expected:
+                kind = "clash" if record.position < expected else "gap"
+                raise ImportRefused(
+                    f"{kind}: position {record.position} where {expected} was "
+                    f"expected (the log's head is {head})"
+                )
+            expected += 1
+        rows = [_record_row(r) for r in batch]
+        for i in range(0, len(rows), 5000):
+            conn.execute(events_table.insert(), rows[i : i + 5000])
+        for r in batch:
+            if r.event_type == FactPurged.event_type:
+                self._redact_stream(conn, r.namespace, r.stream_id, r.position)
+        return expected - 1
 
     async def write_schema_meta(self, conn: AsyncConnection) -> None:
         """Record the schema version if the database has none yet."""
@@ -689,6 +696,12 @@ class SqlEventStore(EventStore):
                     key="schema_version", value=str(STORE_SCHEMA_VERSION)
                 )
             )
+
+
+def _stream_version_query(namespace: str, stream_id: str) -> sa.Select[tuple[Any]]:
+    return sa.select(sa.func.max(_T.stream_version)).where(
+        _T.namespace == namespace, _T.stream_id == stream_id
+    )
 
 
 def _consume_exception(future: asyncio.Future[list[int]]) -> None:
