@@ -923,6 +923,9 @@ def _check_storage(c: _SectionCheck) -> None:
         c.values["data_dir"] = default_data_dir(c.env)
 
 
+_MAX_UNIX_PATH = 107  # sun_path is 108 bytes including the terminating NUL
+
+
 def _check_server(c: _SectionCheck) -> None:
     if c.values["socket"] is None:
         runtime = c.env.get("RUNTIME_DIRECTORY") or c.env.get("XDG_RUNTIME_DIR")
@@ -932,6 +935,12 @@ def _check_server(c: _SectionCheck) -> None:
             c.values["socket"] = c.built["storage"].data_dir / "memoryd.sock"
         else:  # storage failed validation; its error is already reported
             c.values["socket"] = default_data_dir(c.env) / "memoryd.sock"
+    socket_bytes = len(os.fsencode(c.values["socket"]))
+    if "socket" in c.given and c.ok("socket") and socket_bytes > _MAX_UNIX_PATH:
+        c.errors.append(
+            f"server.socket: the path is {socket_bytes} bytes; unix socket paths are limited to "
+            f"{_MAX_UNIX_PATH}"
+        )
     http: HostPort | None = c.values["http"]
     if (
         c.ok("http", "http_allow_non_loopback")

@@ -68,7 +68,8 @@ class ConfigWatcher:
 
     ``path`` None: nothing to watch (``run`` returns at once), but :meth:`async_reload` still
     re-reads defaults and environment. ``load`` replaces the default loader
-    (``load_config(path, env, overrides)``).
+    (``load_config(path, env, overrides)``). ``force_polling`` (also the automatic fallback
+    when inotify fails) checks the file every ``poll_interval`` seconds instead.
     """
 
     def __init__(
@@ -82,7 +83,8 @@ class ConfigWatcher:
         load: Callable[[], Config] | None = None,
         debounce_ms: int = 300,
         step_ms: int = 50,
-        force_polling: bool | None = None,
+        force_polling: bool = False,
+        poll_interval: float = 1.0,
     ) -> None:
         self.path = path
         self._current = current
@@ -92,6 +94,7 @@ class ConfigWatcher:
         self._debounce_ms = debounce_ms
         self._step_ms = step_ms
         self._force_polling = force_polling
+        self._poll_interval = poll_interval
         self._lock = asyncio.Lock()
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -168,6 +171,9 @@ class ConfigWatcher:
         if self.path is None:
             return
         directory = self.path.parent
+        if self._force_polling:
+            await self._poll()
+            return
         try:
             async for _changes in awatch(
                 directory,
@@ -176,11 +182,39 @@ class ConfigWatcher:
                 step=self._step_ms,
                 stop_event=self._stop,
                 recursive=False,
-                force_polling=self._force_polling,
             ):
                 await self.async_reload(reason="file changed")
         except (FileNotFoundError, PermissionError) as exc:
             _log.error("config.watch_failed", directory=str(directory), error=str(exc))
+        except OSError as exc:
+            # e.g. the inotify watch limit is reached: polling still works.
+            _log.warning("config.watch_polling", directory=str(directory), error=str(exc))
+            await self._poll()
+
+    def _signature(self) -> tuple[int, int, int] | None:
+        assert self.path is not None
+        try:
+            st = self.path.stat()
+        except OSError:
+            return None
+        return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+    async def _poll(self) -> None:
+        """Fallback without inotify: compare the file's inode, size and mtime (ns) each interval.
+
+        (watchfiles' own polling compares whole-second mtimes and misses a same-size edit made
+        within the second.)
+        """
+        last = self._signature()
+        while not self._stop.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stop.wait(), self._poll_interval)
+            current = self._signature()
+            if self._stop.is_set() or current == last:
+                continue
+            await asyncio.sleep(self._debounce_ms / 1000)  # let a burst of writes settle
+            last = self._signature()
+            await self.async_reload(reason="file changed")
 
     def start(self) -> asyncio.Task[None]:
         """Start watching in a task."""

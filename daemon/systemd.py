@@ -162,12 +162,21 @@ class Watchdog:
         if self.interval is None:
             return
         while True:
-            if self._healthy is None or self._healthy():
+            if self._is_healthy():
                 if watchdog_ping(environ=self._environ):
                     self.pings += 1
             else:
                 _log.warning("systemd.watchdog_skipped", reason="unhealthy")
             await self._sleep(self.interval)
+
+    def _is_healthy(self) -> bool:
+        if self._healthy is None:
+            return True
+        try:
+            return self._healthy()
+        except Exception:
+            _log.exception("systemd.watchdog_health_check_failed")
+            return False
 
     def start(self) -> asyncio.Task[None] | None:
         """Start pinging in a task (None when the watchdog is not enabled)."""

@@ -493,3 +493,11 @@ def test_provider_settings_feed_the_llm_plugin() -> None:
     assert settings.budget.calls_per_day == 10
     assert settings.budget.reset == "sliding-24h"
     assert config_from_mapping({}, env={}).llm.provider_settings() is None
+
+
+def test_socket_path_length_is_checked() -> None:
+    long_path = "/tmp/" + "x" * 110 + ".sock"
+    [error] = _errors({"server": {"socket": long_path}})
+    assert error == (
+        f"server.socket: the path is {len(long_path)} bytes; unix socket paths are limited to 107"
+    )

@@ -249,3 +249,21 @@ async def test_no_path_means_nothing_to_watch() -> None:
     w = ConfigWatcher(None, load_config(None, ENV), env=ENV)
     await w.run()  # returns at once
     assert await w.async_reload() is True
+
+
+async def test_polling_watcher_sees_an_atomic_replace(config_path: Path) -> None:
+    """The fallback when inotify is unavailable (or out of watches) sees the same changes."""
+    w = ConfigWatcher(
+        config_path,
+        load_config(config_path, ENV),
+        env=ENV,
+        debounce_ms=50,
+        step_ms=10,
+        force_polling=True,
+        poll_interval=0.02,
+    )
+    async with w:
+        await _until_watching(w, config_path)
+        outcome = asyncio.ensure_future(w.next_outcome())
+        _replace(config_path, '[retrospective]\nmin_cooldown = "4m"\n')
+        assert (await asyncio.wait_for(outcome, WAIT)).changed == ("retrospective.min_cooldown",)

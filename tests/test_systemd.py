@@ -319,3 +319,27 @@ async def test_listen_fds_under_systemd_socket_activate(short_dir: Path) -> None
     finally:
         await _stop(proc)
     assert info == {"names": ["api"], "pid_matched": True, "env_left": [], "family": ["AF_UNIX"]}
+
+
+async def test_watchdog_treats_a_failing_health_check_as_unhealthy(
+    listener: NotifyListener,
+) -> None:
+    asked: list[float] = []
+    second = asyncio.Event()
+
+    def broken() -> bool:
+        raise RuntimeError("health check bug")
+
+    async def fake_sleep(seconds: float) -> None:
+        asked.append(seconds)
+        if len(asked) == 2:
+            second.set()
+            await asyncio.Event().wait()
+
+    env = {**listener.env, "WATCHDOG_USEC": "2000000"}
+    watchdog = systemd.Watchdog(environ=env, healthy=broken, sleep=fake_sleep)
+    watchdog.start()
+    await asyncio.wait_for(second.wait(), 5)
+    await watchdog.stop()
+    assert watchdog.pings == 0
+    assert listener.pending() == []
