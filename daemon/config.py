@@ -34,6 +34,7 @@ import ipaddress
 import os
 import re
 import tomllib
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -96,14 +97,15 @@ class HostPort:
 # Value kinds: how one key is read from TOML and from an environment string, checked and dumped.
 
 
-class _Kind:
+class _Kind(ABC):
     """The type of one key. ``parse`` raises ValueError with a reason a person can act on."""
 
     name: ClassVar[str] = "value"
     optional: bool = False
 
+    @abstractmethod
     def parse(self, value: object, base_dir: Path) -> Any:
-        raise NotImplementedError
+        """Check a TOML value (relative paths against ``base_dir``) and return the typed one."""
 
     def from_env(self, text: str) -> object:
         """Turn an environment (or command-line) string into what TOML would have given."""
