@@ -592,9 +592,10 @@ class RecallConfig:
     """``[recall]``: search defaults."""
 
     embedder: str = _key(
-        "hashing",
+        "hashed",
         _Str(pattern=_NAME_PATTERN, pattern_help="a plugin name (lower case, digits, . _ -)"),
-        "Embedder plugin name for the vector leg (checked when the plugin is loaded).",
+        "Embedder plugin name for the vector leg: hashed (no model) or minilm (the extra); "
+        "checked when the plugin is loaded.",
     )
     top_k: int = _key(10, _Int(minimum=1, maximum=1000), "Hits returned when a query names none.")
     candidate_top_k: int = _key(
