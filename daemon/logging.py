@@ -33,6 +33,7 @@ from typing import IO, Any, Literal
 
 import orjson
 import structlog
+import structlog.tracebacks
 from structlog._config import BoundLoggerLazyProxy
 from structlog.contextvars import bind_contextvars, bound_contextvars, clear_contextvars
 from structlog.typing import EventDict, Processor, WrappedLogger
@@ -199,11 +200,15 @@ def configure_logging(
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
-        redact_secrets,
     ]
     if fmt == "json":
         sink, binary = _split_stream(target)
-        exceptions: list[Processor] = [structlog.processors.dict_tracebacks]
+        # Structured tracebacks without frame locals (they may hold keys and message text).
+        exceptions: list[Processor] = [
+            structlog.processors.ExceptionRenderer(
+                structlog.tracebacks.ExceptionDictTransformer(show_locals=False)
+            )
+        ]
         native_renderer: Processor = structlog.processors.JSONRenderer(
             serializer=_orjson_bytes if binary else _orjson_text
         )
@@ -230,6 +235,7 @@ def configure_logging(
                 *shared,
                 structlog.processors.StackInfoRenderer(),
                 *exceptions,
+                redact_secrets,  # after the traceback is rendered: its messages are text too
                 native_renderer,
             ],
             wrapper_class=structlog.make_filtering_bound_logger(level_no),
@@ -248,6 +254,7 @@ def configure_logging(
                 processors=[
                     structlog.stdlib.ProcessorFormatter.remove_processors_meta,
                     *exceptions,
+                    redact_secrets,
                     stdlib_renderer,
                 ],
             )

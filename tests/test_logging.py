@@ -238,3 +238,24 @@ def test_reset_restores_the_root_level() -> None:
     reset_logging()
     assert root.level == before
     assert not [h for h in root.handlers if type(h).__name__ == "_SinkHandler"]
+
+
+def test_tracebacks_carry_no_locals_and_are_redacted() -> None:
+    out = io.BytesIO()
+    configure_logging("info", "json", stream=out)
+
+    def call_provider() -> None:
+        api_key = "sk-live-abcdefghijklmnopqrstuvwxyz"
+        raise RuntimeError(f"401 from https://user:hunter2@api.example with Bearer {api_key}")
+
+    try:
+        call_provider()
+    except RuntimeError:
+        get_logger().exception("llm.failed")
+    [line] = _lines(out)
+    [exc] = line["exception"]
+    assert exc["exc_type"] == "RuntimeError"
+    assert exc["exc_value"] == "401 from https://user:***@api.example with Bearer ***"
+    assert all("locals" not in frame for frame in exc["frames"])
+    assert b"abcdefghijklmnop" not in out.getvalue()
+    assert b"hunter2" not in out.getvalue()
