@@ -58,6 +58,8 @@ class AppSettings:
     backend: Backend
     max_body_bytes: int = MiB
     read_your_writes_timeout: float = 5.0
+    wait_on_write: bool = False
+    """Make writes wait for the projections instead of the next read (slower writes)."""
     tcp_requires_token: bool = True
     tokens_file: Path | None = None
     drain_timeout: float = 10.0
@@ -99,6 +101,7 @@ class AppState:
     ready: asyncio.Event = field(default_factory=asyncio.Event)
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
     last_head: int = 0
+    last_written: int = 0
     streams: set[asyncio.Task[Any]] = field(default_factory=set)
 
     def require_store(self) -> EventStore:
@@ -121,16 +124,34 @@ class AppState:
         pos = runner.position
         return int(pos() if callable(pos) else pos)
 
-    async def async_wait_projected(self, position: int) -> bool:
-        """Wait (bounded) until the projections reflect ``position`` (read-your-writes)."""
-        if self.runner is None:
-            return True
-        ok = bool(
-            await self.runner.wait_for(position, timeout=self.settings.read_your_writes_timeout)
-        )
-        if not ok:
-            log.warning("projections did not reach the position in time", position=position)
-        return ok
+    async def async_note_written(self, position: int) -> None:
+        """Record an acknowledged write; with ``wait_on_write``, wait until it is projected."""
+        self.last_written = max(self.last_written, position)
+        self.last_head = max(self.last_head, position)
+        if self.settings.wait_on_write and self.runner is not None:
+            timeout = self.settings.read_your_writes_timeout
+            if not await self.runner.wait_for(position, timeout=timeout):
+                log.warning("projections did not reach the position in time", position=position)
+
+    async def async_reads(self) -> AsyncEngine:
+        """Return the projection engine once it reflects every write this daemon acknowledged.
+
+        This is read-your-writes: a read waits (bounded) only while a write acknowledged by
+        this daemon is not folded yet; past the bound it answers 503 rather than stale data.
+        """
+        engine = self.require_reads()
+        target = self.last_written
+        if self.runner is not None and self.projection_position() < target:
+            timeout = self.settings.read_your_writes_timeout
+            if not await self.runner.wait_for(target, timeout=timeout):
+                raise ApiError(
+                    503,
+                    "projection_lag",
+                    "the projections are behind the last write; retry shortly",
+                    {"position": target, "projection_position": self.projection_position()},
+                    headers={"Retry-After": "1"},
+                )
+        return engine
 
 
 STATE: web.AppKey[AppState] = web.AppKey("memoryd_state", AppState)

@@ -51,7 +51,7 @@ COMPACTION_BODY = Schema(
 
 async def _async_require_message(request: web.Request, cid: str, message_id: str | None) -> None:
     """Refuse an unknown conversation (404) or a message it does not show (400)."""
-    engine = state_of(request).require_reads()
+    engine = await state_of(request).async_reads()
     namespace = namespace_of(request)
     async with engine.connect() as conn:
         conversation = await get_conversation(conn, namespace, cid)

@@ -282,7 +282,7 @@ async def get_one(request: web.Request) -> web.Response:
     """Return a fact as believed now (or at ``known_at``); a forgotten fact is 404."""
     fact_id = path_id(request, "fact_id")
     query = parse_query(request.query, GET_QUERY)
-    engine = state_of(request).require_reads()
+    engine = await state_of(request).async_reads()
     async with engine.connect() as conn:
         row = await get_fact(conn, namespace_of(request), fact_id, known_at=query.get("known_at"))
     if row is None or row.forgotten:
@@ -293,7 +293,7 @@ async def get_one(request: web.Request) -> web.Response:
 async def list_facts(request: web.Request) -> web.Response:
     """Query facts by valid time, transaction time, status, tag and owner."""
     query = parse_query(request.query, LIST_QUERY)
-    engine = state_of(request).require_reads()
+    engine = await state_of(request).async_reads()
     async with engine.connect() as conn:
         rows = await query_facts(
             conn,
@@ -314,7 +314,7 @@ async def get_history(request: web.Request) -> web.Response:
     """Return the supersede chain through a fact and every version of the fact itself."""
     fact_id = path_id(request, "fact_id")
     namespace = namespace_of(request)
-    engine = state_of(request).require_reads()
+    engine = await state_of(request).async_reads()
     async with engine.connect() as conn:
         versions = await fact_versions(conn, namespace, fact_id)
         if not versions:

@@ -126,7 +126,7 @@ async def get_messages(request: web.Request) -> web.Response:
     cid = path_id(request, "cid")
     query = parse_query(request.query, LIST_QUERY)
     namespace = namespace_of(request)
-    engine = state_of(request).require_reads()
+    engine = await state_of(request).async_reads()
     async with engine.connect() as conn:
         conversation = await get_conversation(conn, namespace, cid)
         if conversation is None or conversation.deleted:
