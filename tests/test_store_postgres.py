@@ -125,3 +125,29 @@ async def test_backend_opens_postgres_for_log_and_projections(pg_url: str, tmp_p
     finally:
         await engine.dispose()
     assert not list(tmp_path.iterdir())  # nothing of PostgreSQL's lands in the data dir
+
+
+async def test_writers_use_read_committed_whatever_the_server_default(pg_url: str) -> None:  # noqa: F811
+    """The write lock needs a fresh snapshot per statement; a database defaulting to
+    REPEATABLE READ must not make two stores assign the same positions."""
+    dbname = pg_url.rsplit("/", 1)[1]
+    await pg_execute(
+        pg_url, f"ALTER DATABASE \"{dbname}\" SET default_transaction_isolation = 'repeatable read'"
+    )
+    try:
+        stores = [await open_store(pg_url) for _ in range(3)]
+        try:
+            async with stores[0].write_engine.begin() as conn:
+                assert await conn.scalar(sa.text("SHOW transaction_isolation")) == "read committed"
+
+            async def appender(store: PostgresEventStore, k: int) -> None:
+                for n in range(1, 21):
+                    await store.append(NS, [new(f"s{k}", n)])
+
+            await asyncio.gather(*(appender(s, k) for k, s in enumerate(stores)))
+            assert [e.position async for e in stores[0].read()] == list(range(1, 61))
+        finally:
+            for store in stores:
+                await store.close()
+    finally:
+        await pg_execute(pg_url, f'ALTER DATABASE "{dbname}" RESET default_transaction_isolation')

@@ -46,7 +46,7 @@ from events.store.sql import SqlEventStore
 log = logging.getLogger(__name__)
 
 NOTIFY_CHANNEL = "memoryd_events"
-"""The LISTEN/NOTIFY channel that carries the new head after each commit."""
+"""The LISTEN/NOTIFY channel signalled by every commit that appends."""
 
 APPEND_LOCK_KEY = 0x6D656D6F72796431
 """``pg_advisory_xact_lock`` key that serialises position assignment (b"memoryd1")."""
@@ -83,6 +83,10 @@ def postgres_engine(
         connect_args["server_settings"]["default_transaction_read_only"] = "on"
     return create_async_engine(
         asyncpg_url(url),
+        # Whatever the server's default: the write lock relies on each statement after it
+        # taking a fresh snapshot (under REPEATABLE READ the head read after the lock would
+        # still see the snapshot taken before it).
+        isolation_level="READ COMMITTED",
         pool_size=pool_size,
         max_overflow=max_overflow,
         connect_args=connect_args,
