@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from daemon.api import conversations, events, facts, health, messages
+from daemon.api import conversations, events, facts, health, messages, openapi
 
 
 def add_routes(app: web.Application) -> None:
     """Register all API routes."""
-    for module in (messages, conversations, facts, events, health):
+    for module in (messages, conversations, facts, events, health, openapi):
         module.add_routes(app)

@@ -1,0 +1,420 @@
+"""``GET /v1/openapi.json``: the OpenAPI 3.1 document of API v1.
+
+Request bodies and query parameters are rendered from the same :class:`Schema` specs the
+handlers validate with; the table of operations below is kept apart from the route
+registrations on purpose, and ``tests/test_api_openapi.py`` checks that the two agree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from aiohttp import web
+
+from daemon.api import conversations, events, facts, messages
+from daemon.api.common import ID_PATTERN, IDEMPOTENCY_HEADER
+from daemon.api.errors import json_response
+from daemon.api.validation import Schema
+from daemon.app import NAMESPACE_HEADER, package_version
+
+_S = dict[str, Any]
+
+
+def _obj(required: list[str], **props: _S) -> _S:
+    return {"type": "object", "required": required, "properties": props}
+
+
+_STR: _S = {"type": "string"}
+_NSTR: _S = {"type": ["string", "null"]}
+_INT: _S = {"type": "integer"}
+_TIME: _S = {"type": "string", "format": "date-time"}
+_NTIME: _S = {"type": ["string", "null"], "format": "date-time"}
+_STRS: _S = {"type": "array", "items": _STR}
+
+COMPONENTS: dict[str, _S] = {
+    "Error": _obj(
+        ["error"],
+        error=_obj(
+            ["code", "message", "details"],
+            code={"type": "string", "description": "stable machine-readable code"},
+            message=_STR,
+            details={"type": "object", "description": "e.g. {field: ...} for a 400"},
+        ),
+    ),
+    "Written": _obj(["position"], position=_INT),
+    "MessageWritten": _obj(["message_id", "position"], message_id=_STR, position=_INT),
+    "BatchWritten": _obj(
+        ["results"],
+        results={"type": "array", "items": {"$ref": "#/components/schemas/MessageWritten"}},
+    ),
+    "Message": _obj(
+        [
+            "message_id",
+            "conversation_id",
+            "role",
+            "name",
+            "content",
+            "created_at",
+            "metadata",
+            "position",
+        ],
+        message_id=_STR,
+        conversation_id={
+            "type": "string",
+            "description": "where it was said (a parent for inherited messages)",
+        },
+        role=_STR,
+        name=_NSTR,
+        content={"oneOf": [_STR, {"type": "array", "items": {"type": "object"}}]},
+        created_at=_TIME,
+        metadata={"type": "object"},
+        position=_INT,
+    ),
+    "Messages": _obj(
+        ["messages"], messages={"type": "array", "items": {"$ref": "#/components/schemas/Message"}}
+    ),
+    "Forked": _obj(["conversation_id", "position"], conversation_id=_STR, position=_INT),
+    "FactWritten": _obj(["fact_id", "position"], fact_id=_STR, position=_INT),
+    "Fact": _obj(
+        ["fact_id", "text", "status", "provenance", "tags", "owner", "valid_from", "valid_to"],
+        fact_id=_STR,
+        text=_STR,
+        subject=_NSTR,
+        predicate=_NSTR,
+        object=_NSTR,
+        tags=_STRS,
+        owner=_STR,
+        provenance=_STR,
+        status=_STR,
+        confidence={"type": "number"},
+        importance={"type": "number"},
+        valid_from=_TIME,
+        valid_to=_NTIME,
+        recorded_from=_TIME,
+        recorded_to=_NTIME,
+        superseded_by=_NSTR,
+        supersedes=_NSTR,
+        forgotten={"type": "boolean"},
+        forgotten_reason=_NSTR,
+        source_message_ids=_STRS,
+        validated_by=_NSTR,
+        validation_note=_NSTR,
+        position=_INT,
+        written_position=_INT,
+    ),
+    "Facts": _obj(
+        ["facts"], facts={"type": "array", "items": {"$ref": "#/components/schemas/Fact"}}
+    ),
+    "FactHistory": _obj(
+        ["fact_id", "chain", "versions"],
+        fact_id=_STR,
+        chain={"type": "array", "items": {"$ref": "#/components/schemas/Fact"}},
+        versions={"type": "array", "items": {"$ref": "#/components/schemas/Fact"}},
+    ),
+    "Event": _obj(
+        [
+            "position",
+            "event_id",
+            "stream_id",
+            "stream_version",
+            "event_type",
+            "recorded_at",
+            "data",
+        ],
+        position=_INT,
+        event_id=_STR,
+        stream_id=_STR,
+        stream_version=_INT,
+        event_type=_STR,
+        recorded_at=_TIME,
+        causation_id=_NSTR,
+        correlation_id=_NSTR,
+        idempotency_key=_NSTR,
+        data={"type": "object", "description": "the event's fields"},
+    ),
+    "Events": _obj(
+        ["events", "last_position"],
+        events={"type": "array", "items": {"$ref": "#/components/schemas/Event"}},
+        last_position=_INT,
+    ),
+    "Health": _obj(
+        ["status", "last_position", "projection_position", "projection_lag", "version"],
+        status={"type": "string", "enum": ["ok", "starting"]},
+        last_position=_INT,
+        projection_position=_INT,
+        projection_lag=_INT,
+        version=_STR,
+    ),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Operation:
+    """One documented method on one path."""
+
+    method: str
+    path: str
+    summary: str
+    status: int = 200
+    response: str | None = None
+    body: Schema | None = None
+    body_optional: bool = False
+    query: Schema | None = None
+    idempotent_header: bool = False
+    namespaced: bool = True
+    content_type: str = "application/json"
+
+
+OPERATIONS: tuple[Operation, ...] = (
+    Operation(
+        "POST",
+        "/v1/conversations/{cid}/messages",
+        "Append a message (a retried idempotency key returns the original result)",
+        201,
+        "MessageWritten",
+        body=messages.MESSAGE_BODY,
+        idempotent_header=True,
+    ),
+    Operation(
+        "POST",
+        "/v1/conversations/{cid}/messages:batch",
+        "Append many messages in one transaction (all or nothing)",
+        201,
+        "BatchWritten",
+        body=messages.BATCH_BODY,
+        idempotent_header=True,
+    ),
+    Operation(
+        "GET",
+        "/v1/conversations/{cid}/messages",
+        "List messages in order (a fork includes its parent's up to the fork point)",
+        response="Messages",
+        query=messages.LIST_QUERY,
+    ),
+    Operation(
+        "POST",
+        "/v1/conversations/{cid}/fork",
+        "Fork a conversation through a message",
+        201,
+        "Forked",
+        body=conversations.FORK_BODY,
+        body_optional=True,
+        idempotent_header=True,
+    ),
+    Operation(
+        "POST",
+        "/v1/conversations/{cid}/compaction",
+        "Announce that the chat app is about to compact the conversation",
+        201,
+        "Forked",
+        body=conversations.COMPACTION_BODY,
+        body_optional=True,
+        idempotent_header=True,
+    ),
+    Operation(
+        "POST",
+        "/v1/facts",
+        "Write a fact",
+        201,
+        "FactWritten",
+        body=facts.FACT_BODY,
+        idempotent_header=True,
+    ),
+    Operation("GET", "/v1/facts", "Query facts", response="Facts", query=facts.LIST_QUERY),
+    Operation("GET", "/v1/facts/{fact_id}", "Read a fact", response="Fact", query=facts.GET_QUERY),
+    Operation(
+        "DELETE",
+        "/v1/facts/{fact_id}",
+        "Forget a fact (hidden from queries, kept in history)",
+        response="FactWritten",
+        query=facts.FORGET_QUERY,
+    ),
+    Operation(
+        "POST",
+        "/v1/facts/{fact_id}/supersede",
+        "Replace a fact by a new one",
+        201,
+        "FactWritten",
+        body=facts.FACT_BODY,
+        idempotent_header=True,
+    ),
+    Operation(
+        "POST",
+        "/v1/facts/{fact_id}/validate",
+        "Vouch for a fact (a quarantined fact becomes active)",
+        response="FactWritten",
+        body=facts.VALIDATE_BODY,
+        body_optional=True,
+        idempotent_header=True,
+    ),
+    Operation(
+        "GET",
+        "/v1/facts/{fact_id}/history",
+        "The supersede chain through a fact and the fact's versions",
+        response="FactHistory",
+    ),
+    Operation(
+        "GET",
+        "/v1/events",
+        "Read the namespace's events",
+        response="Events",
+        query=events.EVENTS_QUERY,
+    ),
+    Operation(
+        "GET",
+        "/v1/events/stream",
+        "Follow the namespace's events (Server-Sent Events; id: is the position)",
+        query=events.STREAM_QUERY,
+        content_type="text/event-stream",
+    ),
+    Operation(
+        "GET",
+        "/v1/health",
+        "Readiness and progress (503 until the projections caught up)",
+        response="Health",
+        namespaced=False,
+    ),
+    Operation(
+        "GET",
+        "/metrics",
+        "Prometheus text exposition",
+        namespaced=False,
+        content_type="text/plain",
+    ),
+    Operation(
+        "GET",
+        "/v1/openapi.json",
+        "This document",
+        namespaced=False,
+        content_type="application/json",
+    ),
+)
+
+_ERROR_RESPONSES: dict[str, str] = {
+    "400": "bad input (the error names the field)",
+    "401": "TCP without a valid bearer token",
+    "403": "the token may not use this namespace",
+    "404": "unknown route or resource",
+    "409": "conflict (concurrent change, reused idempotency key, superseded/forgotten fact)",
+    "413": "body over the limit",
+    "503": "not ready yet, or projections lagging",
+}
+
+
+def _path_params(path: str) -> list[_S]:
+    out = []
+    for part in path.split("/"):
+        if part.startswith("{"):
+            name = part[1 : part.index("}")]
+            out.append(
+                {
+                    "name": name,
+                    "in": "path",
+                    "required": True,
+                    "schema": {"type": "string", "pattern": ID_PATTERN},
+                }
+            )
+    return out
+
+
+def _operation(op: Operation) -> _S:
+    params = _path_params(op.path)
+    if op.namespaced:
+        params.append(
+            {
+                "name": NAMESPACE_HEADER,
+                "in": "header",
+                "required": False,
+                "schema": {
+                    "type": "string",
+                    "pattern": "^[A-Za-z0-9._-]{1,64}$",
+                    "default": "default",
+                },
+            }
+        )
+    if op.idempotent_header:
+        params.append(
+            {
+                "name": IDEMPOTENCY_HEADER,
+                "in": "header",
+                "required": False,
+                "schema": {"type": "string", "maxLength": 200},
+            }
+        )
+    if op.query is not None:
+        for field in op.query.fields:
+            params.append(
+                {
+                    "name": field.name,
+                    "in": "query",
+                    "required": field.required,
+                    "schema": field.json_schema(),
+                }
+            )
+    if op.content_type == "application/json" and op.response is not None:
+        content: _S = {
+            "application/json": {"schema": {"$ref": f"#/components/schemas/{op.response}"}}
+        }
+    elif op.content_type == "application/json":
+        content = {"application/json": {"schema": {"type": "object"}}}
+    else:
+        content = {op.content_type: {"schema": {"type": "string"}}}
+    responses: _S = {str(op.status): {"description": "success", "content": content}}
+    error = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+    for status, text in _ERROR_RESPONSES.items():
+        responses[status] = {"description": text, "content": error}
+    out: _S = {
+        "summary": op.summary,
+        "operationId": f"{op.method.lower()}_{op.path.strip('/').replace('/', '_')}",
+        "parameters": params,
+        "responses": responses,
+    }
+    if op.body is not None:
+        out["requestBody"] = {
+            "required": not op.body_optional,
+            "content": {"application/json": {"schema": op.body.json_schema()}},
+        }
+    return out
+
+
+def build_document() -> _S:
+    """Return the OpenAPI 3.1 document."""
+    paths: dict[str, _S] = {}
+    for op in OPERATIONS:
+        paths.setdefault(op.path, {})[op.method.lower()] = _operation(op)
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "memoryd API",
+            "version": package_version(),
+            "description": (
+                "Local memory daemon for chat assistants. Every request is scoped to the "
+                f"namespace in {NAMESPACE_HEADER} (default 'default'). Over TCP send "
+                "Authorization: Bearer <token>. Every 4xx/5xx body is "
+                '{"error": {"code", "message", "details"}}.'
+            ),
+        },
+        "servers": [{"url": "/"}],
+        "paths": paths,
+        "components": {
+            "schemas": COMPONENTS,
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+        },
+    }
+
+
+_DOCUMENT: _S | None = None
+
+
+async def get_openapi(request: web.Request) -> web.Response:
+    """Return the OpenAPI document."""
+    global _DOCUMENT
+    if _DOCUMENT is None:
+        _DOCUMENT = build_document()
+    return json_response(_DOCUMENT)
+
+
+def add_routes(app: web.Application) -> None:
+    """Register the document's route."""
+    app.router.add_get("/v1/openapi.json", get_openapi, allow_head=False)
