@@ -22,6 +22,7 @@ from __future__ import annotations
 import abc
 import asyncio
 import contextlib
+import functools
 import os
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
@@ -57,21 +58,23 @@ def new_event_ids(count: int, millis: int) -> list[str]:
     """Return ``count`` fresh event ids: time-ordered UUIDs (version 7, RFC 9562).
 
     The leading 48 bits are ``millis`` (Unix milliseconds), the rest random. Ids of events
-    appended around the same time sort together, so the unique index on ``event_id`` grows at
-    its right edge instead of touching a random page per event, which keeps each commit small
-    in a large log. ``uuid4()`` per event would also cost more than the rest of the append
-    path; one ``urandom`` call serves the whole batch.
+    appended around the same time sort together, so the unique index on ``event_id`` grows in
+    one place instead of touching a random page per event, which keeps each commit small in a
+    large log. Built as text from one ``urandom`` call per batch: ``uuid4()`` per event would
+    cost more than the rest of the append path.
     """
-    prefix = (millis & 0xFFFF_FFFF_FFFF).to_bytes(6, "big")
-    raw = os.urandom(10 * count)
+    stamp = f"{millis & 0xFFFF_FFFF_FFFF:012x}"
+    head = f"{stamp[:8]}-{stamp[8:]}-7"
+    rand = os.urandom(10 * count).hex()
     out = []
-    for i in range(count):
-        b = bytearray(prefix + raw[10 * i : 10 * i + 10])
-        b[6] = (b[6] & 0x0F) | 0x70
-        b[8] = (b[8] & 0x3F) | 0x80
-        h = b.hex()
-        out.append(f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}")
+    for i in range(0, 20 * count, 20):
+        r = rand[i : i + 20]
+        # version nibble 7 (in ``head``), variant bits 10xx
+        out.append(f"{head}{r[:3]}-{_VARIANT[r[3]]}{r[4:7]}-{r[8:20]}")
     return out
+
+
+_VARIANT = {c: "89ab"[int(c, 16) & 3] for c in "0123456789abcdef"}
 
 
 @dataclass(slots=True)
@@ -104,7 +107,7 @@ class _GroupState:
     recorded_at: int
     stream_versions: dict[tuple[str, str], int] = field(default_factory=dict)
     keys: dict[tuple[str, str], tuple[int, str, str]] = field(default_factory=dict)
-    inserts: list[dict[str, Any]] = field(default_factory=list)
+    inserts: list[tuple[Any, ...]] = field(default_factory=list)
     purges: list[tuple[str, str, int]] = field(default_factory=list)
 
 
@@ -368,7 +371,7 @@ class SqlEventStore(EventStore):
             except (ConcurrencyError, IdempotencyConflict) as exc:
                 req.error = exc
         if state.inserts:
-            conn.execute(events_table.insert(), state.inserts)
+            _insert_rows(conn, state.inserts)
             for namespace, stream_id, position in state.purges:
                 self._redact_stream(conn, namespace, stream_id, position)
         return state.head, bool(state.purges)
@@ -387,10 +390,9 @@ class SqlEventStore(EventStore):
                 # probe of the (namespace, stream_id, stream_version) index. A GROUP BY over
                 # ``stream_id IN (...)`` reads every version of every stream instead, which
                 # made appends to long conversations slower the longer they got.
+                params = {f"s{n}": sid for n, sid in enumerate(chunk)}
                 row = conn.execute(
-                    sa.select(
-                        *(_stream_version_query(namespace, sid).scalar_subquery() for sid in chunk)
-                    )
+                    _stream_versions_query(len(chunk)), {"ns": namespace, **params}
                 ).one()
                 for sid, version in zip(chunk, row, strict=True):
                     state.stream_versions[(namespace, sid)] = (
@@ -407,7 +409,7 @@ class SqlEventStore(EventStore):
         for stream_id, expected in (req.expected_versions or {}).items():
             actual = state.stream_versions.get((ns, stream_id))
             if actual is None:
-                value = conn.scalar(_stream_version_query(ns, stream_id))
+                value = conn.scalar(_STREAM_VERSION, {"ns": ns, "s0": stream_id})
                 actual = int(value) if value is not None else NO_STREAM
                 state.stream_versions[(ns, stream_id)] = actual
             if actual != expected:
@@ -421,20 +423,20 @@ class SqlEventStore(EventStore):
             if row.idempotency_key is not None:
                 state.keys[(ns, row.idempotency_key)] = (state.head, row.stream_id, row.event_type)
             state.inserts.append(
-                {
-                    "position": state.head,
-                    "event_id": row.event_id,
-                    "namespace": ns,
-                    "stream_id": row.stream_id,
-                    "stream_version": version,
-                    "event_type": row.event_type,
-                    "schema_version": row.schema_version,
-                    "payload": row.payload,
-                    "recorded_at": state.recorded_at,
-                    "causation_id": row.causation_id,
-                    "correlation_id": row.correlation_id,
-                    "idempotency_key": row.idempotency_key,
-                }
+                (  # in the order of ROW_COLUMNS
+                    state.head,
+                    row.event_id,
+                    ns,
+                    row.stream_id,
+                    version,
+                    row.event_type,
+                    row.schema_version,
+                    row.payload,
+                    state.recorded_at,
+                    row.causation_id,
+                    row.correlation_id,
+                    row.idempotency_key,
+                )
             )
             if row.event_type == FactPurged.event_type:
                 state.purges.append((ns, row.stream_id, state.head))
@@ -510,7 +512,7 @@ class SqlEventStore(EventStore):
     async def stream_version(self, namespace: str, stream_id: str) -> int:
         """Return a stream's current version."""
         async with self.read_engine.connect() as conn:
-            value = await conn.scalar(_stream_version_query(namespace, stream_id))
+            value = await conn.scalar(_STREAM_VERSION, {"ns": namespace, "s0": stream_id})
         return int(value) if value is not None else NO_STREAM
 
     async def head(self) -> int:
@@ -679,7 +681,7 @@ class SqlEventStore(EventStore):
             expected += 1
         rows = [_record_row(r) for r in batch]
         for i in range(0, len(rows), 5000):
-            conn.execute(events_table.insert(), rows[i : i + 5000])
+            _insert_rows(conn, rows[i : i + 5000])
         for r in batch:
             if r.event_type == FactPurged.event_type:
                 self._redact_stream(conn, r.namespace, r.stream_id, r.position)
@@ -698,10 +700,20 @@ class SqlEventStore(EventStore):
             )
 
 
-def _stream_version_query(namespace: str, stream_id: str) -> sa.Select[tuple[Any]]:
+def _stream_version(n: int) -> sa.Select[tuple[Any]]:
+    """``max(stream_version)`` of stream ``:s<n>`` in namespace ``:ns``."""
     return sa.select(sa.func.max(_T.stream_version)).where(
-        _T.namespace == namespace, _T.stream_id == stream_id
+        _T.namespace == sa.bindparam("ns"), _T.stream_id == sa.bindparam(f"s{n}")
     )
+
+
+_STREAM_VERSION = _stream_version(0)
+
+
+@functools.cache
+def _stream_versions_query(count: int) -> sa.Select[Any]:
+    # Built once per chunk size: constructing the statement costs more than running it.
+    return sa.select(*(_stream_version(n).scalar_subquery() for n in range(count)))
 
 
 def _consume_exception(future: asyncio.Future[list[int]]) -> None:
@@ -709,18 +721,53 @@ def _consume_exception(future: asyncio.Future[list[int]]) -> None:
         future.exception()
 
 
-def _record_row(record: EventRecord) -> dict[str, Any]:
-    return {
-        "position": record.position,
-        "event_id": record.event_id,
-        "namespace": record.namespace,
-        "stream_id": record.stream_id,
-        "stream_version": record.stream_version,
-        "event_type": record.event_type,
-        "schema_version": record.schema_version,
-        "payload": record.payload,
-        "recorded_at": record.recorded_at,
-        "causation_id": record.causation_id,
-        "correlation_id": record.correlation_id,
-        "idempotency_key": record.idempotency_key,
-    }
+ROW_COLUMNS: tuple[str, ...] = (
+    "position",
+    "event_id",
+    "namespace",
+    "stream_id",
+    "stream_version",
+    "event_type",
+    "schema_version",
+    "payload",
+    "recorded_at",
+    "causation_id",
+    "correlation_id",
+    "idempotency_key",
+)
+"""The order of the values in a row tuple given to :func:`_insert_rows`."""
+
+
+def _record_row(record: EventRecord) -> tuple[Any, ...]:
+    return tuple(getattr(record, name) for name in ROW_COLUMNS)
+
+
+_insert_sql_by_dialect: dict[tuple[str, str, str], str | None] = {}
+
+
+def _insert_sql(dialect: sa.Dialect) -> str | None:
+    """Return the dialect's INSERT with positional parameters in ROW_COLUMNS order, if any."""
+    key = (dialect.name, dialect.driver, dialect.paramstyle)
+    if key not in _insert_sql_by_dialect:
+        sql = None
+        if dialect.positional:
+            values: dict[str, Any] = {name: sa.bindparam(name) for name in ROW_COLUMNS}
+            compiled = events_table.insert().values(values).compile(dialect=dialect)
+            if tuple(compiled.positiontup or ()) == ROW_COLUMNS:
+                sql = str(compiled)
+        _insert_sql_by_dialect[key] = sql
+    return _insert_sql_by_dialect[key]
+
+
+def _insert_rows(conn: sa.Connection, rows: list[tuple[Any, ...]]) -> None:
+    """Insert row tuples (ROW_COLUMNS order) with one executemany.
+
+    The hot path of every append: on a positional-parameter driver (SQLite's, asyncpg) the
+    tuples go to the driver as they are; the Core route would build and process a dict per
+    row, which costs more than SQLite's own work for the row.
+    """
+    sql = _insert_sql(conn.dialect)
+    if sql is not None:
+        conn.exec_driver_sql(sql, rows)
+    else:
+        conn.execute(events_table.insert(), [dict(zip(ROW_COLUMNS, r, strict=True)) for r in rows])
