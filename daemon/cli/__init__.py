@@ -24,6 +24,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "daemon.cli.events_cmd",
     "daemon.cli.projections_cmd",
     "daemon.cli.serve_cmd",
+    "daemon.cli.client_cmd",
     "daemon.cli.db_cmd",
     "daemon.cli.store_cmd",
     "daemon.cli.config_cmd",
