@@ -1,0 +1,406 @@
+"""Commands that talk to a running daemon: ``memoryd status``, ``messages``, ``facts``.
+
+They connect to the unix socket (``--socket``, default the one ``memoryd serve`` uses with
+the same configuration) or to a TCP URL (``--url`` with a bearer token from ``--token-file``
+or ``$MEMORYD_TOKEN``). Output is a table for people, ``--json`` for scripts. When no daemon
+is listening they say so and exit with status 3; an API error exits with status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import orjson
+
+from daemon.config import ConfigError, default_config_path, load_config
+from daemon.paths import default_socket_path
+
+EXIT_API_ERROR = 1
+EXIT_NO_DAEMON = 3
+TOKEN_ENV = "MEMORYD_TOKEN"
+
+
+class NoDaemon(Exception):
+    """Nothing answers at the daemon's address."""
+
+
+class ApiFailure(Exception):
+    """The daemon answered with an error body."""
+
+    def __init__(self, status: int, body: Any) -> None:
+        error = body.get("error", {}) if isinstance(body, dict) else {}
+        self.status = status
+        self.code = str(error.get("code", "http_error"))
+        self.message = str(error.get("message", body))
+        self.details = error.get("details", {})
+        super().__init__(f"{self.code}: {self.message}")
+
+
+def default_socket() -> Path:
+    """Return the socket ``memoryd serve`` would use with the same configuration."""
+    try:
+        return load_config(default_config_path()).server.socket
+    except ConfigError:
+        return default_socket_path()
+
+
+class ApiClient:
+    """A small JSON client for the daemon's API."""
+
+    def __init__(
+        self,
+        *,
+        socket_path: Path | None = None,
+        url: str | None = None,
+        token: str | None = None,
+        namespace: str = "default",
+    ) -> None:
+        self.socket_path = socket_path
+        self.base = (url or "http://memoryd").rstrip("/")
+        self.headers = {"X-Memoryd-Namespace": namespace}
+        if token:
+            self.headers["Authorization"] = f"Bearer {token}"
+
+    @property
+    def address(self) -> str:
+        """Describe where the client connects."""
+        return f"unix:{self.socket_path}" if self.socket_path is not None else self.base
+
+    async def call(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        query: Mapping[str, str] | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> Any:
+        """Send one request; return the decoded body or raise ApiFailure / NoDaemon."""
+        connector: aiohttp.BaseConnector | None = None
+        if self.socket_path is not None:
+            connector = aiohttp.UnixConnector(path=str(self.socket_path))
+        data = None if body is None else orjson.dumps(body)
+        hdrs = {**self.headers, **(headers or {})}
+        if data is not None:
+            hdrs["Content-Type"] = "application/json"
+        timeout = aiohttp.ClientTimeout(total=60)
+        try:
+            async with (
+                aiohttp.ClientSession(connector=connector, timeout=timeout) as session,
+                session.request(
+                    method, self.base + path, data=data, params=query, headers=hdrs
+                ) as resp,
+            ):
+                raw = await resp.read()
+                status = resp.status
+                is_json = resp.content_type == "application/json"
+        except (aiohttp.ClientConnectionError, FileNotFoundError) as exc:
+            raise NoDaemon(
+                f"no memoryd is listening on {self.address} ({exc.__class__.__name__}); "
+                "start one with `memoryd serve`"
+            ) from None
+        decoded: Any = orjson.loads(raw) if is_json and raw else raw.decode()
+        if status >= 400:
+            raise ApiFailure(status, decoded)
+        return decoded
+
+
+def _add_client_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--socket", type=Path, default=None, help="daemon's unix socket")
+    parser.add_argument("--url", default=None, help="daemon's TCP URL, e.g. http://127.0.0.1:8765")
+    parser.add_argument(
+        "--token-file", type=Path, default=None, help=f"bearer token file (or ${TOKEN_ENV})"
+    )
+    parser.add_argument("-n", "--namespace", default="default", help="namespace (default: default)")
+    parser.add_argument("--json", action="store_true", help="print JSON for scripts")
+
+
+def client_from_args(args: argparse.Namespace) -> ApiClient:
+    """Build the client the options name."""
+    token = os.environ.get(TOKEN_ENV)
+    if args.token_file is not None:
+        token = args.token_file.read_text().strip()
+    if args.url is not None:
+        return ApiClient(url=args.url, token=token, namespace=args.namespace)
+    socket_path = args.socket if args.socket is not None else default_socket()
+    return ApiClient(socket_path=socket_path, namespace=args.namespace)
+
+
+# -- output ---------------------------------------------------------------------------------
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return ",".join(_cell(v) for v in value)
+    if isinstance(value, dict):
+        return orjson.dumps(value).decode()
+    return " ".join(str(value).split())
+
+
+def render_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> str:
+    """Return rows as an aligned text table; the last column is cut to the terminal width."""
+    cells = [[_cell(row.get(c)) for c in columns] for row in rows]
+    widths = [max([len(c), *(len(r[i]) for r in cells)]) for i, c in enumerate(columns)]
+    if sys.stdout.isatty():
+        total = shutil.get_terminal_size().columns
+        used = sum(widths[:-1]) + 2 * (len(columns) - 1)
+        widths[-1] = max(10, min(widths[-1], total - used))
+    lines = ["  ".join(c.upper().ljust(w) for c, w in zip(columns, widths, strict=True)).rstrip()]
+    for row in cells:
+        parts = []
+        for value, width in zip(row, widths, strict=True):
+            text = value if len(value) <= width else value[: max(0, width - 1)] + "…"
+            parts.append(text.ljust(width))
+        lines.append("  ".join(parts).rstrip())
+    return "\n".join(lines)
+
+
+def render_pairs(data: Mapping[str, Any]) -> str:
+    """Return ``key: value`` lines."""
+    width = max((len(k) for k in data), default=0)
+    return "\n".join(f"{k.ljust(width)}  {_cell(v)}" for k, v in data.items())
+
+
+def _emit(args: argparse.Namespace, data: Any, text: str) -> None:
+    if args.json:
+        sys.stdout.write(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")
+    else:
+        print(text)
+
+
+async def _run(args: argparse.Namespace, action: Any) -> int:
+    client = client_from_args(args)
+    try:
+        result: int = await action(args, client)
+        return result
+    except NoDaemon as exc:
+        print(f"memoryd: {exc}", file=sys.stderr)
+        return EXIT_NO_DAEMON
+    except ApiFailure as exc:
+        if args.json:
+            err = {"error": {"code": exc.code, "message": exc.message, "details": exc.details}}
+            sys.stdout.write(orjson.dumps(err).decode() + "\n")
+        print(f"memoryd: {exc.status} {exc.code}: {exc.message}", file=sys.stderr)
+        return EXIT_API_ERROR
+
+
+# -- status ---------------------------------------------------------------------------------
+
+
+async def _status(args: argparse.Namespace, client: ApiClient) -> int:
+    try:
+        health = await client.call("GET", "/v1/health")
+    except ApiFailure as exc:
+        if exc.code != "not_ready":
+            raise
+        health = dict(exc.details)
+    data = {"address": client.address, **health}
+    _emit(args, data, render_pairs(data))
+    return 0 if health.get("status") == "ok" else EXIT_API_ERROR
+
+
+async def status_cmd(args: argparse.Namespace) -> int:
+    """Show whether the daemon is up and how far it is."""
+    return await _run(args, _status)
+
+
+# -- messages -------------------------------------------------------------------------------
+
+MESSAGE_COLUMNS = ("position", "message_id", "role", "created_at", "content")
+
+
+async def _messages_add(args: argparse.Namespace, client: ApiClient) -> int:
+    text = args.text if args.text not in (None, "-") else sys.stdin.read()
+    body: dict[str, Any] = {"role": args.role, "content": text}
+    if args.name:
+        body["name"] = args.name
+    if args.metadata:
+        try:
+            body["metadata"] = orjson.loads(args.metadata)
+        except orjson.JSONDecodeError as exc:
+            print(f"memoryd: --metadata is not JSON: {exc}", file=sys.stderr)
+            return 2
+    if args.idempotency_key:
+        body["idempotency_key"] = args.idempotency_key
+    result = await client.call("POST", f"/v1/conversations/{args.conversation}/messages", body)
+    _emit(args, result, f"{result['message_id']}  (position {result['position']})")
+    return 0
+
+
+async def _messages_list(args: argparse.Namespace, client: ApiClient) -> int:
+    query = {"limit": str(args.limit)}
+    if args.after:
+        query["after"] = args.after
+    result = await client.call(
+        "GET", f"/v1/conversations/{args.conversation}/messages", query=query
+    )
+    _emit(args, result, render_table(result["messages"], MESSAGE_COLUMNS))
+    return 0
+
+
+async def messages_add_cmd(args: argparse.Namespace) -> int:
+    """Append a message to a conversation."""
+    return await _run(args, _messages_add)
+
+
+async def messages_list_cmd(args: argparse.Namespace) -> int:
+    """List a conversation's messages."""
+    return await _run(args, _messages_list)
+
+
+# -- facts ----------------------------------------------------------------------------------
+
+FACT_COLUMNS = ("fact_id", "status", "owner", "valid_from", "tags", "text")
+
+
+async def _facts_list(args: argparse.Namespace, client: ApiClient) -> int:
+    query = {"limit": str(args.limit)}
+    for name in ("tag", "owner", "status", "as_of", "known_at"):
+        value = getattr(args, name)
+        if value:
+            query[name] = value
+    if args.all:
+        query["include_quarantined"] = "true"
+    if args.include_superseded:
+        query["include_superseded"] = "true"
+    result = await client.call("GET", "/v1/facts", query=query)
+    _emit(args, result, render_table(result["facts"], FACT_COLUMNS))
+    return 0
+
+
+async def _facts_show(args: argparse.Namespace, client: ApiClient) -> int:
+    result = await client.call("GET", f"/v1/facts/{args.fact_id}")
+    _emit(args, result, render_pairs(result))
+    return 0
+
+
+async def _facts_history(args: argparse.Namespace, client: ApiClient) -> int:
+    result = await client.call("GET", f"/v1/facts/{args.fact_id}/history")
+    columns = ("fact_id", "status", "valid_from", "valid_to", "superseded_by", "text")
+    text = (
+        "supersede chain:\n"
+        + render_table(result["chain"], columns)
+        + "\n\nversions of this fact:\n"
+        + render_table(
+            result["versions"], ("position", "status", "recorded_from", "forgotten", "text")
+        )
+    )
+    _emit(args, result, text)
+    return 0
+
+
+async def _facts_add(args: argparse.Namespace, client: ApiClient) -> int:
+    body: dict[str, Any] = {"text": args.text}
+    if args.tag:
+        body["tags"] = args.tag
+    for name in (
+        "subject",
+        "predicate",
+        "object",
+        "owner",
+        "provenance",
+        "valid_from",
+        "valid_to",
+        "confidence",
+        "importance",
+    ):
+        value = getattr(args, name)
+        if value is not None:
+            body[name] = value
+    headers = {"Idempotency-Key": args.idempotency_key} if args.idempotency_key else None
+    result = await client.call("POST", "/v1/facts", body, headers=headers)
+    _emit(args, result, f"{result['fact_id']}  (position {result['position']})")
+    return 0
+
+
+async def facts_list_cmd(args: argparse.Namespace) -> int:
+    """Query facts."""
+    return await _run(args, _facts_list)
+
+
+async def facts_show_cmd(args: argparse.Namespace) -> int:
+    """Show one fact."""
+    return await _run(args, _facts_show)
+
+
+async def facts_history_cmd(args: argparse.Namespace) -> int:
+    """Show a fact's supersede chain and versions."""
+    return await _run(args, _facts_history)
+
+
+async def facts_add_cmd(args: argparse.Namespace) -> int:
+    """Write a fact."""
+    return await _run(args, _facts_add)
+
+
+# -- registration ---------------------------------------------------------------------------
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``status``, ``messages`` and ``facts``."""
+    status = subparsers.add_parser("status", help="is the daemon up, how far has it got")
+    _add_client_options(status)
+    status.set_defaults(handler=status_cmd)
+
+    messages = subparsers.add_parser("messages", help="add and list messages (running daemon)")
+    msub = messages.add_subparsers(dest="messages_command", required=True, metavar="COMMAND")
+    add = msub.add_parser("add", help="append a message")
+    _add_client_options(add)
+    add.add_argument("conversation", help="conversation id")
+    add.add_argument("text", nargs="?", default=None, help="content (default or '-': stdin)")
+    add.add_argument("--role", default="user", choices=("user", "assistant", "tool", "system"))
+    add.add_argument("--name", default=None)
+    add.add_argument("--metadata", default=None, help="a JSON object")
+    add.add_argument("--idempotency-key", default=None)
+    add.set_defaults(handler=messages_add_cmd)
+    lst = msub.add_parser("list", help="list a conversation's messages")
+    _add_client_options(lst)
+    lst.add_argument("conversation", help="conversation id")
+    lst.add_argument("--after", default=None, help="a message id")
+    lst.add_argument("--limit", type=int, default=100)
+    lst.set_defaults(handler=messages_list_cmd)
+
+    facts = subparsers.add_parser("facts", help="query and add facts (running daemon)")
+    fsub = facts.add_subparsers(dest="facts_command", required=True, metavar="COMMAND")
+    flist = fsub.add_parser("list", help="query facts (default: current, active)")
+    _add_client_options(flist)
+    flist.add_argument("--tag", default=None)
+    flist.add_argument("--owner", default=None)
+    flist.add_argument("--status", default=None)
+    flist.add_argument("--as-of", default=None, help="valid time (ISO 8601)")
+    flist.add_argument("--known-at", default=None, help="transaction time (ISO 8601)")
+    flist.add_argument("--all", action="store_true", help="include quarantined facts")
+    flist.add_argument("--include-superseded", action="store_true")
+    flist.add_argument("--limit", type=int, default=100)
+    flist.set_defaults(handler=facts_list_cmd)
+    show = fsub.add_parser("show", help="show one fact")
+    _add_client_options(show)
+    show.add_argument("fact_id")
+    show.set_defaults(handler=facts_show_cmd)
+    history = fsub.add_parser("history", help="a fact's supersede chain and versions")
+    _add_client_options(history)
+    history.add_argument("fact_id")
+    history.set_defaults(handler=facts_history_cmd)
+    fadd = fsub.add_parser("add", help="write a fact")
+    _add_client_options(fadd)
+    fadd.add_argument("text")
+    fadd.add_argument("--tag", action="append", default=None, help="repeatable")
+    fadd.add_argument("--subject", default=None)
+    fadd.add_argument("--predicate", default=None)
+    fadd.add_argument("--object", default=None)
+    fadd.add_argument("--owner", default=None)
+    fadd.add_argument("--provenance", default=None)
+    fadd.add_argument("--valid-from", default=None)
+    fadd.add_argument("--valid-to", default=None)
+    fadd.add_argument("--confidence", type=float, default=None)
+    fadd.add_argument("--importance", type=float, default=None)
+    fadd.add_argument("--idempotency-key", default=None)
+    fadd.set_defaults(handler=facts_add_cmd)
