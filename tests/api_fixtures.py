@@ -15,6 +15,8 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from daemon.app import STATE, AppSettings, build_app
 from daemon.backend import Backend
+from daemon.config import Config, load_config
+from daemon.server import ServeOptions, Server
 from events.clock import ManualClock
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
@@ -73,3 +75,35 @@ async def api_client(
     async with TestClient(TestServer(app)) as client:
         await asyncio.wait_for(app[STATE].ready.wait(), 10)
         yield Api(client, clock)
+
+
+def make_config(tmp_path: Path, **extra: object) -> Config:
+    overrides: dict[str, object] = {
+        "storage.data_dir": str(tmp_path / "data"),
+        "server.socket": str(tmp_path / "run" / "memoryd.sock"),
+        **extra,
+    }
+    return load_config(None, env={}, overrides=overrides)
+
+
+@asynccontextmanager
+async def running(
+    config: Config, options: ServeOptions | None = None
+) -> AsyncIterator[tuple[Server, list[str]]]:
+    """Run a Server in this loop until the block ends; yield it and its status lines."""
+    lines: list[str] = []
+    server = Server(config, options, out=lines.append)
+    task = asyncio.create_task(server.async_run())
+    try:
+        for _ in range(200):
+            if any(line.startswith("memoryd: ready") for line in lines):
+                break
+            if task.done():
+                await task
+            await asyncio.sleep(0.025)
+        else:
+            raise AssertionError(f"daemon did not become ready: {lines}")
+        yield server, lines
+    finally:
+        server.request_stop()
+        assert await asyncio.wait_for(task, 20) == 0

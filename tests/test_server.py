@@ -7,48 +7,15 @@ import os
 import signal
 import socket
 import stat
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import aiohttp
 import pytest
 
-from daemon.config import Config, load_config
+from daemon.config import load_config
 from daemon.logging import reset_logging
-from daemon.server import ServeError, ServeOptions, Server, bind_unix_socket
-
-
-def make_config(tmp_path: Path, **extra: object) -> Config:
-    overrides: dict[str, object] = {
-        "storage.data_dir": str(tmp_path / "data"),
-        "server.socket": str(tmp_path / "run" / "memoryd.sock"),
-        **extra,
-    }
-    return load_config(None, env={}, overrides=overrides)
-
-
-@asynccontextmanager
-async def running(
-    config: Config, options: ServeOptions | None = None
-) -> AsyncIterator[tuple[Server, list[str]]]:
-    """Run a Server in this loop until the block ends; yield it and its status lines."""
-    lines: list[str] = []
-    server = Server(config, options, out=lines.append)
-    task = asyncio.create_task(server.async_run())
-    try:
-        for _ in range(200):
-            if any(line.startswith("memoryd: ready") for line in lines):
-                break
-            if task.done():
-                await task
-            await asyncio.sleep(0.025)
-        else:
-            raise AssertionError(f"daemon did not become ready: {lines}")
-        yield server, lines
-    finally:
-        server.request_stop()
-        assert await asyncio.wait_for(task, 20) == 0
+from daemon.server import ServeError, ServeOptions, bind_unix_socket
+from tests.api_fixtures import make_config, running
 
 
 def unix_session(path: Path) -> aiohttp.ClientSession:
