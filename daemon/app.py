@@ -65,6 +65,8 @@ class AppSettings:
     drain_timeout: float = 10.0
     stop_timeout: float = 10.0
     sse_heartbeat: float = 15.0
+    request_timeout: float | None = 30.0
+    """Longest a request may take (streams excepted); None: unbounded."""
 
 
 class ProjectionRunnerLike(Protocol):
@@ -159,6 +161,8 @@ NAMESPACE: web.RequestKey[str] = web.RequestKey("memoryd_namespace", str)
 GRANT: web.RequestKey[str] = web.RequestKey("memoryd_grant", str)
 """The name of the token a TCP request authenticated with."""
 
+STREAMING_PATHS = frozenset({"/v1/events/stream"})
+"""Paths exempt from the request timeout."""
 OPEN_PATHS = frozenset({"/v1/health", "/metrics", "/v1/openapi.json"})
 """Paths served before the projections are ready and without a namespace."""
 NO_TOKEN_PATHS = frozenset({"/v1/health"})
@@ -189,7 +193,22 @@ async def observe_middleware(request: web.Request, handler: Handler) -> web.Stre
     status = 500
     try:
         with request_context(request_id):
-            response = await handler(request)
+            limit = request.app[STATE].settings.request_timeout
+            if limit is None or request.path in STREAMING_PATHS:
+                response = await handler(request)
+            else:
+                try:
+                    async with asyncio.timeout(limit):
+                        response = await handler(request)
+                except TimeoutError:
+                    # A write already handed to the store still commits (appends are shielded);
+                    # a retry with the same idempotency key returns its result.
+                    response = error_response(
+                        503,
+                        "timeout",
+                        f"the request took longer than {limit:g} s",
+                        {"timeout_seconds": limit},
+                    )
         status = response.status
         if not response.prepared:
             response.headers[REQUEST_ID_HEADER] = request_id

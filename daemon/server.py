@@ -165,6 +165,7 @@ def app_settings(config: Config) -> AppSettings:
         backend=Backend(data_dir=config.storage.data_dir, database_url=config.storage.database_url),
         max_body_bytes=config.server.max_body_size,
         drain_timeout=config.server.shutdown_timeout.total_seconds(),
+        request_timeout=config.server.request_timeout.total_seconds(),
     )
 
 

@@ -96,3 +96,10 @@ async def test_metrics_count_requests_appends_and_lag(tmp_path: Path) -> None:
         assert "# TYPE memoryd_projection_lag_events gauge" in lines
         lag = next(line for line in lines if line.startswith("memoryd_projection_lag_events "))
         assert int(lag.split()[1]) >= 0
+
+
+async def test_slow_request_gets_a_timeout_error(tmp_path: Path) -> None:
+    async with api_client(tmp_path, request_timeout=1e-9) as api:
+        status, body = await api.call("GET", "/v1/facts")
+        assert (status, body["error"]["code"]) == (503, "timeout")
+        assert body["error"]["details"] == {"timeout_seconds": 1e-9}

@@ -102,9 +102,8 @@ class ApiClient:
                 is_json = resp.content_type == "application/json"
         except (aiohttp.ClientConnectionError, FileNotFoundError) as exc:
             raise NoDaemon(
-                f"no memoryd is listening on {self.address} ({exc.__class__.__name__}); "
-                "start one with `memoryd serve`"
-            ) from None
+                f"no memoryd is listening on {self.address}; start one with `memoryd serve`"
+            ) from exc
         decoded: Any = orjson.loads(raw) if is_json and raw else raw.decode()
         if status >= 400:
             raise ApiFailure(status, decoded)
