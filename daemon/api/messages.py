@@ -11,7 +11,7 @@ from daemon.api.common import (
     async_append,
     derived_id,
     header_key,
-    new_id,
+    new_ids,
     path_id,
 )
 from daemon.api.errors import invalid, json_response, not_found
@@ -59,21 +59,26 @@ BATCH_BODY = Schema(
 )
 
 
-def _message_event(
-    request: web.Request, cid: str, body: dict[str, Any], key: str | None
-) -> NewEvent:
-    state = state_of(request)
-    message_id = derived_id(namespace_of(request), "message", key) if key is not None else new_id()
-    event = MessageAppended(
-        conversation_id=cid,
-        message_id=message_id,
-        role=body["role"],
-        content=body["content"],
-        created_at=body.get("created_at") or state.clock.now(),
-        name=body.get("name"),
-        metadata=body.get("metadata") or {},
-    )
-    return NewEvent(event, idempotency_key=key)
+def _message_events(
+    request: web.Request, cid: str, bodies: list[dict[str, Any]], keys: list[str | None]
+) -> list[NewEvent]:
+    namespace = namespace_of(request)
+    now = state_of(request).clock.now()
+    fresh = iter(new_ids(sum(1 for k in keys if k is None)))
+    out = []
+    for body, key in zip(bodies, keys, strict=True):
+        message_id = derived_id(namespace, "message", key) if key is not None else next(fresh)
+        event = MessageAppended(
+            conversation_id=cid,
+            message_id=message_id,
+            role=body["role"],
+            content=body["content"],
+            created_at=body.get("created_at") or now,
+            name=body.get("name"),
+            metadata=body.get("metadata") or {},
+        )
+        out.append(NewEvent(event, idempotency_key=key))
+    return out
 
 
 async def post_message(request: web.Request) -> web.Response:
@@ -82,7 +87,7 @@ async def post_message(request: web.Request) -> web.Response:
     header = header_key(request)
     body = await parse_body(request, MESSAGE_BODY)
     key = body.get("idempotency_key") or header
-    new = _message_event(request, cid, body, key)
+    [new] = _message_events(request, cid, [body], [key])
     [position] = await async_append(request, [new])
     assert isinstance(new.event, MessageAppended)
     return json_response({"message_id": new.event.message_id, "position": position}, status=201)
@@ -93,12 +98,14 @@ async def post_batch(request: web.Request) -> web.Response:
     cid = path_id(request, "cid")
     header = header_key(request)
     body = await parse_body(request, BATCH_BODY)
-    news = []
-    for i, item in enumerate(body["messages"]):
+    items: list[dict[str, Any]] = body["messages"]
+    keys: list[str | None] = []
+    for i, item in enumerate(items):
         key = item.get("idempotency_key")
         if key is None and header is not None:
             key = f"{header}#{i}"
-        news.append(_message_event(request, cid, item, key))
+        keys.append(key)
+    news = _message_events(request, cid, items, keys)
     positions = await async_append(request, news)
     results = []
     for new, position in zip(news, positions, strict=True):

@@ -122,21 +122,20 @@ class Schema:
 
     def parse(self, data: Any, path: str = "") -> dict[str, Any]:
         """Validate a decoded JSON object and return its converted values."""
-        where = path or "body"
         if not isinstance(data, dict):
-            raise invalid(where, f"expected a JSON object, got {_type_name(data)}")
-        unknown = sorted(set(data) - set(self.by_name))
-        if unknown:
-            name = _join(path, unknown[0])
-            raise invalid(name, "unknown field", unknown=unknown)
+            raise invalid(path or "body", f"expected a JSON object, got {_type_name(data)}")
+        by_name = self.by_name
         out: dict[str, Any] = {}
-        for spec in self.fields:
-            name = _join(path, spec.name)
-            if spec.name not in data:
-                if spec.required:
-                    raise invalid(name, "is required")
-                continue
-            out[spec.name] = check_value(spec, data[spec.name], name)
+        for key, value in data.items():
+            spec = by_name.get(key)
+            if spec is None:
+                unknown = sorted(k for k in data if k not in by_name)
+                raise invalid(_join(path, unknown[0]), "unknown field", unknown=unknown)
+            out[key] = check_value(spec, value, f"{path}.{key}" if path else key)
+        if len(out) < len(self.fields):
+            for spec in self.fields:
+                if spec.required and spec.name not in out:
+                    raise invalid(_join(path, spec.name), "is required")
         return out
 
 
