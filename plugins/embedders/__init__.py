@@ -1,0 +1,31 @@
+"""Built-in embedders: ``hashed`` (default, no download) and ``minilm`` (the ``minilm`` extra)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from plugins.embedders.base import Embedder, normalise_rows
+from plugins.hookspecs import hookimpl
+from plugins.registry import Register
+
+__all__ = ["Embedder", "normalise_rows", "register_embedders"]
+
+
+def _hashed(config: Mapping[str, Any]) -> Any:
+    from plugins.embedders.hashed import HashedNgramEmbedder
+
+    return HashedNgramEmbedder.from_config(config)
+
+
+def _minilm(config: Mapping[str, Any]) -> Any:
+    from plugins.embedders.minilm import MiniLMEmbedder
+
+    return MiniLMEmbedder.from_config(config)
+
+
+@hookimpl
+def register_embedders(register: Register) -> None:
+    """Register the built-in embedders."""
+    register("hashed", _hashed)
+    register("minilm", _minilm)
