@@ -39,6 +39,8 @@ from typing import Any
 import aiohttp
 
 BASE = "http://memoryd"
+PACED_WARM_CONNECTIONS = 32
+PACED_MAX_CONNECTIONS = 256
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -48,6 +50,47 @@ def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     index = min(len(ordered) - 1, max(0, round(q * len(ordered)) - 1))
     return ordered[index]
+
+
+class LeanConnection:
+    """A minimal HTTP/1.1 keep-alive client on one unix-socket connection.
+
+    aiohttp's client costs more CPU per request than the server it measures, and both share
+    this machine's cores; this one only writes a request and reads a Content-Length body.
+    """
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader = reader
+        self.writer = writer
+
+    @classmethod
+    async def open(cls, sock: Path) -> LeanConnection:
+        """Connect to the daemon's socket."""
+        reader, writer = await asyncio.open_unix_connection(str(sock), limit=2**22)
+        return cls(reader, writer)
+
+    async def request(self, method: str, path: str, body: bytes = b"") -> tuple[int, bytes]:
+        """Send one request and return (status, body)."""
+        head = (
+            f"{method} {path} HTTP/1.1\r\nHost: memoryd\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+        )
+        self.writer.write(head.encode() + body)
+        raw = await self.reader.readuntil(b"\r\n\r\n")
+        lines = raw.decode("latin-1").split("\r\n")
+        status = int(lines[0].split(" ", 2)[1])
+        length = 0
+        for line in lines[1:]:
+            name, _, value = line.partition(":")
+            if name.lower() == "content-length":
+                length = int(value)
+        return status, await self.reader.readexactly(length)
+
+    async def close(self) -> None:
+        """Close the connection."""
+        self.writer.close()
+        with contextlib.suppress(ConnectionError):
+            await self.writer.wait_closed()
 
 
 def _session(sock: Path, limit: int) -> aiohttp.ClientSession:
@@ -68,28 +111,32 @@ async def _wait_ready(sock: Path, proc: subprocess.Popen[bytes] | None) -> None:
 
 
 async def bench_single(sock: Path, clients: int, seconds: float) -> dict[str, Any]:
-    """Run ``clients`` closed-loop posters for ``seconds``."""
+    """Run ``clients`` closed-loop posters (one connection each) for ``seconds``."""
     latencies: list[float] = []
     acked = 0
     deadline = time.perf_counter() + seconds
 
-    async def client(n: int, http: aiohttp.ClientSession) -> None:
+    async def client(n: int) -> None:
         nonlocal acked
+        conn = await LeanConnection.open(sock)
         i = 0
-        while time.perf_counter() < deadline:
-            body = {"role": "user", "content": f"single {n}-{i}"}
-            start = time.perf_counter()
-            async with http.post(f"{BASE}/v1/conversations/single-{n}/messages", json=body) as r:
-                await r.read()
-                if r.status == 201:
+        try:
+            while time.perf_counter() < deadline:
+                body = json.dumps({"role": "user", "content": f"single {n}-{i}"}).encode()
+                start = time.perf_counter()
+                status, _ = await conn.request(
+                    "POST", f"/v1/conversations/single-{n}/messages", body
+                )
+                if status == 201:
                     acked += 1
-            latencies.append(time.perf_counter() - start)
-            i += 1
+                latencies.append(time.perf_counter() - start)
+                i += 1
+        finally:
+            await conn.close()
 
-    async with _session(sock, clients) as http:
-        start = time.perf_counter()
-        await asyncio.gather(*(client(n, http) for n in range(clients)))
-        elapsed = time.perf_counter() - start
+    start = time.perf_counter()
+    await asyncio.gather(*(client(n) for n in range(clients)))
+    elapsed = time.perf_counter() - start
     return {
         "acked": acked,
         "per_second": acked / elapsed,
@@ -141,32 +188,55 @@ async def bench_batch(sock: Path, clients: int, size: int, seconds: float) -> di
 
 
 async def bench_paced(sock: Path, rate: float, seconds: float) -> dict[str, Any]:
-    """Start ``rate`` POSTs per second on schedule; latency from each scheduled start."""
+    """Start ``rate`` POSTs per second on schedule; latency from each scheduled start.
+
+    Open loop: a request whose turn comes takes an idle connection from the pool, or opens
+    one (up to ``PACED_MAX_CONNECTIONS``), so a slow answer does not delay the next start;
+    time spent waiting for a connection counts in the latency.
+    """
     latencies: list[float] = []
     errors = 0
     total = int(rate * seconds)
     interval = 1.0 / rate
+    idle: asyncio.Queue[LeanConnection] = asyncio.Queue()
+    for _ in range(PACED_WARM_CONNECTIONS):
+        idle.put_nowait(await LeanConnection.open(sock))
+    opened = PACED_WARM_CONNECTIONS
 
-    async def one(i: int, scheduled: float, http: aiohttp.ClientSession) -> None:
-        nonlocal errors
-        body = {"role": "user", "content": f"paced {i}"}
-        async with http.post(f"{BASE}/v1/conversations/paced-{i % 64}/messages", json=body) as r:
-            await r.read()
-            if r.status != 201:
-                errors += 1
+    async def one(i: int, scheduled: float) -> None:
+        nonlocal errors, opened
+        if idle.empty() and opened < PACED_MAX_CONNECTIONS:
+            opened += 1
+            conn = await LeanConnection.open(sock)
+        else:
+            conn = await idle.get()  # waiting here counts in the latency
+        body = json.dumps({"role": "user", "content": f"paced {i}"}).encode()
+        try:
+            status, _ = await conn.request(
+                "POST", f"/v1/conversations/paced-{i % 64}/messages", body
+            )
+        except (OSError, asyncio.IncompleteReadError):
+            errors += 1
+            opened -= 1
+            await conn.close()
+            return
+        if status != 201:
+            errors += 1
         latencies.append(time.perf_counter() - scheduled)
+        idle.put_nowait(conn)
 
-    async with _session(sock, 256) as http:
-        tasks = []
-        start = time.perf_counter()
-        for i in range(total):
-            scheduled = start + i * interval
-            delay = scheduled - time.perf_counter()
-            if delay > 0:
-                await asyncio.sleep(delay)
-            tasks.append(asyncio.create_task(one(i, scheduled, http)))
-        await asyncio.gather(*tasks)
-        elapsed = time.perf_counter() - start
+    tasks = []
+    start = time.perf_counter()
+    for i in range(total):
+        scheduled = start + i * interval
+        delay = scheduled - time.perf_counter()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        tasks.append(asyncio.create_task(one(i, scheduled)))
+    await asyncio.gather(*tasks)
+    elapsed = time.perf_counter() - start
+    while not idle.empty():
+        await idle.get_nowait().close()
     return {
         "requests": total,
         "errors": errors,
@@ -174,6 +244,7 @@ async def bench_paced(sock: Path, rate: float, seconds: float) -> dict[str, Any]
         "p50_ms": percentile(latencies, 0.5) * 1000,
         "p99_ms": percentile(latencies, 0.99) * 1000,
         "max_ms": max(latencies) * 1000,
+        "connections": opened,
     }
 
 

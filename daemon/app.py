@@ -17,8 +17,9 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
+import sqlalchemy as sa
 from aiohttp import web
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -59,6 +60,8 @@ class AppSettings:
     max_body_bytes: int = MiB
     read_your_writes_timeout: float = 5.0
     wait_on_write: bool = False
+    fold_delay: float = 0.02
+    """Longest the projection runner lets writes gather before folding them."""
     """Make writes wait for the projections instead of the next read (slower writes)."""
     tcp_requires_token: bool = True
     tokens_file: Path | None = None
@@ -69,23 +72,7 @@ class AppSettings:
     """Longest a request may take (streams excepted); None: unbounded."""
 
 
-class ProjectionRunnerLike(Protocol):
-    """The part of ``projections.runner.ProjectionRunner`` the daemon uses."""
-
-    async def setup(self) -> None:
-        """Create the projection tables."""
-
-    async def catch_up(self) -> int:
-        """Fold every committed event; return the position reached."""
-
-    async def run(self) -> None:
-        """Follow the log forever."""
-
-    async def wait_for(self, position: int, timeout: float | None = None) -> bool:
-        """Wait until the projections hold ``position``."""
-
-
-RunnerFactory = Callable[[EventStore, AsyncEngine], Any]
+RunnerFactory = Callable[[EventStore, AsyncEngine], ProjectionRunner]
 
 
 @dataclass(slots=True)
@@ -98,10 +85,12 @@ class AppState:
     tokens: TokenSet | None
     store: EventStore | None = None
     read_engine: AsyncEngine | None = None
-    runner: Any = None
+    runner: ProjectionRunner | None = None
     runner_task: asyncio.Task[None] | None = None
     ready: asyncio.Event = field(default_factory=asyncio.Event)
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
+    fold_now: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set by a read waiting for the projections: fold without gathering more writes."""
     last_head: int = 0
     last_written: int = 0
     streams: set[asyncio.Task[Any]] = field(default_factory=set)
@@ -120,11 +109,7 @@ class AppState:
 
     def projection_position(self) -> int:
         """Return how far the projections have folded the log."""
-        runner = self.runner
-        if runner is None:
-            return 0
-        pos = runner.position
-        return int(pos() if callable(pos) else pos)
+        return 0 if self.runner is None else self.runner.position
 
     async def async_note_written(self, position: int) -> None:
         """Record an acknowledged write; with ``wait_on_write``, wait until it is projected."""
@@ -144,6 +129,7 @@ class AppState:
         engine = self.require_reads()
         target = self.last_written
         if self.runner is not None and self.projection_position() < target:
+            self.fold_now.set()
             timeout = self.settings.read_your_writes_timeout
             if not await self.runner.wait_for(target, timeout=timeout):
                 raise ApiError(
@@ -326,6 +312,8 @@ def _projections_ctx(
             yield
             return
         write_engine = backend.projection_engine(write=True)
+        if backend.is_sqlite:
+            _relax_projection_sync(write_engine)
         read_engine = backend.projection_engine(write=False)
         runner = runner_factory(store, write_engine)
         await runner.setup()
@@ -345,12 +333,25 @@ def _projections_ctx(
     return ctx
 
 
-async def _async_run_projections(state: AppState, runner: Any) -> None:
-    """Catch up, declare readiness, then follow the log."""
+async def _async_run_projections(state: AppState, runner: ProjectionRunner) -> None:
+    """Catch up, declare readiness, then follow the log.
+
+    Following folds whatever was committed since the last fold, but first lets a burst of
+    writes gather for up to ``fold_delay`` seconds (fewer, larger fold transactions leave more
+    of the CPU to the requests), unless a read is waiting for the projections.
+    """
     await runner.catch_up()
     state.ready.set()
     log.info("projections caught up", position=state.projection_position())
-    await runner.run()
+    store = state.require_store()
+    delay = state.settings.fold_delay
+    while True:
+        await store.wait_for_head(runner.position + 1, timeout=None)
+        if delay > 0 and not state.fold_now.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(state.fold_now.wait(), delay)
+        state.fold_now.clear()
+        await runner.catch_up()
 
 
 async def _async_stop_runner(state: AppState) -> None:
@@ -360,14 +361,19 @@ async def _async_stop_runner(state: AppState) -> None:
         return
     runner = state.runner
     store = state.store
-    if store is not None and not task.done():
+    if runner is not None and store is not None and not task.done():
         # Let the runner fold (and checkpoint) everything committed before it stops.
         head = await store.head()
+        state.fold_now.set()
         await runner.wait_for(head, timeout=state.settings.stop_timeout)
     if not task.done():
         task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
+    try:
         await task
+    except asyncio.CancelledError:
+        pass
+    except Exception as exc:
+        log.error("the projection runner had failed", error=repr(exc))
     state.runner_task = None
 
 
@@ -377,6 +383,21 @@ async def _async_end_streams(app: web.Application) -> None:
     state.stopping.set()
     for task in list(state.streams):
         task.cancel()
+
+
+def _relax_projection_sync(engine: AsyncEngine) -> None:
+    """Commit projection folds without an fsync each (``synchronous=NORMAL`` in WAL mode).
+
+    The projections are a cache of the log: WAL keeps every fold atomic with its checkpoint,
+    and a fold lost to a power cut is folded again from the log at the next start. The event
+    log itself keeps ``synchronous=FULL``.
+    """
+
+    @sa.event.listens_for(engine.sync_engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.close()
 
 
 def build_app(
