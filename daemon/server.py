@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import errno
 import os
 import signal
 import socket
 import stat
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,6 +35,7 @@ from daemon.auth import TOKEN_FILE, TokenFileError, load_tokens
 from daemon.backend import Backend
 from daemon.config import Config, ConfigError, load_config
 from daemon.logging import configure_logging, get_logger
+from daemon.reload import ConfigWatcher, log_adjustments, reload_on_signal
 from events.clock import Clock
 
 log = get_logger("memoryd.server")
@@ -186,8 +188,16 @@ class Server:
         self.out = out or _print
         self.stop_requested = asyncio.Event()
         self.exit_status = 0
-        self._reload_task: asyncio.Task[None] | None = None
-        self.options_logging = config.logging
+        self._reload_task: asyncio.Task[bool] | None = None
+        self._state: AppState | None = None
+        opts = self.options
+        self.watcher = ConfigWatcher(
+            opts.config_path,
+            config,
+            self._async_apply_config,
+            env=opts.env,
+            overrides=opts.overrides,
+        )
 
     def request_stop(self, status: int = 0) -> None:
         """Begin the staged shutdown."""
@@ -195,24 +205,35 @@ class Server:
             self.exit_status = status
             self.stop_requested.set()
 
-    async def async_reload(self) -> None:
-        """Re-read the configuration; keep the old one if the new one is invalid."""
-        systemd.reloading("reloading the configuration")
-        try:
-            new = load_config(self.options.config_path, self.options.env, self.options.overrides)
-        except ConfigError as exc:
-            log.error("configuration reload rejected; keeping the old one", errors=exc.errors)
-        else:
-            changed = self.config.changed_keys(new)
-            self.config = new
-            restart = [k for k in changed if k.startswith(("server.", "storage."))]
-            if new.logging != self.options_logging:
-                configure_logging(new.logging.level, new.logging.format)
-                self.options_logging = new.logging
-            log.info("configuration reloaded", changed=changed)
-            if restart:
-                log.warning("these keys take effect at the next start", keys=restart)
-        systemd.ready("serving")
+    async def async_reload(self) -> bool:
+        """Re-read the configuration (as SIGHUP does); keep the old one if the new is invalid."""
+        return await reload_on_signal(self.watcher)
+
+    async def _async_apply_config(self, old: Config, new: Config) -> None:
+        """Put a reloaded configuration into force where that can happen while running."""
+        self.config = new
+        if new.logging != old.logging:
+            configure_logging(new.logging.level, new.logging.format)
+        state = self._state
+        if state is not None and new.server.request_timeout != old.server.request_timeout:
+            state.settings = dataclasses.replace(
+                state.settings, request_timeout=new.server.request_timeout.total_seconds()
+            )
+        restart = [
+            key
+            for key in old.changed_keys(new)
+            if key.startswith("storage.")
+            or (key.startswith("server.") and key != "server.request_timeout")
+        ]
+        if restart:
+            log.warning("config.needs_restart", keys=restart)
+
+    def _watcher_ctx(self) -> Callable[[web.Application], AsyncIterator[None]]:
+        async def ctx(_app: web.Application) -> AsyncIterator[None]:
+            async with self.watcher:
+                yield
+
+        return ctx
 
     def _install_signals(self) -> None:
         loop = asyncio.get_running_loop()
@@ -227,7 +248,7 @@ class Server:
 
     def _on_sighup(self) -> None:
         if self._reload_task is None or self._reload_task.done():
-            self._reload_task = asyncio.create_task(self.async_reload(), name="memoryd-reload")
+            self._reload_task = asyncio.create_task(self.async_reload(), name="memoryd-sighup")
 
     async def async_run(self) -> int:
         """Serve until asked to stop; return the exit status."""
@@ -241,8 +262,10 @@ class Server:
         except (OSError, TokenFileError) as exc:
             close_listeners(listeners)
             raise ServeError(f"cannot load the API tokens: {exc}") from exc
-        app = build_app(settings, clock=self.clock, tokens=tokens)
-        state = app[STATE]
+        app = build_app(
+            settings, clock=self.clock, tokens=tokens, extra_contexts=(self._watcher_ctx(),)
+        )
+        state = self._state = app[STATE]
         runner = web.AppRunner(
             app, handle_signals=False, shutdown_timeout=settings.drain_timeout, access_log=None
         )
@@ -317,6 +340,7 @@ async def async_serve(options: ServeOptions) -> int:
         print(f"memoryd: {exc}", file=sys.stderr)
         return 2
     configure_logging(config.logging.level, config.logging.format)
+    log_adjustments(config)
     try:
         return await Server(config, options).async_run()
     except ServeError as exc:

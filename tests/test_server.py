@@ -135,9 +135,18 @@ async def test_sighup_reloads_and_bad_config_is_kept_out(tmp_path: Path) -> None
                 break
             await asyncio.sleep(0.02)
         assert server.config.logging.level == "debug"
+        # The watcher sees an edit without a signal; request_timeout applies at once.
+        cfg.write_text('[logging]\nlevel = "warning"\n[server]\nrequest_timeout = "5s"\n')
+        for _ in range(250):
+            if server.config.logging.level == "warning":
+                break
+            await asyncio.sleep(0.02)
+        assert server.config.logging.level == "warning"
+        assert server._state is not None
+        assert server._state.settings.request_timeout == 5.0
         cfg.write_text('[logging]\nlevel = "loud"\n')
         try:
-            await server.async_reload()
-            assert server.config.logging.level == "debug"
+            assert await server.async_reload() is False
+            assert server.config.logging.level == "warning"
         finally:
             reset_logging()
