@@ -27,7 +27,7 @@ import os
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
@@ -538,7 +538,9 @@ class SqlEventStore(EventStore):
             query = query.where(_T.stream_id == stream_id)
         query = query.order_by(_T.position).limit(limit)
         async with self.read_engine.connect() as conn:
-            return (await conn.execute(query)).tuples().all()
+            rows = (await conn.execute(query)).all()
+        # A Row unpacks like the tuple it holds (ROW_COLUMNS for select(events_table)).
+        return cast("Sequence[tuple[Any, ...]]", rows)
 
     def _decode_rows(self, rows: Sequence[tuple[Any, ...]]) -> list[StoredEvent]:
         # The hot loop of every replay: rows unpack by position (``select(events_table)``
