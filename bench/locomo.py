@@ -1,0 +1,263 @@
+"""Recall quality on LoCoMo (issue 5): hit@1/5/10/20, evidence recall@k, search latency.
+
+Usage::
+
+    .venv/bin/python -m bench.locomo [--mode inprocess|api] [--data ../shared/bench/locomo]
+        [--legs lexical,vector] [--embedder hashed|minilm] [--strategy rrf|weighted]
+        [--weight vector=0.3] [--cache-dir DIR] [--json]
+
+Each conversation file becomes one conversation in one namespace: a turn is a message (``name``
+= speaker, ``created_at`` = its session's date, ``metadata.dia_id``; an image turn's caption
+is appended to its text). Every question whose category is not 5 and whose evidence is not
+empty is asked with ``scope: ["messages"]`` inside its conversation, with ``top_k`` 20.
+
+``inprocess`` appends the events to a SQLite store in a temporary data dir, folds them with
+the search projection and asks the recall engine directly (what the daemon does behind the
+API, minus HTTP). ``api`` starts ``memoryd serve`` on a temporary data dir and does the same
+through ``POST /v1/messages:batch`` and ``POST /v1/search``. Latency is measured around each
+search call. The embedding cache (``--cache-dir``) is kept between runs, so a second run of
+a model-backed embedder does not re-embed. Uses no LLM.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+DEFAULT_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "bench" / "locomo"
+KS = (1, 5, 10, 20)
+NAMESPACE = "locomo"
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One LoCoMo turn."""
+
+    dia_id: str
+    speaker: str
+    text: str
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """One question with its evidence turns."""
+
+    question: str
+    evidence: frozenset[str]
+    category: int
+
+
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    """One LoCoMo conversation file."""
+
+    conversation_id: str
+    turns: list[Turn]
+    questions: list[Question]
+
+
+def parse_session_date(text: str) -> datetime:
+    """Parse ``"1:56 pm on 8 May, 2023"`` (taken as UTC)."""
+    return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
+
+
+def load_conversations(folder: Path) -> list[Conversation]:
+    """Load every ``conv-*.json`` in ``folder``."""
+    out = []
+    for path in sorted(folder.glob("conv-*.json")):
+        data = json.loads(path.read_text())
+        conv = data.get("conversation", data)
+        turns: list[Turn] = []
+        n = 1
+        while f"session_{n}" in conv:
+            when = parse_session_date(conv[f"session_{n}_date_time"])
+            for t in conv[f"session_{n}"]:
+                text = t["text"]
+                if t.get("blip_caption"):
+                    text = f"{text} [image: {t['blip_caption']}]"
+                turns.append(Turn(t["dia_id"], t["speaker"], text, when))
+            n += 1
+        questions = [
+            Question(q["question"], frozenset(q["evidence"]), int(q["category"]))
+            for q in data["qa"]
+            if q.get("category") != 5 and q.get("evidence")
+        ]
+        out.append(Conversation(path.stem, turns, questions))
+    return out
+
+
+@dataclass
+class Scores:
+    """Accumulated measures."""
+
+    n: int = 0
+    hits: dict[int, int] = field(default_factory=lambda: dict.fromkeys(KS, 0))
+    recall: dict[int, float] = field(default_factory=lambda: dict.fromkeys(KS, 0.0))
+    latencies: list[float] = field(default_factory=list)
+    by_category: dict[int, list[int]] = field(default_factory=dict)
+
+    def add(self, question: Question, ranked: Sequence[str], seconds: float) -> None:
+        """Score one answer list."""
+        self.n += 1
+        self.latencies.append(seconds)
+        for k in KS:
+            found = set(ranked[:k]) & question.evidence
+            self.hits[k] += bool(found)
+            self.recall[k] += len(found) / len(question.evidence)
+        cat = self.by_category.setdefault(question.category, [0, 0])
+        cat[0] += bool(set(ranked[:10]) & question.evidence)
+        cat[1] += 1
+
+    def summary(self) -> dict[str, Any]:
+        """Return the figures."""
+        lat = sorted(self.latencies)
+        p95 = lat[min(len(lat) - 1, max(0, round(0.95 * len(lat)) - 1))] if lat else 0.0
+        return {
+            "questions": self.n,
+            **{f"hit@{k}": round(self.hits[k] / max(1, self.n), 3) for k in KS},
+            **{f"recall@{k}": round(self.recall[k] / max(1, self.n), 3) for k in KS},
+            "p50_ms": round(1000 * statistics.median(lat), 2) if lat else 0.0,
+            "p95_ms": round(1000 * p95, 2),
+            "hit@10_by_category": {
+                str(c): round(a / b, 3) for c, (a, b) in sorted(self.by_category.items())
+            },
+        }
+
+
+def parse_weights(items: Sequence[str]) -> dict[str, float]:
+    """Parse ``leg=weight`` options."""
+    out = {}
+    for item in items:
+        name, _, value = item.partition("=")
+        out[name] = float(value)
+    return out
+
+
+async def run_inprocess(args: argparse.Namespace, convs: list[Conversation]) -> Scores:
+    """Ingest through the store and the search projection; ask the engine directly."""
+    from daemon.backend import Backend
+    from daemon.recall.query import Filters, Fusion, SearchRequest
+    from daemon.recall.service import RecallService, make_embedder
+    from events.clock import SystemClock
+    from events.store.base import NewEvent
+    from events.store.sqlite import sqlite_engine
+    from events.types import MessageAppended
+    from projections.runner import ProjectionRunner
+    from projections.search import SearchProjection
+
+    with tempfile.TemporaryDirectory(prefix="memoryd-locomo-") as tmp:
+        if args.keep:
+            tmp = args.keep
+        backend = Backend(Path(tmp))
+        store = backend.open_store()
+        await store.open()
+        write = backend.projection_engine(write=True)
+        read = backend.projection_engine(write=False)
+        cache_dir = Path(args.cache_dir)
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        cache_db = sqlite_engine(cache_dir / "embeddings.sqlite3", write=True)
+        service = RecallService(read, cache_db, make_embedder(args.embedder), SystemClock())
+        try:
+            for conv in convs:
+                events = [
+                    NewEvent(
+                        MessageAppended(
+                            conversation_id=conv.conversation_id,
+                            message_id=t.dia_id,
+                            role="user",
+                            content=t.text,
+                            created_at=t.created_at,
+                            name=t.speaker,
+                            metadata={"dia_id": t.dia_id},
+                        )
+                    )
+                    for t in conv.turns
+                ]
+                await store.append(NAMESPACE, events)
+            runner = ProjectionRunner(store, write, [SearchProjection()])
+            service.engine.set_position_source(lambda: runner.position)
+            await runner.setup()
+            started = time.perf_counter()
+            await runner.catch_up()
+            await service.cache.setup()
+            await service.engine.refresh()
+            await service.index.embed_pending()
+            build = time.perf_counter() - started
+            print(f"indexed in {build:.1f} s", file=sys.stderr)
+            legs = tuple(args.legs.split(","))
+            fusion = Fusion(args.strategy, parse_weights(args.weight))
+            scores = Scores()
+            for conv in convs:
+                for q in conv.questions:
+                    req = SearchRequest(
+                        query=q.question,
+                        filters=Filters(
+                            namespace=NAMESPACE,
+                            scope=("messages",),
+                            conversation_id=conv.conversation_id,
+                        ),
+                        top_k=20,
+                        legs=legs,
+                        fusion=fusion,
+                    )
+                    t0 = time.perf_counter()
+                    hits = await service.engine.search(req)
+                    elapsed = time.perf_counter() - t0
+                    scores.add(q, [str(h.metadata.get("dia_id")) for h in hits], elapsed)
+            return scores
+        finally:
+            await service.stop()
+            await read.dispose()
+            await write.dispose()
+            await store.close()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmark and print the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--mode", choices=("inprocess", "api"), default="inprocess")
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--legs", default="lexical,vector")
+    parser.add_argument("--embedder", default="hashed")
+    parser.add_argument("--strategy", choices=("rrf", "weighted"), default="rrf")
+    parser.add_argument("--weight", action="append", default=[], metavar="LEG=W")
+    parser.add_argument("--cache-dir", default=str(Path(tempfile.gettempdir()) / "memoryd-bench"))
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--keep", default=None, help="build in this data dir and keep it")
+    args = parser.parse_args(argv)
+    convs = load_conversations(args.data.resolve())
+    if args.mode == "api":
+        from bench.locomo_api import run_api
+
+        scores = asyncio.run(run_api(args, convs))
+    else:
+        scores = asyncio.run(run_inprocess(args, convs))
+    summary = {
+        "mode": args.mode,
+        "legs": args.legs,
+        "embedder": args.embedder,
+        "strategy": args.strategy,
+        "weights": parse_weights(args.weight),
+        **scores.summary(),
+    }
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        for key, value in summary.items():
+            print(f"{key:>20}: {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

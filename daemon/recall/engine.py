@@ -1,0 +1,373 @@
+"""Recall: run the legs, fuse them, weigh by trust and decay, expand over entities, explain.
+
+Order of work for one request:
+
+1. Legs, each filtered by :class:`~daemon.recall.query.Filters` *inside* its query:
+   ``lexical`` (FTS5 bm25 over the contextual document, own text weighted 1, neighbouring turns
+   0.5; PostgreSQL ``ts_rank`` over the same two weighted fields), ``vector`` (cosine over the
+   in-memory index), and ``entity`` when ``entity_match`` (documents mentioning an entity of
+   the query, most matched entities first). Each returns at most ``candidate_top_k``.
+2. Fusion: RRF (k = 60) over the labelled legs, weights per leg when ``weighted``.
+3. Post-fusion, on the whole fused pool: trust (quarantined x0.3, tool/imported/reflection
+   x0.8), decay when asked, then graph expansion (facts sharing an entity with the pool's
+   best ``candidate_top_k``; ``flat`` gives each such fact half the best connected seed's
+   score per hop, ``ppr`` sums seed scores damped by 0.5 per hop and divided by the entity's
+   document count, as one step of personalised PageRank would).
+4. The top ``top_k`` are returned; ``explain`` adds every leg's rank and score and each
+   multiplier.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from daemon.recall.fusion import (
+    LegHit,
+    decay_multiplier,
+    order,
+    rrf,
+    trust_multiplier,
+)
+from daemon.recall.query import (
+    Filters,
+    SearchRequest,
+    fts5_match,
+    fts5_scope,
+    query_terms,
+    tsquery,
+)
+from daemon.recall.vectors import VectorIndex
+from events.clock import Clock, from_micros, to_micros
+from projections.base import chunks
+from projections.entities import canonical_key, extract_entities
+from projections.search import PG_TS_CONFIG, docs_table, entities_table, mentions_table
+
+_D = docs_table.c
+_M = mentions_table.c
+LEXICAL_NEAR_WEIGHT = 0.5
+"""bm25 weight of the neighbouring turns relative to the document's own text."""
+DEFAULT_WEIGHTS: dict[str, float] = {"lexical": 1.0, "vector": 1.0, "entity": 1.0}
+HOP_DAMPING = 0.5
+HUB_LIMIT = 500
+"""Entities mentioned by more documents than this are hubs and not expanded through."""
+
+
+@dataclass(slots=True)
+class Hit:
+    """One result."""
+
+    doc_id: int
+    kind: str
+    id: str
+    text: str
+    score: float
+    created_at: int
+    conversation_id: str | None
+    metadata: dict[str, Any]
+    signals: dict[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the API form."""
+        out: dict[str, Any] = {
+            "kind": self.kind,
+            "id": self.id,
+            "text": self.text,
+            "score": self.score,
+            "created_at": from_micros(self.created_at),
+            "conversation_id": self.conversation_id,
+            "metadata": self.metadata,
+        }
+        if self.signals is not None:
+            out["signals"] = self.signals
+        return out
+
+
+@dataclass(slots=True)
+class _Candidate:
+    doc_id: int
+    fused: float
+    legs: dict[str, LegHit] = field(default_factory=dict)
+    multipliers: dict[str, float] = field(default_factory=dict)
+    graph: dict[str, Any] | None = None
+    score: float = 0.0
+
+
+class RecallEngine:
+    """Answers search requests from the search projection and the vector index."""
+
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        index: VectorIndex,
+        clock: Clock,
+        projection_position: Callable[[], int] | None = None,
+    ) -> None:
+        self.engine = engine
+        self.index = index
+        self.clock = clock
+        self._projection_position = projection_position
+        self._refreshed_at = -1
+
+    def set_position_source(self, projection_position: Callable[[], int]) -> None:
+        """Tell the engine how far the projections are (refresh only when that moves)."""
+        self._projection_position = projection_position
+
+    async def refresh(self) -> None:
+        """Bring the vector index up to the projection (cheap when nothing changed)."""
+        position = self._projection_position() if self._projection_position else None
+        if position is not None and position == self._refreshed_at:
+            return
+        await self.index.refresh(self.engine)
+        if position is not None:
+            self._refreshed_at = position
+
+    async def search(self, req: SearchRequest) -> list[Hit]:
+        """Run one search."""
+        await self.refresh()
+        legs: dict[str, list[tuple[int, float]]] = {}
+        async with self.engine.connect() as conn:
+            if "lexical" in req.legs:
+                legs["lexical"] = await self._lexical(conn, req)
+            if "vector" in req.legs:
+                vector = (await self.index.embedder.embed([req.query]))[0]
+                legs["vector"] = self.index.search(vector, req.filters, req.candidate_top_k)
+            if req.entity_match or "entity" in req.legs:
+                legs["entity"] = await self._entity(conn, req)
+            weights = self._weights(req)
+            fused = rrf({n: [d for d, _ in hits] for n, hits in legs.items()}, weights)
+            pool: dict[int, _Candidate] = {d: _Candidate(d, s) for d, s in fused.items()}
+            for name, hits in legs.items():
+                for rank, (doc_id, score) in enumerate(hits, start=1):
+                    if doc_id in pool:
+                        pool[doc_id].legs[name] = LegHit(rank, score)
+            rows = await self._rows(conn, list(pool))
+            self._weigh(req, pool, rows)
+            if req.expand_hops > 0 and pool:
+                await self._expand(conn, req, pool, rows)
+            ranked = order({d: c.score for d, c in pool.items()})[: req.top_k]
+            return [self._hit(req, pool[d], rows[d], weights) for d in ranked if d in rows]
+
+    def _weights(self, req: SearchRequest) -> dict[str, float]:
+        if req.fusion.strategy == "rrf":
+            return {name: 1.0 for name in DEFAULT_WEIGHTS}
+        return {**DEFAULT_WEIGHTS, **req.fusion.weights}
+
+    # -- legs -----------------------------------------------------------------------------
+
+    async def _lexical(self, conn: Any, req: SearchRequest) -> list[tuple[int, float]]:
+        terms = query_terms(req.query)
+        if not terms:
+            return []
+        where = req.filters.where()
+        if conn.dialect.name == "sqlite":
+            fts = sa.table("search_fts", sa.column("rowid"))
+            rank: sa.ColumnElement[Any] = sa.literal_column(
+                f"bm25(search_fts, 1.0, {LEXICAL_NEAR_WEIGHT})"
+            )
+            query = (
+                sa.select(_D.doc_id, rank)
+                .select_from(fts.join(docs_table, _D.doc_id == fts.c.rowid))
+                .where(sa.text("search_fts MATCH :match"), where)
+                .order_by(rank, _D.doc_id.desc())
+                .limit(req.candidate_top_k)
+            )
+            match = f"{fts5_scope(req.filters)} AND ({fts5_match(terms)})"
+            result = await conn.execute(query, {"match": match})
+            return [(int(d), -float(s)) for d, s in result]
+        text = tsquery(terms)
+        if not text:
+            return []
+        tsq = sa.func.to_tsquery(PG_TS_CONFIG, text)
+        tsv: sa.ColumnElement[Any] = sa.literal_column("search_docs.tsv")
+        weights: sa.ColumnElement[Any] = sa.literal_column(
+            f"'{{0.1, 0.2, {LEXICAL_NEAR_WEIGHT}, 1.0}}'::float4[]"
+        )
+        pg_rank: sa.ColumnElement[Any] = sa.func.ts_rank(weights, tsv, tsq)
+        query = (
+            sa.select(_D.doc_id, pg_rank)
+            .where(tsv.op("@@")(tsq), where)
+            .order_by(pg_rank.desc(), _D.doc_id.desc())
+            .limit(req.candidate_top_k)
+        )
+        result = await conn.execute(query)
+        return [(int(d), float(s)) for d, s in result]
+
+    async def _entity(self, conn: Any, req: SearchRequest) -> list[tuple[int, float]]:
+        keys = await self._query_entities(conn, req)
+        if not keys:
+            return []
+        matched = sa.func.count(_M.entity_key)
+        query = (
+            sa.select(_D.doc_id, matched)
+            .select_from(mentions_table.join(docs_table, _D.doc_id == _M.doc_id))
+            .where(_M.entity_key.in_(keys), req.filters.where())
+            .group_by(_D.doc_id)
+            .order_by(matched.desc(), _D.doc_id.desc())
+            .limit(req.candidate_top_k)
+        )
+        result = await conn.execute(query)
+        return [(int(d), float(n)) for d, n in result]
+
+    async def _query_entities(self, conn: Any, req: SearchRequest) -> list[str]:
+        """Entities of the query: extracted ones, and known entity keys its words spell."""
+        keys = {e.key for e in extract_entities(req.query)}
+        words = [canonical_key(w) for w in req.query.split()]
+        words = [w for w in words if w]
+        grams = {" ".join(words[i : i + n]) for n in (1, 2, 3) for i in range(len(words) - n + 1)}
+        e = entities_table.c
+        candidates = sorted(keys | grams)
+        known: set[str] = set()
+        for part in chunks(candidates):
+            result = await conn.execute(
+                sa.select(e.entity_key).where(
+                    e.namespace == req.filters.namespace, e.entity_key.in_(part)
+                )
+            )
+            known.update(r[0] for r in result)
+        return sorted(known)
+
+    # -- weighing and expansion -----------------------------------------------------------
+
+    async def _rows(self, conn: Any, doc_ids: list[int]) -> dict[int, Any]:
+        rows: dict[int, Any] = {}
+        for part in chunks(sorted(doc_ids)):
+            result = await conn.execute(sa.select(docs_table).where(_D.doc_id.in_(part)))
+            rows.update({int(r.doc_id): r for r in result})
+        return rows
+
+    def _weigh(self, req: SearchRequest, pool: dict[int, _Candidate], rows: dict[int, Any]) -> None:
+        k = req.filters.known_at
+        now = req.filters.as_of if req.filters.as_of is not None else to_micros(self.clock.now())
+        for doc_id, cand in pool.items():
+            row = rows.get(doc_id)
+            score = cand.fused
+            if row is not None:
+                if req.trust_weighting:
+                    validated = row.validated_tx is not None and (
+                        k is None or row.validated_tx <= k
+                    )
+                    quarantined = row.status == "quarantined" and not validated
+                    factor = trust_multiplier(quarantined, row.provenance)
+                    cand.multipliers["trust"] = factor
+                    score *= factor
+                if req.decay_tau_days is not None:
+                    strength = 2.0 * float(row.importance)
+                    factor = decay_multiplier(now - row.created_at, req.decay_tau_days, strength)
+                    cand.multipliers["decay"] = factor
+                    score *= factor
+            cand.score = score
+
+    async def _expand(
+        self, conn: Any, req: SearchRequest, pool: dict[int, _Candidate], rows: dict[int, Any]
+    ) -> None:
+        seeds = order({d: c.score for d, c in pool.items()})[: req.candidate_top_k]
+        frontier = {d: pool[d].score for d in seeds}
+        fact_filters = Filters(**{**_filters_dict(req.filters), "scope": ("facts",)})
+        seen = set(pool)
+        for hop in range(1, req.expand_hops + 1):
+            if not frontier:
+                break
+            mentions = await conn.execute(
+                sa.select(_M.doc_id, _M.entity_key).where(_M.doc_id.in_(sorted(frontier)))
+            )
+            by_entity: dict[str, list[int]] = {}
+            for doc_id, key in mentions:
+                by_entity.setdefault(key, []).append(int(doc_id))
+            if not by_entity:
+                break
+            e = entities_table.c
+            degrees = {
+                key: int(n)
+                for key, n in await conn.execute(
+                    sa.select(e.entity_key, e.doc_count).where(
+                        e.namespace == req.filters.namespace,
+                        e.entity_key.in_(sorted(by_entity)),
+                    )
+                )
+            }
+            keys = sorted(k for k in by_entity if 0 < degrees.get(k, 0) <= HUB_LIMIT)
+            if not keys:
+                break
+            result = await conn.execute(
+                sa.select(_M.doc_id, _M.entity_key)
+                .select_from(mentions_table.join(docs_table, _D.doc_id == _M.doc_id))
+                .where(_M.entity_key.in_(keys), fact_filters.where())
+            )
+            gained: dict[int, float] = {}
+            via: dict[int, set[str]] = {}
+            for doc_id, key in result:
+                d = int(doc_id)
+                if d in seen:
+                    continue
+                best_seed = max(frontier[s] for s in by_entity[key])
+                if req.graph_scoring == "ppr":
+                    share = sum(frontier[s] for s in by_entity[key]) / degrees[key]
+                    gained[d] = gained.get(d, 0.0) + share * HOP_DAMPING**hop
+                else:
+                    gained[d] = max(gained.get(d, 0.0), best_seed * HOP_DAMPING)
+                via.setdefault(d, set()).add(key)
+            new_rows = await self._rows(conn, list(gained))
+            rows.update(new_rows)
+            for d, score in gained.items():
+                cand = _Candidate(d, 0.0)
+                cand.graph = {"hop": hop, "via": sorted(via[d]), "score": score}
+                row = new_rows.get(d)
+                if row is not None and req.trust_weighting:
+                    cand.multipliers["trust"] = trust_multiplier(
+                        row.status == "quarantined" and row.validated_tx is None,
+                        row.provenance,
+                    )
+                cand.score = score * math.prod(cand.multipliers.values())
+                pool[d] = cand
+                seen.add(d)
+            frontier = gained
+
+    def _hit(
+        self, req: SearchRequest, cand: _Candidate, row: Any, weights: dict[str, float]
+    ) -> Hit:
+        meta: dict[str, Any] = orjson.loads(row.metadata_json)
+        if row.kind == "fact":
+            meta = {
+                **meta,
+                "tags": orjson.loads(row.tags_json),
+                "owner": row.owner,
+                "provenance": row.provenance,
+                "status": row.status,
+                "valid_from": from_micros(row.valid_from),
+                "valid_to": None if row.valid_to is None else from_micros(row.valid_to),
+                "superseded_by": row.superseded_by,
+            }
+        signals: dict[str, Any] | None = None
+        if req.explain:
+            signals = {
+                "legs": {
+                    name: {"rank": hit.rank, "score": hit.score, "weight": weights.get(name, 1.0)}
+                    for name, hit in sorted(cand.legs.items())
+                },
+                "fused": cand.fused,
+                "multipliers": dict(sorted(cand.multipliers.items())),
+                "graph": cand.graph,
+                "final": cand.score,
+            }
+        return Hit(
+            doc_id=cand.doc_id,
+            kind=row.kind,
+            id=row.ref_id,
+            text=row.text,
+            score=cand.score,
+            created_at=row.created_at,
+            conversation_id=row.conversation_id if row.kind == "message" else None,
+            metadata=meta,
+            signals=signals,
+        )
+
+
+def _filters_dict(filters: Filters) -> dict[str, Any]:
+    return {name: getattr(filters, name) for name in Filters.__dataclass_fields__}

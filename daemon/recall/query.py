@@ -1,0 +1,169 @@
+"""A search request and its filters, as SQL over ``search_docs`` and as numpy masks.
+
+Both forms implement the same rules, so every leg (lexical in SQL, vector in memory, entity in
+SQL) filters identically *before* ranking:
+
+- namespace, ``scope`` (facts, messages), ``live`` (not deleted or purged);
+- ``conversation_id`` restricts messages to that conversation (facts belong to no
+  conversation and are not restricted by it);
+- ``known_at`` (transaction time K): the document was recorded at or before K, and a fact
+  forgotten / superseded / validated after K is seen as it was before;
+- ``as_of`` (valid time A): valid_from <= A < valid_to, where a fact superseded (as known at
+  K) ends at the supersession time; a message is valid from its ``created_at``;
+- ``include_superseded`` (default false) drops facts superseded as known at K, unless
+  ``as_of`` is given (then the valid-time window decides);
+- ``include_quarantined`` (default false) drops facts quarantined as known at K;
+- ``tags`` (any of), ``owner``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+import sqlalchemy as sa
+
+from projections.search import docs_table, scope_token, tags_table
+
+Kind = Literal["fact", "message"]
+SCOPES: tuple[str, ...] = ("facts", "messages")
+LEGS: tuple[str, ...] = ("lexical", "vector", "entity")
+_D = docs_table.c
+
+STOPWORDS = frozenset(
+    """
+    a an the and or but if of to in on at by for with about as into from up down over under is
+    are was were be been being am do does did has have had having i you he she it we they me him
+    her us them my your his its our their what which who whom whose when where why how this that
+    these those there here than then so too very can could would should will shall may might
+    must just also not no any some all each both few more most other such only own same s t
+    don doesn didn won wouldn ever
+    """.split()  # noqa: SIM905
+)
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    """The filters of a request (times in microseconds since the epoch)."""
+
+    namespace: str
+    scope: tuple[str, ...] = SCOPES
+    conversation_id: str | None = None
+    as_of: int | None = None
+    known_at: int | None = None
+    include_superseded: bool = False
+    include_quarantined: bool = False
+    tags: tuple[str, ...] | None = None
+    owner: str | None = None
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """Return the document kinds in scope (``fact``, ``message``)."""
+        return tuple(s.removesuffix("s") for s in self.scope)
+
+    def where(self, d: Any = _D) -> sa.ColumnElement[bool]:
+        """Return the filter as a SQL condition on ``search_docs`` columns ``d``."""
+        k, a = self.known_at, self.as_of
+        conds: list[sa.ColumnElement[bool]] = [
+            d.namespace == self.namespace,
+            d.live.is_(True),
+            d.kind.in_(self.kinds),
+        ]
+        if self.conversation_id is not None:
+            conds.append(sa.or_(d.kind != "message", d.conversation_id == self.conversation_id))
+        if k is not None:
+            conds.append(d.known_from <= k)
+            conds.append(sa.or_(d.forgotten_tx.is_(None), d.forgotten_tx > k))
+        else:
+            conds.append(d.forgotten_tx.is_(None))
+        superseded = d.superseded_tx.is_not(None)
+        if k is not None:
+            superseded = sa.and_(superseded, d.superseded_tx <= k)
+        if a is not None:
+            effective_to = sa.case((superseded, d.superseded_valid_to), else_=d.valid_to)
+            conds.append(d.valid_from <= a)
+            conds.append(sa.or_(effective_to.is_(None), effective_to > a))
+        elif not self.include_superseded:
+            conds.append(sa.not_(superseded))
+        if not self.include_quarantined:
+            validated = d.validated_tx.is_not(None)
+            if k is not None:
+                validated = sa.and_(validated, d.validated_tx <= k)
+            conds.append(sa.or_(d.status != "quarantined", validated))
+        if self.tags is not None:
+            t = tags_table.c
+            conds.append(sa.exists().where(t.doc_id == d.doc_id, t.tag.in_(sorted(set(self.tags)))))
+        if self.owner is not None:
+            conds.append(d.owner == self.owner)
+        return sa.and_(*conds)
+
+
+@dataclass(frozen=True, slots=True)
+class Fusion:
+    """``rrf`` (every leg weighs 1 unless weights say otherwise) or ``weighted``."""
+
+    strategy: Literal["rrf", "weighted"] = "rrf"
+    weights: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchRequest:
+    """A validated search request (see issue 5 for the fields)."""
+
+    query: str
+    filters: Filters
+    top_k: int = 10
+    candidate_top_k: int = 60
+    decay_tau_days: float | None = None
+    trust_weighting: bool = True
+    expand_hops: int = 0
+    graph_scoring: Literal["flat", "ppr"] = "flat"
+    entity_match: bool = False
+    fusion: Fusion = field(default_factory=Fusion)
+    explain: bool = False
+    legs: tuple[str, ...] = ("lexical", "vector")
+    """Legs to run (``entity`` is added by ``entity_match``); benchmarks switch legs off."""
+
+
+def query_terms(query: str) -> list[str]:
+    """Return the distinct lower-case words of a query, stopwords dropped (all if none left)."""
+    words = [w.lower() for w in _WORD.findall(query)]
+    kept = [w for w in words if w not in STOPWORDS]
+    return list(dict.fromkeys(kept or words))
+
+
+def fts5_match(terms: Sequence[str]) -> str:
+    """Return an FTS5 MATCH expression: any of the terms, each quoted."""
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+
+
+def fts5_scope(filters: Filters) -> str:
+    """Return the FTS5 condition on the ``scope`` column that mirrors the namespace, kind and
+    conversation filters (the SQL filter still applies; this only narrows the match early)."""
+    ns = scope_token("n", filters.namespace)
+    kinds = filters.kinds
+    parts = [f"scope:{ns}"]
+    if filters.conversation_id is not None and "message" in kinds:
+        conv = f"scope:{scope_token('c', filters.namespace, filters.conversation_id)}"
+        if "fact" in kinds:
+            parts.append(f"(scope:{scope_token('k', 'fact')} OR {conv})")
+        else:
+            parts.append(conv)
+    elif len(kinds) == 1:
+        parts.append(f"scope:{scope_token('k', kinds[0])}")
+    return " AND ".join(parts)
+
+
+def tsquery(terms: Sequence[str]) -> str:
+    """Return a PostgreSQL ``to_tsquery`` text: any of the terms (letters and digits only)."""
+    safe = [re.sub(r"\W", "", t) for t in terms]
+    return " | ".join(t for t in safe if t)
+
+
+BoolArray = npt.NDArray[np.bool_]
+IntArray = npt.NDArray[np.int64]

@@ -1,0 +1,81 @@
+"""Wiring: the recall engine, its vector index and embedding cache, and the indexer task.
+
+One :class:`RecallService` per daemon (or per benchmark / test). It owns the embedding cache
+engine (SQLite: ``embeddings.sqlite3`` in the data dir, which survives a projection rebuild;
+PostgreSQL: the ``embedding_cache`` table beside the projections) and the background indexer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+from daemon.backend import Backend
+from daemon.recall.engine import RecallEngine
+from daemon.recall.vectors import EmbeddingCache, VectorIndex
+from events.clock import Clock
+from events.store.sqlite import sqlite_engine
+from plugins.embedders.base import Embedder
+from plugins.registry import load_plugins
+
+EMBEDDINGS_FILE = "embeddings.sqlite3"
+DEFAULT_EMBEDDER = "hashed"
+
+
+def make_embedder(
+    name: str = DEFAULT_EMBEDDER, config: Mapping[str, Any] | None = None
+) -> Embedder:
+    """Build an embedder plugin by name (``hashed`` by default, ``minilm`` with the extra)."""
+    embedder: Embedder = load_plugins().create("embedder", name, config or {})
+    return embedder
+
+
+def cache_engine(backend: Backend) -> AsyncEngine:
+    """Return the engine the embedding cache lives on for a backend."""
+    if backend.is_sqlite:
+        backend.data_dir.mkdir(parents=True, exist_ok=True)
+        return sqlite_engine(Path(backend.data_dir) / EMBEDDINGS_FILE, write=True)
+    assert backend.database_url is not None
+    return create_async_engine(backend.database_url, pool_size=2)
+
+
+class RecallService:
+    """The engine plus the things it needs kept running."""
+
+    def __init__(
+        self,
+        read_engine: AsyncEngine,
+        cache_db: AsyncEngine,
+        embedder: Embedder,
+        clock: Clock,
+        projection_position: Callable[[], int] | None = None,
+    ) -> None:
+        self.cache_db = cache_db
+        self.cache = EmbeddingCache(cache_db)
+        self.index = VectorIndex(embedder, self.cache)
+        self.engine = RecallEngine(read_engine, self.index, clock, projection_position)
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        """Create the cache table, load the index and start the background indexer."""
+        await self.cache.setup()
+        await self.engine.refresh()
+        self._task = asyncio.create_task(self.index.run_indexer(), name="memoryd-indexer")
+
+    async def stop(self) -> None:
+        """Stop the indexer and release the cache engine."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+        await self.cache_db.dispose()
+
+    async def switch_embedder(self, embedder: Embedder) -> None:
+        """Use another embedder; missing vectors are embedded in the background."""
+        await self.index.set_embedder(embedder, self.engine.engine)

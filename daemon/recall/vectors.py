@@ -1,0 +1,440 @@
+"""The embedding cache, the in-memory vector index and the indexer that fills it.
+
+Caches are not projections: embeddings cost a model call, so they are stored by (embedder id,
+content hash) in ``embedding_cache`` (its own SQLite file in the data dir, or a table beside the
+projections on PostgreSQL) and never recomputed on a projection rebuild. The vector index is
+built from the search projection (``search_docs``, followed by ``updated_position``) plus that
+cache; documents whose vector is not cached yet are queued and embedded in the background by
+:meth:`VectorIndex.run_indexer`. Switching the embedder (:meth:`VectorIndex.set_embedder`)
+re-embeds everything in the background; :attr:`VectorIndex.progress` tells how far it is.
+
+The index keeps one row per document with the filter columns as numpy arrays, so the vector
+leg applies exactly the filters of :class:`daemon.recall.query.Filters` before it ranks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from daemon.recall.query import BoolArray, Filters
+from plugins.embedders.base import Embedder, Vectors
+from projections.base import chunks
+from projections.search import docs_table, embed_text
+
+NULL = np.iinfo(np.int64).max
+"""Stands for SQL NULL in the time columns (never before any time)."""
+EMBED_BATCH = 256
+
+cache_metadata = sa.MetaData()
+embedding_cache_table = sa.Table(
+    "embedding_cache",
+    cache_metadata,
+    sa.Column("embedder_id", sa.String(200), primary_key=True),
+    sa.Column("content_hash", sa.String(64), primary_key=True),
+    sa.Column("vector", sa.LargeBinary, nullable=False),
+)
+_C = embedding_cache_table.c
+_D = docs_table.c
+
+_SYNC_COLUMNS = (
+    _D.doc_id,
+    _D.namespace,
+    _D.kind,
+    _D.conversation_id,
+    _D.name,
+    _D.text,
+    _D.live,
+    _D.known_from,
+    _D.forgotten_tx,
+    _D.superseded_tx,
+    _D.superseded_valid_to,
+    _D.valid_from,
+    _D.valid_to,
+    _D.validated_tx,
+    _D.status,
+    _D.owner,
+    _D.tags_json,
+    _D.content_hash,
+    _D.updated_position,
+)
+
+
+class EmbeddingCache:
+    """Vectors by (embedder id, content hash) in a table of its own."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+
+    async def setup(self) -> None:
+        """Create the table if needed."""
+        async with self.engine.begin() as conn:
+            await conn.run_sync(cache_metadata.create_all)
+
+    async def get(self, embedder_id: str, hashes: Sequence[str]) -> dict[str, bytes]:
+        """Return the cached vectors (raw float32 bytes) of the hashes that have one."""
+        out: dict[str, bytes] = {}
+        async with self.engine.connect() as conn:
+            for part in chunks(sorted(set(hashes))):
+                result = await conn.execute(
+                    sa.select(_C.content_hash, _C.vector).where(
+                        _C.embedder_id == embedder_id, _C.content_hash.in_(part)
+                    )
+                )
+                out.update({h: bytes(v) for h, v in result})
+        return out
+
+    async def put(self, embedder_id: str, vectors: dict[str, bytes]) -> None:
+        """Store vectors (an existing entry is kept: same hash, same embedder, same vector)."""
+        if not vectors:
+            return
+        from projections.base import upsert
+
+        async with self.engine.begin() as conn:
+            stmt = upsert(conn, embedding_cache_table, ["embedder_id", "content_hash"])
+            await conn.execute(
+                stmt,
+                [
+                    {"embedder_id": embedder_id, "content_hash": h, "vector": v}
+                    for h, v in sorted(vectors.items())
+                ],
+            )
+
+    async def count(self, embedder_id: str) -> int:
+        """Return how many vectors the cache holds for an embedder."""
+        async with self.engine.connect() as conn:
+            value = await conn.scalar(
+                sa.select(sa.func.count())
+                .select_from(embedding_cache_table)
+                .where(_C.embedder_id == embedder_id)
+            )
+        return int(value or 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """How many live documents have a vector from the current embedder."""
+
+    embedder_id: str
+    embedded: int
+    total: int
+
+    @property
+    def done(self) -> bool:
+        """Return True when every live document has its vector."""
+        return self.embedded >= self.total
+
+
+class _Codes:
+    """Interned strings -> small integers (for vectorised comparisons)."""
+
+    def __init__(self) -> None:
+        self.codes: dict[str, int] = {}
+
+    def code(self, value: str) -> int:
+        found = self.codes.get(value)
+        if found is None:
+            found = self.codes[value] = len(self.codes)
+        return found
+
+    def find(self, value: str) -> int:
+        return self.codes.get(value, -1)
+
+
+def _t(value: int | None) -> int:
+    return NULL if value is None else int(value)
+
+
+class VectorIndex:
+    """Every live document's filter columns and vector, in memory."""
+
+    def __init__(self, embedder: Embedder, cache: EmbeddingCache, capacity: int = 1024) -> None:
+        self.embedder = embedder
+        self.cache = cache
+        self.position = 0
+        self.size = 0
+        self._slots: dict[int, int] = {}
+        self._namespaces = _Codes()
+        self._conversations = _Codes()
+        self._owners = _Codes()
+        self._tags = _Codes()
+        self._tag_slots: dict[int, set[int]] = {}
+        self._slot_tags: dict[int, tuple[int, ...]] = {}
+        self._hashes: list[str] = []
+        self._pending: dict[int, str] = {}
+        self._wake = asyncio.Event()
+        self._lock = asyncio.Lock()
+        self._alloc(capacity)
+
+    # -- storage --------------------------------------------------------------------------
+
+    def _alloc(self, capacity: int) -> None:
+        def grow(
+            old: npt.NDArray[Any] | None, dtype: Any, fill: Any, shape: tuple[int, ...]
+        ) -> Any:
+            new = np.full(shape, fill, dtype=dtype)
+            if old is not None:
+                new[: old.shape[0]] = old
+            return new
+
+        get = self.__dict__.get
+        self.doc_id = grow(get("doc_id"), np.int64, -1, (capacity,))
+        self.ns = grow(get("ns"), np.int32, -1, (capacity,))
+        self.is_message = grow(get("is_message"), np.bool_, False, (capacity,))
+        self.conv = grow(get("conv"), np.int32, -1, (capacity,))
+        self.live = grow(get("live"), np.bool_, False, (capacity,))
+        self.known_from = grow(get("known_from"), np.int64, NULL, (capacity,))
+        self.forgotten_tx = grow(get("forgotten_tx"), np.int64, NULL, (capacity,))
+        self.superseded_tx = grow(get("superseded_tx"), np.int64, NULL, (capacity,))
+        self.superseded_valid_to = grow(get("superseded_valid_to"), np.int64, NULL, (capacity,))
+        self.valid_from = grow(get("valid_from"), np.int64, NULL, (capacity,))
+        self.valid_to = grow(get("valid_to"), np.int64, NULL, (capacity,))
+        self.validated_tx = grow(get("validated_tx"), np.int64, NULL, (capacity,))
+        self.quarantined = grow(get("quarantined"), np.bool_, False, (capacity,))
+        self.owner = grow(get("owner"), np.int32, -1, (capacity,))
+        self.has_vec = grow(get("has_vec"), np.bool_, False, (capacity,))
+        self.vectors = grow(get("vectors"), np.float32, 0.0, (capacity, self.embedder.dim))
+        self.capacity = capacity
+
+    def _slot(self, doc_id: int) -> int:
+        slot = self._slots.get(doc_id)
+        if slot is None:
+            if self.size == self.capacity:
+                self._alloc(self.capacity * 2)
+            slot = self._slots[doc_id] = self.size
+            self.size += 1
+            self._hashes.append("")
+        return slot
+
+    def _set_row(self, row: Any) -> str | None:
+        """Store one document's columns; return the text to embed if its vector is stale."""
+        slot = self._slot(int(row.doc_id))
+        self.doc_id[slot] = row.doc_id
+        self.ns[slot] = self._namespaces.code(row.namespace)
+        self.is_message[slot] = row.kind == "message"
+        self.conv[slot] = self._conversations.code(row.conversation_id)
+        self.live[slot] = bool(row.live)
+        self.known_from[slot] = row.known_from
+        self.forgotten_tx[slot] = _t(row.forgotten_tx)
+        self.superseded_tx[slot] = _t(row.superseded_tx)
+        self.superseded_valid_to[slot] = _t(row.superseded_valid_to)
+        self.valid_from[slot] = row.valid_from
+        self.valid_to[slot] = _t(row.valid_to)
+        self.validated_tx[slot] = _t(row.validated_tx)
+        self.quarantined[slot] = row.status == "quarantined"
+        self.owner[slot] = self._owners.code(row.owner)
+        import orjson
+
+        tags = tuple(sorted({self._tags.code(str(t)) for t in orjson.loads(row.tags_json)}))
+        for old in self._slot_tags.get(slot, ()):
+            self._tag_slots.get(old, set()).discard(slot)
+        for tag in tags:
+            self._tag_slots.setdefault(tag, set()).add(slot)
+        self._slot_tags[slot] = tags
+        if not row.live:
+            self.has_vec[slot] = False
+            self._pending.pop(slot, None)
+            self._hashes[slot] = ""
+            return None
+        if self._hashes[slot] == row.content_hash and (self.has_vec[slot] or slot in self._pending):
+            return None
+        self._hashes[slot] = row.content_hash
+        self.has_vec[slot] = False
+        return str(embed_text(row.name, row.text))
+
+    # -- sync with the projection ----------------------------------------------------------
+
+    async def refresh(self, engine: AsyncEngine) -> int:
+        """Load documents changed since the last refresh; return how many changed."""
+        async with self._lock:
+            changed = 0
+            while True:
+                async with engine.connect() as conn:
+                    rows = await self._changed_rows(conn)
+                if not rows:
+                    break
+                changed += len(rows)
+                stale: dict[int, str] = {}
+                for row in rows:
+                    text = self._set_row(row)
+                    if text is not None:
+                        stale[self._slots[int(row.doc_id)]] = text
+                    self.position = max(self.position, int(row.updated_position))
+                await self._fill_from_cache(stale)
+            return changed
+
+    async def _changed_rows(self, conn: AsyncConnection) -> list[Any]:
+        result = await conn.execute(
+            sa.select(*_SYNC_COLUMNS)
+            .where(_D.updated_position > self.position)
+            .order_by(_D.updated_position, _D.doc_id)
+            .limit(20_000)
+        )
+        rows = list(result.all())
+        if len(rows) == 20_000:
+            # Never stop inside one position: the next query starts after it.
+            last = rows[-1].updated_position
+            rows = [r for r in rows if r.updated_position < last] or rows
+        return rows
+
+    async def _fill_from_cache(self, stale: dict[int, str]) -> None:
+        if not stale:
+            return
+        embedder_id = self.embedder.embedder_id
+        hashes = {slot: self._hashes[slot] for slot in stale}
+        cached = await self.cache.get(embedder_id, list(hashes.values()))
+        for slot, text in stale.items():
+            raw = cached.get(hashes[slot])
+            if raw is not None and len(raw) == 4 * self.embedder.dim:
+                self.vectors[slot] = np.frombuffer(raw, dtype=np.float32)
+                self.has_vec[slot] = True
+                self._pending.pop(slot, None)
+            else:
+                self._pending[slot] = text
+        if self._pending:
+            self._wake.set()
+
+    # -- embedding ------------------------------------------------------------------------
+
+    @property
+    def pending(self) -> int:
+        """Return how many documents wait for a vector."""
+        return len(self._pending)
+
+    @property
+    def progress(self) -> Progress:
+        """Return the current embedder's progress over live documents."""
+        live = self.live[: self.size]
+        return Progress(
+            self.embedder.embedder_id,
+            int(np.count_nonzero(self.has_vec[: self.size] & live)),
+            int(np.count_nonzero(live)),
+        )
+
+    async def embed_pending(self, limit: int | None = None) -> int:
+        """Embed up to ``limit`` queued documents now (all by default); return the count."""
+        done = 0
+        while self._pending and (limit is None or done < limit):
+            batch = list(self._pending.items())[:EMBED_BATCH]
+            embedder = self.embedder
+            vectors = await embedder.embed([text for _, text in batch])
+            if embedder is not self.embedder:
+                continue  # switched while embedding: the queue was rebuilt
+            fresh: dict[str, bytes] = {}
+            for (slot, _), vector in zip(batch, vectors, strict=True):
+                if self._pending.get(slot) is None:
+                    continue
+                self.vectors[slot] = vector
+                self.has_vec[slot] = True
+                del self._pending[slot]
+                fresh[self._hashes[slot]] = np.asarray(vector, dtype=np.float32).tobytes()
+            await self.cache.put(embedder.embedder_id, fresh)
+            done += len(batch)
+        return done
+
+    async def run_indexer(self) -> None:
+        """Embed queued documents in the background, forever (cancel to stop)."""
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            with contextlib.suppress(Exception):
+                await self.embed_pending()
+
+    async def set_embedder(self, embedder: Embedder, engine: AsyncEngine) -> None:
+        """Switch embedder: vectors come from the cache or are re-embedded in the background.
+
+        The index's texts are read back from the projection; until the background indexer
+        has caught up, the vector leg ranks only the documents that already have a vector.
+        """
+        async with self._lock:
+            self.embedder = embedder
+            self.vectors = np.zeros((self.capacity, embedder.dim), dtype=np.float32)
+            self.has_vec[:] = False
+            self._pending.clear()
+            by_doc = {int(self.doc_id[s]): s for s in range(self.size) if self.live[s]}
+            texts: dict[int, str] = {}
+            async with engine.connect() as conn:
+                for part in chunks(sorted(by_doc)):
+                    result = await conn.execute(
+                        sa.select(_D.doc_id, _D.name, _D.text).where(_D.doc_id.in_(part))
+                    )
+                    for doc_id, name, text in result:
+                        texts[by_doc[int(doc_id)]] = embed_text(name, text)
+            await self._fill_from_cache(texts)
+
+    # -- search ---------------------------------------------------------------------------
+
+    def mask(self, filters: Filters) -> BoolArray:
+        """Return which rows pass ``filters`` (the same rules as :meth:`Filters.where`)."""
+        n = self.size
+        ns = self._namespaces.find(filters.namespace)
+        m: BoolArray = self.live[:n] & (self.ns[:n] == ns)
+        kinds = set(filters.kinds)
+        if kinds == {"message"}:
+            m &= self.is_message[:n]
+        elif kinds == {"fact"}:
+            m &= ~self.is_message[:n]
+        elif not kinds:
+            m &= False
+        if filters.conversation_id is not None:
+            conv = self._conversations.find(filters.conversation_id)
+            m &= ~self.is_message[:n] | (self.conv[:n] == conv)
+        k, a = filters.known_at, filters.as_of
+        if k is not None:
+            m &= self.known_from[:n] <= k
+            m &= self.forgotten_tx[:n] > k
+        else:
+            m &= self.forgotten_tx[:n] == NULL
+        superseded = self.superseded_tx[:n] != NULL
+        if k is not None:
+            superseded &= self.superseded_tx[:n] <= k
+        if a is not None:
+            effective_to = np.where(superseded, self.superseded_valid_to[:n], self.valid_to[:n])
+            m &= self.valid_from[:n] <= a
+            m &= effective_to > a
+        elif not filters.include_superseded:
+            m &= ~superseded
+        if not filters.include_quarantined:
+            validated = self.validated_tx[:n] != NULL
+            if k is not None:
+                validated &= self.validated_tx[:n] <= k
+            m &= ~self.quarantined[:n] | validated
+        if filters.tags is not None:
+            allowed = np.zeros(n, dtype=np.bool_)
+            for tag in set(filters.tags):
+                slots = self._tag_slots.get(self._tags.find(tag))
+                if slots:
+                    allowed[np.fromiter(slots, dtype=np.int64, count=len(slots))] = True
+            m &= allowed
+        if filters.owner is not None:
+            m &= self.owner[:n] == self._owners.find(filters.owner)
+        return m
+
+    def search(
+        self, query_vector: Vectors, filters: Filters, limit: int
+    ) -> list[tuple[int, float]]:
+        """Return ``(doc_id, cosine)`` of the best ``limit`` rows that pass ``filters``."""
+        n = self.size
+        if n == 0 or limit <= 0:
+            return []
+        m = self.mask(filters) & self.has_vec[:n]
+        candidates = np.flatnonzero(m)
+        if candidates.size == 0:
+            return []
+        q = np.asarray(query_vector, dtype=np.float32).reshape(-1)
+        if candidates.size * 4 < n:
+            scores = self.vectors[candidates] @ q
+        else:
+            scores = (self.vectors[:n] @ q)[candidates]
+        take = min(limit, candidates.size)
+        top = np.argpartition(-scores, take - 1)[:take]
+        top = top[np.lexsort((-self.doc_id[candidates[top]], -scores[top]))]
+        return [(int(self.doc_id[candidates[i]]), float(scores[i])) for i in top]

@@ -1,0 +1,768 @@
+"""The search projection: one searchable document per message and per fact, with filters,
+a full-text index, entity mentions and the content hash the embedding cache is keyed by.
+
+Fold rules (pure: time comes from the events, no plugin is called):
+
+- ``MessageAppended`` adds a message document (``doc_id`` = the position of the event that
+  first appended it). Its indexed ``body`` is ``"<name>: <text> <date>"`` and its ``near``
+  column holds the text of up to :data:`CONTEXT_WINDOW` turns on each side in the same
+  conversation, as long as they are within :data:`CONTEXT_GAP_MICROS` of it (a later session
+  is not context), so a reply like "Yes, last Tuesday" is found by what it answers. A new
+  message refreshes the ``near`` column of the turns before it. A repeated ``message_id`` in
+  the same conversation replaces the document's text and metadata. Appends to a deleted
+  conversation are ignored.
+- ``ConversationDeleted`` tombstones the conversation's documents (``live`` false, text
+  removed, index rows deleted).
+- ``FactWritten`` adds a fact document (text, subject/predicate/object and tags indexed).
+  ``FactSuperseded``, ``FactValidated`` and ``FactForgotten`` record *when* (transaction time)
+  the fact changed, so search can answer ``known_at`` questions; ``FactPurged`` tombstones it.
+- Entities (see :mod:`projections.entities`) of each live document's own text are stored as
+  mentions, and ``search_entities`` counts the documents that mention each canonical key.
+
+Every change bumps the row's ``updated_position``, which the daemon's vector indexer follows.
+
+The full-text index is dialect-specific: an FTS5 table ``search_fts`` (``porter unicode61
+remove_diacritics 2``; columns body, near and an unranked ``scope`` of namespace, kind and
+conversation tokens) on SQLite, a weighted ``tsvector`` column with a GIN index on PostgreSQL.
+Both are created and dropped with ``search_docs``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any, ClassVar
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from events.clock import from_micros, to_micros
+from events.store.base import StoredEvent
+from events.types import (
+    ConversationDeleted,
+    FactForgotten,
+    FactPurged,
+    FactSuperseded,
+    FactValidated,
+    FactWritten,
+    MessageAppended,
+    content_text,
+)
+from projections.base import Projection, chunks, dumps
+from projections.entities import extract_entities
+
+CONTEXT_WINDOW = 2
+"""Turns on each side of a message that are indexed with it."""
+CONTEXT_GAP_MICROS = 3 * 3600 * 1_000_000
+"""A neighbouring turn further away in time than this is not context (another session)."""
+FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
+PG_TS_CONFIG = "english"
+
+metadata = sa.MetaData()
+
+docs_table = sa.Table(
+    "search_docs",
+    metadata,
+    sa.Column("doc_id", sa.BigInteger, primary_key=True, autoincrement=False),
+    sa.Column("namespace", sa.String(200), nullable=False),
+    sa.Column("kind", sa.String(10), nullable=False),
+    sa.Column("ref_id", sa.String(300), nullable=False),
+    sa.Column("conversation_id", sa.String(300), nullable=False),
+    sa.Column("role", sa.String(20)),
+    sa.Column("name", sa.String(300)),
+    sa.Column("text", sa.Text, nullable=False),
+    sa.Column("body", sa.Text, nullable=False),
+    sa.Column("near", sa.Text, nullable=False),
+    sa.Column("created_at", sa.BigInteger, nullable=False),
+    sa.Column("valid_from", sa.BigInteger, nullable=False),
+    sa.Column("valid_to", sa.BigInteger),
+    sa.Column("superseded_valid_to", sa.BigInteger),
+    sa.Column("known_from", sa.BigInteger, nullable=False),
+    sa.Column("superseded_tx", sa.BigInteger),
+    sa.Column("superseded_by", sa.String(300)),
+    sa.Column("forgotten_tx", sa.BigInteger),
+    sa.Column("validated_tx", sa.BigInteger),
+    sa.Column("status", sa.String(20), nullable=False),
+    sa.Column("owner", sa.String(20), nullable=False),
+    sa.Column("provenance", sa.String(20), nullable=False),
+    sa.Column("importance", sa.Float, nullable=False),
+    sa.Column("confidence", sa.Float, nullable=False),
+    sa.Column("tags_json", sa.Text, nullable=False),
+    sa.Column("metadata_json", sa.Text, nullable=False),
+    sa.Column("content_hash", sa.String(64), nullable=False),
+    sa.Column("live", sa.Boolean, nullable=False),
+    sa.Column("updated_position", sa.BigInteger, nullable=False),
+    sa.UniqueConstraint("namespace", "kind", "conversation_id", "ref_id", name="uq_search_ref"),
+)
+sa.Index("ix_search_docs_updated", docs_table.c.updated_position)
+sa.Index(
+    "ix_search_docs_conv",
+    docs_table.c.namespace,
+    docs_table.c.conversation_id,
+    docs_table.c.doc_id,
+)
+
+tags_table = sa.Table(
+    "search_tags",
+    metadata,
+    sa.Column("doc_id", sa.BigInteger, primary_key=True, autoincrement=False),
+    sa.Column("tag", sa.String(300), primary_key=True),
+)
+sa.Index("ix_search_tags_tag", tags_table.c.tag, tags_table.c.doc_id)
+
+mentions_table = sa.Table(
+    "search_mentions",
+    metadata,
+    sa.Column("doc_id", sa.BigInteger, primary_key=True, autoincrement=False),
+    sa.Column("entity_key", sa.String(300), primary_key=True),
+)
+sa.Index("ix_search_mentions_key", mentions_table.c.entity_key, mentions_table.c.doc_id)
+
+entities_table = sa.Table(
+    "search_entities",
+    metadata,
+    sa.Column("namespace", sa.String(200), primary_key=True),
+    sa.Column("entity_key", sa.String(300), primary_key=True),
+    sa.Column("display", sa.String(300), nullable=False),
+    sa.Column("doc_count", sa.Integer, nullable=False),
+)
+
+deleted_conversations_table = sa.Table(
+    "search_deleted_conversations",
+    metadata,
+    sa.Column("namespace", sa.String(200), primary_key=True),
+    sa.Column("conversation_id", sa.String(300), primary_key=True),
+)
+
+
+def _ddl_statement(statement: str) -> Any:
+    return sa.DDL(statement)  # type: ignore[no-untyped-call]
+
+
+for _ddl in (
+    f"CREATE VIRTUAL TABLE IF NOT EXISTS search_fts USING fts5(body, near, scope, "
+    f"tokenize='{FTS_TOKENIZER}')",
+):
+    sa.event.listen(docs_table, "after_create", _ddl_statement(_ddl).execute_if(dialect="sqlite"))
+sa.event.listen(
+    docs_table,
+    "before_drop",
+    _ddl_statement("DROP TABLE IF EXISTS search_fts").execute_if(dialect="sqlite"),
+)
+for _ddl in (
+    "ALTER TABLE search_docs ADD COLUMN IF NOT EXISTS tsv tsvector",
+    "CREATE INDEX IF NOT EXISTS ix_search_docs_tsv ON search_docs USING GIN (tsv)",
+):
+    sa.event.listen(
+        docs_table, "after_create", _ddl_statement(_ddl).execute_if(dialect="postgresql")
+    )
+
+_D = docs_table.c
+_PG_TSV = (
+    f"setweight(to_tsvector('{PG_TS_CONFIG}', body), 'A') || "
+    f"setweight(to_tsvector('{PG_TS_CONFIG}', near), 'B')"
+)
+
+
+def scope_token(prefix: str, *parts: str) -> str:
+    """Return one opaque index token for a namespace or conversation (letters and digits)."""
+    digest = hashlib.sha1("\x1f".join(parts).encode("utf-8")).hexdigest()[:20]
+    return f"{prefix}{digest}x"
+
+
+def scope_tokens(namespace: str, kind: str, conversation_id: str) -> str:
+    """Return the FTS5 ``scope`` column: namespace, kind and conversation tokens.
+
+    Filtering by these inside the MATCH lets FTS5 intersect posting lists instead of scoring
+    every match of the whole database and discarding most of them afterwards.
+    """
+    return " ".join(
+        (
+            scope_token("n", namespace),
+            scope_token("k", kind),
+            scope_token("c", namespace, conversation_id),
+        )
+    )
+
+
+def content_hash(text: str) -> str:
+    """Return the sha256 of the text that is embedded for a document."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def embed_text(name: str | None, text: str) -> str:
+    """Return what the embedder sees for a document: ``"<name>: <text>"`` or the text."""
+    return f"{name}: {text}" if name else text
+
+
+def date_words(micros: int) -> str:
+    """Return a document's date as words ("8 May 2023"), so dates in a query match it."""
+    when: datetime = from_micros(micros)
+    return f"{when.day} {when.strftime('%B %Y')}"
+
+
+def message_owner(role: str) -> str:
+    """Return the owner a message counts as: the user's own words or the agent's."""
+    return "user" if role == "user" else "agent"
+
+
+def message_provenance(role: str) -> str:
+    """Return a message's provenance: tool output is foreign, everything else first-hand."""
+    return "tool" if role == "tool" else "user"
+
+
+def message_tags(meta: dict[str, Any]) -> list[str]:
+    """Return a message's tags: ``metadata.tags`` when it is a list of strings."""
+    tags = meta.get("tags")
+    if isinstance(tags, list):
+        return sorted({t for t in tags if isinstance(t, str)})
+    return []
+
+
+class SearchProjection(Projection):
+    """Folds messages and facts into searchable documents (see the module docstring)."""
+
+    name: ClassVar[str] = "search"
+    version: ClassVar[int] = 1
+    metadata: ClassVar[sa.MetaData] = metadata
+
+    async def apply(self, conn: AsyncConnection, events: Sequence[StoredEvent]) -> None:
+        """Fold one batch."""
+        fold = _SearchFold(conn)
+        await fold.preload(events)
+        for stored in events:
+            await fold.apply(stored)
+        await fold.flush()
+
+
+_ConvKey = tuple[str, str]
+_RefKey = tuple[str, str, str, str]
+
+
+class _SearchFold:
+    """One batch. New documents and changed columns are buffered and written at the end;
+    each conversation's last turns are kept in memory so neighbours cost no query."""
+
+    def __init__(self, conn: AsyncConnection) -> None:
+        self.conn = conn
+        self.new_rows: dict[int, dict[str, Any]] = {}
+        self.changes: dict[int, dict[str, Any]] = {}
+        self.tails: dict[_ConvKey, list[dict[str, Any]]] = {}
+        self.deleted: dict[_ConvKey, bool] = {}
+        self.facts: dict[tuple[str, str], dict[str, Any] | None] = {}
+        self.index_dirty: set[int] = set()
+        self.index_removed: set[int] = set()
+        self.entity_dirty: set[int] = set()
+        self.by_ref: dict[_RefKey, dict[str, Any]] = {}
+        self.absent: set[_RefKey] = set()
+
+    # -- helpers --------------------------------------------------------------------------
+
+    async def preload(self, events: Sequence[StoredEvent]) -> None:
+        """Find in one query per group which referenced documents exist already."""
+        wanted: dict[tuple[str, str, str], set[str]] = {}
+        for stored in events:
+            event = stored.event
+            if isinstance(event, MessageAppended):
+                group = (stored.namespace, "message", event.conversation_id)
+                wanted.setdefault(group, set()).add(event.message_id)
+            elif isinstance(event, FactWritten):
+                wanted.setdefault((stored.namespace, "fact", ""), set()).add(event.fact_id)
+        for (ns, kind, cid), refs in wanted.items():
+            found: set[str] = set()
+            for part in chunks(sorted(refs)):
+                result = await self.conn.execute(
+                    sa.select(_D.ref_id).where(
+                        _D.namespace == ns,
+                        _D.kind == kind,
+                        _D.conversation_id == cid,
+                        _D.ref_id.in_(part),
+                    )
+                )
+                found.update(r[0] for r in result)
+            self.absent.update((ns, kind, cid, ref) for ref in refs - found)
+
+    def _set(self, row: dict[str, Any], position: int, **values: Any) -> None:
+        row.update(values, updated_position=position)
+        doc_id = row["doc_id"]
+        if doc_id not in self.new_rows:
+            self.changes.setdefault(doc_id, {}).update(values, updated_position=position)
+
+    async def _is_deleted(self, key: _ConvKey) -> bool:
+        if key not in self.deleted:
+            found = await self.conn.scalar(
+                sa.select(sa.func.count())
+                .select_from(deleted_conversations_table)
+                .where(
+                    deleted_conversations_table.c.namespace == key[0],
+                    deleted_conversations_table.c.conversation_id == key[1],
+                )
+            )
+            self.deleted[key] = bool(found)
+        return self.deleted[key]
+
+    async def _tail(self, key: _ConvKey) -> list[dict[str, Any]]:
+        tail = self.tails.get(key)
+        if tail is None:
+            result = await self.conn.execute(
+                sa.select(docs_table)
+                .where(
+                    _D.namespace == key[0],
+                    _D.conversation_id == key[1],
+                    _D.kind == "message",
+                    _D.live.is_(True),
+                )
+                .order_by(_D.doc_id.desc())
+                .limit(2 * CONTEXT_WINDOW + 1)
+            )
+            tail = [dict(r._mapping) for r in reversed(result.all())]
+            self.tails[key] = tail
+        return tail
+
+    async def _load_doc(self, namespace: str, kind: str, cid: str, ref: str) -> dict[str, Any]:
+        key = (namespace, kind, cid, ref)
+        known = self.by_ref.get(key)
+        if known is not None:
+            return known
+        if key in self.absent:
+            return {}
+        result = await self.conn.execute(
+            sa.select(docs_table).where(
+                _D.namespace == namespace,
+                _D.kind == kind,
+                _D.conversation_id == cid,
+                _D.ref_id == ref,
+            )
+        )
+        found = result.first()
+        if found is None:
+            return {}
+        row = dict(found._mapping)
+        row.update(self.changes.get(row["doc_id"], {}))
+        self.by_ref[key] = row
+        return row
+
+    def _add(self, row: dict[str, Any]) -> None:
+        self.new_rows[row["doc_id"]] = row
+        key = (row["namespace"], row["kind"], row["conversation_id"], row["ref_id"])
+        self.by_ref[key] = row
+        self.absent.discard(key)
+        self.index_dirty.add(row["doc_id"])
+        self.entity_dirty.add(row["doc_id"])
+
+    # -- events ---------------------------------------------------------------------------
+
+    async def apply(self, stored: StoredEvent) -> None:
+        event = stored.event
+        if isinstance(event, MessageAppended):
+            await self._message(stored, event)
+        elif isinstance(event, ConversationDeleted):
+            await self._delete_conversation(stored, event)
+        elif isinstance(event, FactWritten):
+            await self._fact(stored, event)
+        elif isinstance(event, FactSuperseded | FactValidated | FactForgotten | FactPurged):
+            await self._fact_change(stored, event)
+
+    async def _message(self, stored: StoredEvent, event: MessageAppended) -> None:
+        ns, cid = stored.namespace, event.conversation_id
+        key = (ns, cid)
+        if await self._is_deleted(key):
+            return
+        text = content_text(event.content)
+        created = to_micros(event.created_at)
+        values = {
+            "role": event.role,
+            "name": event.name,
+            "text": text,
+            "body": _message_body(event.name, text, created),
+            "created_at": created,
+            "valid_from": created,
+            "owner": message_owner(event.role),
+            "provenance": message_provenance(event.role),
+            "tags_json": dumps(message_tags(event.metadata)),
+            "metadata_json": dumps(event.metadata),
+            "content_hash": content_hash(embed_text(event.name, text)),
+        }
+        existing = await self._load_doc(ns, "message", cid, event.message_id)
+        if existing:
+            # An update in place (a streamed reply finalised): same document, new text.
+            row = existing
+            self._set(row, stored.position, **values)
+            self.index_dirty.add(row["doc_id"])
+            self.entity_dirty.add(row["doc_id"])
+            await self.flush()
+            await self._refresh_around(key, row["doc_id"], stored.position)
+            return
+        row = {
+            "doc_id": stored.position,
+            "namespace": ns,
+            "kind": "message",
+            "ref_id": event.message_id,
+            "conversation_id": cid,
+            "near": "",
+            "valid_to": None,
+            "superseded_valid_to": None,
+            "known_from": to_micros(stored.recorded_at),
+            "superseded_tx": None,
+            "superseded_by": None,
+            "forgotten_tx": None,
+            "validated_tx": None,
+            "status": "active",
+            "importance": 0.5,
+            "confidence": 1.0,
+            "live": True,
+            "updated_position": stored.position,
+            **values,
+        }
+        self._add(row)
+        tail = await self._tail(key)
+        tail.append(row)
+        del tail[: max(0, len(tail) - (2 * CONTEXT_WINDOW + 1))]
+        # The new turn and the CONTEXT_WINDOW turns before it have a new neighbourhood.
+        for i in range(max(0, len(tail) - CONTEXT_WINDOW - 1), len(tail)):
+            self._update_near(tail, i, stored.position)
+
+    def _update_near(self, turns: list[dict[str, Any]], i: int, position: int) -> None:
+        near = _near_text(turns, i)
+        row = turns[i]
+        if row["near"] != near:
+            self._set(row, position, near=near)
+            self.index_dirty.add(row["doc_id"])
+
+    async def _refresh_around(self, key: _ConvKey, doc_id: int, position: int) -> None:
+        """Recompute ``near`` for the turns around an updated message (reads the table)."""
+        before = await self.conn.execute(
+            sa.select(docs_table)
+            .where(
+                _D.namespace == key[0],
+                _D.conversation_id == key[1],
+                _D.kind == "message",
+                _D.live.is_(True),
+                _D.doc_id <= doc_id,
+            )
+            .order_by(_D.doc_id.desc())
+            .limit(2 * CONTEXT_WINDOW + 1)
+        )
+        after = await self.conn.execute(
+            sa.select(docs_table)
+            .where(
+                _D.namespace == key[0],
+                _D.conversation_id == key[1],
+                _D.kind == "message",
+                _D.live.is_(True),
+                _D.doc_id > doc_id,
+            )
+            .order_by(_D.doc_id)
+            .limit(2 * CONTEXT_WINDOW)
+        )
+        turns = [dict(r._mapping) for r in reversed(before.all())]
+        turns += [dict(r._mapping) for r in after.all()]
+        centre = next(i for i, t in enumerate(turns) if t["doc_id"] == doc_id)
+        for i in range(
+            max(0, centre - CONTEXT_WINDOW), min(len(turns), centre + CONTEXT_WINDOW + 1)
+        ):
+            self._update_near(turns, i, position)
+        self.tails.pop(key, None)
+        await self.flush()
+
+    async def _delete_conversation(self, stored: StoredEvent, event: ConversationDeleted) -> None:
+        ns, cid = stored.namespace, event.conversation_id
+        await self.flush()
+        result = await self.conn.execute(
+            sa.select(_D.doc_id).where(
+                _D.namespace == ns, _D.conversation_id == cid, _D.kind == "message"
+            )
+        )
+        doc_ids = [int(r[0]) for r in result]
+        await self._tombstone(doc_ids, stored.position)
+        await self.conn.execute(
+            deleted_conversations_table.insert().values(namespace=ns, conversation_id=cid)
+        )
+        self.deleted[(ns, cid)] = True
+        self.tails.pop((ns, cid), None)
+
+    async def _tombstone(self, doc_ids: list[int], position: int) -> None:
+        gone = set(doc_ids)
+        for row in self.by_ref.values():
+            if row["doc_id"] in gone:
+                row.update(live=False, text="", body="", near="", updated_position=position)
+        for part in chunks(doc_ids):
+            await self.conn.execute(
+                docs_table.update()
+                .where(_D.doc_id.in_(part))
+                .values(
+                    live=False,
+                    text="",
+                    body="",
+                    near="",
+                    tags_json="[]",
+                    metadata_json="{}",
+                    updated_position=position,
+                )
+            )
+            await self.conn.execute(tags_table.delete().where(tags_table.c.doc_id.in_(part)))
+        await self._set_mentions(doc_ids, {})
+        if self.conn.dialect.name == "sqlite":
+            for part in chunks(doc_ids):
+                marks = ",".join("?" * len(part))
+                await self.conn.exec_driver_sql(
+                    f"DELETE FROM search_fts WHERE rowid IN ({marks})", tuple(part)
+                )
+
+    async def _fact(self, stored: StoredEvent, event: FactWritten) -> None:
+        ns = stored.namespace
+        if await self._load_doc(ns, "fact", "", event.fact_id):
+            return
+        tags = sorted(set(event.tags))
+        parts = [event.text, event.subject, event.predicate, event.object, " ".join(tags)]
+        body = " ".join(p for p in parts if p)
+        valid_from = to_micros(event.valid_from)
+        row = {
+            "doc_id": stored.position,
+            "namespace": ns,
+            "kind": "fact",
+            "ref_id": event.fact_id,
+            "conversation_id": "",
+            "role": None,
+            "name": None,
+            "text": event.text,
+            "body": body,
+            "near": "",
+            "created_at": valid_from,
+            "valid_from": valid_from,
+            "valid_to": None if event.valid_to is None else to_micros(event.valid_to),
+            "superseded_valid_to": None,
+            "known_from": to_micros(stored.recorded_at),
+            "superseded_tx": None,
+            "superseded_by": None,
+            "forgotten_tx": None,
+            "validated_tx": None,
+            "status": event.status,
+            "owner": event.owner,
+            "provenance": event.provenance,
+            "importance": float(event.importance),
+            "confidence": float(event.confidence),
+            "tags_json": dumps(tags),
+            "metadata_json": dumps(
+                {
+                    "subject": event.subject,
+                    "predicate": event.predicate,
+                    "object": event.object,
+                    "source_message_ids": event.source_message_ids,
+                }
+            ),
+            "content_hash": content_hash(event.text),
+            "live": True,
+            "updated_position": stored.position,
+        }
+        self._add(row)
+
+    async def _fact_change(
+        self,
+        stored: StoredEvent,
+        event: FactSuperseded | FactValidated | FactForgotten | FactPurged,
+    ) -> None:
+        ns = stored.namespace
+        fact_id = event.old_fact_id if isinstance(event, FactSuperseded) else event.fact_id
+        row = await self._load_doc(ns, "fact", "", fact_id)
+        if not row or not row["live"]:
+            return
+        tx = to_micros(stored.recorded_at)
+        if isinstance(event, FactSuperseded):
+            if event.old_fact_id == event.new_fact_id or row["superseded_tx"] is not None:
+                return
+            at = to_micros(event.at)
+            valid_to = at if row["valid_to"] is None else min(row["valid_to"], at)
+            self._set(
+                row,
+                stored.position,
+                superseded_tx=tx,
+                superseded_by=event.new_fact_id,
+                superseded_valid_to=valid_to,
+            )
+        elif isinstance(event, FactValidated):
+            if row["status"] == "quarantined" and row["validated_tx"] is None:
+                self._set(row, stored.position, validated_tx=tx)
+        elif isinstance(event, FactForgotten):
+            if row["forgotten_tx"] is None:
+                self._set(row, stored.position, forgotten_tx=tx)
+        else:
+            await self.flush()
+            await self._tombstone([row["doc_id"]], stored.position)
+
+    # -- writes ---------------------------------------------------------------------------
+
+    async def flush(self) -> None:
+        conn = self.conn
+        new_rows = list(self.new_rows.values())
+        if new_rows:
+            await conn.execute(docs_table.insert(), new_rows)
+            tag_rows = [
+                {"doc_id": r["doc_id"], "tag": t}
+                for r in new_rows
+                for t in _loads_list(r["tags_json"])
+            ]
+            if tag_rows:
+                await conn.execute(tags_table.insert(), tag_rows)
+        for doc_id, values in sorted(self.changes.items()):
+            await conn.execute(docs_table.update().where(_D.doc_id == doc_id).values(**values))
+            if "tags_json" in values:
+                await conn.execute(tags_table.delete().where(tags_table.c.doc_id == doc_id))
+                tags = _loads_list(values["tags_json"])
+                if tags:
+                    await conn.execute(
+                        tags_table.insert(), [{"doc_id": doc_id, "tag": t} for t in tags]
+                    )
+        await self._write_index(sorted(self.index_dirty))
+        await self._write_entities(sorted(self.entity_dirty))
+        self.new_rows.clear()
+        self.changes.clear()
+        self.index_dirty.clear()
+        self.entity_dirty.clear()
+        # Rows in the tails are now stored; later changes to them are updates.
+
+    async def _write_index(self, doc_ids: list[int]) -> None:
+        if not doc_ids:
+            return
+        conn = self.conn
+        rows: list[tuple[int, str, str, str]] = []
+        for part in chunks(doc_ids):
+            result = await conn.execute(
+                sa.select(
+                    _D.doc_id, _D.body, _D.near, _D.namespace, _D.kind, _D.conversation_id
+                ).where(_D.doc_id.in_(part), _D.live.is_(True))
+            )
+            rows.extend((int(r[0]), r[1], r[2], scope_tokens(r[3], r[4], r[5])) for r in result)
+        if conn.dialect.name == "sqlite":
+            for part in chunks(doc_ids):
+                marks = ",".join("?" * len(part))
+                await conn.exec_driver_sql(
+                    f"DELETE FROM search_fts WHERE rowid IN ({marks})", tuple(part)
+                )
+            if rows:
+                await conn.exec_driver_sql(
+                    "INSERT INTO search_fts(rowid, body, near, scope) VALUES (?, ?, ?, ?)", rows
+                )
+        elif conn.dialect.name == "postgresql":
+            for part in chunks(doc_ids):
+                await conn.execute(
+                    sa.text(f"UPDATE search_docs SET tsv = {_PG_TSV} WHERE doc_id = ANY(:ids)"),
+                    {"ids": list(part)},
+                )
+
+    async def _write_entities(self, doc_ids: list[int]) -> None:
+        if not doc_ids:
+            return
+        wanted: dict[int, dict[str, str]] = {}
+        for part in chunks(doc_ids):
+            result = await self.conn.execute(
+                sa.select(_D.doc_id, _D.text, _D.live).where(_D.doc_id.in_(part))
+            )
+            for doc_id, text, live in result:
+                wanted[int(doc_id)] = (
+                    {e.key: e.display for e in extract_entities(text)} if live else {}
+                )
+        await self._set_mentions(doc_ids, wanted)
+
+    async def _set_mentions(
+        self, doc_ids: Iterable[int], wanted: dict[int, dict[str, str]]
+    ) -> None:
+        """Make the mentions of ``doc_ids`` equal ``wanted`` and keep the entity counts."""
+        conn = self.conn
+        ids = sorted(set(doc_ids))
+        if not ids:
+            return
+        old: dict[int, set[str]] = {}
+        namespaces: dict[int, str] = {}
+        for part in chunks(ids):
+            result = await conn.execute(
+                sa.select(mentions_table.c.doc_id, mentions_table.c.entity_key).where(
+                    mentions_table.c.doc_id.in_(part)
+                )
+            )
+            for doc_id, key in result:
+                old.setdefault(int(doc_id), set()).add(key)
+            result = await conn.execute(
+                sa.select(_D.doc_id, _D.namespace).where(_D.doc_id.in_(part))
+            )
+            namespaces.update({int(d): ns for d, ns in result})
+        delta: dict[tuple[str, str], int] = {}
+        displays: dict[tuple[str, str], str] = {}
+        removes: list[dict[str, Any]] = []
+        adds: list[dict[str, Any]] = []
+        for doc_id in ids:
+            ns = namespaces.get(doc_id)
+            if ns is None:
+                continue
+            before = old.get(doc_id, set())
+            after = wanted.get(doc_id, {})
+            for key in sorted(before - set(after)):
+                removes.append({"d": doc_id, "k": key})
+                delta[(ns, key)] = delta.get((ns, key), 0) - 1
+            for key in sorted(set(after) - before):
+                adds.append({"doc_id": doc_id, "entity_key": key})
+                delta[(ns, key)] = delta.get((ns, key), 0) + 1
+                displays.setdefault((ns, key), after[key])
+        if removes:
+            await conn.execute(
+                mentions_table.delete().where(
+                    mentions_table.c.doc_id == sa.bindparam("d"),
+                    mentions_table.c.entity_key == sa.bindparam("k"),
+                ),
+                removes,
+            )
+        if adds:
+            await conn.execute(mentions_table.insert(), adds)
+        for (ns, key), change in sorted(delta.items()):
+            if change == 0:
+                continue
+            e = entities_table.c
+            current = await conn.scalar(
+                sa.select(e.doc_count).where(e.namespace == ns, e.entity_key == key)
+            )
+            if current is None:
+                if change > 0:
+                    await conn.execute(
+                        entities_table.insert().values(
+                            namespace=ns,
+                            entity_key=key,
+                            display=displays.get((ns, key), key)[:300],
+                            doc_count=change,
+                        )
+                    )
+            elif current + change <= 0:
+                await conn.execute(
+                    entities_table.delete().where(e.namespace == ns, e.entity_key == key)
+                )
+            else:
+                await conn.execute(
+                    entities_table.update()
+                    .where(e.namespace == ns, e.entity_key == key)
+                    .values(doc_count=current + change)
+                )
+
+
+def _message_body(name: str | None, text: str, created: int) -> str:
+    head = f"{name}: {text}" if name else text
+    return f"{head} {date_words(created)}"
+
+
+def _near_text(turns: list[dict[str, Any]], i: int) -> str:
+    centre = turns[i]["created_at"]
+    parts = []
+    for j in range(max(0, i - CONTEXT_WINDOW), min(len(turns), i + CONTEXT_WINDOW + 1)):
+        if j == i:
+            continue
+        other = turns[j]
+        if abs(other["created_at"] - centre) > CONTEXT_GAP_MICROS:
+            continue
+        parts.append(embed_text(other["name"], other["text"]))
+    return "\n".join(parts)
+
+
+def _loads_list(text: str) -> list[str]:
+    import orjson
+
+    value = orjson.loads(text)
+    return [str(v) for v in value] if isinstance(value, list) else []
