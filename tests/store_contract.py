@@ -197,6 +197,25 @@ class EventStoreContract(abc.ABC):
         # The store goes on working, and positions stay gapless.
         assert await store.append(NS, [new("b", 1)]) == [2]
 
+    async def test_a_failing_request_fails_alone_in_its_group(self, store: EventStore) -> None:
+        await store.append(NS, [NewEvent(message("a", 1), event_id="e1")])
+        # The database refuses the whole group commit; each request then gets its own answer.
+        results = await asyncio.gather(
+            store.append(NS, [new("b", 1)]),
+            store.append(NS, [new("c", 1), NewEvent(message("c", 2), event_id="e1")]),
+            store.append(NS, [new("d", 1), new("d", 2)]),
+            return_exceptions=True,
+        )
+        assert isinstance(results[1], Exception)
+        assert not isinstance(results[1], ConcurrencyError | IdempotencyConflict)
+        assert sorted(p for r in (results[0], results[2]) if isinstance(r, list) for p in r) == [
+            2,
+            3,
+            4,
+        ]
+        assert [e.position for e in await read_all(store)] == [1, 2, 3, 4]
+        assert await read_all(store, stream_id=conversation_stream("c")) == []
+
     async def test_durable_across_reopen(
         self, store: EventStore, location: Any, clock: ManualClock
     ) -> None:
