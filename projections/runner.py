@@ -55,8 +55,9 @@ def default_projections() -> list[Projection]:
     from projections.facts import FactsProjection
     from projections.messages import MessagesProjection
     from projections.retrospective import RetrospectiveProjection
+    from projections.search import SearchProjection
 
-    return [MessagesProjection(), FactsProjection(), RetrospectiveProjection()]
+    return [MessagesProjection(), FactsProjection(), RetrospectiveProjection(), SearchProjection()]
 
 
 async def read_checkpoints(
