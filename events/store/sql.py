@@ -188,6 +188,11 @@ class SqlEventStore(EventStore):
 
     async def open(self) -> None:
         """Connect, check the schema, start the writer and the listener."""
+        # Fresh primitives: asyncio binds each to the loop that first uses it, and a store may
+        # be reopened under another loop (say, one asyncio.run per command).
+        self._wake_writer = asyncio.Event()
+        self._write_lock = asyncio.Lock()
+        self._head_changed = asyncio.Condition()
         self._write_engine, self._read_engine = await self._create_engines()
         try:
             if not self.readonly:
