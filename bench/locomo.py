@@ -165,7 +165,6 @@ async def run_inprocess(args: argparse.Namespace, convs: list[Conversation]) -> 
         write = backend.projection_engine(write=True)
         read = backend.projection_engine(write=False)
         cache_dir = Path(args.cache_dir)
-        cache_dir.mkdir(parents=True, exist_ok=True)
         cache_db = sqlite_engine(cache_dir / "embeddings.sqlite3", write=True)
         service = RecallService(read, cache_db, make_embedder(args.embedder), SystemClock())
         try:
@@ -230,12 +229,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--legs", default="lexical,vector")
     parser.add_argument("--embedder", default="hashed")
-    parser.add_argument("--strategy", choices=("rrf", "weighted"), default="rrf")
+    parser.add_argument("--strategy", choices=("rrf", "weighted"), default="weighted")
     parser.add_argument("--weight", action="append", default=[], metavar="LEG=W")
     parser.add_argument("--cache-dir", default=str(Path(tempfile.gettempdir()) / "memoryd-bench"))
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--keep", default=None, help="build in this data dir and keep it")
     args = parser.parse_args(argv)
+    Path(args.cache_dir).mkdir(parents=True, exist_ok=True)
     convs = load_conversations(args.data.resolve())
     if args.mode == "api":
         from bench.locomo_api import run_api

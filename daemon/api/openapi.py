@@ -12,7 +12,7 @@ from typing import Any
 
 from aiohttp import web
 
-from daemon.api import conversations, events, facts, messages
+from daemon.api import conversations, events, facts, messages, search
 from daemon.api.common import ID_PATTERN, IDEMPOTENCY_HEADER
 from daemon.api.errors import json_response
 from daemon.api.validation import Schema
@@ -254,6 +254,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "The supersede chain through a fact and the fact's versions",
         response="FactHistory",
     ),
+    Operation("POST", "/v1/search", "Hybrid recall (issue 5)", body=search.SEARCH_BODY),
     Operation(
         "GET",
         "/v1/events",

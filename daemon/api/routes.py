@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from daemon.api import conversations, events, facts, health, messages, openapi
+from daemon.api import conversations, events, facts, health, messages, openapi, search
 
 
 def add_routes(app: web.Application) -> None:
     """Register all API routes."""
-    for module in (messages, conversations, facts, events, health, openapi):
+    for module in (messages, conversations, facts, events, health, openapi, search):
         module.add_routes(app)

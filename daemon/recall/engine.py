@@ -157,7 +157,8 @@ class RecallEngine:
     def _weights(self, req: SearchRequest) -> dict[str, float]:
         if req.fusion.strategy == "rrf":
             return {name: 1.0 for name in DEFAULT_WEIGHTS}
-        return {**DEFAULT_WEIGHTS, **req.fusion.weights}
+        vector = float(getattr(self.index.embedder, "fusion_weight", DEFAULT_WEIGHTS["vector"]))
+        return {**DEFAULT_WEIGHTS, "vector": vector, **req.fusion.weights}
 
     # -- legs -----------------------------------------------------------------------------
 

@@ -105,9 +105,10 @@ class Filters:
 
 @dataclass(frozen=True, slots=True)
 class Fusion:
-    """``rrf`` (every leg weighs 1 unless weights say otherwise) or ``weighted``."""
+    """``rrf`` (every leg weighs 1) or ``weighted`` (RRF with a weight per leg; legs not named
+    take the default weights: lexical 1, entity 1, vector the embedder's ``fusion_weight``)."""
 
-    strategy: Literal["rrf", "weighted"] = "rrf"
+    strategy: Literal["rrf", "weighted"] = "weighted"
     weights: dict[str, float] = field(default_factory=dict)
 
 

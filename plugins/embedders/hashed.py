@@ -52,6 +52,10 @@ class HashedNgramEmbedder:
         """Return ``hashed-ngram-v1/<dim>/<min>-<max>``."""
         return f"hashed-ngram-v1/{self._dim}/{self._ngram_min}-{self._ngram_max}"
 
+    fusion_weight = 0.1
+    """Default RRF weight of the vector leg with this embedder: spelling overlap mostly repeats
+    the lexical leg's evidence, so it only breaks ties and rescues misspelt queries."""
+
     @property
     def dim(self) -> int:
         """Return the number of hash buckets."""

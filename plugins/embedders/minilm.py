@@ -107,6 +107,9 @@ class MiniLMEmbedder:
         """Return ``all-MiniLM-L6-v2/<max_length>``."""
         return f"{MODEL_NAME}/{self._max_length}"
 
+    fusion_weight = 0.3
+    """Default RRF weight of the vector leg with this embedder (see bench/locomo.py)."""
+
     @property
     def dim(self) -> int:
         """Return 384."""

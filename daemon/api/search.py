@@ -1,0 +1,195 @@
+"""``POST /v1/search``: hybrid recall over the namespace's messages and facts (issue 5).
+
+The body is validated field by field (unknown fields are refused, a 400 names the field);
+the answer is ``{hits: [{kind, id, text, score, created_at, conversation_id, metadata,
+signals?}]}``. Each search is recorded (in batches) as a ``RecallRecorded`` event. The route
+module also owns the recall service's lifetime (vector index, embedding cache, indexer).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from aiohttp import web
+
+from daemon.api.errors import invalid, json_response
+from daemon.api.validation import Field, Schema, parse_body
+from daemon.app import STATE, namespace_of, state_of
+from daemon.recall.engine import DEFAULT_WEIGHTS
+from daemon.recall.query import SCOPES, Filters, Fusion, SearchRequest
+from daemon.recall.recorder import RecallRecorder
+from daemon.recall.service import RecallService, cache_engine, make_embedder
+from events.clock import to_micros
+from events.types import OWNERS
+
+RECALL: web.AppKey[RecallService] = web.AppKey("memoryd_recall", RecallService)
+RECORDER: web.AppKey[RecallRecorder] = web.AppKey("memoryd_recall_recorder", RecallRecorder)
+
+SEARCH_BODY = Schema(
+    "SearchIn",
+    (
+        Field("query", "string", required=True, min_length=1, max_length=4000),
+        Field("top_k", "integer", minimum=1, maximum=1000, description="default 10"),
+        Field("candidate_top_k", "integer", minimum=1, maximum=10_000, description="default 60"),
+        Field(
+            "scope",
+            "array",
+            min_length=1,
+            max_length=2,
+            items=Field("scope", "string", enum=SCOPES),
+        ),
+        Field("conversation_id", "string", nullable=True, min_length=1, max_length=300),
+        Field("as_of", "datetime", nullable=True),
+        Field("known_at", "datetime", nullable=True),
+        Field("include_superseded", "boolean"),
+        Field("include_quarantined", "boolean"),
+        Field(
+            "tags",
+            "array",
+            nullable=True,
+            max_length=100,
+            items=Field("tag", "string", min_length=1, max_length=200),
+        ),
+        Field("owner", "string", nullable=True, enum=OWNERS),
+        Field(
+            "decay",
+            "object",
+            nullable=True,
+            items=Schema(
+                "Decay",
+                (Field("tau_days", "number", required=True, minimum=1e-6, maximum=1e6),),
+            ),
+        ),
+        Field("trust_weighting", "boolean"),
+        Field("expand_hops", "integer", minimum=0, maximum=2),
+        Field("graph_scoring", "string", enum=("flat", "ppr")),
+        Field("entity_match", "boolean"),
+        Field(
+            "fusion",
+            "object",
+            nullable=True,
+            items=Schema(
+                "Fusion",
+                (
+                    Field("strategy", "string", enum=("rrf", "weighted")),
+                    Field("weights", "object", description="leg -> weight >= 0"),
+                ),
+            ),
+        ),
+        Field("explain", "boolean"),
+    ),
+)
+
+
+def _fusion(value: dict[str, Any] | None) -> Fusion:
+    if not value:
+        return Fusion()
+    weights: dict[str, float] = {}
+    for leg, weight in (value.get("weights") or {}).items():
+        name = f"fusion.weights.{leg}"
+        if leg not in DEFAULT_WEIGHTS:
+            raise invalid(name, f"unknown leg; legs are {', '.join(DEFAULT_WEIGHTS)}")
+        if isinstance(weight, bool) or not isinstance(weight, int | float) or weight < 0:
+            raise invalid(name, "must be a number >= 0")
+        weights[leg] = float(weight)
+    strategy = value.get("strategy", "weighted" if weights else "rrf")
+    if strategy == "rrf" and weights:
+        raise invalid("fusion.weights", 'weights need strategy "weighted"')
+    return Fusion(strategy, weights)
+
+
+def search_request(
+    body: dict[str, Any], namespace: str, defaults: tuple[int, int]
+) -> SearchRequest:
+    """Build the typed request from a validated body."""
+    top_k = body.get("top_k") or defaults[0]
+    candidates = body.get("candidate_top_k") or max(defaults[1], top_k)
+    if candidates < top_k:
+        raise invalid("candidate_top_k", f"must be >= top_k ({top_k})")
+    scope = tuple(dict.fromkeys(body.get("scope") or SCOPES))
+    as_of, known_at = body.get("as_of"), body.get("known_at")
+    tags = body.get("tags")
+    decay = body.get("decay")
+    return SearchRequest(
+        query=body["query"],
+        filters=Filters(
+            namespace=namespace,
+            scope=scope,
+            conversation_id=body.get("conversation_id"),
+            as_of=None if as_of is None else to_micros(as_of),
+            known_at=None if known_at is None else to_micros(known_at),
+            include_superseded=bool(body.get("include_superseded", False)),
+            include_quarantined=bool(body.get("include_quarantined", False)),
+            tags=None if tags is None else tuple(tags),
+            owner=body.get("owner"),
+        ),
+        top_k=top_k,
+        candidate_top_k=candidates,
+        decay_tau_days=None if decay is None else float(decay["tau_days"]),
+        trust_weighting=bool(body.get("trust_weighting", True)),
+        expand_hops=int(body.get("expand_hops", 0)),
+        graph_scoring=body.get("graph_scoring", "flat"),
+        entity_match=bool(body.get("entity_match", False)),
+        fusion=_fusion(body.get("fusion")),
+        explain=bool(body.get("explain", False)),
+    )
+
+
+async def post_search(request: web.Request) -> web.Response:
+    """Search the namespace."""
+    body = await parse_body(request, SEARCH_BODY)
+    state = state_of(request)
+    settings = state.settings
+    defaults = (
+        int(getattr(settings, "recall_top_k", 10)),
+        int(getattr(settings, "recall_candidate_top_k", 60)),
+    )
+    req = search_request(body, namespace_of(request), defaults)
+    await state.async_reads()  # read-your-writes: wait until acknowledged writes are folded
+    service = request.app[RECALL]
+    hits = await service.engine.search(req)
+    recorder = request.app.get(RECORDER)
+    if recorder is not None:
+        recorder.record(
+            req.filters.namespace,
+            req.query,
+            req.filters.conversation_id,
+            req.filters.scope,
+            [(h.kind, h.id, h.score) for h in hits],
+        )
+    return json_response({"hits": [h.to_json() for h in hits]})
+
+
+async def _recall_ctx(app: web.Application) -> AsyncIterator[None]:
+    state = app[STATE]
+    settings = state.settings
+    if state.read_engine is None:
+        yield
+        return
+    embedder = make_embedder(str(getattr(settings, "recall_embedder", "hashed")))
+    service = RecallService(
+        state.read_engine,
+        cache_engine(settings.backend),
+        embedder,
+        state.clock,
+        projection_position=state.projection_position,
+    )
+    await service.start()
+    app[RECALL] = service
+    recorder = None
+    if state.store is not None and not state.store.readonly:
+        recorder = RecallRecorder(state.store, state.clock)
+        app[RECORDER] = recorder
+    try:
+        yield
+    finally:
+        if recorder is not None:
+            await recorder.stop()
+        await service.stop()
+
+
+def add_routes(app: web.Application) -> None:
+    """Register the search route and the recall service's lifetime."""
+    app.cleanup_ctx.append(_recall_ctx)
+    app.router.add_post("/v1/search", post_search)

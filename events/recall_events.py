@@ -1,0 +1,55 @@
+"""Events of recall: which ids a search returned (consolidation promotes facts on this evidence).
+
+Importing this module registers :class:`RecallRecorded` with :data:`events.codec.default_codec`
+(``daemon.recall`` imports it, so the daemon and every ``memoryd`` command can decode it).
+Recalls are recorded in batches: one event holds many searches, in the stream ``recall:log``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, ClassVar
+
+from events.codec import EventCodec, default_codec
+from events.types import Event
+
+RECALL_STREAM = "recall:log"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RecallRecorded(Event):
+    """A batch of searches and what each returned.
+
+    ``recalls`` holds one object per search: ``at`` (ISO time of the search), ``query``,
+    ``conversation_id`` (or null), ``scope``, and ``hits``: ``[{kind, id, score}]`` in rank order.
+    """
+
+    event_type: ClassVar[str] = "RecallRecorded"
+
+    recalls: list[dict[str, Any]] = field(default_factory=list)
+    first_at: datetime
+    last_at: datetime
+
+    @property
+    def stream_id(self) -> str:
+        return RECALL_STREAM
+
+    def redacted(self) -> RecallRecorded:
+        return RecallRecorded(
+            recalls=[{**r, "query": ""} for r in self.recalls],
+            first_at=self.first_at,
+            last_at=self.last_at,
+        )
+
+
+RECALL_EVENT_CLASSES: tuple[type[Event], ...] = (RecallRecorded,)
+
+
+def register(codec: EventCodec) -> None:
+    """Register the recall event classes with ``codec`` (idempotent)."""
+    for cls in RECALL_EVENT_CLASSES:
+        codec.register(cls)
+
+
+register(default_codec)
