@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -151,3 +152,25 @@ async def test_writers_use_read_committed_whatever_the_server_default(pg_url: st
                 await store.close()
     finally:
         await pg_execute(pg_url, f'ALTER DATABASE "{dbname}" RESET default_transaction_isolation')
+
+
+async def test_recorded_at_never_runs_backwards_across_daemons(pg_url: str) -> None:  # noqa: F811
+    """Two daemons whose clocks disagree: transaction time still follows positions."""
+    ahead_clock, behind_clock = ManualClock(), ManualClock()
+    ahead_clock.advance(timedelta(minutes=5))
+    ahead = PostgresEventStore(pg_url, clock=ahead_clock)
+    behind = PostgresEventStore(pg_url, clock=behind_clock)
+    await ahead.open()
+    await behind.open()
+    try:
+        await ahead.append(NS, [new("a", 1)])
+        await behind.append(NS, [new("b", 1)])
+        behind_clock.advance(timedelta(minutes=10))
+        await behind.append(NS, [new("b", 2)])
+        times = [e.recorded_at async for e in ahead.read()]
+        assert times == sorted(times)
+        assert times[0] == times[1] == ahead_clock.now()
+        assert times[2] == behind_clock.now()
+    finally:
+        await behind.close()
+        await ahead.close()
