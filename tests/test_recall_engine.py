@@ -1,0 +1,271 @@
+"""The recall engine over the search projection: every filter in every leg, trust weighting,
+explain signals, graph expansion, entity matching, and identical results after a rebuild."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from daemon.backend import Backend
+from daemon.recall.engine import Hit
+from daemon.recall.query import Filters, Fusion, SearchRequest
+from daemon.recall.service import RecallService, make_embedder
+from events.clock import ManualClock, to_micros
+from events.store.base import EventStore, NewEvent
+from events.store.sqlite import sqlite_engine
+from events.types import (
+    ConversationDeleted,
+    Event,
+    FactForgotten,
+    FactSuperseded,
+    FactWritten,
+    MessageAppended,
+)
+from projections.runner import ProjectionRunner
+from projections.search import SearchProjection
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+NS = "ns"
+
+
+@dataclass
+class Env:
+    store: EventStore
+    clock: ManualClock
+    runner: ProjectionRunner
+    service: RecallService
+
+    async def add(self, *events: Event, namespace: str = NS, step: float = 60.0) -> None:
+        for event in events:
+            self.clock.advance(timedelta(seconds=step))
+            await self.store.append(namespace, [NewEvent(event)])
+        await self.runner.catch_up()
+        await self.service.engine.refresh()
+        await self.service.index.embed_pending()
+
+    async def search(self, query: str, legs: tuple[str, ...], **filters: Any) -> list[Hit]:
+        options = {k: filters.pop(k) for k in list(filters) if k in _REQUEST_FIELDS}
+        req = SearchRequest(
+            query=query,
+            filters=Filters(namespace=filters.pop("namespace", NS), **filters),
+            top_k=50,
+            legs=legs,
+            fusion=Fusion("rrf"),
+            entity_match="entity" in legs,
+            **options,
+        )
+        return await self.service.engine.search(req)
+
+
+_REQUEST_FIELDS = {f.name for f in dataclasses.fields(SearchRequest)} - {"query", "filters"}
+
+
+@contextlib.asynccontextmanager
+async def recall_env(tmp_path: Path) -> AsyncIterator[Env]:
+    clock = ManualClock(T0)
+    backend = Backend(tmp_path)
+    store = backend.open_store(clock=clock)
+    await store.open()
+    write = backend.projection_engine(write=True)
+    read = backend.projection_engine(write=False)
+    runner = ProjectionRunner(store, write, [SearchProjection()])
+    await runner.setup()
+    service = RecallService(
+        read, sqlite_engine(tmp_path / "embeddings.sqlite3", write=True), make_embedder(), clock
+    )
+    await service.cache.setup()
+    try:
+        yield Env(store, clock, runner, service)
+    finally:
+        await service.stop()
+        await read.dispose()
+        await write.dispose()
+        await store.close()
+
+
+def fact(fact_id: str, text: str, **kw: Any) -> FactWritten:
+    return FactWritten(fact_id=fact_id, text=text, valid_from=kw.pop("valid_from", T0), **kw)
+
+
+def msg(cid: str, mid: str, text: str, **kw: Any) -> MessageAppended:
+    return MessageAppended(
+        conversation_id=cid,
+        message_id=mid,
+        role=kw.pop("role", "user"),
+        content=text,
+        created_at=kw.pop("created_at", T0),
+        **kw,
+    )
+
+
+LEGS = [("lexical",), ("vector",), ("entity",)]
+
+
+def ids(hits: list[Hit]) -> set[str]:
+    return {h.id for h in hits}
+
+
+async def _world(env: Env) -> dict[str, int]:
+    marks: dict[str, int] = {}
+    await env.add(
+        fact("tea", "Alice Smith likes green tea", tags=["drink"]),
+        fact(
+            "coffee",
+            "Alice Smith likes black coffee",
+            provenance="tool",
+            status="quarantined",
+            owner="agent",
+        ),
+        fact("paris", "Alice Smith lives in Paris"),
+        fact("berlin", "Alice Smith lives in Berlin", valid_from=T0 + timedelta(days=10)),
+        FactSuperseded(old_fact_id="paris", new_fact_id="berlin", at=T0 + timedelta(days=10)),
+        fact("hobby", "Alice Smith collects stamps"),
+        msg("c1", "m1", "I met Alice Smith at the market", name="Bob"),
+        msg(
+            "c2",
+            "m2",
+            "Alice Smith called me today",
+            name="Carol",
+            metadata={"tags": ["call"], "k": {"nested": [1, 2]}},
+        ),
+    )
+    marks["before_forget"] = to_micros(env.clock.now())
+    await env.add(FactForgotten(fact_id="hobby"))
+    await env.add(fact("other", "Alice Smith elsewhere"), namespace="other")
+    return marks
+
+
+@pytest.mark.parametrize("legs", LEGS)
+async def test_every_filter_applies_inside_every_leg(tmp_path: Path, legs: tuple[str, ...]) -> None:
+    async with recall_env(tmp_path) as env:
+        marks = await _world(env)
+        q = "Alice Smith"
+        default = ids(await env.search(q, legs))
+        assert default == {"tea", "berlin", "m1", "m2"}
+        assert "coffee" in ids(await env.search(q, legs, include_quarantined=True))
+        assert "paris" in ids(await env.search(q, legs, include_superseded=True))
+        assert ids(await env.search(q, legs, tags=("drink",))) == {"tea"}
+        assert ids(await env.search(q, legs, tags=("call", "drink"))) == {"tea", "m2"}
+        agent = await env.search(q, legs, owner="agent", include_quarantined=True)
+        assert ids(agent) == {"coffee"}
+        assert ids(await env.search(q, legs, scope=("messages",), conversation_id="c1")) == {"m1"}
+        assert ids(await env.search(q, legs, conversation_id="c1")) == {"tea", "berlin", "m1"}
+        past = to_micros(T0 + timedelta(days=5))
+        assert ids(await env.search(q, legs, as_of=past, scope=("facts",))) == {"tea", "paris"}
+        known = ids(await env.search(q, legs, known_at=marks["before_forget"]))
+        assert "hobby" in known
+        assert ids(await env.search(q, legs, namespace="other")) == {"other"}
+        assert ids(await env.search(q, legs, namespace="nobody")) == set()
+
+
+async def test_trust_explain_and_metadata(tmp_path: Path) -> None:
+    async with recall_env(tmp_path) as env:
+        await _world(env)
+        hits = await env.search(
+            "Alice Smith coffee", ("lexical", "vector"), include_quarantined=True, explain=True
+        )
+        coffee = next(h for h in hits if h.id == "coffee")
+        assert coffee.signals is not None
+        assert coffee.signals["multipliers"]["trust"] == pytest.approx(0.3 * 0.8)
+        legs = coffee.signals["legs"]
+        assert set(legs) == {"lexical", "vector"}
+        fused = sum(1.0 / (60 + leg["rank"]) for leg in legs.values())
+        assert coffee.signals["fused"] == pytest.approx(fused)
+        assert coffee.score == pytest.approx(fused * 0.24)
+        m2 = next(h for h in await env.search("called", ("lexical",)) if h.id == "m2")
+        assert m2.metadata == {"tags": ["call"], "k": {"nested": [1, 2]}}
+        untrusted = await env.search(
+            "Alice Smith coffee", ("lexical",), include_quarantined=True, trust_weighting=False
+        )
+        assert next(h for h in untrusted if h.id == "coffee").signals is None
+
+
+async def test_decay_prefers_recent(tmp_path: Path) -> None:
+    async with recall_env(tmp_path) as env:
+        await env.add(
+            fact("old", "the project deadline", valid_from=T0 - timedelta(days=300)),
+            fact("new", "the project deadline moved", valid_from=T0),
+        )
+        plain = await env.search("project deadline", ("lexical",))
+        decayed = await env.search("project deadline", ("lexical",), decay_tau_days=30.0)
+        assert {h.id for h in plain} == {"old", "new"}
+        assert decayed[0].id == "new"
+        assert decayed[-1].score < plain[-1].score
+
+
+async def test_graph_expansion_adds_facts_sharing_an_entity(tmp_path: Path) -> None:
+    async with recall_env(tmp_path) as env:
+        await env.add(
+            fact("a", "Zed Quill works at Acme Rockets"),
+            fact("b", "Acme Rockets is based in Tucson"),
+            fact("c", "Tucson has a dry climate"),
+        )
+        q = "Where does Zed Quill work"
+        seed = ids(await env.search(q, ("lexical",)))
+        assert seed == {"a"}
+        one = await env.search(q, ("lexical",), expand_hops=1, explain=True)
+        assert ids(one) == {"a", "b"}
+        b = next(h for h in one if h.id == "b")
+        assert b.signals is not None
+        assert b.signals["graph"]["via"] == ["acme rockets"]
+        assert ids(await env.search(q, ("lexical",), expand_hops=2)) == {"a", "b", "c"}
+        ppr = await env.search(q, ("lexical",), expand_hops=2, graph_scoring="ppr")
+        assert [h.id for h in ppr] == ["a", "b", "c"]
+
+
+async def test_rebuild_gives_identical_results(tmp_path: Path) -> None:
+    async with recall_env(tmp_path) as env:
+        await _world(env)
+        await env.add(msg("c1", "m3", "Alice Smith again, about the market"))
+        await env.add(ConversationDeleted(conversation_id="c2"))
+        queries = ["Alice Smith", "market", "green tea", "stamps"]
+        before = [await env.search(q, ("lexical", "vector", "entity")) for q in queries]
+        digest = await env.runner.digest()
+        await env.runner.rebuild()
+        assert await env.runner.digest() == digest
+        fresh = RecallService(
+            env.service.engine.engine,
+            sqlite_engine(tmp_path / "embeddings.sqlite3", write=True),
+            make_embedder(),
+            env.clock,
+        )
+        await fresh.cache.setup()
+        await fresh.engine.refresh()
+        assert fresh.index.pending == 0  # every vector came from the cache
+        after = [
+            await fresh.engine.search(
+                SearchRequest(
+                    query=q,
+                    filters=Filters(namespace=NS),
+                    top_k=50,
+                    legs=("lexical", "vector", "entity"),
+                    fusion=Fusion("rrf"),
+                    entity_match=True,
+                )
+            )
+            for q in queries
+        ]
+        await fresh.cache_db.dispose()
+        assert [[(h.id, h.score) for h in r] for r in after] == [
+            [(h.id, h.score) for h in r] for r in before
+        ]
+        assert "m2" not in {h.id for r in after for h in r}
+
+
+async def test_context_window_finds_a_reply_by_its_question(tmp_path: Path) -> None:
+    async with recall_env(tmp_path) as env:
+        await env.add(
+            msg("c", "q", "When did you adopt the greyhound?", name="Ann"),
+            msg("c", "a", "Yes, last Tuesday!", name="Ben"),
+            msg("c", "later", "Unrelated chatter", name="Ann", created_at=T0 + timedelta(days=9)),
+        )
+        hits = await env.search("greyhound adoption", ("lexical",))
+        assert {"q", "a"} <= ids(hits)
+        assert "later" not in ids(hits)
