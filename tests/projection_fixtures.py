@@ -87,9 +87,10 @@ async def open_env(
     *,
     batch_size: int = 2000,
     clock: ManualClock | None = None,
+    database_url: str | None = None,
 ) -> AsyncIterator[Env]:
-    """Open a store and a set-up runner in ``data_dir``; close both afterwards."""
-    backend = Backend(data_dir)
+    """Open a store and a set-up runner in ``data_dir`` (or at ``database_url``)."""
+    backend = Backend(data_dir, database_url)
     clock = clock or ManualClock(T0)
     store = backend.open_store(clock=clock)
     await store.open()

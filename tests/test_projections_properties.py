@@ -43,7 +43,7 @@ SETTINGS = settings(
 )
 
 
-async def _check_messages(env: Env, model: MessageModel, data: st.DataObject) -> None:
+async def check_messages(env: Env, model: MessageModel, data: st.DataObject) -> None:
     async with env.engine.connect() as conn:
         for ns in NAMESPACES:
             for cid in CONVS:
@@ -60,7 +60,7 @@ async def _check_messages(env: Env, model: MessageModel, data: st.DataObject) ->
                     assert page == expected[start + 1 : start + 1 + limit]
 
 
-async def _check_facts(env: Env, model: FactModel, data: st.DataObject) -> None:
+async def check_facts(env: Env, model: FactModel, data: st.DataObject) -> None:
     recorded = sorted({e.recorded_at for e in model.events})
     known_times: list[datetime | None] = [None, recorded[0] - timedelta(seconds=1)]
     for t in recorded:
@@ -117,8 +117,8 @@ async def _run(log: list[Append], batch_sizes: list[int], data: st.DataObject) -
             await play(env, log, batch_sizes)
             assert env.runner.position == await env.store.head()
             events = [e async for e in env.store.read()]
-            await _check_messages(env, MessageModel(events), data)
-            await _check_facts(env, FactModel(events), data)
+            await check_messages(env, MessageModel(events), data)
+            await check_facts(env, FactModel(events), data)
             incremental = await env.runner.digest()
             await env.runner.rebuild()
             assert await env.runner.digest() == incremental

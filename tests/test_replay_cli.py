@@ -25,27 +25,28 @@ from tests.projection_fixtures import at, fact, message, open_env
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def populate(data_dir: Path, *, fold: bool = True) -> None:
+async def populate_events(
+    data_dir: Path, *, fold: bool = True, database_url: str | None = None
+) -> None:
     """Seven events: messages, a fork, facts with a supersede; folded unless told not to."""
+    async with open_env(data_dir, database_url=database_url) as env:
+        await env.append("ns", message("c", "m1"), message("c", "m2"))  # 1, 2
+        await env.append("ns", fact("old", "tea"))  # 3
+        env.clock.advance(timedelta(seconds=10))
+        await env.append(
+            "ns",
+            ConversationForked(fork_id="f", parent_conversation_id="c", through_message_id="m1"),
+            message("c", "m3"),
+            fact("new", "coffee"),
+            FactSuperseded(old_fact_id="old", new_fact_id="new", at=at(50)),
+        )  # 4..7
+        if fold:
+            await env.fold()
 
-    async def run() -> None:
-        async with open_env(data_dir) as env:
-            await env.append("ns", message("c", "m1"), message("c", "m2"))  # 1, 2
-            await env.append("ns", fact("old", "tea"))  # 3
-            env.clock.advance(timedelta(seconds=10))
-            await env.append(
-                "ns",
-                ConversationForked(
-                    fork_id="f", parent_conversation_id="c", through_message_id="m1"
-                ),
-                message("c", "m3"),
-                fact("new", "coffee"),
-                FactSuperseded(old_fact_id="old", new_fact_id="new", at=at(50)),
-            )  # 4..7
-            if fold:
-                await env.fold()
 
-    asyncio.run(run())
+def populate(data_dir: Path, *, fold: bool = True) -> None:
+    """Write (and fold) :func:`populate_events` into a SQLite data dir."""
+    asyncio.run(populate_events(data_dir, fold=fold))
 
 
 def args(command: list[str], data_dir: Path) -> list[str]:
