@@ -8,6 +8,7 @@ aiohttp's test server; every write and every search is a real HTTP request.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import tempfile
 import time
 from pathlib import Path
@@ -27,15 +28,20 @@ BATCH = 500
 
 
 async def _call(client: TestClient[Any, Any], path: str, body: Any) -> Any:
-    resp = await client.post(
-        path,
-        data=orjson.dumps(body),
-        headers={"Content-Type": "application/json", "X-Memoryd-Namespace": NAMESPACE},
-    )
-    payload = orjson.loads(await resp.read())
-    if resp.status >= 300:
-        raise RuntimeError(f"{path}: {resp.status} {payload}")
-    return payload
+    for _ in range(600):
+        resp = await client.post(
+            path,
+            data=orjson.dumps(body),
+            headers={"Content-Type": "application/json", "X-Memoryd-Namespace": NAMESPACE},
+        )
+        payload = orjson.loads(await resp.read())
+        if resp.status == 503:  # projections still folding the ingest: wait, then ask again
+            await asyncio.sleep(0.5)
+            continue
+        if resp.status >= 300:
+            raise RuntimeError(f"{path}: {resp.status} {payload}")
+        return payload
+    raise RuntimeError(f"{path}: still 503 after 5 minutes")
 
 
 async def run_api(args: argparse.Namespace, convs: list[Conversation]) -> Scores:
@@ -63,6 +69,8 @@ async def run_api(args: argparse.Namespace, convs: list[Conversation]) -> Scores
                     await _call(
                         client, f"/v1/conversations/{cid}/messages:batch", {"messages": messages}
                     )
+            # Fold everything before timing searches (read-your-writes would wait anyway).
+            await _call(client, "/v1/search", {"query": "warm up", "top_k": 1})
             scores = Scores()
             legs = args.legs.split(",")
             fusion: dict[str, Any] = {"strategy": args.strategy}
