@@ -19,6 +19,7 @@ Order of work for one request:
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -53,6 +54,30 @@ _D = docs_table.c
 _M = mentions_table.c
 LEXICAL_NEAR_WEIGHT = 0.5
 """bm25 weight of the neighbouring turns relative to the document's own text."""
+_WEIGH_COLUMNS = (
+    _D.doc_id,
+    _D.status,
+    _D.validated_tx,
+    _D.provenance,
+    _D.importance,
+    _D.created_at,
+)
+_HIT_COLUMNS = (
+    *_WEIGH_COLUMNS,
+    _D.kind,
+    _D.ref_id,
+    _D.conversation_id,
+    _D.text,
+    _D.metadata_json,
+    _D.tags_json,
+    _D.owner,
+    _D.valid_from,
+    _D.valid_to,
+    _D.superseded_by,
+)
+BM25 = f"bm25(search_fts, 1.0, {LEXICAL_NEAR_WEIGHT}, 0.0)"
+"""FTS5 column weights: own text, neighbouring turns, scope tokens (unranked)."""
+LEXICAL_PREFETCH = 4
 DEFAULT_WEIGHTS: dict[str, float] = {"lexical": 1.0, "vector": 1.0, "entity": 1.0}
 HOP_DAMPING = 0.5
 HUB_LIMIT = 500
@@ -114,6 +139,7 @@ class RecallEngine:
         self.clock = clock
         self._projection_position = projection_position
         self._refreshed_at = -1
+        self._sync: sa.Engine | None = None
 
     def set_position_source(self, projection_position: Callable[[], int]) -> None:
         """Tell the engine how far the projections are (refresh only when that moves)."""
@@ -129,30 +155,76 @@ class RecallEngine:
             self._refreshed_at = position
 
     async def search(self, req: SearchRequest) -> list[Hit]:
-        """Run one search."""
+        """Run one search.
+
+        The vector leg runs here (numpy); everything that reads SQL runs as one synchronous
+        function: on SQLite in a worker thread over a plain ``sqlite3`` connection (one thread
+        hop per search instead of one per statement), on PostgreSQL through ``run_sync``.
+        """
         await self.refresh()
         legs: dict[str, list[tuple[int, float]]] = {}
+        if "vector" in req.legs:
+            vector = (await self.index.embedder.embed([req.query]))[0]
+            legs["vector"] = self.index.search(vector, req.filters, req.candidate_top_k)
+        sync_engine = self._sync_engine()
+        if sync_engine is not None:
+            return await asyncio.to_thread(self._search_in_thread, sync_engine, req, legs)
         async with self.engine.connect() as conn:
-            if "lexical" in req.legs:
-                legs["lexical"] = await self._lexical(conn, req)
-            if "vector" in req.legs:
-                vector = (await self.index.embedder.embed([req.query]))[0]
-                legs["vector"] = self.index.search(vector, req.filters, req.candidate_top_k)
-            if req.entity_match or "entity" in req.legs:
-                legs["entity"] = await self._entity(conn, req)
-            weights = self._weights(req)
-            fused = rrf({n: [d for d, _ in hits] for n, hits in legs.items()}, weights)
-            pool: dict[int, _Candidate] = {d: _Candidate(d, s) for d, s in fused.items()}
-            for name, hits in legs.items():
-                for rank, (doc_id, score) in enumerate(hits, start=1):
-                    if doc_id in pool:
-                        pool[doc_id].legs[name] = LegHit(rank, score)
-            rows = await self._rows(conn, list(pool))
-            self._weigh(req, pool, rows)
-            if req.expand_hops > 0 and pool:
-                await self._expand(conn, req, pool, rows)
-            ranked = order({d: c.score for d, c in pool.items()})[: req.top_k]
-            return [self._hit(req, pool[d], rows[d], weights) for d in ranked if d in rows]
+            return await conn.run_sync(self._search_sync, req, legs)
+
+    def _sync_engine(self) -> sa.Engine | None:
+        if self.engine.dialect.name != "sqlite":
+            return None
+        if self._sync is None:
+            url = self.engine.url.set(drivername="sqlite")
+            self._sync = sa.create_engine(
+                url, connect_args={"check_same_thread": False}, pool_size=4, max_overflow=4
+            )
+
+            @sa.event.listens_for(self._sync, "connect")
+            def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+                cursor = dbapi_connection.cursor()
+                cursor.execute("PRAGMA busy_timeout=30000")
+                cursor.execute("PRAGMA query_only=ON")
+                cursor.execute("PRAGMA cache_size=-65536")
+                cursor.close()
+
+        return self._sync
+
+    def close(self) -> None:
+        """Release the synchronous read engine."""
+        if self._sync is not None:
+            self._sync.dispose()
+            self._sync = None
+
+    def _search_in_thread(
+        self, engine: sa.Engine, req: SearchRequest, legs: dict[str, list[tuple[int, float]]]
+    ) -> list[Hit]:
+        with engine.connect() as conn:
+            return self._search_sync(conn, req, legs)
+
+    def _search_sync(
+        self, conn: sa.Connection, req: SearchRequest, legs: dict[str, list[tuple[int, float]]]
+    ) -> list[Hit]:
+        if "lexical" in req.legs:
+            legs["lexical"] = self._lexical(conn, req)
+        if req.entity_match or "entity" in req.legs:
+            legs["entity"] = self._entity(conn, req)
+        weights = self._weights(req)
+        fused = rrf({n: [d for d, _ in hits] for n, hits in legs.items()}, weights)
+        pool: dict[int, _Candidate] = {d: _Candidate(d, s) for d, s in fused.items()}
+        for name, hits in legs.items():
+            for rank, (doc_id, score) in enumerate(hits, start=1):
+                if doc_id in pool:
+                    pool[doc_id].legs[name] = LegHit(rank, score)
+        rows = self._rows(conn, list(pool))
+        self._weigh(req, pool, rows)
+        if req.expand_hops > 0 and pool:
+            self._expand(conn, req, pool, rows)
+        ranked = [d for d in order({d: c.score for d, c in pool.items()}) if d in rows]
+        ranked = ranked[: req.top_k]
+        shown = self._rows(conn, ranked, full=True)
+        return [self._hit(req, pool[d], shown[d], weights) for d in ranked if d in shown]
 
     def _weights(self, req: SearchRequest) -> dict[str, float]:
         if req.fusion.strategy == "rrf":
@@ -162,26 +234,13 @@ class RecallEngine:
 
     # -- legs -----------------------------------------------------------------------------
 
-    async def _lexical(self, conn: Any, req: SearchRequest) -> list[tuple[int, float]]:
+    def _lexical(self, conn: sa.Connection, req: SearchRequest) -> list[tuple[int, float]]:
         terms = query_terms(req.query)
         if not terms:
             return []
         where = req.filters.where()
         if conn.dialect.name == "sqlite":
-            fts = sa.table("search_fts", sa.column("rowid"))
-            rank: sa.ColumnElement[Any] = sa.literal_column(
-                f"bm25(search_fts, 1.0, {LEXICAL_NEAR_WEIGHT})"
-            )
-            query = (
-                sa.select(_D.doc_id, rank)
-                .select_from(fts.join(docs_table, _D.doc_id == fts.c.rowid))
-                .where(sa.text("search_fts MATCH :match"), where)
-                .order_by(rank, _D.doc_id.desc())
-                .limit(req.candidate_top_k)
-            )
-            match = f"{fts5_scope(req.filters)} AND ({fts5_match(terms)})"
-            result = await conn.execute(query, {"match": match})
-            return [(int(d), -float(s)) for d, s in result]
+            return self._lexical_fts5(conn, req, terms)
         text = tsquery(terms)
         if not text:
             return []
@@ -197,11 +256,54 @@ class RecallEngine:
             .order_by(pg_rank.desc(), _D.doc_id.desc())
             .limit(req.candidate_top_k)
         )
-        result = await conn.execute(query)
+        result = conn.execute(query)
         return [(int(d), float(s)) for d, s in result]
 
-    async def _entity(self, conn: Any, req: SearchRequest) -> list[tuple[int, float]]:
-        keys = await self._query_entities(conn, req)
+    def _lexical_fts5(
+        self, conn: sa.Connection, req: SearchRequest, terms: list[str]
+    ) -> list[tuple[int, float]]:
+        """bm25 over FTS5, filtered exactly.
+
+        First the best ``LEXICAL_PREFETCH x candidate_top_k`` matches inside the namespace /
+        kind / conversation scope (an FTS5-only query, no join), then the full filter on just
+        those ids: if enough pass, they are exactly the first rows the filtered query would
+        give (same order, same tie-break). Otherwise the filtered join query runs.
+        """
+        match = f"{fts5_scope(req.filters)} AND ({fts5_match(terms)})"
+        want = req.candidate_top_k
+        fetch = LEXICAL_PREFETCH * want
+        cursor = conn.exec_driver_sql(
+            f"SELECT rowid, {BM25} AS r FROM search_fts WHERE search_fts MATCH ? "
+            "ORDER BY r, rowid DESC LIMIT ?",
+            (match, fetch),
+        )
+        ranked = [(int(d), float(s)) for d, s in cursor]
+        allowed = self.index.passing([d for d, _ in ranked], req.filters)
+        unknown = [d for d, _ in ranked if d not in allowed and not self.index.knows(d)]
+        for part in chunks(unknown):
+            # Folded after the index's last refresh: ask the table.
+            allowed.update(
+                int(d)
+                for (d,) in conn.execute(
+                    sa.select(_D.doc_id).where(_D.doc_id.in_(part), req.filters.where())
+                )
+            )
+        kept = [(d, -s) for d, s in ranked if d in allowed][:want]
+        if len(kept) >= want or len(ranked) < fetch:
+            return kept
+        fts = sa.table("search_fts", sa.column("rowid"))
+        rank: sa.ColumnElement[Any] = sa.literal_column(BM25)
+        query = (
+            sa.select(_D.doc_id, rank)
+            .select_from(fts.join(docs_table, _D.doc_id == fts.c.rowid))
+            .where(sa.text("search_fts MATCH :match"), req.filters.where())
+            .order_by(rank, _D.doc_id.desc())
+            .limit(want)
+        )
+        return [(int(d), -float(s)) for d, s in conn.execute(query, {"match": match})]
+
+    def _entity(self, conn: sa.Connection, req: SearchRequest) -> list[tuple[int, float]]:
+        keys = self._query_entities(conn, req)
         if not keys:
             return []
         matched = sa.func.count(_M.entity_key)
@@ -213,10 +315,10 @@ class RecallEngine:
             .order_by(matched.desc(), _D.doc_id.desc())
             .limit(req.candidate_top_k)
         )
-        result = await conn.execute(query)
+        result = conn.execute(query)
         return [(int(d), float(n)) for d, n in result]
 
-    async def _query_entities(self, conn: Any, req: SearchRequest) -> list[str]:
+    def _query_entities(self, conn: sa.Connection, req: SearchRequest) -> list[str]:
         """Entities of the query: extracted ones, and known entity keys its words spell."""
         keys = {e.key for e in extract_entities(req.query)}
         words = [canonical_key(w) for w in req.query.split()]
@@ -226,7 +328,7 @@ class RecallEngine:
         candidates = sorted(keys | grams)
         known: set[str] = set()
         for part in chunks(candidates):
-            result = await conn.execute(
+            result = conn.execute(
                 sa.select(e.entity_key).where(
                     e.namespace == req.filters.namespace, e.entity_key.in_(part)
                 )
@@ -236,10 +338,14 @@ class RecallEngine:
 
     # -- weighing and expansion -----------------------------------------------------------
 
-    async def _rows(self, conn: Any, doc_ids: list[int]) -> dict[int, Any]:
+    def _rows(
+        self, conn: sa.Connection, doc_ids: list[int], *, full: bool = False
+    ) -> dict[int, Any]:
+        """Load documents: the columns weighing needs, or (``full``) everything a hit shows."""
         rows: dict[int, Any] = {}
+        columns = _HIT_COLUMNS if full else _WEIGH_COLUMNS
         for part in chunks(sorted(doc_ids)):
-            result = await conn.execute(sa.select(docs_table).where(_D.doc_id.in_(part)))
+            result = conn.execute(sa.select(*columns).where(_D.doc_id.in_(part)))
             rows.update({int(r.doc_id): r for r in result})
         return rows
 
@@ -265,8 +371,12 @@ class RecallEngine:
                     score *= factor
             cand.score = score
 
-    async def _expand(
-        self, conn: Any, req: SearchRequest, pool: dict[int, _Candidate], rows: dict[int, Any]
+    def _expand(
+        self,
+        conn: sa.Connection,
+        req: SearchRequest,
+        pool: dict[int, _Candidate],
+        rows: dict[int, Any],
     ) -> None:
         seeds = order({d: c.score for d, c in pool.items()})[: req.candidate_top_k]
         frontier = {d: pool[d].score for d in seeds}
@@ -275,7 +385,7 @@ class RecallEngine:
         for hop in range(1, req.expand_hops + 1):
             if not frontier:
                 break
-            mentions = await conn.execute(
+            mentions = conn.execute(
                 sa.select(_M.doc_id, _M.entity_key).where(_M.doc_id.in_(sorted(frontier)))
             )
             by_entity: dict[str, list[int]] = {}
@@ -286,7 +396,7 @@ class RecallEngine:
             e = entities_table.c
             degrees = {
                 key: int(n)
-                for key, n in await conn.execute(
+                for key, n in conn.execute(
                     sa.select(e.entity_key, e.doc_count).where(
                         e.namespace == req.filters.namespace,
                         e.entity_key.in_(sorted(by_entity)),
@@ -296,7 +406,7 @@ class RecallEngine:
             keys = sorted(k for k in by_entity if 0 < degrees.get(k, 0) <= HUB_LIMIT)
             if not keys:
                 break
-            result = await conn.execute(
+            result = conn.execute(
                 sa.select(_M.doc_id, _M.entity_key)
                 .select_from(mentions_table.join(docs_table, _D.doc_id == _M.doc_id))
                 .where(_M.entity_key.in_(keys), fact_filters.where())
@@ -314,7 +424,7 @@ class RecallEngine:
                 else:
                     gained[d] = max(gained.get(d, 0.0), best_seed * HOP_DAMPING)
                 via.setdefault(d, set()).add(key)
-            new_rows = await self._rows(conn, list(gained))
+            new_rows = self._rows(conn, list(gained))
             rows.update(new_rows)
             for d, score in gained.items():
                 cand = _Candidate(d, 0.0)

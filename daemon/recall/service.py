@@ -74,6 +74,7 @@ class RecallService:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
+        self.engine.close()
         await self.cache_db.dispose()
 
     async def switch_embedder(self, embedder: Embedder) -> None:

@@ -418,6 +418,18 @@ class VectorIndex:
             m &= self.owner[:n] == self._owners.find(filters.owner)
         return m
 
+    def knows(self, doc_id: int) -> bool:
+        """Return True if the index holds this document (at its last refresh)."""
+        return doc_id in self._slots
+
+    def passing(self, doc_ids: Sequence[int], filters: Filters) -> set[int]:
+        """Return which of ``doc_ids`` the index holds and ``filters`` admit."""
+        known = [(d, s) for d in doc_ids if (s := self._slots.get(d)) is not None]
+        if not known:
+            return set()
+        m = self.mask(filters)
+        return {d for d, s in known if m[s]}
+
     def search(
         self, query_vector: Vectors, filters: Filters, limit: int
     ) -> list[tuple[int, float]]:
