@@ -36,8 +36,13 @@ from events.types import (
     MessageAppended,
 )
 from projections.base import Projection
-from projections.facts import FactRow
-from projections.messages import MAX_FORK_DEPTH, ConversationRow, MessageRow
+from projections.facts import FactRow, FactsProjection
+from projections.messages import (
+    MAX_FORK_DEPTH,
+    ConversationRow,
+    MessageRow,
+    MessagesProjection,
+)
 from projections.runner import ProjectionRunner
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -95,6 +100,8 @@ async def open_env(
     store = backend.open_store(clock=clock)
     await store.open()
     engine = backend.projection_engine(write=True)
+    if projections is None:  # this module's own projections; others test theirs
+        projections = [MessagesProjection(), FactsProjection()]
     runner = ProjectionRunner(store, engine, projections, batch_size=batch_size)
     env = Env(backend, clock, store, engine, runner)
     try:

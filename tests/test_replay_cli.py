@@ -19,7 +19,7 @@ from events.store.base import NewEvent, ReadOnlyStoreError
 from events.types import ConversationForked, FactPurged, FactSuperseded
 from projections.facts import get_fact, query_facts
 from projections.messages import list_messages
-from projections.runner import ProjectionRunner
+from projections.runner import ProjectionRunner, default_projections
 from tests.projection_fixtures import at, fact, message, open_env
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,7 +29,7 @@ async def populate_events(
     data_dir: Path, *, fold: bool = True, database_url: str | None = None
 ) -> None:
     """Seven events: messages, a fork, facts with a supersede; folded unless told not to."""
-    async with open_env(data_dir, database_url=database_url) as env:
+    async with open_env(data_dir, default_projections(), database_url=database_url) as env:
         await env.append("ns", message("c", "m1"), message("c", "m2"))  # 1, 2
         await env.append("ns", fact("old", "tea"))  # 3
         env.clock.advance(timedelta(seconds=10))
