@@ -1,0 +1,1145 @@
+"""The retrospective scheduler and worker, driving the store.
+
+The service folds the whole log into a :class:`RetrospectiveFold` at start-up (so its state
+is exactly what a replay of the log gives), then follows new commits. It never acts on a
+whim the log cannot show: every decision is appended first, and acted on once folded back.
+
+- A *decider* task evaluates the message and ``pre_compaction`` triggers after each live
+  event and appends ``RetrospectiveScheduled`` (or a merge, or a skip).
+- A *ticker* runs the sweep when due and dispatches pending runs whose time has come, at
+  most ``llm_concurrency`` at once and never two of one conversation.
+- A *run* defers (mid-turn, budget), skips (disabled, nothing to review, no user activity),
+  or starts: ``RetrospectiveStarted`` + a ``ConversationForked`` reading fork in one commit,
+  then reads the slice through the fork, calls the model per chunk, and ends with one commit:
+  the facts + ``RetrospectiveSucceeded`` + ``RetrospectiveCursorAdvanced`` + cleanup of the
+  superseded fork, or ``RetrospectiveFailed`` (with the retry time) + cleanup, or after
+  ``max_retries`` also ``RetrospectiveAbandoned`` and a forced cursor advance.
+
+Every append names the version of the conversation's retrospective stream it decided on,
+so a decision taken on stale state is refused (and re-taken on fresh state), also between
+several daemons. At start-up, a run the log shows as running was interrupted by a crash: it
+is failed as ``interrupted`` (and retried), and reading forks left behind are cleaned.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import random
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from daemon.config import RetrospectiveConfig
+from daemon.logging import get_logger
+from daemon.retrospective import triggers
+from daemon.retrospective.prompt import PromptSource, load_prompt
+from daemon.retrospective.review import (
+    Judgement,
+    NoUsableOutput,
+    SliceMessage,
+    Transcript,
+    build_request,
+    fit_transcript,
+    judge,
+    normalise,
+)
+from events.clock import Clock
+from events.daemon_events import CompactionAnnounced
+from events.retrospective_events import (
+    RetrospectiveAbandoned,
+    RetrospectiveCursorAdvanced,
+    RetrospectiveDeferred,
+    RetrospectiveFailed,
+    RetrospectiveScheduled,
+    RetrospectiveSkipped,
+    RetrospectiveStarted,
+    RetrospectiveSucceeded,
+    RetrospectiveSweepCompleted,
+    retrospective_stream,
+)
+from events.store.base import ConcurrencyError, EventStore, NewEvent, StoredEvent
+from events.types import (
+    ConversationDeleted,
+    ConversationForked,
+    Event,
+    FactWritten,
+    MessageAppended,
+    content_text,
+)
+from plugins.llm.budget import BudgetTracker
+from plugins.llm.types import LLMError, LLMProvider
+from projections.messages import UnknownMessage, list_messages
+from projections.retrospective import ConversationRetro, RetrospectiveFold, RunState
+
+log = get_logger(__name__)
+
+SWEEP_NAMESPACE = "default"
+"""Where sweep passes are recorded (the runs they enqueue live in their own namespaces)."""
+APPEND_ATTEMPTS = 5
+READ_PAGE = 500
+RETROSPECTIVE_TAG = "retrospective"
+INJECTION_TAG = "injection-suspect"
+
+
+class RetrospectiveError(Exception):
+    """A request the service cannot honour; ``code`` is a stable machine-readable reason."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class SliceUnavailable(Exception):
+    """None of the slice's messages could be read through the fork."""
+
+
+class SliceReader(Protocol):
+    """Read a slice's messages through a reading fork."""
+
+    async def read(
+        self,
+        namespace: str,
+        fork_id: str,
+        after_message_id: str | None,
+        message_ids: Sequence[str],
+        position: int,
+    ) -> list[SliceMessage]:
+        """Return the named messages as the fork shows them, in order."""
+        ...
+
+
+class _RunnerLike(Protocol):
+    async def wait_for(self, position: int, timeout: float | None = None) -> bool:
+        """Wait until the projections hold ``position``."""
+        ...
+
+
+class ProjectionSliceReader:
+    """Read through the ``messages`` projection (which resolves reference forks)."""
+
+    def __init__(self, engine: AsyncEngine, runner: _RunnerLike, timeout: float = 30.0) -> None:
+        self.engine = engine
+        self.runner = runner
+        self.timeout = timeout
+
+    async def read(
+        self,
+        namespace: str,
+        fork_id: str,
+        after_message_id: str | None,
+        message_ids: Sequence[str],
+        position: int,
+    ) -> list[SliceMessage]:
+        """Page through the fork after ``after_message_id`` and keep the named messages."""
+        if not await self.runner.wait_for(position, timeout=self.timeout):
+            raise SliceUnavailable(f"the projections did not reach position {position}")
+        wanted = set(message_ids)
+        out: list[SliceMessage] = []
+        async with self.engine.connect() as conn:
+            after = after_message_id
+            while len(out) < len(wanted):
+                try:
+                    rows = await list_messages(
+                        conn, namespace, fork_id, after_message_id=after, limit=READ_PAGE
+                    )
+                except UnknownMessage:
+                    after = None
+                    continue
+                out.extend(
+                    SliceMessage(r.message_id, r.role, content_text(r.content), r.created_at)
+                    for r in rows
+                    if r.message_id in wanted
+                )
+                if len(rows) < READ_PAGE:
+                    break
+                after = rows[-1].message_id
+        return out
+
+
+@dataclass(slots=True)
+class Counters:
+    """What the service did since it started (for ``/metrics`` and ``memoryd status``)."""
+
+    scheduled: int = 0
+    started: int = 0
+    succeeded: int = 0
+    failed: int = 0
+    abandoned: int = 0
+    skipped: int = 0
+    deferred: int = 0
+    facts_written: int = 0
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    refused_appends: int = 0
+
+
+@dataclass(slots=True)
+class _Usage:
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    model: str = ""
+
+
+@dataclass(slots=True)
+class _Review:
+    judgement: Judgement
+    transcript: Transcript
+    usage: _Usage
+
+
+@dataclass(frozen=True, slots=True)
+class RequestResult:
+    """The answer to a manual run or replay request."""
+
+    action: str
+    run_id: str | None
+    reason: str
+    not_before: datetime | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the API view."""
+        return {
+            "action": self.action,
+            "run_id": self.run_id,
+            "reason": self.reason,
+            "not_before": None if self.not_before is None else self.not_before.isoformat(),
+        }
+
+
+@dataclass(slots=True)
+class _Settings:
+    config: RetrospectiveConfig
+    provider: LLMProvider
+    budget: BudgetTracker | None
+    prompt: PromptSource
+    auto_promote: bool
+    max_tokens: int | None
+
+
+def new_run_id() -> str:
+    """Return a fresh run id."""
+    return uuid.uuid4().hex
+
+
+def fork_id_for(run_id: str, attempt: int) -> str:
+    """Return the reading fork's conversation id for one attempt of a run."""
+    return f"retro~{run_id}~{attempt}"
+
+
+class RetrospectiveService:
+    """Schedules and runs retrospectives; see the module docstring."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        reader: SliceReader,
+        provider: LLMProvider,
+        config: RetrospectiveConfig,
+        *,
+        clock: Clock,
+        budget: BudgetTracker | None = None,
+        rng: random.Random | None = None,
+        auto_promote: bool = False,
+        workspace: Path | None = None,
+        max_tokens: int | None = None,
+        poll_interval: float = 1.0,
+    ) -> None:
+        self.store = store
+        self.reader = reader
+        self.clock = clock
+        self.rng = rng or random.Random()
+        self.workspace = workspace
+        self.poll_interval = poll_interval
+        self._settings = _Settings(
+            config=config,
+            provider=provider,
+            budget=budget,
+            prompt=load_prompt(config.prompt_path, workspace),
+            auto_promote=auto_promote,
+            max_tokens=max_tokens,
+        )
+        self.fold = RetrospectiveFold()
+        self.counters = Counters()
+        self._live_after = 0
+        self._folded = asyncio.Condition()
+        self._wake = asyncio.Event()
+        self._reactions: asyncio.Queue[StoredEvent] = asyncio.Queue()
+        self._pending_keys: set[tuple[str, str]] = set()
+        self._inflight: dict[str, asyncio.Task[None]] = {}
+        self._busy: set[tuple[str, str]] = set()
+        self._sem = asyncio.Semaphore(config.llm_concurrency)
+        self._tasks: list[asyncio.Task[None]] = []
+        self._seeded = False
+        self._sweep_lock = asyncio.Lock()
+        self._last_sweep: datetime | None = None
+        self._started = False
+        self._stopping = False
+
+    # -- configuration -----------------------------------------------------------------------
+
+    @property
+    def config(self) -> RetrospectiveConfig:
+        """Return the configuration in force."""
+        return self._settings.config
+
+    @property
+    def provider(self) -> LLMProvider:
+        """Return the model provider in use."""
+        return self._settings.provider
+
+    @property
+    def budget(self) -> BudgetTracker | None:
+        """Return the budget tracker, if the provider has one."""
+        return self._settings.budget
+
+    def apply_config(
+        self, config: RetrospectiveConfig, *, auto_promote: bool | None = None
+    ) -> None:
+        """Switch to a new ``[retrospective]`` configuration (live reload)."""
+        old = self._settings.config
+        self._settings.config = config
+        if auto_promote is not None:
+            self._settings.auto_promote = auto_promote
+        if config.llm_concurrency != old.llm_concurrency:
+            self._sem = asyncio.Semaphore(config.llm_concurrency)
+        if config.prompt_path != old.prompt_path:
+            self._settings.prompt = load_prompt(config.prompt_path, self.workspace)
+        self._wake.set()
+
+    async def set_provider(
+        self,
+        provider: LLMProvider,
+        budget: BudgetTracker | None,
+        max_tokens: int | None = None,
+    ) -> None:
+        """Swap the model provider (live reload of ``[llm]``); the old one is closed."""
+        old = self._settings.provider
+        self._settings.provider = provider
+        self._settings.budget = budget
+        self._settings.max_tokens = max_tokens
+        if old is not provider:
+            await old.aclose()
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Fold the log, recover from a crash, then follow the log and tick in the background."""
+        head = await self.store.head()
+        async for stored in self.store.read(0, until=head):
+            self._apply(stored)
+        self._live_after = head
+        self._tasks.append(asyncio.create_task(self._follow(), name="retrospective-follow"))
+        self._tasks.append(asyncio.create_task(self._decider(), name="retrospective-decide"))
+        await self.recover()
+        self._tasks.append(asyncio.create_task(self._ticker(), name="retrospective-tick"))
+        self._started = True
+        log.info(
+            "retrospective.started",
+            position=self.fold.position,
+            conversations=len(self.fold.conversations),
+            pending=len(self._pending_keys),
+            enabled=self.config.enabled,
+        )
+
+    async def stop(self) -> None:
+        """Stop the background tasks; running attempts are cancelled (and recovered later)."""
+        self._stopping = True
+        tasks = [*self._tasks, *self._inflight.values()]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=max(5.0, 2 * self.poll_interval))
+        for task in tasks:
+            if not task.done():
+                log.warning("retrospective.task_did_not_stop", task=task.get_name())
+        self._tasks.clear()
+        self._inflight.clear()
+        self._busy.clear()
+        await self._settings.provider.aclose()
+
+    async def sync(self, timeout: float | None = 30.0) -> None:
+        """Wait until the fold holds everything committed so far."""
+        head = await self.store.head()
+        await self._wait_folded(head, timeout)
+
+    async def _wait_folded(self, position: int, timeout: float | None) -> None:
+        async with self._folded:
+            await asyncio.wait_for(
+                self._folded.wait_for(lambda: self.fold.position >= position), timeout
+            )
+
+    async def drain(self, timeout: float = 30.0) -> None:
+        """Wait until no run is in flight and the fold is current (tests, shutdown)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            await self.sync(timeout=max(0.1, deadline - loop.time()))
+            tasks = list(self._inflight.values())
+            if not tasks and self._reactions.empty():
+                return
+            if loop.time() > deadline:
+                raise TimeoutError("retrospective runs did not finish in time")
+            if tasks:
+                await asyncio.wait(tasks, timeout=max(0.01, deadline - loop.time()))
+            else:
+                await asyncio.sleep(0.01)
+
+    # -- folding and reacting ----------------------------------------------------------------
+
+    def _apply(self, stored: StoredEvent) -> ConversationRetro | None:
+        conv = self.fold.apply(stored)
+        if conv is not None:
+            if conv.pending_run_id is not None:
+                self._pending_keys.add(conv.key)
+            else:
+                self._pending_keys.discard(conv.key)
+        return conv
+
+    async def _follow(self) -> None:
+        # Reads and waits in bounded steps (not ``store.subscribe``) so that a stop request is
+        # seen within ``poll_interval`` even if a cancellation is swallowed on the way.
+        while not self._stopping:
+            caught_up = True
+            async for stored in self.store.read(self.fold.position, limit=1000):
+                caught_up = False
+                self._apply(stored)
+                if stored.position > self._live_after and isinstance(
+                    stored.event, MessageAppended | CompactionAnnounced
+                ):
+                    self._reactions.put_nowait(stored)
+            if not caught_up:
+                async with self._folded:
+                    self._folded.notify_all()
+                self._wake.set()
+                continue
+            await self.store.wait_for_head(self.fold.position + 1, timeout=self.poll_interval)
+
+    async def _decider(self) -> None:
+        while not self._stopping:
+            try:
+                stored = await asyncio.wait_for(self._reactions.get(), self.poll_interval)
+            except TimeoutError:
+                continue
+            try:
+                await self._react(stored)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("retrospective.decide_failed", position=stored.position)
+
+    async def _react(self, stored: StoredEvent) -> None:
+        event = stored.event
+        namespace = stored.namespace
+        for _ in range(APPEND_ATTEMPTS):
+            if isinstance(event, MessageAppended):
+                conv = self.fold.get(namespace, event.conversation_id)
+                if conv is None:
+                    return
+                decision = triggers.after_message(self.config, conv, self.clock.now())
+            elif isinstance(event, CompactionAnnounced):
+                conv = self.fold.get(namespace, event.conversation_id)
+                if conv is None:
+                    return
+                decision = triggers.pre_compaction(self.config, conv, self.clock.now())
+                decision.inputs["through_message_id"] = event.through_message_id
+            else:
+                return
+            if decision.action == "none":
+                return
+            if await self._decide(conv, decision) is not None:
+                return
+            await self.sync()
+
+    async def _decide(
+        self, conv: ConversationRetro, decision: triggers.Decision
+    ) -> RequestResult | None:
+        """Append one decision; None if it was refused because the state had moved on."""
+        now = self.clock.now()
+        trigger: Any = decision.trigger
+        if decision.action == "merge":
+            run_id = decision.run_id or ""
+            events: list[Event] = [
+                RetrospectiveScheduled(
+                    conversation_id=conv.conversation_id,
+                    run_id=run_id,
+                    at=now,
+                    trigger=trigger,
+                    inputs=decision.inputs,
+                    not_before=decision.not_before,
+                    merged=True,
+                )
+            ]
+        else:
+            run_id = new_run_id()
+            events = [
+                RetrospectiveScheduled(
+                    conversation_id=conv.conversation_id,
+                    run_id=run_id,
+                    at=now,
+                    trigger=trigger,
+                    inputs=decision.inputs,
+                    not_before=decision.not_before,
+                )
+            ]
+            if decision.action == "skip":
+                events.append(
+                    RetrospectiveSkipped(
+                        conversation_id=conv.conversation_id,
+                        run_id=run_id,
+                        at=now,
+                        reason=decision.reason,
+                        inputs=decision.inputs,
+                    )
+                )
+        if await self._append(conv, events) is None:
+            return None
+        if decision.action == "schedule":
+            self.counters.scheduled += 1
+        elif decision.action == "skip":
+            self.counters.skipped += 1
+        log.info(
+            "retrospective.decided",
+            namespace=conv.namespace,
+            conversation_id=conv.conversation_id,
+            action=decision.action,
+            trigger=decision.trigger,
+            reason=decision.reason,
+            run_id=run_id,
+        )
+        return RequestResult(decision.action, run_id, decision.reason, decision.not_before)
+
+    async def _append(
+        self, conv: ConversationRetro, events: Sequence[Event], *, keys: Sequence[str] = ()
+    ) -> list[int] | None:
+        """Append decision events checked against the retrospective stream's version."""
+        stream = retrospective_stream(conv.conversation_id)
+        new = [
+            NewEvent(e, idempotency_key=keys[i] if i < len(keys) else None)
+            for i, e in enumerate(events)
+        ]
+        try:
+            positions = await self.store.append(
+                conv.namespace, new, expected_versions={stream: conv.stream_version}
+            )
+        except ConcurrencyError:
+            self.counters.refused_appends += 1
+            log.debug("retrospective.append_refused", conversation_id=conv.conversation_id)
+            return None
+        self._wake.set()
+        return positions
+
+    # -- requests (API, CLI) ----------------------------------------------------------------
+
+    async def request_run(self, namespace: str, conversation_id: str) -> RequestResult:
+        """Handle a ``manual`` request; raise :class:`RetrospectiveError` if it cannot be."""
+        for _ in range(APPEND_ATTEMPTS):
+            await self.sync()
+            conv = self.fold.get(namespace, conversation_id)
+            if conv is None or conv.deleted:
+                raise RetrospectiveError(
+                    "unknown_conversation", f"no conversation {conversation_id!r} in {namespace!r}"
+                )
+            decision = triggers.manual(self.config, conv, self.clock.now())
+            if decision.action == "none":
+                raise RetrospectiveError(decision.reason, f"retrospectives are {decision.reason}")
+            result = await self._decide(conv, decision)
+            if result is not None:
+                return result
+        raise RetrospectiveError("busy", "the conversation kept changing; try again")
+
+    async def request_replay(self, namespace: str, run_id: str) -> RequestResult:
+        """Schedule a re-run of an abandoned run's slice."""
+        if not self.config.enabled:
+            raise RetrospectiveError("disabled", "retrospectives are disabled")
+        for _ in range(APPEND_ATTEMPTS):
+            await self.sync()
+            found = self._find_run(namespace, run_id)
+            if found is None:
+                raise RetrospectiveError("unknown_run", f"no run {run_id!r} in {namespace!r}")
+            conv, run = found
+            if run.status != "abandoned":
+                raise RetrospectiveError(
+                    "not_abandoned", f"run {run_id!r} is {run.status}; only abandoned runs replay"
+                )
+            if conv.pending is not None:
+                raise RetrospectiveError(
+                    "pending", f"run {conv.pending_run_id} is pending for this conversation"
+                )
+            decision = triggers.Decision(
+                "schedule",
+                "replay",
+                "replay",
+                {**triggers.base_inputs(self.config, conv, self.clock.now()), "replay_of": run_id},
+                self.clock.now(),
+            )
+            new_id = new_run_id()
+            now = self.clock.now()
+            event = RetrospectiveScheduled(
+                conversation_id=conv.conversation_id,
+                run_id=new_id,
+                at=now,
+                trigger="replay",
+                inputs=decision.inputs,
+                not_before=now,
+                replay_of=run_id,
+                message_ids=list(run.message_ids),
+            )
+            if await self._append(conv, [event]) is not None:
+                self.counters.scheduled += 1
+                return RequestResult("schedule", new_id, "replay", now)
+        raise RetrospectiveError("busy", "the conversation kept changing; try again")
+
+    def _find_run(self, namespace: str, run_id: str) -> tuple[ConversationRetro, RunState] | None:
+        for (ns, _), conv in self.fold.conversations.items():
+            if ns == namespace and run_id in conv.runs:
+                return conv, conv.runs[run_id]
+        return None
+
+    def status(self, namespace: str, conversation_id: str) -> dict[str, Any] | None:
+        """Return the conversation's retrospective view from the fold."""
+        conv = self.fold.get(namespace, conversation_id)
+        return None if conv is None else conv.view()
+
+    def snapshot(self) -> dict[str, Any]:
+        """Return counters, queue sizes and the model budget."""
+        now = self.clock.now()
+        running = sum(1 for c in self.fold.conversations.values() if c.running_run_id)
+        out: dict[str, Any] = {
+            "enabled": self.config.enabled,
+            "provider": self.provider.name,
+            "model": self.provider.model,
+            "pending": len(self._pending_keys),
+            "running": running,
+            "in_flight": len(self._inflight),
+            "counters": dataclasses.asdict(self.counters),
+        }
+        if self.budget is not None:
+            out["budget"] = self.budget.snapshot(now)
+        return out
+
+    # -- recovery ----------------------------------------------------------------------------
+
+    async def recover(self) -> None:
+        """Fail runs a crash interrupted and clean reading forks left behind."""
+        await self.sync()
+        for conv in list(self.fold.conversations.values()):
+            run = conv.running
+            if run is not None:
+                log.warning(
+                    "retrospective.interrupted_run",
+                    conversation_id=conv.conversation_id,
+                    run_id=run.run_id,
+                    attempt=run.attempt,
+                )
+                await self._end_failed(
+                    conv.key,
+                    run.run_id,
+                    run.attempt,
+                    run.message_ids,
+                    "interrupted",
+                    "the daemon stopped during this attempt",
+                    None,
+                    _Usage(),
+                )
+        await self.sync()
+        for conv in list(self.fold.conversations.values()):
+            orphans = self._orphan_forks(conv, None)
+            if orphans:
+                events = [ConversationDeleted(conversation_id=f) for f in orphans]
+                await self.store.append(conv.namespace, [NewEvent(e) for e in events])
+                log.info(
+                    "retrospective.forks_cleaned",
+                    conversation_id=conv.conversation_id,
+                    forks=orphans,
+                )
+        await self.sync()
+
+    def _orphan_forks(self, conv: ConversationRetro, current: str | None) -> list[str]:
+        """Return the reading forks to clean.
+
+        Kept: the running attempt's fork, ``current`` (the fork of a run succeeding in this
+        commit, which becomes the newest successful one), the newest successful fork, and
+        with ``keep_superseded_runs`` every successful one. Forks of failed, abandoned or
+        interrupted attempts are always cleaned.
+        """
+        running = conv.running
+        live = {current, None if running is None else running.fork_id}
+        succeeded = [f for f, r in conv.forks.items() if r.succeeded and not r.deleted]
+        newest = current if current is not None else (succeeded[-1] if succeeded else None)
+        out: list[str] = []
+        for fork_id, record in conv.forks.items():
+            if record.deleted or fork_id in live:
+                continue
+            if record.succeeded and (self.config.keep_superseded_runs or fork_id == newest):
+                continue
+            out.append(fork_id)
+        return out
+
+    # -- ticking: sweep and dispatch ---------------------------------------------------------
+
+    async def _ticker(self) -> None:
+        while not self._stopping:
+            try:
+                await self.tick()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("retrospective.tick_failed")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), self.poll_interval)
+            self._wake.clear()
+
+    async def tick(self) -> None:
+        """Sweep if due, then start the runs whose time has come."""
+        await self.sweep_if_due()
+        self.dispatch()
+
+    async def sweep_if_due(self) -> None:
+        """Run one sweep pass if one is due (the first of a process only seeds)."""
+        async with self._sweep_lock:
+            if triggers.sweep_due(self.config, self._last_sweep, self.clock.now()):
+                await self._sweep(self.clock.now())
+
+    async def _sweep(self, now: datetime) -> None:
+        await self.sync()
+        plan = triggers.plan_sweep(
+            self.config, list(self.fold.conversations.values()), now, seeding=not self._seeded
+        )
+        enqueued = 0
+        refused = 0
+        for conv, inputs in plan.enqueue:
+            decision = triggers.Decision("schedule", "sweep", "sweep", inputs, now)
+            if await self._decide(conv, decision) is None:
+                refused += 1
+            else:
+                enqueued += 1
+        summary = RetrospectiveSweepCompleted(
+            at=now,
+            seeded=plan.seeded,
+            enqueued=enqueued,
+            skipped_pending=plan.skipped_pending + refused,
+            over_cap=plan.over_cap,
+            inputs=plan.inputs,
+        )
+        await self.store.append(SWEEP_NAMESPACE, [NewEvent(summary)])
+        if plan.inputs.get("lookback_clamped"):
+            log.warning(
+                "retrospective.sweep_lookback_clamped",
+                sweep_lookback_s=plan.inputs["sweep_lookback_s"],
+            )
+        self._seeded = True
+        self._last_sweep = now
+        log.info(
+            "retrospective.sweep",
+            seeded=plan.seeded,
+            enqueued=enqueued,
+            skipped_pending=summary.skipped_pending,
+            over_cap=plan.over_cap,
+        )
+
+    def dispatch(self) -> list[str]:
+        """Start every ready run (one per conversation); return the run ids started."""
+        now = self.clock.now()
+        started: list[str] = []
+        for key in sorted(self._pending_keys):
+            conv = self.fold.conversations.get(key)
+            if conv is None or key in self._busy:
+                continue
+            run = triggers.ready_run(conv, now)
+            if run is None or run.run_id in self._inflight:
+                continue
+            if self.config.enabled:
+                wait = triggers.mid_turn(self.config, conv, run, now)
+                if wait.wait and not wait.record:
+                    continue
+                if (
+                    run.deferred_reason == "budget"
+                    and run.deferred_until is not None
+                    and run.deferred_until > now
+                ):
+                    continue
+            self._busy.add(key)
+            task = asyncio.create_task(self._execute(key, run.run_id), name=f"retro-{run.run_id}")
+            self._inflight[run.run_id] = task
+            started.append(run.run_id)
+        return started
+
+    async def _execute(self, key: tuple[str, str], run_id: str) -> None:
+        try:
+            async with self._sem:
+                await self._run_once(key, run_id)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("retrospective.run_crashed", run_id=run_id)
+        finally:
+            self._inflight.pop(run_id, None)
+            self._busy.discard(key)
+            self._wake.set()
+
+    # -- one run -----------------------------------------------------------------------------
+
+    def _slice(self, conv: ConversationRetro, run: RunState) -> list[tuple[str, int]]:
+        """Return ``(message id, position)`` of the messages this attempt reviews."""
+        if run.replay_of is not None:
+            return [(m, 0) for m in run.message_ids]
+        return [(m.message_id, m.position) for m in conv.reviewable()]
+
+    async def _run_once(self, key: tuple[str, str], run_id: str) -> None:
+        await self.sync()
+        conv = self.fold.conversations.get(key)
+        now = self.clock.now()
+        if conv is None:
+            return
+        run = triggers.ready_run(conv, now)
+        if run is None or run.run_id != run_id:
+            return
+        cfg = self.config
+
+        async def skip(reason: str) -> None:
+            event = RetrospectiveSkipped(
+                conversation_id=conv.conversation_id, run_id=run_id, at=now, reason=reason
+            )
+            if await self._append(conv, [event]) is not None:
+                self.counters.skipped += 1
+
+        if not cfg.enabled:
+            await skip("disabled")
+            return
+        wait = triggers.mid_turn(cfg, conv, run, now)
+        if wait.wait:
+            if wait.record:
+                deferred = RetrospectiveDeferred(
+                    conversation_id=conv.conversation_id,
+                    run_id=run_id,
+                    at=now,
+                    reason="mid_turn",
+                    until=wait.until,
+                    waiting_on=wait.waiting_on,
+                )
+                if await self._append(conv, [deferred]) is not None:
+                    self.counters.deferred += 1
+            return
+        chosen = self._slice(conv, run)
+        if not chosen:
+            await skip("nothing_unreviewed")
+            return
+        if run.replay_of is None and cfg.require_user_activity and not triggers.user_activity(conv):
+            await skip("no_user_activity")
+            return
+        budget = self.budget
+        if budget is not None and budget.settings.on_exceed == "pause":
+            check = budget.check(now)
+            if check.exceeded:
+                if run.deferred_reason != "budget" or run.deferred_until != check.resume_at:
+                    deferred = RetrospectiveDeferred(
+                        conversation_id=conv.conversation_id,
+                        run_id=run_id,
+                        at=now,
+                        reason="budget",
+                        until=check.resume_at,
+                    )
+                    if await self._append(conv, [deferred]) is not None:
+                        self.counters.deferred += 1
+                return
+        await self._attempt(conv, run, chosen, now)
+
+    async def _attempt(
+        self,
+        conv: ConversationRetro,
+        run: RunState,
+        chosen: list[tuple[str, int]],
+        now: datetime,
+    ) -> None:
+        attempt = run.attempt + 1
+        fork_id = fork_id_for(run.run_id, attempt)
+        ids = [m for m, _ in chosen]
+        through_id, through_position = chosen[-1]
+        replay = run.replay_of is not None
+        provider = self.provider
+        started = RetrospectiveStarted(
+            conversation_id=conv.conversation_id,
+            run_id=run.run_id,
+            at=now,
+            attempt=attempt,
+            fork_id=fork_id,
+            after_message_id=None if replay else conv.cursor_message_id,
+            through_message_id=through_id,
+            message_ids=ids,
+            provider=provider.name,
+            model=provider.model,
+        )
+        fork = ConversationForked(
+            fork_id=fork_id,
+            parent_conversation_id=conv.conversation_id,
+            through_message_id=through_id,
+            strategy="cloning" if self.config.fork_strategy == "cloning" else "reference",
+        )
+        positions = await self._append(conv, [started, fork])
+        if positions is None:
+            return
+        self.counters.started += 1
+        usage = _Usage()
+        key = conv.key
+        try:
+            messages = await self.reader.read(
+                conv.namespace, fork_id, started.after_message_id, ids, positions[-1]
+            )
+            if not messages:
+                raise SliceUnavailable("no message of the slice is readable through the fork")
+            review = await self._review(conv, messages, usage)
+        except LLMError as exc:
+            await self._end_failed(
+                key, run.run_id, attempt, ids, exc.kind, exc.message, exc.retry_after, usage
+            )
+        except NoUsableOutput as exc:
+            await self._end_failed(
+                key, run.run_id, attempt, ids, "no_usable_output", str(exc), None, usage
+            )
+        except SliceUnavailable as exc:
+            await self._end_failed(
+                key, run.run_id, attempt, ids, "slice_unavailable", str(exc), None, usage
+            )
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.exception("retrospective.attempt_crashed", run_id=run.run_id)
+            await self._end_failed(
+                key, run.run_id, attempt, ids, "internal", type(exc).__name__, None, usage
+            )
+        else:
+            await self._end_succeeded(
+                key,
+                run.run_id,
+                attempt,
+                messages,
+                review,
+                None if replay else (through_id, through_position),
+            )
+
+    async def _review(
+        self, conv: ConversationRetro, messages: list[SliceMessage], usage: _Usage
+    ) -> _Review:
+        transcript = fit_transcript(messages, self.config.max_transcript_chars)
+        judgement = Judgement()
+        seen = {normalise(t) for t in conv.remembered}
+        parts = len(transcript.chunks)
+        for index, chunk in enumerate(transcript.chunks, start=1):
+            request = build_request(
+                self._settings.prompt.template,
+                conv.conversation_id,
+                chunk,
+                index,
+                parts,
+                [*conv.remembered, *(r.text for r in judgement.accepted)],
+                self._settings.max_tokens,
+            )
+            completion = await self.provider.complete(request)
+            usage.calls += 1
+            usage.input_tokens += completion.usage.input_tokens
+            usage.output_tokens += completion.usage.output_tokens
+            usage.model = completion.model or self.provider.model
+            if not judge(completion, seen, judgement):
+                raise NoUsableOutput(
+                    f"part {index} of {parts}: no valid remember call and not the exact reply"
+                )
+        return _Review(judgement, transcript, usage)
+
+    def _count_usage(self, usage: _Usage) -> None:
+        self.counters.calls += usage.calls
+        self.counters.input_tokens += usage.input_tokens
+        self.counters.output_tokens += usage.output_tokens
+
+    async def _final_append(
+        self,
+        key: tuple[str, str],
+        run_id: str,
+        attempt: int,
+        build: Callable[[ConversationRetro, RunState], list[Event]],
+    ) -> bool:
+        """Append the closing commit of an attempt, re-checking the run on fresh state."""
+        for _ in range(APPEND_ATTEMPTS):
+            await self.sync()
+            conv = self.fold.conversations.get(key)
+            run = None if conv is None else conv.runs.get(run_id)
+            if conv is None or run is None or run.status != "running" or run.attempt != attempt:
+                log.warning("retrospective.run_moved_on", run_id=run_id, attempt=attempt)
+                return False
+            events: list[Event] = build(conv, run)
+            keys = [f"retro:{run_id}:{attempt}:end:{i}" for i in range(len(events))]
+            if await self._append(conv, events, keys=keys) is not None:
+                return True
+        log.error("retrospective.final_append_gave_up", run_id=run_id, attempt=attempt)
+        return False
+
+    async def _end_succeeded(
+        self,
+        key: tuple[str, str],
+        run_id: str,
+        attempt: int,
+        messages: list[SliceMessage],
+        review: _Review,
+        cursor: tuple[str, int] | None,
+    ) -> None:
+        now = self.clock.now()
+        judgement = review.judgement
+        ids = [m.message_id for m in messages]
+        valid_from = max(m.created_at for m in messages)
+        facts = [
+            FactWritten(
+                fact_id=uuid.uuid4().hex,
+                text=r.text,
+                valid_from=valid_from,
+                tags=sorted(
+                    {*r.tags, RETROSPECTIVE_TAG, *([INJECTION_TAG] if r.injection else [])}
+                ),
+                owner="user",
+                provenance="extraction",
+                status="active"
+                if self._settings.auto_promote and not r.injection
+                else "quarantined",
+                importance=r.importance,
+                source_message_ids=ids,
+            )
+            for r in judgement.accepted
+        ]
+        usage = review.usage
+
+        def build(conv: ConversationRetro, run: RunState) -> list[Event]:
+            events: list[Event] = [*facts]
+            events.append(
+                RetrospectiveSucceeded(
+                    conversation_id=conv.conversation_id,
+                    run_id=run_id,
+                    at=now,
+                    attempt=attempt,
+                    fact_ids=[f.fact_id for f in facts],
+                    remembered=[f.text for f in facts],
+                    outcome="remembered"
+                    if judgement.accepted or judgement.duplicates
+                    else "nothing_new",
+                    input_tokens=usage.input_tokens,
+                    output_tokens=usage.output_tokens,
+                    calls=usage.calls,
+                    provider=self.provider.name,
+                    model=usage.model,
+                    chunks=len(review.transcript.chunks),
+                    truncated=review.transcript.truncated,
+                    rejected=judgement.rejected,
+                )
+            )
+            if cursor is not None:
+                events.append(
+                    RetrospectiveCursorAdvanced(
+                        conversation_id=conv.conversation_id,
+                        run_id=run_id,
+                        message_id=cursor[0],
+                        position=cursor[1],
+                        reason="succeeded",
+                        at=now,
+                    )
+                )
+            for fork_id in self._orphan_forks(conv, run.fork_id):
+                events.append(ConversationDeleted(conversation_id=fork_id))
+            return events
+
+        if await self._final_append(key, run_id, attempt, build):
+            self.counters.succeeded += 1
+            self.counters.facts_written += len(facts)
+            self._count_usage(usage)
+            log.info(
+                "retrospective.succeeded",
+                run_id=run_id,
+                attempt=attempt,
+                facts=len(facts),
+                duplicates=judgement.duplicates,
+                rejected=len(judgement.rejected),
+                chunks=len(review.transcript.chunks),
+                truncated=len(review.transcript.truncated),
+            )
+
+    async def _end_failed(
+        self,
+        key: tuple[str, str],
+        run_id: str,
+        attempt: int,
+        message_ids: list[str],
+        error_class: str,
+        message: str,
+        retry_after: float | None,
+        usage: _Usage,
+    ) -> None:
+        now = self.clock.now()
+        cfg = self.config
+        abandon = triggers.should_abandon(cfg, attempt)
+        retry_at = (
+            None if abandon else now + triggers.retry_delay(cfg, attempt, self.rng, retry_after)
+        )
+
+        def build(conv: ConversationRetro, run: RunState) -> list[Event]:
+            events: list[Event] = [
+                RetrospectiveFailed(
+                    conversation_id=conv.conversation_id,
+                    run_id=run_id,
+                    at=now,
+                    attempt=attempt,
+                    error_class=error_class,
+                    message=message[:500],
+                    retry_at=retry_at,
+                    input_tokens=usage.input_tokens,
+                    output_tokens=usage.output_tokens,
+                    calls=usage.calls,
+                )
+            ]
+            if abandon:
+                events.append(
+                    RetrospectiveAbandoned(
+                        conversation_id=conv.conversation_id,
+                        run_id=run_id,
+                        at=now,
+                        attempts=attempt,
+                        message_ids=list(message_ids),
+                    )
+                )
+                if run.replay_of is None and message_ids:
+                    last = message_ids[-1]
+                    position = next((m.position for m in conv.tail if m.message_id == last), None)
+                    if position is not None:
+                        events.append(
+                            RetrospectiveCursorAdvanced(
+                                conversation_id=conv.conversation_id,
+                                run_id=run_id,
+                                message_id=last,
+                                position=position,
+                                reason="abandoned",
+                                at=now,
+                            )
+                        )
+            record = None if run.fork_id is None else conv.forks.get(run.fork_id)
+            if run.fork_id is not None and (record is None or not record.deleted):
+                events.append(ConversationDeleted(conversation_id=run.fork_id))
+            return events
+
+        if await self._final_append(key, run_id, attempt, build):
+            self.counters.failed += 1
+            if abandon:
+                self.counters.abandoned += 1
+            self._count_usage(usage)
+            log.warning(
+                "retrospective.failed",
+                run_id=run_id,
+                attempt=attempt,
+                error_class=error_class,
+                retry_at=None if retry_at is None else retry_at.isoformat(),
+                abandoned=abandon,
+            )
