@@ -28,6 +28,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "daemon.cli.db_cmd",
     "daemon.cli.store_cmd",
     "daemon.cli.config_cmd",
+    "daemon.cli.retrospective_cmd",
 )
 
 
