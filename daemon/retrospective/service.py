@@ -72,6 +72,7 @@ from events.types import (
     FactWritten,
     MessageAppended,
     content_text,
+    conversation_stream,
 )
 from plugins.llm.budget import BudgetTracker
 from plugins.llm.types import LLMError, LLMProvider
@@ -234,6 +235,86 @@ def new_run_id() -> str:
 def fork_id_for(run_id: str, attempt: int) -> str:
     """Return the reading fork's conversation id for one attempt of a run."""
     return f"retro~{run_id}~{attempt}"
+
+
+def decision_events(
+    conv: ConversationRetro, decision: triggers.Decision, now: datetime
+) -> tuple[str, list[Event]]:
+    """Return the run id and the events that record a schedule, merge or skip decision."""
+    trigger: Any = decision.trigger
+    if decision.action == "merge":
+        run_id = decision.run_id or ""
+        merged = RetrospectiveScheduled(
+            conversation_id=conv.conversation_id,
+            run_id=run_id,
+            at=now,
+            trigger=trigger,
+            inputs=decision.inputs,
+            not_before=decision.not_before,
+            merged=True,
+        )
+        return run_id, [merged]
+    run_id = new_run_id()
+    events: list[Event] = [
+        RetrospectiveScheduled(
+            conversation_id=conv.conversation_id,
+            run_id=run_id,
+            at=now,
+            trigger=trigger,
+            inputs=decision.inputs,
+            not_before=decision.not_before,
+        )
+    ]
+    if decision.action == "skip":
+        events.append(
+            RetrospectiveSkipped(
+                conversation_id=conv.conversation_id,
+                run_id=run_id,
+                at=now,
+                reason=decision.reason,
+                inputs=decision.inputs,
+            )
+        )
+    return run_id, events
+
+
+def replay_event(
+    config: RetrospectiveConfig, conv: ConversationRetro, run: RunState, now: datetime
+) -> tuple[str, RetrospectiveScheduled]:
+    """Return the event scheduling a re-run of an abandoned run's slice, or raise."""
+    if run.status != "abandoned":
+        raise RetrospectiveError(
+            "not_abandoned", f"run {run.run_id!r} is {run.status}; only abandoned runs replay"
+        )
+    if conv.pending is not None:
+        raise RetrospectiveError(
+            "pending", f"run {conv.pending_run_id} is pending for this conversation"
+        )
+    new_id = new_run_id()
+    inputs = {**triggers.base_inputs(config, conv, now), "replay_of": run.run_id}
+    return new_id, RetrospectiveScheduled(
+        conversation_id=conv.conversation_id,
+        run_id=new_id,
+        at=now,
+        trigger="replay",
+        inputs=inputs,
+        not_before=now,
+        replay_of=run.run_id,
+        message_ids=list(run.message_ids),
+    )
+
+
+async def fold_conversation(
+    store: EventStore, namespace: str, conversation_id: str
+) -> RetrospectiveFold:
+    """Fold one conversation's message and retrospective streams (for the CLI)."""
+    streams = [
+        await store.read_stream(namespace, conversation_stream(conversation_id)),
+        await store.read_stream(namespace, retrospective_stream(conversation_id)),
+    ]
+    fold = RetrospectiveFold()
+    fold.apply_all(sorted((e for s in streams for e in s), key=lambda e: e.position))
+    return fold
 
 
 class RetrospectiveService:
@@ -464,43 +545,7 @@ class RetrospectiveService:
         self, conv: ConversationRetro, decision: triggers.Decision
     ) -> RequestResult | None:
         """Append one decision; None if it was refused because the state had moved on."""
-        now = self.clock.now()
-        trigger: Any = decision.trigger
-        if decision.action == "merge":
-            run_id = decision.run_id or ""
-            events: list[Event] = [
-                RetrospectiveScheduled(
-                    conversation_id=conv.conversation_id,
-                    run_id=run_id,
-                    at=now,
-                    trigger=trigger,
-                    inputs=decision.inputs,
-                    not_before=decision.not_before,
-                    merged=True,
-                )
-            ]
-        else:
-            run_id = new_run_id()
-            events = [
-                RetrospectiveScheduled(
-                    conversation_id=conv.conversation_id,
-                    run_id=run_id,
-                    at=now,
-                    trigger=trigger,
-                    inputs=decision.inputs,
-                    not_before=decision.not_before,
-                )
-            ]
-            if decision.action == "skip":
-                events.append(
-                    RetrospectiveSkipped(
-                        conversation_id=conv.conversation_id,
-                        run_id=run_id,
-                        at=now,
-                        reason=decision.reason,
-                        inputs=decision.inputs,
-                    )
-                )
+        run_id, events = decision_events(conv, decision, self.clock.now())
         if await self._append(conv, events) is None:
             return None
         if decision.action == "schedule":
@@ -567,33 +612,8 @@ class RetrospectiveService:
             if found is None:
                 raise RetrospectiveError("unknown_run", f"no run {run_id!r} in {namespace!r}")
             conv, run = found
-            if run.status != "abandoned":
-                raise RetrospectiveError(
-                    "not_abandoned", f"run {run_id!r} is {run.status}; only abandoned runs replay"
-                )
-            if conv.pending is not None:
-                raise RetrospectiveError(
-                    "pending", f"run {conv.pending_run_id} is pending for this conversation"
-                )
-            decision = triggers.Decision(
-                "schedule",
-                "replay",
-                "replay",
-                {**triggers.base_inputs(self.config, conv, self.clock.now()), "replay_of": run_id},
-                self.clock.now(),
-            )
-            new_id = new_run_id()
             now = self.clock.now()
-            event = RetrospectiveScheduled(
-                conversation_id=conv.conversation_id,
-                run_id=new_id,
-                at=now,
-                trigger="replay",
-                inputs=decision.inputs,
-                not_before=now,
-                replay_of=run_id,
-                message_ids=list(run.message_ids),
-            )
+            new_id, event = replay_event(self.config, conv, run, now)
             if await self._append(conv, [event]) is not None:
                 self.counters.scheduled += 1
                 return RequestResult("schedule", new_id, "replay", now)
