@@ -241,3 +241,11 @@ def test_import_refusals_write_nothing(
 def test_import_of_a_missing_file(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["events", "import", "--data-dir", str(data_dir), "/no/such/file"]) == 1
     assert "cannot read /no/such/file" in capsys.readouterr().err
+
+
+def test_export_to_an_unwritable_place(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "no" / "such" / "dir" / "out.ndjson"
+    assert main(["events", "export", "--data-dir", str(data_dir), "-o", str(target)]) == 1
+    assert f"cannot write {target}" in capsys.readouterr().err

@@ -161,6 +161,8 @@ async def export_events(args: argparse.Namespace) -> int:
             with args.output.open("wb") as target:
                 count = await _write_records(store, args, target)
             print(f"exported {count} events to {args.output}", file=sys.stderr)
+    except OSError as exc:
+        return _refuse(f"cannot write {args.output}: {exc.strerror}")
     finally:
         await store.close()
     return 0
