@@ -5,11 +5,12 @@ Usage::
     .venv/bin/python -m bench.recall_scale [--facts 100000] [--messages 100000]
         [--queries 200] [--dir DIR] [--json]
 
-Generates facts and messages from a fixed-seed vocabulary (names, places, topics), appends
+Generates facts and messages from a fixed-seed corpus (20,000 pseudo-words drawn with Zipf's
+law like the content words of natural text, 2,000 people, 200 places), appends
 them to a SQLite store, folds the search projection and embeds with the default (hashed)
 embedder, then times hybrid searches (lexical + vector, default fusion) and ``expand_hops=1``
-searches of random three-word queries. Reports index build time (fold and embedding
-separately), search p50/p95, and the peak RSS of the process. Not run in CI.
+searches of queries made of a first name and three words. Reports index build time (fold
+and embedding separately), search p50/p95, and the peak RSS of the process. Not run in CI.
 """
 
 from __future__ import annotations
@@ -36,24 +37,141 @@ from events.types import FactWritten, MessageAppended
 from projections.runner import ProjectionRunner
 from projections.search import SearchProjection
 
-NAMES = [
-    f"{a} {b}"
-    for a in ("Ada", "Ben", "Cleo", "Dev", "Eli", "Fay", "Gus", "Hana")
-    for b in ("Moss", "Reyes", "Okafor", "Lind", "Tanaka")
+_SYLLABLES = [c + v for c in "bdfgklmnprstvz" for v in ("a", "e", "i", "o", "u", "ai", "ou")]
+FIRST = [
+    "Ada",
+    "Ben",
+    "Cleo",
+    "Dev",
+    "Eli",
+    "Fay",
+    "Gus",
+    "Hana",
+    "Ivo",
+    "Jun",
+    "Kai",
+    "Lea",
+    "Mo",
+    "Nia",
+    "Oto",
+    "Pia",
+    "Quin",
+    "Ravi",
+    "Sol",
+    "Tea",
+    "Uma",
+    "Vik",
+    "Wes",
+    "Xia",
+    "Yara",
+    "Zed",
+    "Anouk",
+    "Bram",
+    "Cyra",
+    "Dara",
+    "Emre",
+    "Fenna",
+    "Goran",
+    "Hiro",
+    "Ines",
+    "Jonas",
+    "Kira",
+    "Lior",
+    "Mira",
+    "Nils",
 ]
-PLACES = ["Lisbon", "Nairobi", "Osaka", "Quito", "Tromso", "Perth", "Lyon", "Austin"]
-WORDS = (  # noqa: SIM905
-    "garden coffee guitar marathon novel recipe budget meeting flight museum painting "
-    "hiking tennis lecture project deadline concert puppy apartment bicycle camera "
-    "surgery wedding festival podcast vaccine climate startup bakery chess violin"
-).split()
+LAST = [
+    "Moss",
+    "Reyes",
+    "Okafor",
+    "Lind",
+    "Tanaka",
+    "Novak",
+    "Silva",
+    "Haas",
+    "Berg",
+    "Costa",
+    "Dubois",
+    "Eriksen",
+    "Fischer",
+    "Garcia",
+    "Horvat",
+    "Ivanova",
+    "Jensen",
+    "Kowalski",
+    "Larsen",
+    "Meyer",
+    "Nakamura",
+    "Olsen",
+    "Petrov",
+    "Quispe",
+    "Rossi",
+    "Sato",
+    "Torres",
+    "Urban",
+    "Vargas",
+    "Weber",
+    "Xu",
+    "Yilmaz",
+    "Zhang",
+    "Abbas",
+    "Bauer",
+    "Chen",
+    "Diaz",
+    "Engel",
+    "Ferreira",
+    "Grant",
+    "Hughes",
+    "Ito",
+    "Jovanovic",
+    "Kim",
+    "Lopez",
+    "Mensah",
+    "Nguyen",
+    "Ortiz",
+    "Park",
+    "Quinn",
+]
+NAMES = [f"{a} {b}" for a in FIRST for b in LAST]
+PLACES = [f"{a.capitalize()}{b}ville" for a in _SYLLABLES[:20] for b in _SYLLABLES[20:30]]
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 
 
-def sentence(rng: random.Random) -> str:
-    """Return one synthetic sentence naming a person, a place and a few topics."""
-    topics = " and ".join(rng.sample(WORDS, 3))
-    return f"{rng.choice(NAMES)} talked about {topics} in {rng.choice(PLACES)}"
+class Corpus:
+    """A fixed-seed corpus: Zipf-distributed pseudo-words (like the content words of natural
+    text: the ``stopwords`` most frequent ranks are left out), people, places."""
+
+    def __init__(self, seed: int = 7, vocabulary: int = 20_000, stopwords: int = 150) -> None:
+        self.rng = random.Random(seed)
+        words: list[str] = []
+        seen: set[str] = set()
+        while len(words) < vocabulary:
+            word = "".join(self.rng.choices(_SYLLABLES, k=self.rng.choice((2, 3, 3, 4))))
+            if word not in seen:
+                seen.add(word)
+                words.append(word)
+        self.words = words
+        # The most frequent ranks are function words, which queries and the index drop as
+        # stopwords: leave them out, as a content-word distribution.
+        weights = [1.0 / (rank + 1 + stopwords) ** 1.07 for rank in range(vocabulary)]
+        total = 0.0
+        self.cumulative = []
+        for w in weights:
+            total += w
+            self.cumulative.append(total)
+
+    def draw(self, k: int) -> list[str]:
+        """Return ``k`` words drawn by frequency."""
+        return self.rng.choices(self.words, cum_weights=self.cumulative, k=k)
+
+    def sentence(self) -> str:
+        """Return one document: a person, a place and a dozen words."""
+        words = self.draw(self.rng.randint(8, 16))
+        return f"{self.rng.choice(NAMES)} {' '.join(words)} in {self.rng.choice(PLACES)}"
+
+    def query(self) -> str:
+        """Return a query: a first name and three words."""
+        return f"{self.rng.choice(FIRST)} {' '.join(self.draw(3))}"
 
 
 def pct(values: Sequence[float], q: float) -> float:
@@ -64,7 +182,8 @@ def pct(values: Sequence[float], q: float) -> float:
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     """Build the index and time searches."""
-    rng = random.Random(7)
+    corpus = Corpus()
+    rng = corpus.rng
     with tempfile.TemporaryDirectory(prefix="memoryd-scale-") as tmp:
         data_dir = Path(args.dir or tmp)
         backend = Backend(data_dir)
@@ -83,7 +202,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             for i in range(args.facts):
                 when = T0 + timedelta(minutes=i)
                 batch.append(
-                    NewEvent(FactWritten(fact_id=f"f{i}", text=sentence(rng), valid_from=when))
+                    NewEvent(FactWritten(fact_id=f"f{i}", text=corpus.sentence(), valid_from=when))
                 )
             for i in range(args.messages):
                 when = T0 + timedelta(minutes=i)
@@ -93,7 +212,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                             conversation_id=f"c{i // 200}",
                             message_id=f"m{i}",
                             role="user" if i % 2 else "assistant",
-                            content=sentence(rng),
+                            content=corpus.sentence(),
                             created_at=when,
                             name=rng.choice(NAMES).split()[0],
                         )
@@ -114,7 +233,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             service.engine.set_position_source(lambda: runner.position)
             timings: dict[str, list[float]] = {"hybrid": [], "expand_hops=1": []}
             for _ in range(args.queries):
-                query = f"{rng.choice(NAMES).split()[0]} {rng.choice(WORDS)} {rng.choice(PLACES)}"
+                query = corpus.query()
                 for name, hops in (("hybrid", 0), ("expand_hops=1", 1)):
                     req = SearchRequest(
                         query=query, filters=Filters(namespace="scale"), expand_hops=hops

@@ -16,10 +16,9 @@ import pytest
 from daemon.backend import Backend
 from daemon.recall.engine import Hit
 from daemon.recall.query import Filters, Fusion, SearchRequest
-from daemon.recall.service import RecallService, make_embedder
+from daemon.recall.service import RecallService, cache_engine, make_embedder
 from events.clock import ManualClock, to_micros
 from events.store.base import EventStore, NewEvent
-from events.store.sqlite import sqlite_engine
 from events.types import (
     ConversationDeleted,
     Event,
@@ -30,6 +29,7 @@ from events.types import (
 )
 from projections.runner import ProjectionRunner
 from projections.search import SearchProjection
+from tests.pg_fixtures import pg_scratch, pg_url  # noqa: F401  (fixtures)
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 NS = "ns"
@@ -67,19 +67,24 @@ class Env:
 _REQUEST_FIELDS = {f.name for f in dataclasses.fields(SearchRequest)} - {"query", "filters"}
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
+    """Each test runs on both backends (PostgreSQL as in tests/pg_fixtures.py)."""
+    if request.param == "postgres":
+        return Backend(tmp_path, database_url=request.getfixturevalue("pg_url"))
+    return Backend(tmp_path)
+
+
 @contextlib.asynccontextmanager
-async def recall_env(tmp_path: Path) -> AsyncIterator[Env]:
+async def recall_env(backend: Backend) -> AsyncIterator[Env]:
     clock = ManualClock(T0)
-    backend = Backend(tmp_path)
     store = backend.open_store(clock=clock)
     await store.open()
     write = backend.projection_engine(write=True)
     read = backend.projection_engine(write=False)
     runner = ProjectionRunner(store, write, [SearchProjection()])
     await runner.setup()
-    service = RecallService(
-        read, sqlite_engine(tmp_path / "embeddings.sqlite3", write=True), make_embedder(), clock
-    )
+    service = RecallService(read, cache_engine(backend), make_embedder(), clock)
     await service.cache.setup()
     try:
         yield Env(store, clock, runner, service)
@@ -143,8 +148,10 @@ async def _world(env: Env) -> dict[str, int]:
 
 
 @pytest.mark.parametrize("legs", LEGS)
-async def test_every_filter_applies_inside_every_leg(tmp_path: Path, legs: tuple[str, ...]) -> None:
-    async with recall_env(tmp_path) as env:
+async def test_every_filter_applies_inside_every_leg(
+    backend: Backend, legs: tuple[str, ...]
+) -> None:
+    async with recall_env(backend) as env:
         marks = await _world(env)
         q = "Alice Smith"
         default = ids(await env.search(q, legs))
@@ -165,8 +172,8 @@ async def test_every_filter_applies_inside_every_leg(tmp_path: Path, legs: tuple
         assert ids(await env.search(q, legs, namespace="nobody")) == set()
 
 
-async def test_trust_explain_and_metadata(tmp_path: Path) -> None:
-    async with recall_env(tmp_path) as env:
+async def test_trust_explain_and_metadata(backend: Backend) -> None:
+    async with recall_env(backend) as env:
         await _world(env)
         hits = await env.search(
             "Alice Smith coffee", ("lexical", "vector"), include_quarantined=True, explain=True
@@ -187,8 +194,8 @@ async def test_trust_explain_and_metadata(tmp_path: Path) -> None:
         assert next(h for h in untrusted if h.id == "coffee").signals is None
 
 
-async def test_decay_prefers_recent(tmp_path: Path) -> None:
-    async with recall_env(tmp_path) as env:
+async def test_decay_prefers_recent(backend: Backend) -> None:
+    async with recall_env(backend) as env:
         await env.add(
             fact("old", "the project deadline", valid_from=T0 - timedelta(days=300)),
             fact("new", "the project deadline moved", valid_from=T0),
@@ -200,8 +207,8 @@ async def test_decay_prefers_recent(tmp_path: Path) -> None:
         assert decayed[-1].score < plain[-1].score
 
 
-async def test_graph_expansion_adds_facts_sharing_an_entity(tmp_path: Path) -> None:
-    async with recall_env(tmp_path) as env:
+async def test_graph_expansion_adds_facts_sharing_an_entity(backend: Backend) -> None:
+    async with recall_env(backend) as env:
         await env.add(
             fact("a", "Zed Quill works at Acme Rockets"),
             fact("b", "Acme Rockets is based in Tucson"),
@@ -220,8 +227,8 @@ async def test_graph_expansion_adds_facts_sharing_an_entity(tmp_path: Path) -> N
         assert [h.id for h in ppr] == ["a", "b", "c"]
 
 
-async def test_rebuild_gives_identical_results(tmp_path: Path) -> None:
-    async with recall_env(tmp_path) as env:
+async def test_rebuild_gives_identical_results(backend: Backend) -> None:
+    async with recall_env(backend) as env:
         await _world(env)
         await env.add(msg("c1", "m3", "Alice Smith again, about the market"))
         await env.add(ConversationDeleted(conversation_id="c2"))
@@ -231,10 +238,7 @@ async def test_rebuild_gives_identical_results(tmp_path: Path) -> None:
         await env.runner.rebuild()
         assert await env.runner.digest() == digest
         fresh = RecallService(
-            env.service.engine.engine,
-            sqlite_engine(tmp_path / "embeddings.sqlite3", write=True),
-            make_embedder(),
-            env.clock,
+            env.service.engine.engine, cache_engine(backend), make_embedder(), env.clock
         )
         await fresh.cache.setup()
         await fresh.engine.refresh()
@@ -252,15 +256,15 @@ async def test_rebuild_gives_identical_results(tmp_path: Path) -> None:
             )
             for q in queries
         ]
-        await fresh.cache_db.dispose()
+        await fresh.stop()
         assert [[(h.id, h.score) for h in r] for r in after] == [
             [(h.id, h.score) for h in r] for r in before
         ]
         assert "m2" not in {h.id for r in after for h in r}
 
 
-async def test_context_window_finds_a_reply_by_its_question(tmp_path: Path) -> None:
-    async with recall_env(tmp_path) as env:
+async def test_context_window_finds_a_reply_by_its_question(backend: Backend) -> None:
+    async with recall_env(backend) as env:
         await env.add(
             msg("c", "q", "When did you adopt the greyhound?", name="Ann"),
             msg("c", "a", "Yes, last Tuesday!", name="Ben"),
@@ -269,3 +273,29 @@ async def test_context_window_finds_a_reply_by_its_question(tmp_path: Path) -> N
         hits = await env.search("greyhound adoption", ("lexical",))
         assert {"q", "a"} <= ids(hits)
         assert "later" not in ids(hits)
+
+
+async def test_switching_embedder_reembeds_in_the_background(backend: Backend) -> None:
+    async with recall_env(backend) as env:
+        await _world(env)
+        service = env.service
+        first = service.progress
+        assert first.done
+        assert first.total == 8  # every document of every namespace (forgotten ones too)
+        small = make_embedder("hashed", {"dim": 32})
+        await service.switch_embedder(small)
+        progress = service.progress
+        assert progress.embedder_id == small.embedder_id
+        assert progress.embedded == 0
+        assert not progress.done
+        # The vector leg ranks only what has a vector so far; nothing yet.
+        assert await env.search("Alice Smith", ("vector",)) == []
+        seen: list[int] = []
+        await service.index.embed_pending(progress=lambda p: seen.append(p.embedded))
+        assert service.progress.done
+        assert seen[-1] == first.total
+        assert ids(await env.search("Alice Smith", ("vector",))) == {"tea", "berlin", "m1", "m2"}
+        # Switching back finds every vector in the cache: nothing to embed.
+        await service.switch_embedder(make_embedder())
+        assert service.index.pending == 0
+        assert service.progress.done

@@ -177,6 +177,16 @@ async def _recall_ctx(app: web.Application) -> AsyncIterator[None]:
     )
     await service.start()
     app[RECALL] = service
+    state.metrics.gauge(
+        "memoryd_recall_embedded_documents",
+        "Live documents with a vector from the current embedder.",
+        lambda: float(service.progress.embedded),
+    )
+    state.metrics.gauge(
+        "memoryd_recall_documents",
+        "Live documents in the search index.",
+        lambda: float(service.progress.total),
+    )
     recorder = None
     if state.store is not None and not state.store.readonly:
         recorder = RecallRecorder(state.store, state.clock)

@@ -10,9 +10,9 @@ Order of work for one request:
 2. Fusion: RRF (k = 60) over the labelled legs, weights per leg when ``weighted``.
 3. Post-fusion, on the whole fused pool: trust (quarantined x0.3, tool/imported/reflection
    x0.8), decay when asked, then graph expansion (facts sharing an entity with the pool's
-   best ``candidate_top_k``; ``flat`` gives each such fact half the best connected seed's
-   score per hop, ``ppr`` sums seed scores damped by 0.5 per hop and divided by the entity's
-   document count, as one step of personalised PageRank would).
+   best ``top_k``, at most ``candidate_top_k`` per hop; ``flat`` gives each such fact half
+   the best connected seed's score per hop, ``ppr`` sums seed scores damped by 0.5 per hop
+   and divided by the entity's document count, as one step of personalised PageRank would).
 4. The top ``top_k`` are returned; ``explain`` adds every leg's rank and score and each
    multiplier.
 """
@@ -378,7 +378,7 @@ class RecallEngine:
         pool: dict[int, _Candidate],
         rows: dict[int, Any],
     ) -> None:
-        seeds = order({d: c.score for d, c in pool.items()})[: req.candidate_top_k]
+        seeds = order({d: c.score for d, c in pool.items()})[: req.top_k]
         frontier = {d: pool[d].score for d in seeds}
         fact_filters = Filters(**{**_filters_dict(req.filters), "scope": ("facts",)})
         seen = set(pool)
@@ -424,7 +424,10 @@ class RecallEngine:
                 else:
                     gained[d] = max(gained.get(d, 0.0), best_seed * HOP_DAMPING)
                 via.setdefault(d, set()).add(key)
-            new_rows = self._rows(conn, list(gained))
+            # Keep each hop to the best candidate_top_k (a hub-ish entity can reach many).
+            best = order(gained)[: req.candidate_top_k]
+            gained = {d: gained[d] for d in best}
+            new_rows = self._rows(conn, best)
             rows.update(new_rows)
             for d, score in gained.items():
                 cand = _Candidate(d, 0.0)

@@ -16,12 +16,15 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from daemon.backend import Backend
+from daemon.logging import get_logger
 from daemon.recall.engine import RecallEngine
-from daemon.recall.vectors import EmbeddingCache, VectorIndex
+from daemon.recall.vectors import EmbeddingCache, Progress, VectorIndex
 from events.clock import Clock
 from events.store.sqlite import sqlite_engine
 from plugins.embedders.base import Embedder
 from plugins.registry import load_plugins
+
+log = get_logger("memoryd.recall")
 
 EMBEDDINGS_FILE = "embeddings.sqlite3"
 DEFAULT_EMBEDDER = "hashed"
@@ -60,12 +63,25 @@ class RecallService:
         self.index = VectorIndex(embedder, self.cache)
         self.engine = RecallEngine(read_engine, self.index, clock, projection_position)
         self._task: asyncio.Task[None] | None = None
+        self._last_logged = 0
 
     async def start(self) -> None:
         """Create the cache table, load the index and start the background indexer."""
         await self.cache.setup()
         await self.engine.refresh()
-        self._task = asyncio.create_task(self.index.run_indexer(), name="memoryd-indexer")
+        self._task = asyncio.create_task(
+            self.index.run_indexer(self._log_progress), name="memoryd-indexer"
+        )
+
+    def _log_progress(self, progress: Progress) -> None:
+        if progress.done or self._last_logged + 5000 <= progress.embedded:
+            self._last_logged = progress.embedded
+            log.info(
+                "embedding",
+                embedder=progress.embedder_id,
+                embedded=progress.embedded,
+                total=progress.total,
+            )
 
     async def stop(self) -> None:
         """Stop the indexer and release the cache engine."""
@@ -78,5 +94,13 @@ class RecallService:
         await self.cache_db.dispose()
 
     async def switch_embedder(self, embedder: Embedder) -> None:
-        """Use another embedder; missing vectors are embedded in the background."""
+        """Use another embedder; vectors the cache lacks are embedded in the background
+        (:attr:`progress`, the log and the ``memoryd_recall_*`` gauges tell how far)."""
+        self._last_logged = 0
         await self.index.set_embedder(embedder, self.engine.engine)
+        log.info("embedder switched", embedder=embedder.embedder_id, pending=self.index.pending)
+
+    @property
+    def progress(self) -> Progress:
+        """Return how many live documents have a vector from the current embedder."""
+        return self.index.progress

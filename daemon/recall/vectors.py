@@ -15,8 +15,7 @@ leg applies exactly the filters of :class:`daemon.recall.query.Filters` before i
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -171,6 +170,7 @@ class VectorIndex:
         self._hashes: list[str] = []
         self._pending: dict[int, str] = {}
         self._wake = asyncio.Event()
+        self.failures = 0
         self._lock = asyncio.Lock()
         self._alloc(capacity)
 
@@ -319,8 +319,13 @@ class VectorIndex:
             int(np.count_nonzero(live)),
         )
 
-    async def embed_pending(self, limit: int | None = None) -> int:
-        """Embed up to ``limit`` queued documents now (all by default); return the count."""
+    async def embed_pending(
+        self, limit: int | None = None, progress: Callable[[Progress], None] | None = None
+    ) -> int:
+        """Embed up to ``limit`` queued documents now (all by default); return the count.
+
+        ``progress`` is called after every batch with how far the current embedder is.
+        """
         done = 0
         while self._pending and (limit is None or done < limit):
             batch = list(self._pending.items())[:EMBED_BATCH]
@@ -338,15 +343,23 @@ class VectorIndex:
                 fresh[self._hashes[slot]] = np.asarray(vector, dtype=np.float32).tobytes()
             await self.cache.put(embedder.embedder_id, fresh)
             done += len(batch)
+            if progress is not None:
+                progress(self.progress)
         return done
 
-    async def run_indexer(self) -> None:
+    async def run_indexer(self, progress: Callable[[Progress], None] | None = None) -> None:
         """Embed queued documents in the background, forever (cancel to stop)."""
         while True:
             await self._wake.wait()
             self._wake.clear()
-            with contextlib.suppress(Exception):
-                await self.embed_pending()
+            try:
+                await self.embed_pending(progress=progress)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                self.failures += 1
+                await asyncio.sleep(1.0)
+                self._wake.set()
 
     async def set_embedder(self, embedder: Embedder, engine: AsyncEngine) -> None:
         """Switch embedder: vectors come from the cache or are re-embedded in the background.
