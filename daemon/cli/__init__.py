@@ -29,6 +29,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "daemon.cli.store_cmd",
     "daemon.cli.config_cmd",
     "daemon.cli.retrospective_cmd",
+    "daemon.cli.recall_cmd",
 )
 
 

@@ -1,0 +1,98 @@
+"""``memoryd recall "query"``: search a running daemon (``POST /v1/search``).
+
+Prints a table of hits (rank, kind, score, id, conversation, text), or the API's JSON with
+``--json``; ``--explain`` adds each hit's leg ranks and multipliers to the table.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from daemon.cli.client_cmd import ApiClient, _add_client_options, _emit, _run, render_table
+
+
+def search_body(args: argparse.Namespace) -> dict[str, Any]:
+    """Build the request body the options describe."""
+    body: dict[str, Any] = {"query": args.query, "top_k": args.top_k}
+    if args.scope:
+        body["scope"] = [args.scope]
+    for name in ("conversation_id", "as_of", "known_at", "owner"):
+        value = getattr(args, name)
+        if value:
+            body[name] = value
+    if args.tag:
+        body["tags"] = args.tag
+    if args.include_superseded:
+        body["include_superseded"] = True
+    if args.include_quarantined:
+        body["include_quarantined"] = True
+    if args.decay_days is not None:
+        body["decay"] = {"tau_days": args.decay_days}
+    if args.expand_hops:
+        body["expand_hops"] = args.expand_hops
+        body["graph_scoring"] = args.graph_scoring
+    if args.entity_match:
+        body["entity_match"] = True
+    if args.explain:
+        body["explain"] = True
+    return body
+
+
+def _explain(signals: dict[str, Any] | None) -> str:
+    if not signals:
+        return ""
+    legs = " ".join(f"{k}#{v['rank']}" for k, v in signals.get("legs", {}).items())
+    mult = " ".join(f"{k}x{v:.2f}" for k, v in signals.get("multipliers", {}).items())
+    graph = signals.get("graph")
+    hop = f" hop{graph['hop']}" if graph else ""
+    return f"{legs} {mult}{hop}".strip()
+
+
+async def _recall(args: argparse.Namespace, client: ApiClient) -> int:
+    result = await client.call("POST", "/v1/search", search_body(args))
+    rows = []
+    for rank, hit in enumerate(result["hits"], start=1):
+        rows.append(
+            {
+                "rank": rank,
+                "kind": hit["kind"],
+                "score": f"{hit['score']:.4f}",
+                "id": hit["id"],
+                "conversation": hit.get("conversation_id"),
+                "why": _explain(hit.get("signals")),
+                "text": hit["text"],
+            }
+        )
+    columns = ["rank", "kind", "score", "id", "conversation", "text"]
+    if args.explain:
+        columns.insert(5, "why")
+    _emit(args, result, render_table(rows, columns) if rows else "no hits")
+    return 0
+
+
+async def recall_cmd(args: argparse.Namespace) -> int:
+    """Run ``memoryd recall``."""
+    return await _run(args, _recall)
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``recall``."""
+    parser = subparsers.add_parser("recall", help="search memory (running daemon)")
+    _add_client_options(parser)
+    parser.add_argument("query", help="what to recall")
+    parser.add_argument("-k", "--top-k", type=int, default=10)
+    parser.add_argument("--scope", choices=("facts", "messages"), default=None)
+    parser.add_argument("--conversation", dest="conversation_id", default=None)
+    parser.add_argument("--as-of", default=None, help="valid time (ISO 8601)")
+    parser.add_argument("--known-at", default=None, help="transaction time (ISO 8601)")
+    parser.add_argument("--owner", choices=("user", "agent", "shared"), default=None)
+    parser.add_argument("--tag", action="append", default=None, help="any of these tags")
+    parser.add_argument("--include-superseded", action="store_true")
+    parser.add_argument("--include-quarantined", action="store_true")
+    parser.add_argument("--decay-days", type=float, default=None, help="decay tau in days")
+    parser.add_argument("--expand-hops", type=int, choices=(0, 1, 2), default=0)
+    parser.add_argument("--graph-scoring", choices=("flat", "ppr"), default="flat")
+    parser.add_argument("--entity-match", action="store_true")
+    parser.add_argument("--explain", action="store_true", help="show why each hit ranks")
+    parser.set_defaults(handler=recall_cmd)
