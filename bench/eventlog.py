@@ -5,14 +5,16 @@ Usage::
     .venv/bin/python -m bench.eventlog [--events 1000000] [--batch 10000]
         [--concurrent-events 20000] [--tasks 16] [--dir DIR] [--no-rebuild]
 
-In one run, with durable commits on both sides (WAL, ``synchronous=FULL``):
+In one run, with durable commits on both sides (WAL, ``synchronous=FULL``), files side by
+side in one directory:
 
 1. raw: ``sqlite3.executemany`` of prebuilt tuples into an equivalent table (the store's own
-   DDL: same columns, constraints and indexes), one transaction per batch; then, on that
-   table, transactions of ``--tasks`` rows each: the ceiling of a group commit that size on
-   this disk (each commit is an fsync);
-2. store, batched: ``append`` of ``--batch`` MessageAppended events per call, same batches,
-   into a fresh log (timed: the ``append`` calls, which include encoding, ids, checks);
+   DDL: same columns, constraints and indexes), one transaction per batch; and
+2. store, batched: ``append`` of ``--batch`` MessageAppended events per call, the same
+   batches (timed: the ``append`` calls, which include encoding, ids, checks). Raw and store
+   batches alternate, so that both see the same disk, cache and machine load; then, on the
+   raw table, transactions of ``--tasks`` rows each: the ceiling of a group commit that size
+   on this disk (each commit is an fsync);
 3. store, concurrent: ``--tasks`` tasks each appending single events, one ``append`` per
    event, into that same log (now ``--events`` long), until ``--concurrent-events`` are in;
 4. rebuild of every projection from that log (``ProjectionRunner.rebuild``), in a child
@@ -33,6 +35,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -109,57 +112,60 @@ def raw_rows(numbers: range) -> list[tuple[Any, ...]]:
     return rows
 
 
-def bench_raw(path: Path, total: int, batch: int, group: int, groups: int) -> tuple[float, float]:
-    """Insert ``total`` rows with executemany, one durable transaction per batch.
+class RawTable:
+    """The baseline: an equivalent table written with ``sqlite3.executemany`` directly."""
 
-    Then, for scale, ``groups`` more transactions of ``group`` rows each: the most a group
-    commit of that size could reach on this disk. Returns the seconds of both parts.
-    """
-    conn = sqlite3.connect(path, isolation_level=None)
-    for pragma in ("journal_mode=WAL", "synchronous=FULL", "cache_size=-65536"):
-        conn.execute(f"PRAGMA {pragma}")
-    for statement in raw_schema():
-        conn.execute(statement)
-    columns = ", ".join(c.name for c in events_table.columns)
-    marks = ", ".join("?" for _ in events_table.columns)
-    insert = f"INSERT INTO events ({columns}) VALUES ({marks})"
+    def __init__(self, path: Path) -> None:
+        self.conn = sqlite3.connect(path, isolation_level=None)
+        for pragma in ("journal_mode=WAL", "synchronous=FULL", "cache_size=-65536"):
+            self.conn.execute(f"PRAGMA {pragma}")
+        for statement in raw_schema():
+            self.conn.execute(statement)
+        columns = ", ".join(c.name for c in events_table.columns)
+        marks = ", ".join("?" for _ in events_table.columns)
+        self.insert = f"INSERT INTO events ({columns}) VALUES ({marks})"
 
-    def insert_batches(first: int, count: int, size: int) -> float:
-        seconds = 0.0
-        for numbers in batches(count, size):
-            rows = raw_rows(range(first + numbers[0] - 1, first + numbers[-1]))
-            began = time.perf_counter()
-            conn.execute("BEGIN IMMEDIATE")
-            conn.executemany(insert, rows)
-            conn.execute("COMMIT")
-            seconds += time.perf_counter() - began
-        return seconds
-
-    batched = insert_batches(1, total, batch)
-    grouped = insert_batches(total + 1, group * groups, group)
-    conn.close()
-    return batched, grouped
+    def write(self, numbers: range) -> float:
+        """Insert these messages (rows prebuilt, untimed) in one durable transaction."""
+        rows = raw_rows(numbers)
+        began = time.perf_counter()
+        self.conn.execute("BEGIN IMMEDIATE")
+        self.conn.executemany(self.insert, rows)
+        self.conn.execute("COMMIT")
+        return time.perf_counter() - began
 
 
-# -- the store ------------------------------------------------------------------------------
+@dataclass
+class Timings:
+    raw_batched: float = 0.0
+    store_batched: float = 0.0
+    raw_groups: float = 0.0
+    concurrent_events: int = 0
+    concurrent: float = 0.0
 
 
-async def bench_store(
-    data_dir: Path, total: int, batch: int, concurrent_events: int, tasks: int, limit: float
-) -> tuple[float, int, float]:
-    """Return (batched seconds, concurrent events, concurrent seconds)."""
-    store = SqliteEventStore.in_data_dir(data_dir)
+async def bench_appends(
+    root: Path, total: int, batch: int, concurrent_events: int, tasks: int, limit: float
+) -> Timings:
+    """Time raw and store batches alternately (so both see the same disk and load), then
+    raw transactions of ``tasks`` rows, then ``tasks`` concurrent single-event appenders."""
+    raw = RawTable(root / "raw.sqlite3")
+    store = SqliteEventStore.in_data_dir(root / "data")
     await store.open()
+    timings = Timings()
     try:
-        batched = 0.0
         for numbers in batches(total, batch):
+            timings.raw_batched += raw.write(numbers)
             events = [NewEvent(message(n)) for n in numbers]
             began = time.perf_counter()
             await store.append(NAMESPACE, events)
-            batched += time.perf_counter() - began
-            done = numbers[-1]
-            if done % (batch * 20) == 0:
-                print(f"  store: {done:,} events appended", file=sys.stderr)
+            timings.store_batched += time.perf_counter() - began
+            if numbers[-1] % (batch * 20) == 0:
+                print(f"  {numbers[-1]:,} events appended (raw and store)", file=sys.stderr)
+
+        for first in range(total + 1, total + 1 + tasks * RAW_GROUPS, tasks):
+            timings.raw_groups += raw.write(range(first, first + tasks))
+        raw.conn.close()
 
         counter = iter(range(total + 1, total + concurrent_events + 1))
         deadline = time.perf_counter() + limit
@@ -175,9 +181,10 @@ async def bench_store(
 
         began = time.perf_counter()
         counts = await asyncio.gather(*(appender() for _ in range(tasks)))
-        concurrent_seconds = time.perf_counter() - began
+        timings.concurrent = time.perf_counter() - began
+        timings.concurrent_events = sum(counts)
         assert await store.head() == total + sum(counts)
-        return batched, sum(counts), concurrent_seconds
+        return timings
     finally:
         await store.close()
 
@@ -277,15 +284,10 @@ def main() -> None:
         return
     with tempfile.TemporaryDirectory(prefix="memoryd-bench-", dir=args.dir) as tmp:
         root = Path(tmp)
-        print("raw executemany ...", file=sys.stderr)
-        raw_seconds, raw_group_seconds = bench_raw(
-            root / "raw.sqlite3", args.events, args.batch, args.tasks, RAW_GROUPS
-        )
-        print("store ...", file=sys.stderr)
-        data_dir = root / "data"
-        batched, concurrent, concurrent_seconds = asyncio.run(
-            bench_store(
-                data_dir,
+        print("appending ...", file=sys.stderr)
+        t = asyncio.run(
+            bench_appends(
+                root,
                 args.events,
                 args.batch,
                 args.concurrent_events,
@@ -293,17 +295,18 @@ def main() -> None:
                 args.concurrent_seconds,
             )
         )
+        data_dir = root / "data"
         results: dict[str, Any] = {
             "events": args.events,
             "batch": args.batch,
             "dir": str(root),
-            "raw_rate": args.events / raw_seconds,
-            "raw_group_rate": args.tasks * RAW_GROUPS / raw_group_seconds,
-            "batched_rate": args.events / batched,
-            "batched_ratio": raw_seconds / batched,
+            "raw_rate": args.events / t.raw_batched,
+            "raw_group_rate": args.tasks * RAW_GROUPS / t.raw_groups,
+            "batched_rate": args.events / t.store_batched,
+            "batched_ratio": t.raw_batched / t.store_batched,
             "tasks": args.tasks,
-            "concurrent_events": concurrent,
-            "concurrent_rate": concurrent / concurrent_seconds,
+            "concurrent_events": t.concurrent_events,
+            "concurrent_rate": t.concurrent_events / t.concurrent,
         }
         if not args.no_rebuild:
             print("rebuild ...", file=sys.stderr)
