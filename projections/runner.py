@@ -61,14 +61,25 @@ def _relax_sqlite(dbapi_connection: Any, _record: Any = None) -> None:
     cursor.close()
 
 
+def _create_index(sync: sa.Connection, index: sa.Index) -> None:
+    index.create(sync, checkfirst=True)
+
+
 def default_projections() -> list[Projection]:
     """Return a fresh instance of every built-in projection."""
+    from projections.consolidation import ConsolidationProjection
     from projections.facts import FactsProjection
     from projections.messages import MessagesProjection
     from projections.retrospective import RetrospectiveProjection
     from projections.search import SearchProjection
 
-    return [MessagesProjection(), FactsProjection(), RetrospectiveProjection(), SearchProjection()]
+    return [
+        MessagesProjection(),
+        FactsProjection(),
+        RetrospectiveProjection(),
+        SearchProjection(),
+        ConsolidationProjection(),
+    ]
 
 
 async def read_checkpoints(

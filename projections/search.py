@@ -38,6 +38,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from events.clock import from_micros, to_micros
+from events.consolidation_events import FactArchived, FactRestored
 from events.store.base import StoredEvent
 from events.types import (
     ConversationDeleted,
@@ -224,7 +225,7 @@ class SearchProjection(Projection):
     """Folds messages and facts into searchable documents (see the module docstring)."""
 
     name: ClassVar[str] = "search"
-    version: ClassVar[int] = 1
+    version: ClassVar[int] = 2
     metadata: ClassVar[sa.MetaData] = metadata
 
     async def apply(self, conn: AsyncConnection, events: Sequence[StoredEvent]) -> None:
@@ -363,6 +364,8 @@ class _SearchFold:
             await self._fact(stored, event)
         elif isinstance(event, FactSuperseded | FactValidated | FactForgotten | FactPurged):
             await self._fact_change(stored, event)
+        elif isinstance(event, FactArchived | FactRestored):
+            await self._fact_archive(stored, event)
 
     async def _message(self, stored: StoredEvent, event: MessageAppended) -> None:
         ns, cid = stored.namespace, event.conversation_id
@@ -590,6 +593,18 @@ class _SearchFold:
         else:
             await self.flush()
             await self._tombstone([row["doc_id"]], stored.position)
+
+    async def _fact_archive(self, stored: StoredEvent, event: FactArchived | FactRestored) -> None:
+        # Consolidation's archive hides a fact from search like a forget (the same column the
+        # filters read); a restore clears it (the daemon never restores a forgotten fact).
+        row = await self._load_doc(stored.namespace, "fact", "", event.fact_id)
+        if not row or not row["live"]:
+            return
+        tx = to_micros(stored.recorded_at)
+        if isinstance(event, FactArchived) and row["forgotten_tx"] is None:
+            self._set(row, stored.position, forgotten_tx=tx)
+        elif isinstance(event, FactRestored) and row["forgotten_tx"] is not None:
+            self._set(row, stored.position, forgotten_tx=None)
 
     # -- writes ---------------------------------------------------------------------------
 

@@ -23,6 +23,7 @@ from daemon.api.common import async_append, derived_id, header_key, new_id, path
 from daemon.api.errors import ApiError, invalid, json_response, not_found
 from daemon.api.validation import Field, Schema, parse_body, parse_query
 from daemon.app import GRANT, namespace_of, state_of
+from daemon.consolidation import ingest
 from events.store.base import NO_STREAM, NewEvent, StoredEvent
 from events.types import (
     FACT_STATUSES,
@@ -70,10 +71,17 @@ FACT_BODY = Schema(
             max_length=1000,
             items=Field("message_id", "string", min_length=1, max_length=200),
         ),
+        Field("dedupe", "boolean", description="default true; false writes a duplicate anyway"),
     ),
 )
 
-VALIDATE_BODY = Schema("ValidateIn", (Field("note", "string", nullable=True, max_length=2000),))
+VALIDATE_BODY = Schema(
+    "ValidateIn",
+    (
+        Field("note", "string", nullable=True, max_length=2000),
+        Field("force", "boolean", description="validate even if the ingest gate flags the text"),
+    ),
+)
 
 LIST_QUERY = Schema(
     "FactsQuery",
@@ -202,13 +210,20 @@ async def post_fact(request: web.Request) -> web.Response:
     """Write a new fact."""
     key = header_key(request)
     body = await parse_body(request, FACT_BODY)
-    fact = _new_fact(request, body, _fact_id_for(request, key))
+    admission = await ingest.admit(
+        request, body, _new_fact(request, body, _fact_id_for(request, key)), key
+    )
+    if admission.response is not None:
+        return admission.response
+    fact = admission.fact
     [position] = await async_append(
         request,
         [NewEvent(fact, idempotency_key=key)],
         expected_versions={fact.stream_id: NO_STREAM},
     )
-    return json_response({"fact_id": fact.fact_id, "position": position}, status=201)
+    return json_response(
+        {"fact_id": fact.fact_id, "position": position, **admission.extra}, status=201
+    )
 
 
 async def post_supersede(request: web.Request) -> web.Response:
@@ -253,6 +268,10 @@ async def post_validate(request: web.Request) -> web.Response:
     if retried is not None:
         return json_response({"fact_id": fact_id, "position": retried.position})
     log.require_live()
+    force = body.get("force", False)
+    await ingest.check_validation(
+        request, fact_id, log.events, log.version, force=force, by=_actor(request)
+    )
     event = FactValidated(fact_id=fact_id, by=_actor(request), note=body.get("note"))
     [position] = await async_append(
         request,

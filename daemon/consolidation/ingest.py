@@ -1,0 +1,175 @@
+"""The ingest gate and write-time dedupe, called by ``daemon/api/facts.py``.
+
+- :func:`admit` runs before a new fact is appended. The gate quarantines a fact whose text
+  matches a prompt-injection pattern or whose provenance is untrusted (the flags are returned
+  to the caller as ``gate_flags``). Dedupe (unless the body says ``"dedupe": false``): a fact
+  whose normalised text equals a current fact's, or whose embedding is at cosine >= 0.95 to
+  one (and no conflict rule fires: "Bob is 34" is not a duplicate of "Bob is 35"), is not
+  written; the existing fact is reinforced (``FactReinforced``) and the answer is 200
+  ``{fact_id: <existing>, deduplicated: true}``.
+- :func:`check_validation` runs before a validation: a fact whose text the gate flags is
+  refused (409 ``validation_refused``) unless ``force`` is true, and the refusal is appended
+  as ``ValidationRefused``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from aiohttp import web
+
+from daemon.api.common import async_append
+from daemon.api.errors import ApiError, json_response
+from daemon.api.search import RECALL
+from daemon.app import namespace_of, state_of
+from daemon.consolidation.facts_view import current_facts, embed
+from daemon.consolidation.rules import DUPLICATE_COSINE, gate_flags, judge_pair, normalise, scan
+from daemon.recall.query import Filters, SearchRequest
+from daemon.recall.service import make_embedder
+from events.consolidation_events import FactReinforced, ValidationRefused
+from events.store.base import NewEvent, StoredEvent
+from events.types import FactWritten, fact_stream
+from plugins.embedders.base import Embedder
+
+CANDIDATES = 10
+"""Nearest current facts compared with a new one."""
+
+_FALLBACK: dict[str, Embedder] = {}
+
+
+@dataclass(slots=True)
+class Admission:
+    """The gate's and dedupe's answer for one new fact."""
+
+    fact: FactWritten
+    response: web.Response | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def embedder_of(app: web.Application) -> Embedder:
+    """Return the recall service's embedder (the hashed one when recall is not running)."""
+    service = app.get(RECALL)
+    if service is not None:
+        return service.index.embedder
+    if "hashed" not in _FALLBACK:
+        _FALLBACK["hashed"] = make_embedder("hashed")
+    return _FALLBACK["hashed"]
+
+
+async def find_duplicate(request: web.Request, fact: FactWritten) -> tuple[str, float] | None:
+    """Return ``(existing fact id, similarity)`` of a current duplicate of ``fact``, if any."""
+    state = state_of(request)
+    if state.read_engine is None:
+        return None
+    namespace = namespace_of(request)
+    engine = await state.async_reads()
+    service = request.app.get(RECALL)
+    async with engine.connect() as conn:
+        views = await current_facts(conn, namespace)
+    if not views:
+        return None
+    by_id = {v.fact_id: v for v in views}
+    key = normalise(fact.text)
+    for view in views:
+        if normalise(view.row.text) == key:
+            return view.fact_id, 1.0
+    if service is not None:
+        hits = await service.engine.search(
+            SearchRequest(
+                query=fact.text,
+                filters=Filters(namespace=namespace, scope=("facts",), include_quarantined=True),
+                top_k=CANDIDATES,
+            )
+        )
+        candidates = [by_id[h.id] for h in hits if h.id in by_id]
+    else:
+        candidates = views[-1000:]
+    if not candidates:
+        return None
+    vectors = await embed(embedder_of(request.app), [fact.text, *(c.row.text for c in candidates)])
+    sims = vectors[1:] @ vectors[0]
+    best: tuple[str, float] | None = None
+    for view, sim in zip(candidates, sims.tolist(), strict=True):
+        verdict = judge_pair(
+            fact.text,
+            view.row.text,
+            float(sim),
+            duplicate_cosine=DUPLICATE_COSINE,
+            triple_a=(fact.subject, fact.predicate, fact.object),
+            triple_b=(view.row.subject, view.row.predicate, view.row.object),
+        )
+        if verdict.duplicate and (best is None or verdict.similarity > best[1]):
+            best = (view.fact_id, verdict.similarity)
+    return best
+
+
+async def admit(
+    request: web.Request, body: dict[str, Any], fact: FactWritten, key: str | None
+) -> Admission:
+    """Run the ingest gate and write-time dedupe on a fact about to be written."""
+    flags = gate_flags(fact.text, fact.provenance)
+    extra: dict[str, Any] = {}
+    if flags:
+        fact = replace(fact, status="quarantined")
+        extra["gate_flags"] = flags
+    if body.get("dedupe", True):
+        found = await find_duplicate(request, fact)
+        if found is not None:
+            existing, similarity = found
+            event = FactReinforced(
+                fact_id=existing,
+                at=state_of(request).clock.now(),
+                reason="duplicate",
+                similarity=round(similarity, 6),
+                duplicate_text=fact.text,
+            )
+            [position] = await async_append(
+                request, [NewEvent(event, idempotency_key=None if key is None else f"{key}#dedupe")]
+            )
+            return Admission(
+                fact,
+                json_response(
+                    {
+                        "fact_id": existing,
+                        "deduplicated": True,
+                        "similarity": round(similarity, 6),
+                        "position": position,
+                    }
+                ),
+            )
+    return Admission(fact, None, extra)
+
+
+def fact_text(events: list[StoredEvent]) -> str:
+    """Return the text of the fact written in ``events`` (empty if none)."""
+    for stored in reversed(events):
+        if isinstance(stored.event, FactWritten):
+            return stored.event.text
+    return ""
+
+
+async def check_validation(
+    request: web.Request,
+    fact_id: str,
+    events: list[StoredEvent],
+    version: int,
+    *,
+    force: bool,
+    by: str,
+) -> None:
+    """Refuse (and record) the validation of a fact the gate flags, unless forced."""
+    flags = scan(fact_text(events))
+    if not flags or force:
+        return
+    event = ValidationRefused(fact_id=fact_id, at=state_of(request).clock.now(), flags=flags, by=by)
+    await async_append(
+        request, [NewEvent(event)], expected_versions={fact_stream(fact_id): version}
+    )
+    raise ApiError(
+        409,
+        "validation_refused",
+        f"fact {fact_id!r} matches prompt-injection patterns ({', '.join(flags)}); "
+        "validate with force=true to vouch for it anyway",
+        {"flags": flags},
+    )

@@ -1,0 +1,274 @@
+"""The deterministic rules of consolidation: text normalisation, the ingest gate's patterns,
+decay and salience, and the no-model duplicate and conflict detectors.
+
+Everything here is a pure function of its arguments (no clock, no store, no model), so the
+phases, the API and the benchmark share one definition of each rule.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+# -- normalisation ---------------------------------------------------------------------------
+
+_PUNCT = re.compile(r"[^\w\s]", re.UNICODE)
+_SPACE = re.compile(r"\s+")
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+
+
+def normalise(text: str) -> str:
+    """Return ``text`` with case, punctuation and whitespace folded away (dedupe key)."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return _SPACE.sub(" ", _PUNCT.sub(" ", folded)).strip()
+
+
+def words(text: str) -> list[str]:
+    """Return the lower-cased words of ``text`` (apostrophes kept inside a word)."""
+    return _WORD.findall(unicodedata.normalize("NFKC", text).casefold().replace("\u2019", "'"))
+
+
+# -- ingest gate -----------------------------------------------------------------------------
+
+INJECTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(pattern, re.IGNORECASE | re.DOTALL))
+    for name, pattern in (
+        (
+            "ignore_instructions",
+            r"\b(ignore|disregard|forget|override|bypass)\b.{0,40}\b(previous|prior|above|"
+            r"earlier|all|any|your|the)\b.{0,30}\b(instructions?|prompts?|rules|directions|"
+            r"guidelines|context)\b",
+        ),
+        ("new_instructions", r"\b(new|updated|real|actual)\s+(system\s+)?instructions?\s*:"),
+        ("role_override", r"\byou\s+are\s+(now|no\s+longer)\b|\bfrom\s+now\s+on,?\s+you\b"),
+        (
+            "pretend",
+            r"\b(act|behave|respond)\s+as\s+(if\s+you\s+were\s+|an?\s+)?(unrestricted|"
+            r"jailbroken|dan|developer\s+mode|evil)",
+        ),
+        ("jailbreak", r"\b(jailbreak|do\s+anything\s+now|developer\s+mode\s+enabled)\b"),
+        (
+            "prompt_exfiltration",
+            r"\b(reveal|print|show|repeat|output|leak)\b.{0,30}\b(system\s+prompt|your\s+"
+            r"(instructions|prompt|rules)|hidden\s+prompt)\b",
+        ),
+        ("chat_markup", r"<\|?(im_start|im_end|system|endoftext)\|?>|\[/?INST\]|<</?SYS>>"),
+        ("role_tag", r"(^|\n)\s*(system|assistant)\s*:\s*\S|</?(system|assistant)>"),
+        ("tool_injection", r"\b(call|invoke|run|execute)\s+the\s+\w+\s+tool\b.{0,40}\bwith\b"),
+        (
+            "memory_tamper",
+            r"\b(always|must|should)\s+(tell|answer|say|respond|recommend)\b.{0,60}\b(user|"
+            r"anyone|everyone)\b.{0,40}\b(that|to)\b",
+        ),
+        ("exfil_url", r"\b(send|post|upload|forward)\b.{0,40}\b(https?://|to\s+this\s+url)"),
+        ("shell", r"\b(curl|wget)\s+\S+\s*\|\s*(sh|bash)\b|\brm\s+-rf\s+/"),
+    )
+)
+_INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
+_B64 = re.compile(r"[A-Za-z0-9+/]{120,}={0,2}")
+
+UNTRUSTED_PROVENANCES: frozenset[str] = frozenset({"tool", "imported"})
+"""Provenances whose facts always enter quarantined and are flagged by the gate."""
+
+
+def scan(text: str) -> list[str]:
+    """Return the names of the injection patterns ``text`` matches (empty: clean)."""
+    flags = [name for name, pattern in INJECTION_PATTERNS if pattern.search(text)]
+    if _INVISIBLE.search(text):
+        flags.append("invisible_characters")
+    if _B64.search(text):
+        flags.append("encoded_blob")
+    return flags
+
+
+def gate_flags(text: str, provenance: str) -> list[str]:
+    """Return every reason the ingest gate has to quarantine a fact."""
+    flags = scan(text)
+    if provenance in UNTRUSTED_PROVENANCES:
+        flags.append(f"untrusted_provenance:{provenance}")
+    return flags
+
+
+# -- decay and salience ----------------------------------------------------------------------
+
+
+def strength(recalls: int, reinforcements: int) -> float:
+    """Return a fact's memory strength: 1 at first, rising with recalls and reinforcements."""
+    return 1.0 + 0.5 * math.log1p(max(0, recalls)) + 0.5 * math.log1p(max(0, reinforcements))
+
+
+def retention(days: float, tau_days: float, strength_value: float) -> float:
+    """``exp(-days / (tau_days * max(0.5, strength)))`` (1 for a fact from the future)."""
+    return math.exp(-max(0.0, days) / (tau_days * max(0.5, strength_value)))
+
+
+def importance_factor(importance: float) -> float:
+    """0.5 for importance 0, 1 at the default 0.5, 1.5 at 1."""
+    return 0.5 + min(1.0, max(0.0, importance))
+
+
+TRUST_FACTORS: dict[str, float] = {
+    "user": 1.0,
+    "tool": 0.8,
+    "extraction": 0.8,
+    "reflection": 0.7,
+    "imported": 0.9,
+}
+
+
+def trust_factor(provenance: str, status: str, confidence: float) -> float:
+    """Lower for quarantined and less trusted provenances, scaled by confidence."""
+    base = TRUST_FACTORS.get(provenance, 0.8)
+    if status == "quarantined":
+        base *= 0.7
+    return base * (0.5 + 0.5 * min(1.0, max(0.0, confidence)))
+
+
+def salience(
+    *,
+    days: float,
+    tau_days: float,
+    recalls: int,
+    reinforcements: int,
+    importance: float,
+    provenance: str,
+    status: str,
+    confidence: float,
+) -> float:
+    """retention x importance factor x trust factor."""
+    return (
+        retention(days, tau_days, strength(recalls, reinforcements))
+        * importance_factor(importance)
+        * trust_factor(provenance, status, confidence)
+    )
+
+
+# -- duplicates and conflicts (no model) -----------------------------------------------------
+
+_STOPWORDS = """
+a an the of to in on at for and or but is are was were be been being am i my me we our you
+your he she it its they them their his her this that these those with as by from has have had
+do does did so very really just also
+"""
+STOPWORDS: frozenset[str] = frozenset(_STOPWORDS.split())
+_NEGATIONS = """
+not no never none nobody nothing neither nor isn't aren't wasn't weren't don't doesn't didn't
+can't cannot won't wouldn't shouldn't hasn't haven't hadn't stopped quit
+"""
+NEGATIONS: frozenset[str] = frozenset(_NEGATIONS.split())
+_ANTONYMS = """
+like/dislike likes/dislikes loves/hates love/hate liked/disliked enjoys/hates prefers/avoids
+allergic/tolerant vegetarian/carnivore married/single married/divorced alive/dead open/closed
+early/late morning/evening morning/night summer/winter older/younger bigger/smaller more/less
+always/never true/false yes/no left/right introvert/extrovert remote/office north/south
+east/west first/last up/down hot/cold old/new start/end starts/ends
+"""
+ANTONYMS: tuple[frozenset[str], ...] = tuple(frozenset(p.split("/")) for p in _ANTONYMS.split())
+_NUMBER = re.compile(r"^\d+(?:[.,:]\d+)*$")
+
+
+def content_words(text: str) -> list[str]:
+    """Return the words that carry meaning (stopwords and negations out)."""
+    return [w for w in words(text) if w not in STOPWORDS and w not in NEGATIONS]
+
+
+def jaccard(a: Sequence[str], b: Sequence[str]) -> float:
+    """Return the Jaccard similarity of two word lists (1 for two empty ones)."""
+    sa, sb = set(a), set(b)
+    if not sa and not sb:
+        return 1.0
+    return len(sa & sb) / len(sa | sb)
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(word) > len(suffix) + 2 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+def _stems(ws: Sequence[str]) -> list[str]:
+    return [w if _NUMBER.match(w) else _stem(w) for w in ws]
+
+
+def negated(text: str) -> bool:
+    """Return True if ``text`` holds a negation word."""
+    return any(w in NEGATIONS or w.endswith("n't") for w in words(text))
+
+
+@dataclass(frozen=True, slots=True)
+class PairJudgement:
+    """What the deterministic rules say about two facts."""
+
+    duplicate: bool
+    conflict: bool
+    similarity: float
+    reason: str
+
+
+DUPLICATE_COSINE = 0.95
+
+
+def judge_pair(
+    a: str,
+    b: str,
+    cosine: float,
+    *,
+    duplicate_cosine: float = DUPLICATE_COSINE,
+    conflict_overlap: float = 0.5,
+    triple_a: tuple[str | None, str | None, str | None] = (None, None, None),
+    triple_b: tuple[str | None, str | None, str | None] = (None, None, None),
+) -> PairJudgement:
+    """Judge two fact texts with the no-model rules.
+
+    Duplicate: equal normalised text, or ``cosine >= duplicate_cosine`` *and* no conflict signal.
+    Conflict: the same (subject, predicate) with different objects; or content words that
+    overlap at least ``conflict_overlap`` while one side is negated and the other is not, an
+    antonym pair differs, or a number differs.
+    """
+    if normalise(a) == normalise(b):
+        return PairJudgement(True, False, 1.0, "exact")
+    sa, pa, oa = triple_a
+    sb, pb, ob = triple_b
+    if (
+        (
+            sa
+            and pa
+            and sb
+            and pb
+            and normalise(sa) == normalise(sb)
+            and normalise(pa) == normalise(pb)
+        )
+        and oa
+        and ob
+        and normalise(oa) != normalise(ob)
+    ):
+        return PairJudgement(False, True, cosine, "same subject and predicate, other object")
+    raw_a, raw_b = content_words(a), content_words(b)
+    wa, wb = _stems(raw_a), _stems(raw_b)
+    only_a, only_b = set(raw_a) - set(raw_b), set(raw_b) - set(raw_a)
+    conflict_reason = ""
+    if jaccard(wa, wb) >= conflict_overlap and negated(a) != negated(b):
+        conflict_reason = "negation"
+    else:
+        swapped = [
+            (x, y)
+            for x in sorted(only_a)
+            for y in sorted(only_b)
+            if any(x in pair and y in pair and x != y for pair in ANTONYMS)
+            or (_NUMBER.match(x) and _NUMBER.match(y))
+        ]
+        if swapped:
+            x, y = swapped[0]
+            rest_a = _stems([w for w in raw_a if w != x])
+            rest_b = _stems([w for w in raw_b if w != y])
+            if rest_a and jaccard(rest_a, rest_b) >= conflict_overlap:
+                conflict_reason = "number" if _NUMBER.match(x) else "antonym"
+    if conflict_reason:
+        return PairJudgement(False, True, cosine, conflict_reason)
+    if cosine >= duplicate_cosine:
+        return PairJudgement(True, False, cosine, "embedding")
+    return PairJudgement(False, False, cosine, "")
