@@ -222,6 +222,19 @@ async def run_inprocess(args: argparse.Namespace, convs: list[Conversation]) -> 
             await store.close()
 
 
+def apply_ablation(args: argparse.Namespace) -> None:
+    """Set the projection's and the engine's knobs that the ablation options name."""
+    from daemon.recall import engine
+    from projections import search
+
+    if args.context_window is not None:
+        search.CONTEXT_WINDOW = args.context_window
+    if args.near_weight is not None:
+        engine.LEXICAL_NEAR_WEIGHT = args.near_weight
+    if args.no_dates:
+        search.INDEX_DATES = False
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark and print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -234,8 +247,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cache-dir", default=str(Path(tempfile.gettempdir()) / "memoryd-bench"))
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--keep", default=None, help="build in this data dir and keep it")
+    # Ablation knobs (module settings of the projection and the engine; defaults as shipped).
+    parser.add_argument("--context-window", type=int, default=None, help="turns each side")
+    parser.add_argument("--near-weight", type=float, default=None, help="bm25 weight of context")
+    parser.add_argument("--no-dates", action="store_true", help="do not index dates as words")
     args = parser.parse_args(argv)
     Path(args.cache_dir).mkdir(parents=True, exist_ok=True)
+    apply_ablation(args)
     convs = load_conversations(args.data.resolve())
     if args.mode == "api":
         from bench.locomo_api import run_api
@@ -245,6 +263,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         scores = asyncio.run(run_inprocess(args, convs))
     summary = {
         "mode": args.mode,
+        "context_window": args.context_window,
+        "near_weight": args.near_weight,
+        "dates": not args.no_dates,
         "legs": args.legs,
         "embedder": args.embedder,
         "strategy": args.strategy,

@@ -11,8 +11,8 @@ Fold rules (pure: time comes from the events, no plugin is called):
   message refreshes the ``near`` column of the turns before it. A repeated ``message_id`` in
   the same conversation replaces the document's text and metadata. Appends to a deleted
   conversation are ignored.
-- ``ConversationDeleted`` tombstones the conversation's documents (``live`` false, text
-  removed, index rows deleted).
+- ``ConversationDeleted`` tombstones the conversation's documents (``live`` false; text, name,
+  metadata and content hash removed; index rows and mentions deleted).
 - ``FactWritten`` adds a fact document (text, subject/predicate/object and tags indexed).
   ``FactSuperseded``, ``FactValidated`` and ``FactForgotten`` record *when* (transaction time)
   the fact changed, so search can answer ``known_at`` questions; ``FactPurged`` tombstones it.
@@ -57,6 +57,8 @@ CONTEXT_WINDOW = 2
 """Turns on each side of a message that are indexed with it."""
 CONTEXT_GAP_MICROS = 3 * 3600 * 1_000_000
 """A neighbouring turn further away in time than this is not context (another session)."""
+INDEX_DATES = True
+"""Index a message's date as words with it (benchmarks switch this off for the ablation)."""
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 PG_TS_CONFIG = "english"
 
@@ -489,7 +491,9 @@ class _SearchFold:
         gone = set(doc_ids)
         for row in self.by_ref.values():
             if row["doc_id"] in gone:
-                row.update(live=False, text="", body="", near="", updated_position=position)
+                row.update(
+                    live=False, text="", body="", near="", name=None, updated_position=position
+                )
         for part in chunks(doc_ids):
             await self.conn.execute(
                 docs_table.update()
@@ -499,8 +503,10 @@ class _SearchFold:
                     text="",
                     body="",
                     near="",
+                    name=None,
                     tags_json="[]",
                     metadata_json="{}",
+                    content_hash="",
                     updated_position=position,
                 )
             )
@@ -760,7 +766,7 @@ class _SearchFold:
 
 def _message_body(name: str | None, text: str, created: int) -> str:
     head = f"{name}: {text}" if name else text
-    return f"{head} {date_words(created)}"
+    return f"{head} {date_words(created)}" if INDEX_DATES else head
 
 
 def _near_text(turns: list[dict[str, Any]], i: int) -> str:

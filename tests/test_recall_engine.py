@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 
 from daemon.backend import Backend
 from daemon.recall.engine import Hit
@@ -23,12 +24,13 @@ from events.types import (
     ConversationDeleted,
     Event,
     FactForgotten,
+    FactPurged,
     FactSuperseded,
     FactWritten,
     MessageAppended,
 )
 from projections.runner import ProjectionRunner
-from projections.search import SearchProjection
+from projections.search import SearchProjection, docs_table, mentions_table
 from tests.pg_fixtures import pg_scratch, pg_url  # noqa: F401  (fixtures)
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -299,3 +301,32 @@ async def test_switching_embedder_reembeds_in_the_background(backend: Backend) -
         await service.switch_embedder(make_embedder())
         assert service.index.pending == 0
         assert service.progress.done
+
+
+async def test_purge_and_delete_leave_no_text_and_no_cached_vector(backend: Backend) -> None:
+    async with recall_env(backend) as env:
+        await env.add(
+            fact("secret", "Dana Reyes hides the key under the mat"),
+            msg("gone", "g1", "my bank pin is 4321", name="Eve"),
+            fact("keep", "the mat is blue"),
+        )
+        cache = env.service.cache
+        embedder_id = env.service.index.embedder.embedder_id
+        assert await cache.count(embedder_id) == 3
+        await env.add(FactPurged(fact_id="secret"), ConversationDeleted(conversation_id="gone"))
+        assert ids(await env.search("mat key", ("lexical", "vector", "entity"))) == {"keep"}
+        assert ids(await env.search("bank pin", ("lexical", "vector"))) == {"keep"}
+        assert await cache.count(embedder_id) == 1
+        async with env.service.engine.engine.connect() as conn:
+            rows = (
+                await conn.execute(
+                    sa.select(docs_table).where(docs_table.c.ref_id.in_(["secret", "g1"]))
+                )
+            ).all()
+            mentions = (await conn.execute(sa.select(mentions_table.c.entity_key))).all()
+        assert len(rows) == 2
+        for row in rows:
+            assert not row.live
+            assert (row.text, row.body, row.near, row.content_hash) == ("", "", "", "")
+            assert row.name is None
+        assert {m[0] for m in mentions} == set()

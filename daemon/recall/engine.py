@@ -75,8 +75,14 @@ _HIT_COLUMNS = (
     _D.valid_to,
     _D.superseded_by,
 )
-BM25 = f"bm25(search_fts, 1.0, {LEXICAL_NEAR_WEIGHT}, 0.0)"
-"""FTS5 column weights: own text, neighbouring turns, scope tokens (unranked)."""
+
+
+def bm25_sql() -> str:
+    """Return the FTS5 rank expression: own text 1, neighbouring turns
+    :data:`LEXICAL_NEAR_WEIGHT`, scope tokens 0 (unranked)."""
+    return f"bm25(search_fts, 1.0, {LEXICAL_NEAR_WEIGHT}, 0.0)"
+
+
 LEXICAL_PREFETCH = 4
 DEFAULT_WEIGHTS: dict[str, float] = {"lexical": 1.0, "vector": 1.0, "entity": 1.0}
 HOP_DAMPING = 0.5
@@ -273,7 +279,7 @@ class RecallEngine:
         want = req.candidate_top_k
         fetch = LEXICAL_PREFETCH * want
         cursor = conn.exec_driver_sql(
-            f"SELECT rowid, {BM25} AS r FROM search_fts WHERE search_fts MATCH ? "
+            f"SELECT rowid, {bm25_sql()} AS r FROM search_fts WHERE search_fts MATCH ? "
             "ORDER BY r, rowid DESC LIMIT ?",
             (match, fetch),
         )
@@ -292,7 +298,7 @@ class RecallEngine:
         if len(kept) >= want or len(ranked) < fetch:
             return kept
         fts = sa.table("search_fts", sa.column("rowid"))
-        rank: sa.ColumnElement[Any] = sa.literal_column(BM25)
+        rank: sa.ColumnElement[Any] = sa.literal_column(bm25_sql())
         query = (
             sa.select(_D.doc_id, rank)
             .select_from(fts.join(docs_table, _D.doc_id == fts.c.rowid))

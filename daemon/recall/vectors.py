@@ -107,6 +107,14 @@ class EmbeddingCache:
                 ],
             )
 
+    async def delete(self, hashes: Sequence[str]) -> None:
+        """Forget the vectors of these texts, for every embedder (deleted or purged content)."""
+        if not hashes:
+            return
+        async with self.engine.begin() as conn:
+            for part in chunks(sorted(set(hashes))):
+                await conn.execute(embedding_cache_table.delete().where(_C.content_hash.in_(part)))
+
     async def count(self, embedder_id: str) -> int:
         """Return how many vectors the cache holds for an embedder."""
         async with self.engine.connect() as conn:
@@ -170,6 +178,7 @@ class VectorIndex:
         self._hashes: list[str] = []
         self._pending: dict[int, str] = {}
         self._wake = asyncio.Event()
+        self._dropped: set[str] = set()
         self.failures = 0
         self._lock = asyncio.Lock()
         self._alloc(capacity)
@@ -242,6 +251,8 @@ class VectorIndex:
         if not row.live:
             self.has_vec[slot] = False
             self._pending.pop(slot, None)
+            if self._hashes[slot]:
+                self._dropped.add(self._hashes[slot])
             self._hashes[slot] = ""
             return None
         if self._hashes[slot] == row.content_hash and (self.has_vec[slot] or slot in self._pending):
@@ -269,7 +280,17 @@ class VectorIndex:
                         stale[self._slots[int(row.doc_id)]] = text
                     self.position = max(self.position, int(row.updated_position))
                 await self._fill_from_cache(stale)
+            await self._forget_dropped()
             return changed
+
+    async def _forget_dropped(self) -> None:
+        """Delete the cached vectors of deleted or purged texts no live document shares."""
+        if not self._dropped:
+            return
+        in_use = {self._hashes[s] for s in range(self.size) if self.live[s]}
+        gone = sorted(self._dropped - in_use)
+        self._dropped.clear()
+        await self.cache.delete(gone)
 
     async def _changed_rows(self, conn: AsyncConnection) -> list[Any]:
         result = await conn.execute(
