@@ -35,6 +35,13 @@ class Projection(abc.ABC):
     version: ClassVar[int]
     metadata: ClassVar[sa.MetaData]
     """Holds exactly this projection's tables."""
+    deferred_indexes: ClassVar[tuple[str, ...]] = ()
+    """Indexes (by name) a rebuild from 0 drops and builds once at the end, which is much
+    cheaper than maintaining them row by row. Only indexes :meth:`apply` can do without."""
+
+    def indexes(self) -> list[sa.Index]:
+        """Return every index of this projection's tables."""
+        return [index for table in self.tables for index in table.indexes]
 
     @property
     def tables(self) -> list[sa.Table]:

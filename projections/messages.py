@@ -202,6 +202,7 @@ class MessagesProjection(Projection):
     name: ClassVar[str] = "messages"
     version: ClassVar[int] = 1
     metadata: ClassVar[sa.MetaData] = metadata
+    deferred_indexes: ClassVar[tuple[str, ...]] = ("ix_messages_order",)
 
     async def apply(self, conn: AsyncConnection, events: Sequence[StoredEvent]) -> None:
         """Fold one batch."""

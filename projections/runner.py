@@ -185,6 +185,7 @@ class ProjectionRunner:
                     await conn.run_sync(projection.metadata.create_all)
                     checkpoints[projection.name] = found[1]
         self._checkpoints = checkpoints
+        await self._create_indexes()
 
     async def catch_up(
         self,
@@ -299,12 +300,30 @@ class ProjectionRunner:
     ) -> int:
         """Drop every projection's tables and fold the log again from position 0."""
         async with self._lock:
+            deferred = [
+                index
+                for p in self.projections
+                for index in p.indexes()
+                if index.name in p.deferred_indexes
+            ]
             async with self.engine.begin() as conn:
                 await conn.run_sync(checkpoints_metadata.create_all)
                 for projection in self.projections:
                     await _reset(conn, projection)
+                for index in deferred:
+                    await conn.run_sync(index.drop)
             self._checkpoints = {p.name: 0 for p in self.projections}
-            return await self._catch_up(until, progress)
+            try:
+                return await self._catch_up(until, progress)
+            finally:
+                await self._create_indexes()
+
+    async def _create_indexes(self) -> None:
+        """Create any index that is missing (after a rebuild, or one that was cut short)."""
+        async with self.engine.begin() as conn:
+            for projection in self.projections:
+                for index in projection.indexes():
+                    await conn.run_sync(_create_index, index)
 
     async def digest(self) -> dict[str, str]:
         """Return ``table name -> sha256`` of every projection table (see :func:`table_digest`)."""
