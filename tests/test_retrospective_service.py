@@ -494,8 +494,8 @@ async def test_sweep_seeds_first_then_enqueues(harness: Harness) -> None:
     service = await harness.start_service(SelfStatementExtractor(), cfg)
     await service.sweep_if_due()  # the ticker may have run it already: then this is a no-op
     await service.drain()
-    sweeps = await harness.of_type(RetrospectiveSweepCompleted)
-    assert [(s.seeded, s.enqueued) for s in sweeps] == [(True, 0)]
+    assert not await harness.of_type(RetrospectiveSweepCompleted)  # seeding decides nothing
+    assert not await harness.of_type(RetrospectiveScheduled)
     harness.clock.advance(timedelta(hours=1))
     await service.tick()
     await wait_until(
@@ -505,5 +505,5 @@ async def test_sweep_seeds_first_then_enqueues(harness: Harness) -> None:
         service,
     )
     sweeps = await harness.of_type(RetrospectiveSweepCompleted)
-    assert [(s.seeded, s.enqueued) for s in sweeps] == [(True, 0), (False, 2)]
+    assert [(s.seeded, s.enqueued) for s in sweeps] == [(False, 2)]
     assert {e.trigger for e in await harness.of_type(RetrospectiveScheduled)} == {"sweep"}

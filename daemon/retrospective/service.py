@@ -30,7 +30,7 @@ import random
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -85,6 +85,7 @@ SWEEP_NAMESPACE = "default"
 """Where sweep passes are recorded (the runs they enqueue live in their own namespaces)."""
 APPEND_ATTEMPTS = 5
 READ_PAGE = 500
+USAGE_MEMORY = timedelta(days=2)
 RETROSPECTIVE_TAG = "retrospective"
 INJECTION_TAG = "injection-suspect"
 
@@ -365,6 +366,8 @@ class RetrospectiveService:
         self._last_sweep: datetime | None = None
         self._started = False
         self._stopping = False
+        self._usage_log: list[tuple[datetime, int]] = []
+        """Model calls (time, tokens) of the last two days, from the log: budgets survive."""
 
     # -- configuration -----------------------------------------------------------------------
 
@@ -397,6 +400,14 @@ class RetrospectiveService:
             self._settings.prompt = load_prompt(config.prompt_path, self.workspace)
         self._wake.set()
 
+    def _note_usage(self, event: Event) -> None:
+        if not isinstance(event, RetrospectiveSucceeded | RetrospectiveFailed) or not event.calls:
+            return
+        if self.clock.now() - event.at > USAGE_MEMORY:
+            return
+        tokens = event.input_tokens + event.output_tokens
+        self._usage_log.extend([(event.at, 0)] * (event.calls - 1) + [(event.at, tokens)])
+
     async def set_provider(
         self,
         provider: LLMProvider,
@@ -407,6 +418,9 @@ class RetrospectiveService:
         old = self._settings.provider
         self._settings.provider = provider
         self._settings.budget = budget
+        if budget is not None:
+            horizon = self.clock.now() - USAGE_MEMORY
+            budget.seed(e for e in self._usage_log if e[0] >= horizon)
         self._settings.max_tokens = max_tokens
         if old is not provider:
             await old.aclose()
@@ -418,13 +432,16 @@ class RetrospectiveService:
         head = await self.store.head()
         async for stored in self.store.read(0, until=head):
             self._apply(stored)
+            self._note_usage(stored.event)
         self._live_after = head
+        if self.budget is not None:
+            self.budget.seed(self._usage_log)
         self._tasks.append(asyncio.create_task(self._follow(), name="retrospective-follow"))
         self._tasks.append(asyncio.create_task(self._decider(), name="retrospective-decide"))
         await self.recover()
         self._tasks.append(asyncio.create_task(self._ticker(), name="retrospective-tick"))
         self._started = True
-        log.info(
+        log.debug(
             "retrospective.started",
             position=self.fold.position,
             conversations=len(self.fold.conversations),
@@ -552,7 +569,7 @@ class RetrospectiveService:
             self.counters.scheduled += 1
         elif decision.action == "skip":
             self.counters.skipped += 1
-        log.info(
+        log.debug(
             "retrospective.decided",
             namespace=conv.namespace,
             conversation_id=conv.conversation_id,
@@ -751,7 +768,9 @@ class RetrospectiveService:
             over_cap=plan.over_cap,
             inputs=plan.inputs,
         )
-        await self.store.append(SWEEP_NAMESPACE, [NewEvent(summary)])
+        if enqueued or summary.skipped_pending or plan.over_cap:
+            # A pass that found nothing to do (or only seeded) decided nothing: log only.
+            await self.store.append(SWEEP_NAMESPACE, [NewEvent(summary)])
         if plan.inputs.get("lookback_clamped"):
             log.warning(
                 "retrospective.sweep_lookback_clamped",
@@ -759,7 +778,7 @@ class RetrospectiveService:
             )
         self._seeded = True
         self._last_sweep = now
-        log.info(
+        log.debug(
             "retrospective.sweep",
             seeded=plan.seeded,
             enqueued=enqueued,
@@ -976,6 +995,12 @@ class RetrospectiveService:
         return _Review(judgement, transcript, usage)
 
     def _count_usage(self, usage: _Usage) -> None:
+        if usage.calls:
+            now = self.clock.now()
+            tokens = usage.input_tokens + usage.output_tokens
+            self._usage_log.extend([(now, 0)] * (usage.calls - 1) + [(now, tokens)])
+            horizon = now - USAGE_MEMORY
+            self._usage_log = [e for e in self._usage_log if e[0] >= horizon]
         self.counters.calls += usage.calls
         self.counters.input_tokens += usage.input_tokens
         self.counters.output_tokens += usage.output_tokens
@@ -1077,7 +1102,7 @@ class RetrospectiveService:
             self.counters.succeeded += 1
             self.counters.facts_written += len(facts)
             self._count_usage(usage)
-            log.info(
+            log.debug(
                 "retrospective.succeeded",
                 run_id=run_id,
                 attempt=attempt,

@@ -1,0 +1,89 @@
+"""Retrospectives over HTTP.
+
+- ``POST /v1/conversations/{cid}/retrospective:run``: the ``manual`` trigger. 202 with
+  ``{action: schedule|merge|skip, run_id, reason, not_before}``; 404 for an unknown
+  conversation, 409 ``retrospectives_disabled`` when the kill switch is off.
+- ``GET /v1/conversations/{cid}/retrospective``: ``{cursor, last_attempt_at,
+  last_success_at, remembered, runs: [{run_id, trigger, status, facts_written, error?}]}``
+  (newest run first) from the ``retrospective`` projection, read-your-writes.
+- ``GET /v1/retrospective``: the service's counters, queue and model budget (for
+  ``memoryd status``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+
+from daemon.api.common import path_id
+from daemon.api.errors import ApiError, json_response, not_found
+from daemon.app import namespace_of, state_of
+from daemon.retrospective.service import RetrospectiveError, RetrospectiveService
+from daemon.retrospective.wiring import RETROSPECTIVE
+from projections.messages import get_conversation
+from projections.retrospective import get_retrospective
+
+
+def _service(request: web.Request) -> RetrospectiveService:
+    holder = request.app.get(RETROSPECTIVE)
+    if holder is None or holder.service is None:
+        reason = "retrospectives are not running in this daemon"
+        if holder is not None and holder.error:
+            reason = f"{reason}: {holder.error}"
+        elif holder is not None:
+            reason = "retrospectives are starting (folding the log)"
+        raise ApiError(503, "not_ready", reason, headers={"Retry-After": "1"})
+    return holder.service
+
+
+async def post_run(request: web.Request) -> web.Response:
+    """Schedule a manual retrospective of a conversation."""
+    cid = path_id(request, "cid")
+    service = _service(request)
+    try:
+        result = await service.request_run(namespace_of(request), cid)
+    except RetrospectiveError as exc:
+        if exc.code == "unknown_conversation":
+            raise not_found("conversation", cid) from exc
+        code = "retrospectives_disabled" if exc.code == "disabled" else exc.code
+        raise ApiError(409, code, exc.message, {"conversation_id": cid}) from exc
+    return json_response({"conversation_id": cid, **result.to_json()}, status=202)
+
+
+async def get_state(request: web.Request) -> web.Response:
+    """Return a conversation's retrospective state."""
+    cid = path_id(request, "cid")
+    namespace = namespace_of(request)
+    engine = await state_of(request).async_reads()
+    async with engine.connect() as conn:
+        retro = await get_retrospective(conn, namespace, cid)
+        if retro is None:
+            conversation = await get_conversation(conn, namespace, cid)
+            if conversation is None or conversation.deleted:
+                raise not_found("conversation", cid)
+    body: dict[str, Any]
+    if retro is None:
+        body = {
+            "conversation_id": cid,
+            "cursor": None,
+            "last_attempt_at": None,
+            "last_success_at": None,
+            "remembered": [],
+            "runs": [],
+        }
+    else:
+        body = retro.view()
+    return json_response(body)
+
+
+async def get_service(request: web.Request) -> web.Response:
+    """Return the retrospective service's counters and the model budget."""
+    return json_response(_service(request).snapshot())
+
+
+def add_routes(app: web.Application) -> None:
+    """Register the retrospective routes."""
+    app.router.add_post("/v1/conversations/{cid}/retrospective:run", post_run)
+    app.router.add_get("/v1/conversations/{cid}/retrospective", get_state, allow_head=False)
+    app.router.add_get("/v1/retrospective", get_service, allow_head=False)

@@ -1,0 +1,212 @@
+"""Put the retrospective service into the running daemon.
+
+:func:`install_retrospective` is called by the server on the freshly built application: it
+stores a :class:`RetrospectiveHolder` under :data:`RETROSPECTIVE`, adds a ``cleanup_ctx`` that
+starts the service once the store and the projection runner are up (in the background, so a
+long log does not delay the sockets) and stops it before they close, subscribes to config
+reloads (``[retrospective]`` and ``[llm]`` apply live), and registers the ``/metrics`` gauges.
+
+The model: ``[llm] provider = "none"`` (the default) uses the offline self-statement extractor;
+``openai`` / ``anthropic`` build that plugin from the registry and wrap it in its daily budget.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from aiohttp import web
+
+from daemon.app import STATE, AppState
+from daemon.config import Config, LlmConfig
+from daemon.logging import get_logger
+from daemon.retrospective.service import ProjectionSliceReader, RetrospectiveService
+from plugins.extractors.selfstatements import SelfStatementExtractor
+from plugins.llm.budget import BudgetedProvider, BudgetTracker
+from plugins.llm.settings import LLMSettings
+from plugins.llm.types import LLMProvider
+from plugins.registry import load_plugins
+
+log = get_logger(__name__)
+
+
+class WatcherLike(Protocol):
+    """The part of :class:`daemon.reload.ConfigWatcher` used here."""
+
+    @property
+    def current(self) -> Config:
+        """Return the configuration in force."""
+        ...
+
+    def subscribe(self, callback: Callable[[Config, Config], Any]) -> None:
+        """Await ``callback(old, new)`` after each applied reload."""
+        ...
+
+
+@dataclass(slots=True)
+class RetrospectiveHolder:
+    """The service once started (None before, and when the daemon runs without it)."""
+
+    service: RetrospectiveService | None = None
+    task: asyncio.Task[None] | None = None
+    error: str | None = None
+    tasks: set[asyncio.Task[Any]] = field(default_factory=set)
+
+
+RETROSPECTIVE: web.AppKey[RetrospectiveHolder] = web.AppKey(
+    "memoryd_retrospective", RetrospectiveHolder
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderChoice:
+    """A built provider, its budget and its reply size."""
+
+    provider: LLMProvider
+    budget: BudgetTracker | None
+    max_tokens: int | None
+
+
+def build_provider(llm: LlmConfig, now: Callable[[], datetime]) -> ProviderChoice:
+    """Build the model provider ``[llm]`` names (the offline extractor for ``none``)."""
+    mapping = llm.provider_settings()
+    if mapping is None:
+        return ProviderChoice(SelfStatementExtractor(), None, None)
+    settings = LLMSettings.from_mapping(mapping)
+    inner: LLMProvider = load_plugins().create("llm_provider", llm.provider, mapping)
+    tracker = BudgetTracker(settings.budget)
+    return ProviderChoice(BudgetedProvider(inner, tracker, now), tracker, settings.max_tokens)
+
+
+def _workspace(config: Config) -> Path:
+    if config.source is not None:
+        return config.source.parent
+    return config.storage.data_dir
+
+
+def install_retrospective(app: web.Application, watcher: WatcherLike) -> RetrospectiveHolder:
+    """Wire the retrospective service into ``app`` (call before the app starts)."""
+    holder = RetrospectiveHolder()
+    app[RETROSPECTIVE] = holder
+    app.cleanup_ctx.append(_retrospective_ctx(holder, watcher))
+    watcher.subscribe(_reload_callback(holder))
+    _register_gauges(app[STATE], holder)
+    return holder
+
+
+def _retrospective_ctx(
+    holder: RetrospectiveHolder, watcher: WatcherLike
+) -> Callable[[web.Application], AsyncIterator[None]]:
+    async def ctx(app: web.Application) -> AsyncIterator[None]:
+        state = app[STATE]
+        holder.task = asyncio.create_task(
+            _start(holder, state, watcher.current), name="retrospective-start"
+        )
+        try:
+            yield
+        finally:
+            if holder.task is not None and not holder.task.done():
+                holder.task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await holder.task
+            if holder.service is not None:
+                await holder.service.stop()
+                holder.service = None
+
+    return ctx
+
+
+async def _start(holder: RetrospectiveHolder, state: AppState, config: Config) -> None:
+    store = state.require_store()
+    if state.runner is None or state.read_engine is None:
+        holder.error = "the daemon runs without projections"
+        log.warning("retrospective.not_started", reason=holder.error)
+        return
+    try:
+        choice = build_provider(config.llm, state.clock.now)
+    except Exception as exc:  # a bad plugin must not take the daemon down
+        holder.error = f"cannot build the [llm] provider: {exc}"
+        log.error("retrospective.not_started", reason=holder.error)
+        return
+    service = RetrospectiveService(
+        store,
+        ProjectionSliceReader(state.read_engine, state.runner),
+        choice.provider,
+        config.retrospective,
+        clock=state.clock,
+        budget=choice.budget,
+        workspace=_workspace(config),
+        max_tokens=choice.max_tokens,
+    )
+    await service.start()
+    holder.service = service
+
+
+def _reload_callback(holder: RetrospectiveHolder) -> Callable[[Config, Config], Any]:
+    async def apply(old: Config, new: Config) -> None:
+        service = holder.service
+        if service is None:
+            return
+        if new.retrospective != old.retrospective:
+            service.workspace = _workspace(new)
+            service.apply_config(new.retrospective)
+            log.info("retrospective.config_applied")
+        if new.llm != old.llm:
+            try:
+                choice = build_provider(new.llm, service.clock.now)
+            except Exception as exc:
+                log.error("retrospective.llm_reload_failed", error=str(exc))
+                return
+            await service.set_provider(choice.provider, choice.budget, choice.max_tokens)
+            log.info("retrospective.llm_applied", provider=new.llm.provider)
+
+    return apply
+
+
+def _register_gauges(state: AppState, holder: RetrospectiveHolder) -> None:
+    def counter(name: str) -> Callable[[], float]:
+        def read() -> float:
+            service = holder.service
+            return 0.0 if service is None else float(getattr(service.counters, name))
+
+        return read
+
+    def budget(index: int) -> Callable[[], float]:
+        def read() -> float:
+            service = holder.service
+            if service is None or service.budget is None:
+                return 0.0
+            return float(service.budget.usage(service.clock.now())[index])
+
+        return read
+
+    def pending() -> float:
+        service = holder.service
+        return 0.0 if service is None else float(service.snapshot()["pending"])
+
+    metrics = state.metrics
+    for name, text in (
+        ("scheduled", "Retrospective runs scheduled by this daemon."),
+        ("started", "Retrospective attempts started."),
+        ("succeeded", "Retrospective attempts that succeeded."),
+        ("failed", "Retrospective attempts that failed."),
+        ("abandoned", "Retrospective runs abandoned after max_retries."),
+        ("skipped", "Retrospective runs skipped."),
+        ("facts_written", "Facts written by retrospectives."),
+        ("calls", "Model calls made by retrospectives."),
+        ("input_tokens", "Prompt tokens reported by the model provider."),
+        ("output_tokens", "Completion tokens reported by the model provider."),
+    ):
+        metrics.gauge(f"memoryd_retrospective_{name}_total", text, counter(name))
+    metrics.gauge("memoryd_retrospective_pending", "Conversations with a pending run.", pending)
+    metrics.gauge(
+        "memoryd_llm_budget_calls", "Model calls counted in the current budget day.", budget(0)
+    )
+    metrics.gauge(
+        "memoryd_llm_budget_tokens", "Model tokens counted in the current budget day.", budget(1)
+    )
