@@ -290,6 +290,18 @@ OPERATIONS: tuple[Operation, ...] = (
         namespaced=False,
         content_type="application/json",
     ),
+    Operation(
+        "POST",
+        "/v1/conversations/{cid}/retrospective:run",
+        "Schedule a manual retrospective (merges into a pending run)",
+        202,
+    ),
+    Operation(
+        "GET",
+        "/v1/conversations/{cid}/retrospective",
+        "Retrospective state: cursor, last attempt/success, remembered log, runs",
+    ),
+    Operation("GET", "/v1/retrospective", "Retrospective counters, queue and model budget"),
 )
 
 _ERROR_RESPONSES: dict[str, str] = {
