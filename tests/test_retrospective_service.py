@@ -7,7 +7,7 @@ import contextlib
 import random
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +43,8 @@ from events.types import (
 )
 from plugins.extractors.selfstatements import EXTRACTOR_TAG, SelfStatementExtractor
 from plugins.llm import PROVIDERS
-from plugins.llm.settings import LLMSettings
+from plugins.llm.budget import BudgetedProvider, BudgetTracker
+from plugins.llm.settings import BudgetSettings, LLMSettings
 from plugins.llm.types import Completion, CompletionRequest, LLMProvider
 from projections.messages import MessagesProjection
 from projections.retrospective import (
@@ -507,3 +508,29 @@ async def test_sweep_seeds_first_then_enqueues(harness: Harness) -> None:
     sweeps = await harness.of_type(RetrospectiveSweepCompleted)
     assert [(s.seeded, s.enqueued) for s in sweeps] == [(False, 2)]
     assert {e.trigger for e in await harness.of_type(RetrospectiveScheduled)} == {"sweep"}
+
+
+async def test_budget_pause_defers_runs_until_the_budget_resets(harness: Harness) -> None:
+    tracker = BudgetTracker(BudgetSettings(calls_per_day=1, reset="utc"))
+    provider = BudgetedProvider(SelfStatementExtractor(), tracker, harness.clock.now)
+    cfg = config(min_cooldown=timedelta(0))
+    service = await harness.start_service(provider, cfg, budget=tracker)
+    await harness.say("c", "m1", "I live in Lyon.")
+    await wait_until(lambda: _statuses(service) == ["succeeded"], service)
+    harness.clock.advance(timedelta(hours=1))
+    await harness.say("c", "m2", "I prefer tea.")
+    await wait_until(lambda: bool(await_budget(service)), service)
+    [deferred] = await harness.of_type(RetrospectiveDeferred)
+    assert deferred.reason == "budget"
+    assert deferred.until == datetime(2026, 3, 2, tzinfo=UTC)
+    assert _statuses(service) == ["pending", "succeeded"]
+    harness.clock.set(datetime(2026, 3, 2, tzinfo=UTC))
+    await service.tick()
+    await wait_until(lambda: _statuses(service) == ["succeeded", "succeeded"], service)
+    assert service.snapshot()["budget"]["calls"] == 1
+
+
+def await_budget(service: RetrospectiveService) -> bool:
+    conv = service.fold.get(NS, "c")
+    run = None if conv is None else conv.pending
+    return run is not None and run.deferred_reason == "budget"
