@@ -1,0 +1,113 @@
+"""The retrospective routes and the daemon wiring (service start, reload, metrics)."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+from daemon.app import STATE, AppSettings, build_app
+from daemon.backend import Backend
+from daemon.config import Config, load_config
+from daemon.retrospective.wiring import RETROSPECTIVE, install_retrospective
+from events.clock import ManualClock
+from tests.api_fixtures import T0, Api
+
+
+class _Watcher:
+    def __init__(self, config: Config) -> None:
+        self.current = config
+        self.callbacks: list[Callable[[Config, Config], Any]] = []
+
+    def subscribe(self, callback: Callable[[Config, Config], Any]) -> None:
+        self.callbacks.append(callback)
+
+    async def reload(self, new: Config) -> None:
+        old, self.current = self.current, new
+        for callback in self.callbacks:
+            await callback(old, new)
+
+
+@pytest.fixture
+async def api(tmp_path: Path) -> AsyncIterator[tuple[Api, _Watcher]]:
+    config = load_config(None, env={}, overrides={"storage.data_dir": str(tmp_path)})
+    watcher = _Watcher(config)
+    clock = ManualClock(T0)
+    app = build_app(
+        AppSettings(backend=Backend(data_dir=tmp_path), tcp_requires_token=False), clock=clock
+    )
+    install_retrospective(app, watcher)
+    async with TestClient(TestServer(app)) as client:
+        await asyncio.wait_for(app[STATE].ready.wait(), 10)
+        holder = app[RETROSPECTIVE]
+        for _ in range(500):
+            if holder.service is not None:
+                break
+            await asyncio.sleep(0.01)
+        assert holder.service is not None
+        yield Api(client, clock), watcher
+
+
+async def _state_when(api: Api, cid: str, check: Callable[[dict[str, Any]], bool]) -> Any:
+    for _ in range(500):
+        status, body = await api.call("GET", f"/v1/conversations/{cid}/retrospective")
+        assert status == 200
+        if check(body):
+            return body
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"state not reached: {body}")
+
+
+async def test_message_triggers_a_run_visible_over_http(api: tuple[Api, _Watcher]) -> None:
+    client, _ = api
+    status, _ = await client.call(
+        "POST", "/v1/conversations/c1/messages", {"role": "user", "content": "I live in Lyon."}
+    )
+    assert status == 201
+    body = await _state_when(
+        client, "c1", lambda b: [r["status"] for r in b["runs"]] == ["succeeded"]
+    )
+    assert body["remembered"] == ["The user lives in Lyon."]
+    assert body["cursor"] is not None
+    assert body["last_attempt_at"] is not None
+    assert body["last_success_at"] is not None
+    [run] = body["runs"]
+    assert (run["trigger"], run["facts_written"]) == ("interval", 1)
+    status, facts = await client.call("GET", "/v1/facts?include_quarantined=true")
+    assert status == 200
+    assert [f["text"] for f in facts["facts"]] == ["The user lives in Lyon."]
+    status, service = await client.call("GET", "/v1/retrospective")
+    assert status == 200
+    assert service["counters"]["succeeded"] == 1
+    assert service["provider"] == "offline-extractor"
+    status, metrics = await client.call("GET", "/metrics")
+    assert "memoryd_retrospective_succeeded_total 1" in metrics
+
+
+async def test_manual_run_unknown_and_kill_switch_reload(api: tuple[Api, _Watcher]) -> None:
+    client, watcher = api
+    status, body = await client.call("POST", "/v1/conversations/nope/retrospective:run")
+    assert (status, body["error"]["code"]) == (404, "not_found")
+    status, body = await client.call("GET", "/v1/conversations/nope/retrospective")
+    assert status == 404
+    status, _ = await client.call(
+        "POST", "/v1/conversations/c2/messages", {"role": "assistant", "content": "Hello!"}
+    )
+    assert status == 201
+    body = await _state_when(client, "c2", lambda b: True)
+    assert body["runs"] == []  # no user activity: nothing fired
+    status, body = await client.call("POST", "/v1/conversations/c2/retrospective:run")
+    assert status == 202
+    assert (body["action"], body["reason"]) == ("skip", "no_user_activity")
+    new = dataclasses.replace(
+        watcher.current,
+        retrospective=dataclasses.replace(watcher.current.retrospective, enabled=False),
+    )
+    await watcher.reload(new)
+    status, body = await client.call("POST", "/v1/conversations/c2/retrospective:run")
+    assert (status, body["error"]["code"]) == (409, "retrospectives_disabled")
