@@ -534,3 +534,34 @@ def await_budget(service: RetrospectiveService) -> bool:
     conv = service.fold.get(NS, "c")
     run = None if conv is None else conv.pending
     return run is not None and run.deferred_reason == "budget"
+
+
+async def test_pending_run_of_a_deleted_conversation_is_skipped(harness: Harness) -> None:
+    service = await harness.start_service(SelfStatementExtractor(), config())
+    await harness.store.append(
+        NS,
+        [
+            NewEvent(
+                MessageAppended(
+                    conversation_id="c",
+                    message_id="m1",
+                    role="assistant",
+                    content="Hi",
+                    created_at=T0,
+                )
+            ),
+            NewEvent(
+                RetrospectiveScheduled(
+                    conversation_id="c",
+                    run_id="later",
+                    at=T0,
+                    trigger="manual",
+                    not_before=T0 + timedelta(hours=1),
+                )
+            ),
+        ],
+    )
+    await harness.store.append(NS, [NewEvent(ConversationDeleted(conversation_id="c"))])
+    await wait_until(lambda: _statuses(service) == ["skipped"], service)
+    [skipped] = await harness.of_type(RetrospectiveSkipped)
+    assert skipped.reason == "conversation_deleted"

@@ -852,6 +852,9 @@ class RetrospectiveService:
             if await self._append(conv, [event]) is not None:
                 self.counters.skipped += 1
 
+        if conv.deleted:
+            await skip("conversation_deleted")
+            return
         if not cfg.enabled:
             await skip("disabled")
             return

@@ -218,10 +218,15 @@ def plan_sweep(
 
 
 def ready_run(conv: ConversationRetro, now: datetime) -> RunState | None:
-    """Return the pending run that may start now: none running, its time has come."""
+    """Return the pending run that may start now: none running, its time has come.
+
+    A pending run of a deleted conversation is returned at once (the worker skips it).
+    """
     run = conv.pending
-    if run is None or conv.running is not None or conv.deleted:
+    if run is None or conv.running is not None:
         return None
+    if conv.deleted:
+        return run  # to be ended as skipped
     if run.not_before is not None and run.not_before > now:
         return None
     return run
