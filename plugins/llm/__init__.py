@@ -1,17 +1,17 @@
 """LLM providers: the Chat Completions (``openai``) and Messages (``anthropic``) APIs.
 
-:func:`build_provider` turns an ``[llm]`` section into a provider wrapped in its budget.
+Each is registered under the ``memoryd`` plugin hook ``register_llm_providers``; the daemon
+builds the one ``[llm] provider`` names and wraps it in its budget
+(:class:`plugins.llm.budget.BudgetedProvider`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from datetime import datetime
 from typing import Any
 
 from plugins.hookspecs import hookimpl
 from plugins.llm.anthropic import AnthropicProvider
-from plugins.llm.budget import BudgetedProvider, BudgetTracker
 from plugins.llm.http import HttpProvider
 from plugins.llm.openai import OpenAIProvider
 from plugins.llm.settings import LLMSettings
@@ -36,10 +36,3 @@ def register_llm_providers(register: Register) -> None:
     """Register the built-in remote providers."""
     for name, cls in PROVIDERS.items():
         register(name, _factory(cls))
-
-
-def build_provider(
-    provider: LLMProvider, settings: LLMSettings, now: Callable[[], datetime]
-) -> BudgetedProvider:
-    """Wrap a provider in the budget its settings describe."""
-    return BudgetedProvider(provider, BudgetTracker(settings.budget), now)
