@@ -76,15 +76,18 @@ conversations_table = sa.Table(
     sa.Column("through_position", sa.BigInteger),
     sa.Column("strategy", sa.String(20)),
     sa.Column("deleted", sa.Boolean, nullable=False),
-    sa.Column("created_position", sa.BigInteger, nullable=False),
+    # The position of the event that created the conversation: unique, so it doubles as the
+    # compact key its messages are stored under.
+    sa.Column("created_position", sa.BigInteger, nullable=False, unique=True),
     sa.Column("deleted_position", sa.BigInteger),
 )
 
 messages_table = sa.Table(
     "messages",
     metadata,
-    sa.Column("namespace", sa.String(200), primary_key=True),
-    sa.Column("conversation_id", sa.String(300), primary_key=True),
+    # The conversation's created_position (an integer key is far cheaper to index than
+    # namespace + conversation id, which matters for a rebuild's millions of inserts).
+    sa.Column("conversation_key", sa.BigInteger, primary_key=True),
     sa.Column("message_id", sa.String(300), primary_key=True),
     # The position of the event that first put this message in the conversation (its place).
     sa.Column("position", sa.BigInteger, nullable=False),
@@ -97,12 +100,7 @@ messages_table = sa.Table(
     # The position of the event that last changed it.
     sa.Column("updated_position", sa.BigInteger, nullable=False),
 )
-sa.Index(
-    "ix_messages_order",
-    messages_table.c.namespace,
-    messages_table.c.conversation_id,
-    messages_table.c.position,
-)
+sa.Index("ix_messages_order", messages_table.c.conversation_key, messages_table.c.position)
 
 _C = conversations_table.c
 _M = messages_table.c
@@ -117,12 +115,10 @@ _MESSAGE_UPDATES = (
 )
 
 
-_message_key = operator.itemgetter(0, 1, 2)
+_message_key = operator.itemgetter(0, 1)
 _upsert_messages = BulkStatement(
     [c.name for c in messages_table.columns],
-    lambda conn: upsert(
-        conn, messages_table, ("namespace", "conversation_id", "message_id"), _MESSAGE_UPDATES
-    ),
+    lambda conn: upsert(conn, messages_table, ("conversation_key", "message_id"), _MESSAGE_UPDATES),
 )
 
 
@@ -175,6 +171,7 @@ class _Segment:
     """One conversation on a lineage and the highest position readable from it."""
 
     conversation_id: str
+    key: int
     upto: int | None
 
 
@@ -191,6 +188,7 @@ class _Lineage:
 
 @dataclass(slots=True)
 class _Conv:
+    key: int
     parent: str | None
     strategy: str | None
     deleted: bool
@@ -200,7 +198,7 @@ class MessagesProjection(Projection):
     """Folds message and conversation events into ``conversations`` and ``messages``."""
 
     name: ClassVar[str] = "messages"
-    version: ClassVar[int] = 1
+    version: ClassVar[int] = 2
     metadata: ClassVar[sa.MetaData] = metadata
     deferred_indexes: ClassVar[tuple[str, ...]] = ("ix_messages_order",)
 
@@ -218,7 +216,7 @@ class _MessageFold:
         self.convs: dict[tuple[str, str], _Conv | None] = {}
         self.new_convs: list[dict[str, Any]] = []
         self.messages: list[tuple[Any, ...]] = []
-        self.own: set[tuple[str, str, str]] = set()
+        self.own: set[tuple[int, str]] = set()
 
     async def run(self, events: Sequence[StoredEvent]) -> None:
         await self._load(events)
@@ -247,10 +245,14 @@ class _MessageFold:
             for part in chunks(sorted(ids)):
                 result = await self.conn.execute(
                     sa.select(
-                        _C.conversation_id, _C.parent_conversation_id, _C.strategy, _C.deleted
+                        _C.conversation_id,
+                        _C.created_position,
+                        _C.parent_conversation_id,
+                        _C.strategy,
+                        _C.deleted,
                     ).where(_C.namespace == namespace, _C.conversation_id.in_(part))
                 )
-                found = {r[0]: _Conv(r[1], r[2], bool(r[3])) for r in result}
+                found = {r[0]: _Conv(int(r[1]), r[2], r[3], bool(r[4])) for r in result}
                 for cid in part:
                     self.convs[(namespace, cid)] = found.get(cid)
 
@@ -279,7 +281,7 @@ class _MessageFold:
         }
         row.update(fields)
         self.new_convs.append(row)
-        conv = _Conv(row["parent_conversation_id"], row["strategy"], False)
+        conv = _Conv(position, row["parent_conversation_id"], row["strategy"], False)
         self.convs[(namespace, cid)] = conv
         return conv
 
@@ -292,30 +294,25 @@ class _MessageFold:
         elif conv.deleted:
             return
         place = stored.position
-        key = (namespace, cid, event.message_id)
+        key = (conv.key, event.message_id)
         if conv.strategy == "reference" and key not in self.own:
             # Appending an inherited message id shadows it at its inherited place.
             await self._flush()
             exists = await self.conn.scalar(
                 sa.select(_M.position).where(
-                    _M.namespace == namespace,
-                    _M.conversation_id == cid,
-                    _M.message_id == event.message_id,
+                    _M.conversation_key == conv.key, _M.message_id == event.message_id
                 )
             )
             if exists is None:
                 lineage = await _lineage(self.conn, namespace, cid)
                 if lineage is not None:
-                    found = await _find_visible(
-                        self.conn, namespace, lineage.segments[1:], event.message_id
-                    )
+                    found = await _find_visible(self.conn, lineage.segments[1:], event.message_id)
                     if found is not None:
                         place = int(found.position)
         self.own.add(key)
         self.messages.append(
             (
-                namespace,
-                cid,
+                conv.key,
                 event.message_id,
                 place,
                 event.role,
@@ -340,12 +337,10 @@ class _MessageFold:
         if event.through_message_id is not None:
             through = 0
             if visible and lineage is not None:
-                found = await _find_visible(
-                    self.conn, namespace, lineage.segments, event.through_message_id
-                )
+                found = await _find_visible(self.conn, lineage.segments, event.through_message_id)
                 if found is not None:
                     through = int(found.position)
-        self._create(
+        fork = self._create(
             namespace,
             event.fork_id,
             stored.position,
@@ -355,13 +350,12 @@ class _MessageFold:
             strategy=event.strategy,
         )
         if event.strategy == "cloning" and visible and lineage is not None:
-            rows = await _fetch_visible(self.conn, namespace, lineage.segments, 0, through, None)
+            rows = await _fetch_visible(self.conn, lineage.segments, 0, through, None)
             for row in rows:
-                self.own.add((namespace, event.fork_id, row.message_id))
+                self.own.add((fork.key, row.message_id))
                 self.messages.append(
                     (
-                        namespace,
-                        event.fork_id,
+                        fork.key,
                         row.message_id,
                         int(row.position),
                         row.role,
@@ -381,16 +375,14 @@ class _MessageFold:
         if conv is None or conv.deleted:
             return
         await self._flush()
-        await self.conn.execute(
-            messages_table.delete().where(_M.namespace == namespace, _M.conversation_id == cid)
-        )
+        await self.conn.execute(messages_table.delete().where(_M.conversation_key == conv.key))
         await self.conn.execute(
             conversations_table.update()
             .where(_C.namespace == namespace, _C.conversation_id == cid)
             .values(deleted=True, deleted_position=stored.position)
         )
         conv.deleted = True
-        self.own = {k for k in self.own if k[:2] != (namespace, cid)}
+        self.own = {k for k in self.own if k[0] != conv.key}
 
 
 # -- lineage and reads -----------------------------------------------------------------------
@@ -408,7 +400,7 @@ async def _lineage(conn: AsyncConnection, namespace: str, cid: str) -> _Lineage 
     row = await _conversation(conn, namespace, cid)
     if row is None:
         return None
-    segments = [_Segment(cid, None)]
+    segments = [_Segment(cid, int(row.created_position), None)]
     seen = {cid}
     orphaned = truncated = False
     current = row
@@ -424,29 +416,27 @@ async def _lineage(conn: AsyncConnection, namespace: str, cid: str) -> _Lineage 
             break
         through = int(current.through_position or 0)
         bound = through if bound is None else min(bound, through)
-        segments.append(_Segment(parent_id, bound))
+        segments.append(_Segment(parent_id, int(parent.created_position), bound))
         seen.add(parent_id)
         current = parent
     return _Lineage(row, segments, orphaned, truncated)
 
 
 def _in_segment(segment: _Segment) -> sa.ColumnElement[bool]:
-    cond = _M.conversation_id == segment.conversation_id
+    cond = _M.conversation_key == segment.key
     if segment.upto is not None:
         cond = sa.and_(cond, _M.position <= segment.upto)
     return cond
 
 
 async def _find_visible(
-    conn: AsyncConnection, namespace: str, segments: Sequence[_Segment], message_id: str
+    conn: AsyncConnection, segments: Sequence[_Segment], message_id: str
 ) -> sa.Row[Any] | None:
     """Return the row a lineage shows for ``message_id`` (nearest segment first)."""
     for segment in segments:
         row = (
             await conn.execute(
-                sa.select(messages_table).where(
-                    _M.namespace == namespace, _M.message_id == message_id, _in_segment(segment)
-                )
+                sa.select(messages_table).where(_M.message_id == message_id, _in_segment(segment))
             )
         ).first()
         if row is not None:
@@ -456,7 +446,6 @@ async def _find_visible(
 
 async def _fetch_visible(
     conn: AsyncConnection,
-    namespace: str,
     segments: Sequence[_Segment],
     after: int,
     upto: int | None,
@@ -470,9 +459,7 @@ async def _fetch_visible(
     """
     rows: list[tuple[int, int, sa.Row[Any]]] = []
     for depth, segment in enumerate(segments):
-        query = sa.select(messages_table).where(
-            _M.namespace == namespace, _in_segment(segment), _M.position > after
-        )
+        query = sa.select(messages_table).where(_in_segment(segment), _M.position > after)
         if upto is not None:
             query = query.where(_M.position <= upto)
         query = query.order_by(_M.position)
@@ -492,9 +479,10 @@ async def _fetch_visible(
     return out if limit is None else out[:limit]
 
 
-def _message(row: sa.Row[Any]) -> MessageRow:
+def _message(row: sa.Row[Any], lineage: _Lineage) -> MessageRow:
+    holder = next(s.conversation_id for s in lineage.segments if s.key == row.conversation_key)
     return MessageRow(
-        conversation_id=row.conversation_id,
+        conversation_id=holder,
         message_id=row.message_id,
         role=row.role,
         name=row.name,
@@ -504,31 +492,24 @@ def _message(row: sa.Row[Any]) -> MessageRow:
         finalized=bool(row.finalized),
         position=int(row.position),
         updated_position=int(row.updated_position),
-        namespace=row.namespace,
+        namespace=lineage.row.namespace,
     )
 
 
-async def _count_visible(
-    conn: AsyncConnection, namespace: str, segments: Sequence[_Segment]
-) -> int:
+async def _count_visible(conn: AsyncConnection, segments: Sequence[_Segment]) -> int:
     total = 0
     for depth, segment in enumerate(segments):
-        query = (
-            sa.select(sa.func.count())
-            .select_from(messages_table)
-            .where(_M.namespace == namespace, _in_segment(segment))
-        )
+        query = sa.select(sa.func.count()).select_from(messages_table).where(_in_segment(segment))
         if depth:
             nearer = messages_table.alias("nearer")
             hidden = (
                 sa.select(sa.literal(1))
                 .where(
-                    nearer.c.namespace == namespace,
                     nearer.c.message_id == _M.message_id,
                     sa.or_(
                         *(
                             sa.and_(
-                                nearer.c.conversation_id == s.conversation_id,
+                                nearer.c.conversation_key == s.key,
                                 sa.true() if s.upto is None else nearer.c.position <= s.upto,
                             )
                             for s in segments[:depth]
@@ -542,15 +523,13 @@ async def _count_visible(
     return total
 
 
-async def _last_visible(
-    conn: AsyncConnection, namespace: str, segments: Sequence[_Segment]
-) -> sa.Row[Any] | None:
+async def _last_visible(conn: AsyncConnection, segments: Sequence[_Segment]) -> sa.Row[Any] | None:
     best: sa.Row[Any] | None = None
     for segment in segments:
         row = (
             await conn.execute(
                 sa.select(messages_table)
-                .where(_M.namespace == namespace, _in_segment(segment))
+                .where(_in_segment(segment))
                 .order_by(_M.position.desc())
                 .limit(1)
             )
@@ -569,8 +548,8 @@ async def get_conversation(
         return None
     row = lineage.row
     deleted = bool(row.deleted)
-    count = 0 if deleted else await _count_visible(conn, namespace, lineage.segments)
-    last = None if deleted else await _last_visible(conn, namespace, lineage.segments)
+    count = 0 if deleted else await _count_visible(conn, lineage.segments)
+    last = None if deleted else await _last_visible(conn, lineage.segments)
     return ConversationRow(
         conversation_id=row.conversation_id,
         parent_conversation_id=row.parent_conversation_id,
@@ -606,14 +585,14 @@ async def list_messages(
         return []
     after = 0
     if after_message_id is not None:
-        found = await _find_visible(conn, namespace, lineage.segments, after_message_id)
+        found = await _find_visible(conn, lineage.segments, after_message_id)
         if found is None:
             raise UnknownMessage(
                 f"message {after_message_id!r} is not in conversation {conversation_id!r}"
             )
         after = int(found.position)
-    rows = await _fetch_visible(conn, namespace, lineage.segments, after, None, limit)
-    return [_message(r) for r in rows]
+    rows = await _fetch_visible(conn, lineage.segments, after, None, limit)
+    return [_message(r, lineage) for r in rows]
 
 
 async def get_message(
@@ -623,8 +602,8 @@ async def get_message(
     lineage = await _lineage(conn, namespace, conversation_id)
     if lineage is None or lineage.row.deleted:
         return None
-    row = await _find_visible(conn, namespace, lineage.segments, message_id)
-    return None if row is None else _message(row)
+    row = await _find_visible(conn, lineage.segments, message_id)
+    return None if row is None else _message(row, lineage)
 
 
 async def list_conversations(
