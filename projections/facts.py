@@ -33,7 +33,7 @@ fields come out equal; a version's ``position`` is the position of that event.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, ClassVar
@@ -445,6 +445,26 @@ async def fact_versions(conn: AsyncConnection, namespace: str, fact_id: str) -> 
     return [_fact(r) for r in result.all()]
 
 
+async def _walk(
+    conn: AsyncConnection,
+    namespace: str,
+    start: FactRow,
+    link: Callable[[FactRow], str | None],
+    seen: set[str],
+) -> list[FactRow]:
+    """Follow ``link`` from ``start`` while it names a present fact not yet in ``seen``."""
+    out: list[FactRow] = []
+    cursor = start
+    while (next_id := link(cursor)) is not None and len(out) < MAX_HISTORY:
+        found = await get_fact(conn, namespace, next_id)
+        if found is None or found.fact_id in seen:
+            break
+        seen.add(found.fact_id)
+        out.append(found)
+        cursor = found
+    return out
+
+
 async def fact_history(conn: AsyncConnection, namespace: str, fact_id: str) -> list[FactRow]:
     """Return the supersede chain through a fact, oldest first (current versions).
 
@@ -455,22 +475,6 @@ async def fact_history(conn: AsyncConnection, namespace: str, fact_id: str) -> l
     if start is None:
         return []
     seen = {start.fact_id}
-    back: list[FactRow] = []
-    cursor = start
-    while cursor.supersedes is not None and len(back) < MAX_HISTORY:
-        older = await get_fact(conn, namespace, cursor.supersedes)
-        if older is None or older.fact_id in seen:
-            break
-        seen.add(older.fact_id)
-        back.append(older)
-        cursor = older
-    forward: list[FactRow] = []
-    cursor = start
-    while cursor.superseded_by is not None and len(forward) < MAX_HISTORY:
-        newer = await get_fact(conn, namespace, cursor.superseded_by)
-        if newer is None or newer.fact_id in seen:
-            break
-        seen.add(newer.fact_id)
-        forward.append(newer)
-        cursor = newer
+    back = await _walk(conn, namespace, start, lambda f: f.supersedes, seen)
+    forward = await _walk(conn, namespace, start, lambda f: f.superseded_by, seen)
     return [*reversed(back), start, *forward]
