@@ -309,20 +309,37 @@ class RecallEngine:
         return [(int(d), -float(s)) for d, s in conn.execute(query, {"match": match})]
 
     def _entity(self, conn: sa.Connection, req: SearchRequest) -> list[tuple[int, float]]:
+        """Documents mentioning an entity of the query, scored by the entities' rarity.
+
+        Each matched entity adds ``log(1 + N / df)`` (N: documents in the namespace, df: the
+        documents mentioning it), so a rare name counts for more than one on every page.
+        """
         keys = self._query_entities(conn, req)
         if not keys:
             return []
-        matched = sa.func.count(_M.entity_key)
+        e = entities_table.c
+        df = dict(
+            conn.execute(
+                sa.select(e.entity_key, e.doc_count).where(
+                    e.namespace == req.filters.namespace, e.entity_key.in_(keys)
+                )
+            ).all()
+        )
+        n = max(self.index.namespace_size(req.filters.namespace), max(df.values(), default=1))
+        weight = sa.case(
+            *((_M.entity_key == k, math.log(1.0 + n / max(1, int(df.get(k, 1))))) for k in keys),
+            else_=0.0,
+        )
+        score = sa.func.sum(weight)
         query = (
-            sa.select(_D.doc_id, matched)
+            sa.select(_D.doc_id, score)
             .select_from(mentions_table.join(docs_table, _D.doc_id == _M.doc_id))
             .where(_M.entity_key.in_(keys), req.filters.where())
             .group_by(_D.doc_id)
-            .order_by(matched.desc(), _D.doc_id.desc())
+            .order_by(score.desc(), _D.doc_id.desc())
             .limit(req.candidate_top_k)
         )
-        result = conn.execute(query)
-        return [(int(d), float(n)) for d, n in result]
+        return [(int(d), float(s)) for d, s in conn.execute(query)]
 
     def _query_entities(self, conn: sa.Connection, req: SearchRequest) -> list[str]:
         """Entities of the query: extracted ones, and known entity keys its words spell."""

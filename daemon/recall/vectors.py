@@ -452,6 +452,12 @@ class VectorIndex:
             m &= self.owner[:n] == self._owners.find(filters.owner)
         return m
 
+    def namespace_size(self, namespace: str) -> int:
+        """Return how many live documents a namespace has (at the last refresh)."""
+        n = self.size
+        code = self._namespaces.find(namespace)
+        return int(np.count_nonzero(self.live[:n] & (self.ns[:n] == code)))
+
     def knows(self, doc_id: int) -> bool:
         """Return True if the index holds this document (at its last refresh)."""
         return doc_id in self._slots
