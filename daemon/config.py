@@ -612,6 +612,39 @@ class ConsolidationConfig:
         _Str(choices=("free", "cheap", "standard", "full")),
         "free (light phase only, no model) | cheap | standard | full.",
     )
+    enabled: bool = _key(True, _Bool(), "Run consolidation triggers (manual runs always work).")
+    idle_after: timedelta = _key(
+        30 * 60 * _S,
+        _Duration(minimum=60 * _S, maximum=timedelta(days=30)),
+        "idle trigger: run once no memory event arrived for this long (and some arrived since).",
+    )
+    schedule_interval: timedelta = _key(
+        timedelta(days=1),
+        _Duration(minimum=60 * _S, maximum=timedelta(days=365)),
+        "schedule trigger: run at least this often while anything changed.",
+    )
+    after_retrospectives: int = _key(
+        5, _Int(minimum=1, maximum=1_000_000), "Run after this many successful retrospectives."
+    )
+    tau_days: int = _key(
+        30, _Int(minimum=1, maximum=36_500), "Decay time constant (days) of the light phase."
+    )
+    capacity: int = _key(
+        0,
+        _Int(minimum=0, maximum=100_000_000),
+        "Most current facts kept; above it the lowest salience are archived (0: no bound).",
+    )
+    llm_concurrency: int = _key(
+        4, _Int(minimum=1, maximum=64), "Agent batches and model calls run in parallel."
+    )
+    daily_calls: int = _key(
+        0,
+        _Int(minimum=0, maximum=10_000_000),
+        "Model calls per UTC day for consolidation (0: the tier's ceiling: 0/50/300/1000).",
+    )
+    learned_context_chars: int = _key(
+        2000, _Int(minimum=100, maximum=100_000), "Longest learned_context block (characters)."
+    )
 
 
 SECTIONS: dict[str, type[Any]] = {

@@ -19,7 +19,12 @@ ENTRY_POINT_GROUP = "memoryd"
 
 # Built-in plugins are registered directly, so they work even from a source checkout whose
 # entry points were never installed. Modules are appended here as plugins are added.
-BUILTIN_PLUGINS: list[str] = ["plugins.llm", "plugins.extractors", "plugins.embedders"]
+BUILTIN_PLUGINS: list[str] = [
+    "plugins.llm",
+    "plugins.extractors",
+    "plugins.embedders",
+    "plugins.agents",
+]
 
 
 class Register(Protocol):

@@ -48,8 +48,9 @@ from events.consolidation_events import (
     ValidationRefused,
 )
 from events.recall_events import RecallRecorded
+from events.retrospective_events import RetrospectiveSucceeded
 from events.store.base import StoredEvent
-from events.types import FactPurged
+from events.types import FactPurged, FactWritten
 from projections.base import Projection, dumps, loads, upsert
 
 MAX_QUERY_HASHES = 50
@@ -100,6 +101,7 @@ runs_table = sa.Table(
     sa.Column("completed_at", sa.BigInteger),
     sa.Column("outcome", sa.String(20)),
     sa.Column("summary_json", sa.Text),
+    sa.Column("inputs_json", sa.Text, nullable=False),
 )
 
 review_table = sa.Table(
@@ -158,6 +160,18 @@ learned_table = sa.Table(
     sa.Column("at", sa.BigInteger, nullable=False),
 )
 
+activity_table = sa.Table(
+    "consolidation_activity",
+    metadata,
+    sa.Column("namespace", sa.String(200), primary_key=True),
+    # The last event that is not consolidation's or recall's own (the idle trigger's input).
+    sa.Column("last_position", sa.BigInteger, nullable=False),
+    sa.Column("last_at", sa.BigInteger, nullable=False),
+    sa.Column("retrospectives_succeeded", sa.Integer, nullable=False),
+    sa.Column("facts_written", sa.Integer, nullable=False),
+    sa.Column("importance_sum", sa.Float, nullable=False),
+)
+
 _P = plans_table.c
 _L = log_table.c
 _R = runs_table.c
@@ -201,6 +215,91 @@ class ConsolidationProjection(Projection):
         for stored in events:
             await fold.apply(stored)
         await fold.flush()
+        await _fold_activity(conn, events)
+
+
+_OWN_EVENTS = frozenset(
+    cls.event_type
+    for cls in (
+        ConsolidationRunStarted,
+        ConsolidationRunCompleted,
+        PlanCreated,
+        PlanApplied,
+        FactArchived,
+        FactRestored,
+        FactReinforced,
+        FactLinked,
+        FactCategorized,
+        ValidationRefused,
+        ReviewItemQueued,
+        ReviewItemApproved,
+        ReviewItemRejected,
+        LearnedContextWritten,
+        RecallRecorded,
+    )
+)
+
+
+async def _fold_activity(conn: AsyncConnection, events: Sequence[StoredEvent]) -> None:
+    touched: dict[str, dict[str, Any]] = {}
+    for stored in events:
+        if stored.event.event_type in _OWN_EVENTS:
+            continue
+        ns = stored.namespace
+        row = touched.get(ns)
+        if row is None:
+            found = (
+                await conn.execute(
+                    sa.select(activity_table).where(activity_table.c.namespace == ns)
+                )
+            ).first()
+            row = (
+                dict(found._mapping)
+                if found is not None
+                else {
+                    "namespace": ns,
+                    "last_position": 0,
+                    "last_at": 0,
+                    "retrospectives_succeeded": 0,
+                    "facts_written": 0,
+                    "importance_sum": 0.0,
+                }
+            )
+            touched[ns] = row
+        row["last_position"] = stored.position
+        row["last_at"] = max(row["last_at"], to_micros(stored.recorded_at))
+        event = stored.event
+        if isinstance(event, RetrospectiveSucceeded):
+            row["retrospectives_succeeded"] += 1
+        elif isinstance(event, FactWritten):
+            row["facts_written"] += 1
+            row["importance_sum"] += float(event.importance)
+    if touched:
+        await conn.execute(
+            upsert(
+                conn,
+                activity_table,
+                ["namespace"],
+                [
+                    "last_position",
+                    "last_at",
+                    "retrospectives_succeeded",
+                    "facts_written",
+                    "importance_sum",
+                ],
+            ),
+            [touched[k] for k in sorted(touched)],
+        )
+
+
+async def activity(conn: AsyncConnection, namespace: str | None = None) -> list[dict[str, Any]]:
+    """Return the activity counters of one namespace (or all)."""
+    query = sa.select(activity_table)
+    if namespace is not None:
+        query = query.where(activity_table.c.namespace == namespace)
+    return [
+        dict(r._mapping) for r in await conn.execute(query.order_by(activity_table.c.namespace))
+    ]
 
 
 class _Fold:
@@ -384,6 +483,7 @@ class _Fold:
                         "completed_at": None,
                         "outcome": None,
                         "summary_json": None,
+                        "inputs_json": dumps(event.inputs),
                     }
                 ],
             )
@@ -719,6 +819,7 @@ async def list_runs(conn: AsyncConnection, namespace: str, limit: int = 50) -> l
             "completed_at": r.completed_at,
             "outcome": r.outcome,
             "summary": loads(r.summary_json),
+            "inputs": loads(r.inputs_json),
         }
         for r in result
     ]

@@ -12,7 +12,7 @@ from typing import Any
 
 from aiohttp import web
 
-from daemon.api import conversations, events, facts, messages, search
+from daemon.api import consolidation, conversations, events, facts, messages, search
 from daemon.api.common import ID_PATTERN, IDEMPOTENCY_HEADER
 from daemon.api.errors import json_response
 from daemon.api.validation import Schema
@@ -302,6 +302,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "Retrospective state: cursor, last attempt/success, remembered log, runs",
     ),
     Operation("GET", "/v1/retrospective", "Retrospective counters, queue and model budget"),
+    *(Operation(**op) for op in consolidation.OPENAPI_OPERATIONS),
 )
 
 _ERROR_RESPONSES: dict[str, str] = {

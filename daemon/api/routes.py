@@ -5,6 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from daemon.api import (
+    consolidation,
     conversations,
     events,
     facts,
@@ -18,5 +19,6 @@ from daemon.api import (
 
 def add_routes(app: web.Application) -> None:
     """Register all API routes."""
-    for module in (messages, conversations, facts, events, health, openapi, search, retrospective):
+    modules = (messages, conversations, facts, events, health, openapi, search, retrospective)
+    for module in (*modules, consolidation):
         module.add_routes(app)

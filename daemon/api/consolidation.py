@@ -1,0 +1,460 @@
+"""``/v1/consolidation`` and ``/v1/review``: preview -> analyze -> apply, the log, runs, restore,
+the learned_context block, and the review queue of agent actions.
+
+- ``POST /v1/consolidation/preview`` ``{stale_days?, min_score?}`` -> ``{duplicates, stale,
+  low_score, orphans, conflicts}`` (no model, no writes).
+- ``POST /v1/consolidation/analyze`` (same body) -> ``{plan_id, recommendations, position}``;
+  the plan is a ``PlanCreated`` event.
+- ``GET /v1/consolidation/plans/{plan_id}``; ``POST .../apply`` ``{min_confidence?}`` ->
+  ``{plan_id, applied, refused, results, position}`` (409 ``plan_applied`` the second time).
+- ``GET /v1/consolidation/log?after&limit`` -> every action with plan id, source and time.
+- ``POST /v1/consolidation/run`` ``{phases?}`` (manual trigger), ``GET /v1/consolidation/runs``.
+- ``POST /v1/consolidation/facts/{fact_id}/restore`` brings an archived fact back.
+- ``GET /v1/consolidation/learned-context``.
+- ``GET /v1/review?status``; ``POST /v1/review/{item_id}/approve`` / ``reject`` ``{reason?}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+from daemon.api.common import path_id
+from daemon.api.errors import ApiError, json_response
+from daemon.api.search import RECALL
+from daemon.api.validation import Field, Schema, parse_body, parse_query
+from daemon.app import GRANT, STATE, AppState, namespace_of, state_of
+from daemon.backend import Backend
+from daemon.config import ConsolidationConfig
+from daemon.consolidation import review
+from daemon.consolidation.ingest import embedder_of
+from daemon.consolidation.plans import (
+    PlanError,
+    PreviewSettings,
+    analyze,
+    apply_plan,
+    preview,
+    restore_fact,
+)
+from daemon.consolidation.service import ConsolidationService
+from daemon.recall.query import Filters, SearchRequest
+from events.clock import from_micros
+from events.leases import LeaseManager
+from events.store.sqlite import sqlite_engine
+from projections.consolidation import (
+    get_plan,
+    learned_context,
+    list_runs,
+    read_log,
+    review_items,
+)
+
+CONSOLIDATION: web.AppKey[ConsolidationService] = web.AppKey(
+    "memoryd_consolidation", ConsolidationService
+)
+LEASES_FILE = "leases.sqlite3"
+
+PREVIEW_BODY = Schema(
+    "ConsolidationPreviewIn",
+    (
+        Field("stale_days", "number", minimum=0.0, maximum=36500.0, description="default 90"),
+        Field("min_score", "number", minimum=0.0, maximum=10.0, description="default 0.1"),
+        Field("tau_days", "number", minimum=0.01, maximum=36500.0, description="default 30"),
+    ),
+)
+APPLY_BODY = Schema(
+    "ConsolidationApplyIn",
+    (Field("min_confidence", "number", minimum=0.0, maximum=1.0, nullable=True),),
+)
+RUN_BODY = Schema(
+    "ConsolidationRunIn",
+    (
+        Field(
+            "phases",
+            "array",
+            max_length=3,
+            items=Field("phase", "string", enum=("light", "standard", "deep")),
+        ),
+    ),
+)
+LOG_QUERY = Schema(
+    "ConsolidationLogQuery",
+    (
+        Field("after", "integer", minimum=0),
+        Field("limit", "integer", minimum=1, maximum=1000),
+    ),
+)
+REVIEW_QUERY = Schema(
+    "ReviewQuery",
+    (
+        Field("status", "string", enum=("pending", "approved", "rejected", "all")),
+        Field("limit", "integer", minimum=1, maximum=1000),
+    ),
+)
+REJECT_BODY = Schema("ReviewRejectIn", (Field("reason", "string", max_length=2000),))
+
+
+def _actor(request: web.Request) -> str:
+    grant = request.get(GRANT)
+    return f"api:{grant}" if grant is not None else "api"
+
+
+def _plan_error(exc: PlanError) -> ApiError:
+    return ApiError(exc.status, exc.code, str(exc))
+
+
+def _settings(body: dict[str, Any]) -> PreviewSettings:
+    return PreviewSettings(
+        stale_days=float(body.get("stale_days", 90.0)),
+        min_score=float(body.get("min_score", 0.1)),
+        tau_days=float(body.get("tau_days", 30.0)),
+    )
+
+
+def _times(row: dict[str, Any], *keys: str) -> dict[str, Any]:
+    return {**row, **{k: None if row.get(k) is None else from_micros(row[k]) for k in keys}}
+
+
+async def post_preview(request: web.Request) -> web.Response:
+    """Report duplicates, stale, low-score facts and orphans; write nothing."""
+    body = await parse_body(request, PREVIEW_BODY, allow_empty=True)
+    state = state_of(request)
+    engine = await state.async_reads()
+    async with engine.connect() as conn:
+        result = await preview(
+            conn,
+            namespace_of(request),
+            embedder_of(request.app),
+            state.clock.now(),
+            _settings(body),
+        )
+    return json_response(result.to_json())
+
+
+async def post_analyze(request: web.Request) -> web.Response:
+    """Make a plan of recommendations and store it as an event."""
+    body = await parse_body(request, PREVIEW_BODY, allow_empty=True)
+    state = state_of(request)
+    engine = await state.async_reads()
+    async with engine.connect() as conn:
+        plan, position = await analyze(
+            state.require_store(),
+            conn,
+            namespace_of(request),
+            embedder_of(request.app),
+            state.clock.now(),
+            _settings(body),
+        )
+    await state.async_note_written(position)
+    return json_response(
+        {
+            "plan_id": plan.plan_id,
+            "recommendations": plan.items,
+            "based_on": plan.based_on,
+            "position": position,
+        },
+        status=201,
+    )
+
+
+async def get_plan_route(request: web.Request) -> web.Response:
+    """Return a stored plan and, once applied, what happened."""
+    plan_id = path_id(request, "plan_id")
+    engine = await state_of(request).async_reads()
+    async with engine.connect() as conn:
+        plan = await get_plan(conn, namespace_of(request), plan_id)
+    if plan is None:
+        raise ApiError(404, "not_found", f"no plan {plan_id!r}", {"plan_id": plan_id})
+    return json_response(_times(plan, "created_at"))
+
+
+async def post_apply(request: web.Request) -> web.Response:
+    """Apply exactly the stored plan; refuse (and list) items whose facts changed."""
+    plan_id = path_id(request, "plan_id")
+    body = await parse_body(request, APPLY_BODY, allow_empty=True)
+    state = state_of(request)
+    try:
+        result = await apply_plan(
+            state.require_store(),
+            namespace_of(request),
+            plan_id,
+            state.clock.now(),
+            min_confidence=body.get("min_confidence"),
+            source="user",
+        )
+    except PlanError as exc:
+        raise _plan_error(exc) from None
+    await state.async_note_written(result.position)
+    return json_response(result.to_json())
+
+
+async def get_log(request: web.Request) -> web.Response:
+    """Every consolidation action with its plan id, source and time."""
+    query = parse_query(request.query, LOG_QUERY)
+    engine = await state_of(request).async_reads()
+    async with engine.connect() as conn:
+        rows = await read_log(
+            conn, namespace_of(request), after=query.get("after", 0), limit=query.get("limit", 100)
+        )
+    return json_response({"entries": [_times(r, "at") for r in rows]})
+
+
+async def post_restore(request: web.Request) -> web.Response:
+    """Bring an archived fact back into search."""
+    fact_id = path_id(request, "fact_id")
+    state = state_of(request)
+    try:
+        position = await restore_fact(
+            state.require_store(),
+            namespace_of(request),
+            fact_id,
+            state.clock.now(),
+            _actor(request),
+        )
+    except PlanError as exc:
+        raise _plan_error(exc) from None
+    await state.async_note_written(position)
+    return json_response({"fact_id": fact_id, "position": position})
+
+
+def _service(request: web.Request) -> ConsolidationService:
+    service = request.app.get(CONSOLIDATION)
+    if service is None:
+        raise ApiError(503, "not_ready", "consolidation is not running")
+    return service
+
+
+async def post_run(request: web.Request) -> web.Response:
+    """Run consolidation now (manual trigger)."""
+    body = await parse_body(request, RUN_BODY, allow_empty=True)
+    service = _service(request)
+    wanted = tuple(body["phases"]) if body.get("phases") else None
+    result = await service.run(namespace_of(request), "manual", phases_wanted=wanted)
+    if result["status"] == "busy":
+        raise ApiError(
+            409, "busy", "another consolidation run holds the lease", {"holder": result["holder"]}
+        )
+    await state_of(request).async_note_written(int(result["position"]))
+    return json_response(result)
+
+
+async def get_runs(request: web.Request) -> web.Response:
+    """The latest runs, newest first."""
+    engine = await state_of(request).async_reads()
+    async with engine.connect() as conn:
+        runs = await list_runs(conn, namespace_of(request))
+    return json_response({"runs": [_times(r, "started_at", "completed_at") for r in runs]})
+
+
+async def get_learned_context(request: web.Request) -> web.Response:
+    """The curated learned_context block."""
+    engine = await state_of(request).async_reads()
+    async with engine.connect() as conn:
+        block = await learned_context(conn, namespace_of(request))
+    if block is None:
+        return json_response({"text": "", "fact_ids": [], "at": None})
+    return json_response(_times(block, "at"))
+
+
+async def get_review(request: web.Request) -> web.Response:
+    """Queued agent actions (pending by default)."""
+    query = parse_query(request.query, REVIEW_QUERY)
+    status = query.get("status", "pending")
+    engine = await state_of(request).async_reads()
+    async with engine.connect() as conn:
+        items = await review_items(
+            conn,
+            namespace_of(request),
+            status=None if status == "all" else status,
+            limit=query.get("limit", 100),
+        )
+    return json_response({"items": [_times(i, "queued_at", "decided_at") for i in items]})
+
+
+async def post_approve(request: web.Request) -> web.Response:
+    """Carry out a queued action."""
+    item_id = path_id(request, "item_id")
+    state = state_of(request)
+    try:
+        result = await review.approve(
+            state.require_store(),
+            namespace_of(request),
+            item_id,
+            state.clock.now(),
+            _actor(request),
+        )
+    except PlanError as exc:
+        raise _plan_error(exc) from None
+    await state.async_note_written(result.position)
+    return json_response({"item_id": item_id, **result.to_json()})
+
+
+async def post_reject(request: web.Request) -> web.Response:
+    """Reject a queued action."""
+    item_id = path_id(request, "item_id")
+    body = await parse_body(request, REJECT_BODY, allow_empty=True)
+    state = state_of(request)
+    try:
+        position = await review.reject(
+            state.require_store(),
+            namespace_of(request),
+            item_id,
+            state.clock.now(),
+            _actor(request),
+            body.get("reason"),
+        )
+    except PlanError as exc:
+        raise _plan_error(exc) from None
+    await state.async_note_written(position)
+    return json_response({"item_id": item_id, "status": "rejected", "position": position})
+
+
+def lease_engine(backend: Backend) -> AsyncEngine:
+    """Return the engine the lease table lives on (a file beside the log; the PG database)."""
+    if backend.is_sqlite:
+        backend.data_dir.mkdir(parents=True, exist_ok=True)
+        return sqlite_engine(Path(backend.data_dir) / LEASES_FILE, write=True)
+    assert backend.database_url is not None
+    return create_async_engine(backend.database_url, pool_size=2)
+
+
+def build_service(
+    app: web.Application, state: AppState
+) -> tuple[ConsolidationService, AsyncEngine]:
+    """Build the consolidation service for a running app (no model unless one is set)."""
+    settings = state.settings
+    config = getattr(settings, "consolidation", None) or ConsolidationConfig()
+    leases = lease_engine(settings.backend)
+    store = state.require_store()
+    engine = state.require_reads()
+    runner = state.runner
+
+    async def sync(position: int) -> None:
+        if runner is not None:
+            state.fold_now.set()
+            await runner.wait_for(position, timeout=settings.read_your_writes_timeout)
+
+    async def search(namespace: str, query: str, k: int) -> list[str]:
+        recall = app.get(RECALL)
+        if recall is None:
+            return []
+        filters = Filters(namespace=namespace, scope=("facts",), include_quarantined=True)
+        hits = await recall.engine.search(SearchRequest(query=query, filters=filters, top_k=k))
+        return [h.id for h in hits]
+
+    service = ConsolidationService(
+        store,
+        engine,
+        LeaseManager(leases, clock=None),
+        state.clock,
+        config,
+        lambda: embedder_of(app),
+        sync=sync,
+        search=search,
+    )
+    return service, leases
+
+
+async def _consolidation_ctx(app: web.Application) -> AsyncIterator[None]:
+    state = app[STATE]
+    if state.read_engine is None or state.store is None or state.store.readonly:
+        yield
+        return
+    service, leases = build_service(app, state)
+    await service.start()
+    app[CONSOLIDATION] = service
+    try:
+        yield
+    finally:
+        await service.stop()
+        await leases.dispose()
+
+
+def add_routes(app: web.Application) -> None:
+    """Register the consolidation and review routes and the worker's lifetime."""
+    app.cleanup_ctx.append(_consolidation_ctx)
+    app.router.add_post("/v1/consolidation/preview", post_preview)
+    app.router.add_post("/v1/consolidation/analyze", post_analyze)
+    app.router.add_get("/v1/consolidation/plans/{plan_id}", get_plan_route, allow_head=False)
+    app.router.add_post("/v1/consolidation/plans/{plan_id}/apply", post_apply)
+    app.router.add_get("/v1/consolidation/log", get_log, allow_head=False)
+    app.router.add_post("/v1/consolidation/run", post_run)
+    app.router.add_get("/v1/consolidation/runs", get_runs, allow_head=False)
+    app.router.add_post("/v1/consolidation/facts/{fact_id}/restore", post_restore)
+    app.router.add_get("/v1/consolidation/learned-context", get_learned_context, allow_head=False)
+    app.router.add_get("/v1/review", get_review, allow_head=False)
+    app.router.add_post("/v1/review/{item_id}/approve", post_approve)
+    app.router.add_post("/v1/review/{item_id}/reject", post_reject)
+
+
+OPENAPI_OPERATIONS: tuple[dict[str, Any], ...] = (
+    {
+        "method": "POST",
+        "path": "/v1/consolidation/preview",
+        "summary": "Duplicates, stale, low-score facts, orphans, conflicts (no writes)",
+        "body": PREVIEW_BODY,
+        "body_optional": True,
+    },
+    {
+        "method": "POST",
+        "path": "/v1/consolidation/analyze",
+        "summary": "Make and store a consolidation plan (PlanCreated)",
+        "status": 201,
+        "body": PREVIEW_BODY,
+        "body_optional": True,
+    },
+    {"method": "GET", "path": "/v1/consolidation/plans/{plan_id}", "summary": "A stored plan"},
+    {
+        "method": "POST",
+        "path": "/v1/consolidation/plans/{plan_id}/apply",
+        "summary": "Apply exactly the stored plan; refuse items whose facts changed",
+        "body": APPLY_BODY,
+        "body_optional": True,
+    },
+    {
+        "method": "GET",
+        "path": "/v1/consolidation/log",
+        "summary": "Every consolidation action with plan id, source and time",
+        "query": LOG_QUERY,
+    },
+    {
+        "method": "POST",
+        "path": "/v1/consolidation/run",
+        "summary": "Run consolidation now (manual; 409 busy while another run holds the lease)",
+        "body": RUN_BODY,
+        "body_optional": True,
+    },
+    {"method": "GET", "path": "/v1/consolidation/runs", "summary": "The latest runs"},
+    {
+        "method": "POST",
+        "path": "/v1/consolidation/facts/{fact_id}/restore",
+        "summary": "Bring an archived fact back",
+    },
+    {
+        "method": "GET",
+        "path": "/v1/consolidation/learned-context",
+        "summary": "The curated learned_context block",
+    },
+    {
+        "method": "GET",
+        "path": "/v1/review",
+        "summary": "Queued agent actions awaiting review",
+        "query": REVIEW_QUERY,
+    },
+    {
+        "method": "POST",
+        "path": "/v1/review/{item_id}/approve",
+        "summary": "Carry out a queued action (as a one-item plan)",
+    },
+    {
+        "method": "POST",
+        "path": "/v1/review/{item_id}/reject",
+        "summary": "Reject a queued action",
+        "body": REJECT_BODY,
+        "body_optional": True,
+    },
+)

@@ -1,0 +1,354 @@
+"""The consolidation worker: runs phases under a lease, on triggers, within a tier's budget.
+
+A run is ``ConsolidationRunStarted`` (its trigger, the activity counters it saw, the lease's
+fencing token) followed by *one* append holding every effect of the run and
+``ConsolidationRunCompleted`` (what it did). Before that append the worker checks it still
+holds the lease with the same token; a worker that lost it appends only a ``lost_lease``
+completion. One run at a time cluster-wide: the lease ``consolidation`` is taken for the run
+and released after.
+
+Phases (see :mod:`daemon.consolidation.phases`): ``free`` runs light only; ``cheap`` adds
+standard reconciliation; ``standard`` adds the agents; ``full`` adds deep. Model calls are
+counted per UTC day against ``daily_calls`` (or the tier's ceiling).
+
+Triggers (:func:`due_trigger`, a pure function of the projected activity and the last run):
+``retrospectives`` after N successful retrospectives, ``idle`` once nothing arrived for
+``idle_after``, ``schedule`` every ``schedule_interval``; only when something arrived since the
+last run. ``manual`` is :meth:`ConsolidationService.run` from the API or CLI.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from daemon.config import ConsolidationConfig
+from daemon.consolidation import phases
+from daemon.logging import get_logger
+from events.clock import Clock, from_micros, to_micros
+from events.consolidation_events import (
+    ConsolidationRunCompleted,
+    ConsolidationRunStarted,
+    Phase,
+)
+from events.leases import Lease, LeaseManager
+from events.store.base import ConcurrencyError, EventStore, NewEvent
+from plugins.embedders.base import Embedder
+from plugins.llm.types import LLMProvider
+from projections.consolidation import activity, list_runs
+
+log = get_logger("memoryd.consolidation")
+
+LEASE_NAME = "consolidation"
+LEASE_TTL = timedelta(minutes=10)
+TIER_PHASES: dict[str, tuple[Phase, ...]] = {
+    "free": ("light",),
+    "cheap": ("light", "standard"),
+    "standard": ("light", "standard"),
+    "full": ("light", "standard", "deep"),
+}
+TIER_AGENTS: dict[str, tuple[str, ...]] = {
+    "free": (),
+    "cheap": (),
+    "standard": ("linker", "separator", "health"),
+    "full": ("replay", "linker", "separator", "transfer", "health"),
+}
+TIER_DAILY_CALLS: dict[str, int] = {"free": 0, "cheap": 50, "standard": 300, "full": 1000}
+
+
+def due_trigger(
+    now: int,
+    current: dict[str, Any] | None,
+    last_run: dict[str, Any] | None,
+    config: ConsolidationConfig,
+) -> tuple[str, dict[str, Any]] | None:
+    """Return the trigger that makes a run due now (and its inputs), or None.
+
+    ``current`` is the namespace's activity row, ``last_run`` the latest run (its ``inputs``
+    hold the activity it saw). Nothing is due unless something arrived since the last run.
+    """
+    if current is None:
+        return None
+    seen = (last_run or {}).get("inputs") or {}
+    if int(current["last_position"]) <= int(seen.get("activity_position", 0)):
+        return None
+    inputs = {
+        "activity_position": int(current["last_position"]),
+        "last_activity_at": int(current["last_at"]),
+        "retrospectives": int(current["retrospectives_succeeded"]),
+        "importance_sum": float(current["importance_sum"]),
+    }
+    new_retros = inputs["retrospectives"] - int(seen.get("retrospectives", 0))
+    if new_retros >= config.after_retrospectives:
+        return "retrospectives", {**inputs, "new_retrospectives": new_retros}
+    idle = now - int(current["last_at"])
+    if idle >= to_micros_delta(config.idle_after):
+        return "idle", {**inputs, "idle_micros": idle}
+    if last_run is not None:
+        since = now - int(last_run["started_at"])
+        if since >= to_micros_delta(config.schedule_interval):
+            return "schedule", {**inputs, "since_last_run_micros": since}
+    return None
+
+
+def to_micros_delta(delta: timedelta) -> int:
+    return delta // timedelta(microseconds=1)
+
+
+@dataclass(slots=True)
+class CallBudget:
+    """Model calls left today; :meth:`take` says whether one more may be made."""
+
+    remaining: int
+    used: int = 0
+    refused: int = 0
+
+    def take(self) -> bool:
+        if self.remaining <= 0:
+            self.refused += 1
+            return False
+        self.remaining -= 1
+        self.used += 1
+        return True
+
+
+@dataclass(slots=True)
+class RunContext:
+    """What a phase may use and where it puts its effects."""
+
+    namespace: str
+    run_id: str
+    now: datetime
+    store: EventStore
+    engine: AsyncEngine
+    embedder: Embedder
+    config: ConsolidationConfig
+    provider: LLMProvider | None
+    budget: CallBudget
+    last_run: dict[str, Any] | None
+    inputs: dict[str, Any]
+    search: Callable[[str, str, int], Awaitable[list[str]]] | None = None
+    effects: list[Any] = field(default_factory=list)
+    expected: dict[str, int] = field(default_factory=dict)
+    actions: list[dict[str, Any]] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+
+    def count(self, key: str, n: int = 1) -> None:
+        self.stats[key] = int(self.stats.get(key, 0)) + n
+
+
+class ConsolidationService:
+    """Runs consolidation for every namespace (see the module docstring)."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        engine: AsyncEngine,
+        leases: LeaseManager,
+        clock: Clock,
+        config: ConsolidationConfig,
+        embedder: Callable[[], Embedder],
+        *,
+        provider: LLMProvider | None = None,
+        sync: Callable[[int], Awaitable[None]] | None = None,
+        search: Callable[[str, str, int], Awaitable[list[str]]] | None = None,
+        tick_interval: float = 60.0,
+        holder: str | None = None,
+    ) -> None:
+        self.store = store
+        self.engine = engine
+        self.leases = leases
+        self.clock = clock
+        self.config = config
+        self.embedder = embedder
+        self.provider = provider
+        self.sync = sync
+        self.search = search
+        self.tick_interval = tick_interval
+        self.holder = holder or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self._task: asyncio.Task[None] | None = None
+        self._lock = asyncio.Lock()
+
+    async def start(self) -> None:
+        await self.leases.setup()
+        self._task = asyncio.create_task(self._ticker(), name="memoryd-consolidation")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def _ticker(self) -> None:
+        while True:
+            await asyncio.sleep(self.tick_interval)
+            try:
+                await self.tick()
+            except Exception as exc:  # a failed pass is logged; the next one tries again
+                log.warning("consolidation tick failed", error=repr(exc))
+
+    async def tick(self) -> list[dict[str, Any]]:
+        """Run every namespace whose trigger is due; return the runs' summaries."""
+        if not self.config.enabled:
+            return []
+        await self._synced()
+        now = to_micros(self.clock.now())
+        async with self.engine.connect() as conn:
+            rows = await activity(conn)
+        out = []
+        for row in rows:
+            ns = row["namespace"]
+            async with self.engine.connect() as conn:
+                runs = await list_runs(conn, ns, limit=1)
+            due = due_trigger(now, row, runs[0] if runs else None, self.config)
+            if due is not None:
+                out.append(await self.run(ns, due[0], inputs=due[1]))
+        return out
+
+    async def _synced(self) -> None:
+        if self.sync is not None:
+            await self.sync(await self.store.head())
+
+    async def _budget(self, namespace: str) -> CallBudget:
+        ceiling = self.config.daily_calls or TIER_DAILY_CALLS.get(self.config.tier, 0)
+        now = self.clock.now()
+        day_start = to_micros(now.replace(hour=0, minute=0, second=0, microsecond=0))
+        async with self.engine.connect() as conn:
+            runs = await list_runs(conn, namespace, limit=1000)
+        used = sum(
+            int(((r["summary"] or {}).get("stats") or {}).get("model_calls", 0))
+            for r in runs
+            if r["started_at"] >= day_start
+        )
+        return CallBudget(max(0, ceiling - used))
+
+    async def run(
+        self,
+        namespace: str,
+        trigger: str = "manual",
+        *,
+        phases_wanted: tuple[Phase, ...] | None = None,
+        inputs: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Run the tier's phases (or ``phases_wanted``) once, under the lease."""
+        async with self._lock:
+            lease = await self.leases.acquire(LEASE_NAME, self.holder, LEASE_TTL)
+            if lease is None:
+                current = await self.leases.current(LEASE_NAME)
+                return {"status": "busy", "holder": None if current is None else current.holder}
+            try:
+                return await self._run(lease, namespace, trigger, phases_wanted, inputs)
+            finally:
+                with contextlib.suppress(Exception):
+                    await self.leases.release(lease)
+
+    async def _run(
+        self,
+        lease: Lease,
+        namespace: str,
+        trigger: str,
+        phases_wanted: tuple[Phase, ...] | None,
+        inputs: dict[str, Any] | None,
+    ) -> dict[str, Any]:
+        await self._synced()
+        now = self.clock.now()
+        async with self.engine.connect() as conn:
+            runs = await list_runs(conn, namespace, limit=1)
+            rows = await activity(conn, namespace)
+        if inputs is None:
+            row = rows[0] if rows else None
+            inputs = {
+                "activity_position": 0 if row is None else int(row["last_position"]),
+                "last_activity_at": 0 if row is None else int(row["last_at"]),
+                "retrospectives": 0 if row is None else int(row["retrospectives_succeeded"]),
+                "importance_sum": 0.0 if row is None else float(row["importance_sum"]),
+            }
+        wanted = phases_wanted or TIER_PHASES.get(self.config.tier, ("light",))
+        run_id = f"run-{uuid.uuid4().hex[:16]}"
+        started = ConsolidationRunStarted(
+            run_id=run_id,
+            phase=wanted[-1],
+            trigger=trigger,
+            at=now,
+            tier=self.config.tier,
+            lease_token=lease.token,
+            inputs={**inputs, "phases": list(wanted)},
+        )
+        await self.store.append(namespace, [NewEvent(started)])
+        ctx = RunContext(
+            namespace=namespace,
+            run_id=run_id,
+            now=now,
+            store=self.store,
+            engine=self.engine,
+            embedder=self.embedder(),
+            config=self.config,
+            provider=self.provider,
+            budget=await self._budget(namespace),
+            last_run=runs[0] if runs else None,
+            inputs=inputs,
+            search=self.search,
+        )
+        outcome: str = "completed"
+        error: str | None = None
+        try:
+            for phase in wanted:
+                await phases.PHASES[phase](ctx, TIER_AGENTS.get(self.config.tier, ()))
+        except Exception as exc:
+            log.warning("consolidation run failed", run_id=run_id, error=repr(exc))
+            outcome, error = "failed", repr(exc)
+            ctx.effects.clear()
+        ctx.stats["model_calls"] = ctx.budget.used
+        ctx.stats["model_calls_refused"] = ctx.budget.refused
+        if ctx.errors:
+            ctx.stats["errors"] = ctx.errors[:50]
+        if not await self.leases.is_current(lease):
+            outcome, error = "lost_lease", "the lease changed hands before the effects were written"
+            ctx.effects.clear()
+        completed = ConsolidationRunCompleted(
+            run_id=run_id,
+            at=self.clock.now(),
+            outcome=outcome,  # type: ignore[arg-type]
+            actions=ctx.actions if ctx.effects or outcome == "completed" else [],
+            stats=ctx.stats,
+            lease_token=lease.token,
+            error=error,
+        )
+        events = [*ctx.effects, completed]
+        try:
+            positions = await self.store.append(
+                namespace, [NewEvent(e) for e in events], expected_versions=ctx.expected
+            )
+        except ConcurrencyError as exc:
+            completed = ConsolidationRunCompleted(
+                run_id=run_id,
+                at=self.clock.now(),
+                outcome="failed",
+                stats=ctx.stats,
+                lease_token=lease.token,
+                error=f"facts changed during the run: {exc}",
+            )
+            positions = await self.store.append(namespace, [NewEvent(completed)])
+            outcome = "failed"
+        return {
+            "status": outcome,
+            "run_id": run_id,
+            "trigger": trigger,
+            "phases": list(wanted),
+            "actions": completed.actions,
+            "stats": completed.stats,
+            "error": completed.error,
+            "position": positions[-1],
+            "started_at": from_micros(to_micros(now)),
+        }
