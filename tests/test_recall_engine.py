@@ -239,6 +239,10 @@ async def test_rebuild_gives_identical_results(backend: Backend) -> None:
         digest = await env.runner.digest()
         await env.runner.rebuild()
         assert await env.runner.digest() == digest
+        again = [await env.search(q, ("lexical", "vector", "entity")) for q in queries]
+        assert [[(h.id, h.score) for h in r] for r in again] == [
+            [(h.id, h.score) for h in r] for r in before
+        ]
         fresh = RecallService(
             env.service.engine.engine, cache_engine(backend), make_embedder(), env.clock
         )

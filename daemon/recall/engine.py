@@ -156,6 +156,9 @@ class RecallEngine:
         position = self._projection_position() if self._projection_position else None
         if position is not None and position == self._refreshed_at:
             return
+        if position is not None and position < self._refreshed_at:
+            # The projections went back (a rebuild): load the index again from the tables.
+            self.index.reset()
         await self.index.refresh(self.engine)
         if position is not None:
             self._refreshed_at = position

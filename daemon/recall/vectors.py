@@ -266,6 +266,11 @@ class VectorIndex:
     async def refresh(self, engine: AsyncEngine) -> int:
         """Load documents changed since the last refresh; return how many changed."""
         async with self._lock:
+            if self.position > 0:
+                async with engine.connect() as conn:
+                    top = await conn.scalar(sa.select(sa.func.max(_D.updated_position)))
+                if int(top or 0) < self.position:
+                    self.reset()  # the tables were rebuilt and hold less than we had seen
             changed = 0
             while True:
                 async with engine.connect() as conn:
@@ -291,6 +296,19 @@ class VectorIndex:
         gone = sorted(self._dropped - in_use)
         self._dropped.clear()
         await self.cache.delete(gone)
+
+    def reset(self) -> None:
+        """Forget every document (kept vectors stay in the cache): the next refresh reloads."""
+        self.position = 0
+        self.size = 0
+        self._slots.clear()
+        self._tag_slots.clear()
+        self._slot_tags.clear()
+        self._hashes.clear()
+        self._pending.clear()
+        self._dropped.clear()
+        self.live[:] = False
+        self.has_vec[:] = False
 
     async def _changed_rows(self, conn: AsyncConnection) -> list[Any]:
         result = await conn.execute(
