@@ -30,6 +30,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "daemon.cli.config_cmd",
     "daemon.cli.retrospective_cmd",
     "daemon.cli.recall_cmd",
+    "daemon.cli.consolidate_cmd",
 )
 
 
