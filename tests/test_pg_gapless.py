@@ -28,7 +28,7 @@ pytestmark = pytest.mark.postgres
 IN_PROCESS_WRITERS = 6
 CHILD_PROCESSES = 2
 WRITERS_PER_CHILD = 2
-APPENDS_PER_WRITER = 25
+APPENDS_PER_WRITER = 15
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
