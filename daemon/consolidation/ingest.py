@@ -113,7 +113,7 @@ async def admit(
     if flags:
         fact = replace(fact, status="quarantined")
         extra["gate_flags"] = flags
-    if body.get("dedupe", True):
+    if body.get("dedupe", True) and not await _is_retry(request, fact, key):
         found = await find_duplicate(request, fact)
         if found is not None:
             existing, similarity = found
@@ -139,6 +139,14 @@ async def admit(
                 ),
             )
     return Admission(fact, None, extra)
+
+
+async def _is_retry(request: web.Request, fact: FactWritten, key: str | None) -> bool:
+    """A retried keyed write (its fact already exists) is answered by the facts API as before."""
+    if key is None:
+        return False
+    store = state_of(request).require_store()
+    return bool(await store.read_stream(namespace_of(request), fact_stream(fact.fact_id)))
 
 
 def fact_text(events: list[StoredEvent]) -> str:

@@ -136,7 +136,10 @@ async def light(ctx: RunContext, _agents: Sequence[str]) -> None:
         )
         ctx.actions.append({"action": "archive", "fact_ids": [fact_id], "reason": reason})
     ctx.count("archived", len(archive))
-    kept = [v for _, v in scored if v.fact_id not in archive]
+    kept = sorted(
+        (v for _, v in scored if v.fact_id not in archive),
+        key=lambda v: (v.row.written_position, v.fact_id),
+    )
     settings = PreviewSettings(tau_days=tau, near_duplicate=DUPLICATE)
     duplicates, conflicts = await find_pairs(kept, ctx.embedder, settings)
     ctx.count("duplicates", len(duplicates))

@@ -1,0 +1,258 @@
+"""Consolidation runs: decay and salience math, the light phase (archive, capacity, duplicate
+plans), runs under a lease, triggers, tiers, and the model phases with a scripted model."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections import deque
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from daemon.api.consolidation import CONSOLIDATION
+from daemon.config import ConsolidationConfig
+from daemon.consolidation.phases import parse_verdict
+from daemon.consolidation.rules import retention, salience, strength
+from daemon.consolidation.service import LEASE_NAME, ConsolidationService, due_trigger
+from plugins.llm.types import Completion, CompletionRequest
+from tests.api_fixtures import Api, api_client
+
+DAY = 86_400 * 1_000_000
+
+
+class ScriptedModel:
+    """An LLMProvider answering from a queue (or a function of the request)."""
+
+    def __init__(self, answers: list[str] | None = None, fn: Any = None) -> None:
+        self.answers = deque(answers or [])
+        self.fn = fn
+        self.requests: list[CompletionRequest] = []
+
+    @property
+    def name(self) -> str:
+        return "scripted"
+
+    @property
+    def model(self) -> str:
+        return "scripted-1"
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        self.requests.append(request)
+        if self.fn is not None:
+            return Completion(text=self.fn(request))
+        return Completion(text=self.answers.popleft() if self.answers else "")
+
+    async def aclose(self) -> None:
+        return None
+
+
+def _service(api: Api, **config: Any) -> ConsolidationService:
+    service: ConsolidationService = api.client.app[CONSOLIDATION]
+    service.config = dataclasses.replace(ConsolidationConfig(), **config)
+    return service
+
+
+async def _fact(api: Api, text: str, **extra: Any) -> str:
+    status, body = await api.call("POST", "/v1/facts", {"text": text, "dedupe": False, **extra})
+    assert status == 201, body
+    fact_id: str = body["fact_id"]
+    return fact_id
+
+
+def test_retention_follows_the_formula() -> None:
+    assert retention(0, 30, 1) == 1.0
+    assert retention(30, 30, 1) == pytest.approx(math.exp(-1))
+    assert retention(30, 30, 2) == pytest.approx(math.exp(-0.5))
+    assert retention(30, 30, 0.1) == pytest.approx(math.exp(-2))  # strength floored at 0.5
+    assert strength(0, 0) == 1.0
+    assert strength(5, 0) > strength(1, 0) > strength(0, 0)
+
+
+def test_salience_is_retention_times_importance_and_trust() -> None:
+    base = dict(days=10, tau_days=30, recalls=0, reinforcements=0, confidence=1.0)
+    user = salience(importance=0.5, provenance="user", status="active", **base)  # type: ignore[arg-type]
+    assert user == pytest.approx(math.exp(-10 / 30))
+    important = salience(importance=1.0, provenance="user", status="active", **base)  # type: ignore[arg-type]
+    assert important == pytest.approx(user * 1.5)
+    quarantined = salience(importance=0.5, provenance="tool", status="quarantined", **base)  # type: ignore[arg-type]
+    assert quarantined < user
+
+
+def test_due_trigger_rules() -> None:
+    config = ConsolidationConfig()
+    now = 100 * DAY
+    act = {
+        "last_position": 10,
+        "last_at": now - DAY // 96,
+        "retrospectives_succeeded": 2,
+        "importance_sum": 3.0,
+    }
+    assert due_trigger(now, None, None, config) is None
+    assert due_trigger(now, act, None, config) is None  # active 15 min ago
+    idle = {**act, "last_at": now - DAY}
+    trigger = due_trigger(now, idle, None, config)
+    assert trigger is not None
+    assert trigger[0] == "idle"
+    last = {"started_at": now - 2 * DAY, "inputs": {"activity_position": 10}}
+    assert due_trigger(now, idle, last, config) is None  # nothing new since the last run
+    newer = {**act, "last_position": 11, "last_at": now - 60_000_000}
+    scheduled = due_trigger(now, newer, last, config)
+    assert scheduled is not None
+    assert scheduled[0] == "schedule"
+    retro = {**newer, "retrospectives_succeeded": 7}
+    last_recent = {"started_at": now - 1, "inputs": {"activity_position": 10, "retrospectives": 2}}
+    due = due_trigger(now, retro, last_recent, config)
+    assert due is not None
+    assert due[0] == "retrospectives"
+    assert due[1]["new_retrospectives"] == 5
+
+
+def test_reconciliation_verdicts_are_strict() -> None:
+    assert parse_verdict("ADD", 2) == ("ADD", None)
+    assert parse_verdict("update E2", 2) == ("UPDATE", 1)
+    assert parse_verdict("NOOP E1\n", 2) == ("NOOP", 0)
+    assert parse_verdict("CONFLICT E3", 2) is None
+    assert parse_verdict("UPDATE", 2) is None
+    assert parse_verdict("ADD E1", 2) is None
+    assert parse_verdict("ADD\nNOOP E1", 2) is None
+    assert parse_verdict("Sure! ADD", 2) is None
+    assert parse_verdict(None, 2) is None
+
+
+async def test_light_run_archives_decayed_and_plans_duplicates(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        old = await _fact(api, "The old printer is on floor two", importance=0.0)
+        api.clock.advance(timedelta(days=120))
+        a = await _fact(api, "Jane's birthday is in May")
+        b = await _fact(api, "jane's birthday is in may!")
+        fresh = await _fact(api, "Kim started a pottery class")
+        status, run = await api.call("POST", "/v1/consolidation/run", {})
+        assert status == 200, run
+        assert run["status"] == "completed"
+        assert run["trigger"] == "manual"
+        archived = [x["fact_ids"][0] for x in run["actions"] if x["action"] == "archive"]
+        assert archived == [old]
+        plan_id = next(x["plan_id"] for x in run["actions"] if x["action"] == "plan")
+        _, plan = await api.call("GET", f"/v1/consolidation/plans/{plan_id}")
+        assert plan["source"] == "auto"
+        assert plan["items"][0]["fact_ids"] == [a, b]
+        # the merge waits for a person; the archive is done and logged
+        _, fact_a = await api.call("GET", f"/v1/facts/{a}")
+        assert fact_a["superseded_by"] is None
+        _, log = await api.call("GET", "/v1/consolidation/log")
+        assert [(e["action"], e["run_id"]) for e in log["entries"]] == [("archive", run["run_id"])]
+        _, runs = await api.call("GET", "/v1/consolidation/runs")
+        assert runs["runs"][0]["outcome"] == "completed"
+        assert runs["runs"][0]["summary"]["stats"]["archived"] == 1
+        _, search = await api.call("POST", "/v1/search", {"query": "printer", "scope": ["facts"]})
+        assert old not in {h["id"] for h in search["hits"]}
+        assert fresh
+
+
+async def test_capacity_archives_lowest_salience(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        low = await _fact(api, "Lunch was pasta", importance=0.1)
+        mid = await _fact(api, "Leo likes hiking", importance=0.5)
+        high = await _fact(api, "Mia is allergic to nuts", importance=1.0)
+        _service(api, capacity=2)
+        _, run = await api.call("POST", "/v1/consolidation/run", {})
+        archived = [x["fact_ids"][0] for x in run["actions"] if x["action"] == "archive"]
+        assert archived == [low]
+        assert {mid, high}
+
+
+async def test_one_run_at_a_time_under_the_lease(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        await _fact(api, "Ned fixes bikes")
+        service = _service(api)
+        other = await service.leases.acquire(LEASE_NAME, "other-daemon", timedelta(minutes=5))
+        assert other is not None
+        status, body = await api.call("POST", "/v1/consolidation/run", {})
+        assert status == 409
+        assert body["error"]["details"]["holder"] == "other-daemon"
+        await service.leases.release(other)
+        status, run = await api.call("POST", "/v1/consolidation/run", {})
+        assert status == 200, run
+        _, runs = await api.call("GET", "/v1/consolidation/runs")
+        assert runs["runs"][0]["lease_token"] == other.token + 1
+
+
+async def test_tick_runs_when_idle_and_not_again(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        await _fact(api, "Olga sings in a choir")
+        service = _service(api)
+        assert await service.tick() == []  # just written: not idle yet
+        api.clock.advance(timedelta(hours=1))
+        [run] = await service.tick()
+        assert run["trigger"] == "idle"
+        api.clock.advance(timedelta(hours=1))
+        assert await service.tick() == []  # nothing new since
+        service.config = dataclasses.replace(service.config, enabled=False)
+        await _fact(api, "Olga also plays piano")
+        api.clock.advance(timedelta(hours=2))
+        assert await service.tick() == []
+
+
+async def test_free_tier_never_calls_a_model(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        await _fact(api, "Pat is a vet")
+        service = _service(api, tier="free")
+        model = ScriptedModel(['NOTE "x"'])
+        service.provider = model
+        _, run = await api.call("POST", "/v1/consolidation/run", {})
+        assert run["phases"] == ["light"]
+        assert model.requests == []
+
+
+async def test_standard_reconciliation_update_and_conflict(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        old = await _fact(api, "Quinn works at the bakery on Main Street")
+        other = await _fact(api, "Rosa lives in a small flat near the river")
+        service = _service(api, tier="cheap")
+        await api.call("POST", "/v1/consolidation/run", {})
+        new = await _fact(api, "Quinn works at the bakery on Oak Street now")
+        new2 = await _fact(api, "Rosa lives in a small flat near the harbour")
+
+        def answer(request: CompletionRequest) -> str:
+            text = request.messages[0].content
+            return "UPDATE E1" if "Quinn" in text.split("New:")[1] else "CONFLICT E1"
+
+        service.provider = ScriptedModel(fn=answer)
+        _, run = await api.call("POST", "/v1/consolidation/run", {"phases": ["standard"]})
+        assert run["stats"]["reconcile_update"] == 1
+        assert run["stats"]["reconcile_conflict"] == 1
+        _, fact_old = await api.call("GET", f"/v1/facts/{old}")
+        assert fact_old["superseded_by"] == new
+        _, queue = await api.call("GET", "/v1/review")
+        [item] = queue["items"]
+        assert item["verb"] == "CONFLICT"
+        assert item["action"]["fact_ids"] == [other, new2]
+
+
+async def test_without_a_model_only_deterministic_zones_apply(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        await _fact(api, "Sam is 34 years old and lives in Oslo")
+        _service(api, tier="cheap")
+        await api.call("POST", "/v1/consolidation/run", {})
+        await _fact(api, "Sam is 35 years old and lives in Oslo")
+        _, run = await api.call("POST", "/v1/consolidation/run", {"phases": ["standard"]})
+        assert run["stats"]["model_calls"] == 0
+        _, queue = await api.call("GET", "/v1/review")
+        assert [i["verb"] for i in queue["items"]] == ["CONFLICT"]
+
+
+async def test_daily_budget_stops_model_calls(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        for i in range(5):
+            await _fact(api, f"Fact number {i} about topic {i * 7}")
+        service = _service(api, tier="standard", daily_calls=2)
+        model = ScriptedModel(fn=lambda _r: "")
+        service.provider = model
+        _, run = await api.call("POST", "/v1/consolidation/run", {})
+        assert run["stats"]["model_calls"] == 2
+        assert run["stats"]["model_calls_refused"] >= 1
+        _, run2 = await api.call("POST", "/v1/consolidation/run", {})
+        assert run2["stats"]["model_calls"] == 0
