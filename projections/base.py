@@ -119,6 +119,21 @@ class BulkStatement:
             await conn.exec_driver_sql(sql, list(rows[i : i + 5000]))
 
 
+def clean(text: str) -> str:
+    """Return ``text`` fit for a text column on every backend: NUL becomes U+FFFD.
+
+    PostgreSQL cannot store NUL in text, and a projection must fold every event the log
+    holds (one it cannot store would stop the runner for good), identically on both
+    backends. JSON columns need nothing: the encoder escapes NUL.
+    """
+    return text if "\x00" not in text else text.replace("\x00", "\ufffd")
+
+
+def clean_opt(text: str | None) -> str | None:
+    """:func:`clean` for an optional value."""
+    return None if text is None else clean(text)
+
+
 def dumps(value: Any) -> str:
     """Encode a JSON value for a text column (canonical: sorted keys)."""
     return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()

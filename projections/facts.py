@@ -50,7 +50,7 @@ from events.types import (
     FactValidated,
     FactWritten,
 )
-from projections.base import Projection, chunks, dumps, execute_many, loads
+from projections.base import Projection, chunks, clean, clean_opt, dumps, execute_many, loads
 
 MAX_HISTORY = 1000
 """Most facts :func:`fact_history` walks in each direction."""
@@ -210,9 +210,9 @@ _FactKey = tuple[str, str]
 
 def _fact_ids(event: object) -> tuple[str, ...]:
     if isinstance(event, FactSuperseded):
-        return (event.old_fact_id, event.new_fact_id)
+        return (clean(event.old_fact_id), clean(event.new_fact_id))
     if isinstance(event, FactWritten | FactValidated | FactForgotten | FactPurged):
-        return (event.fact_id,)
+        return (clean(event.fact_id),)
     return ()
 
 
@@ -253,45 +253,50 @@ class _FactFold:
         if isinstance(event, FactWritten):
             self._write(stored, event)
         elif isinstance(event, FactSuperseded):
-            old = self.current.get((ns, event.old_fact_id))
-            if old is None or event.old_fact_id == event.new_fact_id:
+            old_id, new_id = _fact_ids(event)
+            old = self.current.get((ns, old_id))
+            if old is None or old_id == new_id:
                 return
             at = to_micros(event.at)
             valid_to = at if old["valid_to"] is None else min(old["valid_to"], at)
-            self._change(
-                stored, event.old_fact_id, valid_to=valid_to, superseded_by=event.new_fact_id
-            )
-            self._change(stored, event.new_fact_id, supersedes=event.old_fact_id)
+            self._change(stored, old_id, valid_to=valid_to, superseded_by=new_id)
+            self._change(stored, new_id, supersedes=old_id)
         elif isinstance(event, FactValidated):
             self._change(
                 stored,
-                event.fact_id,
+                clean(event.fact_id),
                 status="active",
-                validated_by=event.by,
-                validation_note=event.note,
+                validated_by=clean(event.by),
+                validation_note=clean_opt(event.note),
             )
         elif isinstance(event, FactForgotten):
-            self._change(stored, event.fact_id, forgotten=True, forgotten_reason=event.reason)
+            self._change(
+                stored,
+                clean(event.fact_id),
+                forgotten=True,
+                forgotten_reason=clean_opt(event.reason),
+            )
         elif isinstance(event, FactPurged):
-            self._purge(ns, event.fact_id)
+            self._purge(ns, clean(event.fact_id))
 
     def _write(self, stored: StoredEvent, event: FactWritten) -> None:
         ns = stored.namespace
-        if self.current.get((ns, event.fact_id)) is not None:
+        fact_id = clean(event.fact_id)
+        if self.current.get((ns, fact_id)) is not None:
             return
         row = {
             "namespace": ns,
-            "fact_id": event.fact_id,
+            "fact_id": fact_id,
             "position": stored.position,
             "written_position": stored.position,
-            "text": event.text,
-            "subject": event.subject,
-            "predicate": event.predicate,
-            "object": event.object,
+            "text": clean(event.text),
+            "subject": clean_opt(event.subject),
+            "predicate": clean_opt(event.predicate),
+            "object": clean_opt(event.object),
             "tags_json": dumps(event.tags),
-            "owner": event.owner,
-            "provenance": event.provenance,
-            "status": event.status,
+            "owner": clean(event.owner),
+            "provenance": clean(event.provenance),
+            "status": clean(event.status),
             "confidence": float(event.confidence),
             "importance": float(event.importance),
             "valid_from": to_micros(event.valid_from),
@@ -307,8 +312,8 @@ class _FactFold:
             "validation_note": None,
         }
         self._insert(row)
-        for tag in sorted(set(event.tags)):
-            self.tags.append({"namespace": ns, "fact_id": event.fact_id, "tag": tag})
+        for tag in sorted({clean(t) for t in event.tags}):
+            self.tags.append({"namespace": ns, "fact_id": fact_id, "tag": tag})
 
     def _insert(self, row: dict[str, Any]) -> None:
         self.inserts.append(row)
@@ -414,7 +419,7 @@ async def query_facts(
     if tag is not None:
         query = query.where(
             sa.select(sa.literal(1))
-            .where(_G.namespace == namespace, _G.fact_id == _V.fact_id, _G.tag == tag)
+            .where(_G.namespace == namespace, _G.fact_id == _V.fact_id, _G.tag == clean(tag))
             .exists()
         )
     query = query.order_by(_V.written_position, _V.fact_id).limit(limit)
@@ -428,7 +433,7 @@ async def get_fact(
     row = (
         await conn.execute(
             sa.select(fact_versions_table).where(
-                _V.namespace == namespace, _V.fact_id == fact_id, _believed_at(known_at)
+                _V.namespace == namespace, _V.fact_id == clean(fact_id), _believed_at(known_at)
             )
         )
     ).first()
@@ -439,7 +444,7 @@ async def fact_versions(conn: AsyncConnection, namespace: str, fact_id: str) -> 
     """Return every stored version of a fact, oldest first (zero-length ones included)."""
     result = await conn.execute(
         sa.select(fact_versions_table)
-        .where(_V.namespace == namespace, _V.fact_id == fact_id)
+        .where(_V.namespace == namespace, _V.fact_id == clean(fact_id))
         .order_by(_V.position)
     )
     return [_fact(r) for r in result.all()]

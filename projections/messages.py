@@ -55,6 +55,8 @@ from projections.base import (
     BulkStatement,
     Projection,
     chunks,
+    clean,
+    clean_opt,
     dumps,
     execute_many,
     loads,
@@ -235,9 +237,9 @@ class _MessageFold:
         for stored in events:
             event = stored.event
             if isinstance(event, MessageAppended | ConversationDeleted):
-                cid = event.conversation_id
+                cid = clean(event.conversation_id)
             elif isinstance(event, ConversationForked):
-                cid = event.fork_id
+                cid = clean(event.fork_id)
             else:
                 continue
             wanted.setdefault(stored.namespace, set()).add(cid)
@@ -287,36 +289,37 @@ class _MessageFold:
 
     async def _append(self, stored: StoredEvent, event: MessageAppended) -> None:
         namespace = stored.namespace
-        cid = event.conversation_id
+        cid = clean(event.conversation_id)
+        message_id = clean(event.message_id)
         conv = self.convs.get((namespace, cid))
         if conv is None:
             conv = self._create(namespace, cid, stored.position)
         elif conv.deleted:
             return
         place = stored.position
-        key = (conv.key, event.message_id)
+        key = (conv.key, message_id)
         if conv.strategy == "reference" and key not in self.own:
             # Appending an inherited message id shadows it at its inherited place.
             await self._flush()
             exists = await self.conn.scalar(
                 sa.select(_M.position).where(
-                    _M.conversation_key == conv.key, _M.message_id == event.message_id
+                    _M.conversation_key == conv.key, _M.message_id == message_id
                 )
             )
             if exists is None:
                 lineage = await _lineage(self.conn, namespace, cid)
                 if lineage is not None:
-                    found = await _find_visible(self.conn, lineage.segments[1:], event.message_id)
+                    found = await _find_visible(self.conn, lineage.segments[1:], message_id)
                     if found is not None:
                         place = int(found.position)
         self.own.add(key)
         self.messages.append(
             (
                 conv.key,
-                event.message_id,
+                message_id,
                 place,
-                event.role,
-                event.name,
+                clean(event.role),
+                clean_opt(event.name),
                 dumps(event.content),
                 to_micros(event.created_at),
                 dumps(event.metadata),
@@ -327,25 +330,27 @@ class _MessageFold:
 
     async def _fork(self, stored: StoredEvent, event: ConversationForked) -> None:
         namespace = stored.namespace
-        if self.convs.get((namespace, event.fork_id)) is not None:
+        fork_id = clean(event.fork_id)
+        through_id = clean_opt(event.through_message_id)
+        if self.convs.get((namespace, fork_id)) is not None:
             return
         await self._flush()
-        parent = event.parent_conversation_id
+        parent = clean(event.parent_conversation_id)
         lineage = await _lineage(self.conn, namespace, parent)
         visible = lineage is not None and not lineage.row.deleted
         through = stored.position
-        if event.through_message_id is not None:
+        if through_id is not None:
             through = 0
             if visible and lineage is not None:
-                found = await _find_visible(self.conn, lineage.segments, event.through_message_id)
+                found = await _find_visible(self.conn, lineage.segments, through_id)
                 if found is not None:
                     through = int(found.position)
         fork = self._create(
             namespace,
-            event.fork_id,
+            fork_id,
             stored.position,
             parent_conversation_id=parent,
-            through_message_id=event.through_message_id,
+            through_message_id=through_id,
             through_position=through,
             strategy=event.strategy,
         )
@@ -370,7 +375,7 @@ class _MessageFold:
 
     async def _delete(self, stored: StoredEvent, event: ConversationDeleted) -> None:
         namespace = stored.namespace
-        cid = event.conversation_id
+        cid = clean(event.conversation_id)
         conv = self.convs.get((namespace, cid))
         if conv is None or conv.deleted:
             return
@@ -543,7 +548,7 @@ async def get_conversation(
     conn: AsyncConnection, namespace: str, conversation_id: str
 ) -> ConversationRow | None:
     """Return a conversation (also a deleted one, flagged), or None if it never existed."""
-    lineage = await _lineage(conn, namespace, conversation_id)
+    lineage = await _lineage(conn, namespace, clean(conversation_id))
     if lineage is None:
         return None
     row = lineage.row
@@ -580,12 +585,12 @@ async def list_messages(
     An unknown or deleted conversation has no messages (``[]``); an ``after_message_id`` the
     conversation does not show raises :class:`UnknownMessage`.
     """
-    lineage = await _lineage(conn, namespace, conversation_id)
+    lineage = await _lineage(conn, namespace, clean(conversation_id))
     if lineage is None or lineage.row.deleted or limit <= 0:
         return []
     after = 0
     if after_message_id is not None:
-        found = await _find_visible(conn, lineage.segments, after_message_id)
+        found = await _find_visible(conn, lineage.segments, clean(after_message_id))
         if found is None:
             raise UnknownMessage(
                 f"message {after_message_id!r} is not in conversation {conversation_id!r}"
@@ -599,10 +604,10 @@ async def get_message(
     conn: AsyncConnection, namespace: str, conversation_id: str, message_id: str
 ) -> MessageRow | None:
     """Return one visible message of a conversation, or None."""
-    lineage = await _lineage(conn, namespace, conversation_id)
+    lineage = await _lineage(conn, namespace, clean(conversation_id))
     if lineage is None or lineage.row.deleted:
         return None
-    row = await _find_visible(conn, lineage.segments, message_id)
+    row = await _find_visible(conn, lineage.segments, clean(message_id))
     return None if row is None else _message(row, lineage)
 
 

@@ -61,6 +61,17 @@ def _relax_sqlite(dbapi_connection: Any, _record: Any = None) -> None:
     cursor.close()
 
 
+SETUP_LOCK_KEY = 0x6D656D6F72796470
+"""PostgreSQL advisory lock taken while creating or dropping projection tables."""
+
+
+async def _serialise_setup(conn: AsyncConnection) -> None:
+    # Two daemons starting on one PostgreSQL database must not create the tables twice.
+    # (SQLite needs nothing: the runner's transactions take the write lock at BEGIN.)
+    if conn.dialect.name == "postgresql":
+        await conn.execute(sa.select(sa.func.pg_advisory_xact_lock(SETUP_LOCK_KEY)))
+
+
 def _create_index(sync: sa.Connection, index: sa.Index) -> None:
     index.create(sync, checkfirst=True)
 
@@ -151,7 +162,9 @@ class ProjectionRunner:
         if len(set(names)) != len(names):
             raise ValueError(f"projection names must be unique: {names}")
         self.batch_size = batch_size
-        if engine.dialect.name == "sqlite":
+        if engine.dialect.name == "sqlite" and not sa.event.contains(
+            engine.sync_engine, "connect", _relax_sqlite
+        ):
             sa.event.listen(engine.sync_engine, "connect", _relax_sqlite)
         self._checkpoints: dict[str, int] = {}
         self._lock = asyncio.Lock()
@@ -173,6 +186,7 @@ class ProjectionRunner:
             async with self.engine.connect() as conn:  # the connection pooled already, if any
                 await conn.run_sync(lambda sync: _relax_sqlite(sync.connection.dbapi_connection))
         async with self._lock, self.engine.begin() as conn:
+            await _serialise_setup(conn)
             await conn.run_sync(checkpoints_metadata.create_all)
             stored = await read_checkpoints(conn, lock=True)
             checkpoints = {}
@@ -307,6 +321,7 @@ class ProjectionRunner:
                 if index.name in p.deferred_indexes
             ]
             async with self.engine.begin() as conn:
+                await _serialise_setup(conn)
                 await conn.run_sync(checkpoints_metadata.create_all)
                 for projection in self.projections:
                     await _reset(conn, projection)

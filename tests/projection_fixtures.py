@@ -338,7 +338,7 @@ class FactModel:
             facts[(ns, ev.fact_id)] = _ModelFact(
                 {
                     "fact_id": ev.fact_id,
-                    "text": ev.text,
+                    "text": ev.text.replace("\x00", "\ufffd"),  # documented: NUL -> U+FFFD
                     "subject": ev.subject,
                     "predicate": ev.predicate,
                     "object": ev.object,

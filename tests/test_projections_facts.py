@@ -222,3 +222,16 @@ async def test_valid_to_is_the_earlier_of_its_own_end_and_the_supersede(tmp_path
         assert a.valid_to == at(10)
         assert await fact_ids(env, as_of=at(9)) == ["a", "b"]
         assert await fact_ids(env, as_of=at(10)) == ["b"]
+
+
+async def test_nul_characters_are_stored_as_replacement_characters(tmp_path: Path) -> None:
+    async with open_env(tmp_path) as env:
+        await env.append("ns", fact("f\x00", "a\x00b", tags=["t\x00"]))
+        await env.append("ns", FactValidated(fact_id="f\x00", by="x\x00"))
+        await env.fold()
+        async with env.engine.connect() as conn:
+            f = await get_fact(conn, "ns", "f\x00")
+        assert f is not None
+        assert (f.fact_id, f.text, f.validated_by) == ("f\ufffd", "a\ufffdb", "x\ufffd")
+        assert f.tags == ["t\x00"]  # inside JSON, NUL survives as an escape
+        assert await fact_ids(env, tag="t\x00") == ["f\ufffd"]

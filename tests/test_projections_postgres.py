@@ -14,11 +14,20 @@ from hypothesis import strategies as st
 
 from daemon.cli import main
 from events.store.sqlite import sqlite_engine
-from projections.facts import FactsProjection
-from projections.messages import MessagesProjection
+from projections.facts import FactsProjection, get_fact
+from projections.messages import MessagesProjection, list_messages
 from projections.runner import ProjectionRunner
 from tests.pg_fixtures import RESET_STATEMENTS, pg_execute, pg_scratch, pg_url  # noqa: F401
-from tests.projection_fixtures import Append, FactModel, MessageModel, logs, open_env, play
+from tests.projection_fixtures import (
+    Append,
+    FactModel,
+    MessageModel,
+    fact,
+    logs,
+    message,
+    open_env,
+    play,
+)
 from tests.test_projections_properties import check_facts, check_messages
 
 pytestmark = pytest.mark.postgres
@@ -89,3 +98,20 @@ def test_verify_and_rebuild_on_postgres(
     past = tmp_path / "past"
     assert main(["replay", "--until", "4", "--into", str(past), *base]) == 0
     assert main(["projections", "verify", "--data-dir", str(past)]) == 0
+
+
+def test_text_with_nul_does_not_stop_the_runner_on_postgres(pg_url: str, tmp_path: Path) -> None:  # noqa: F811
+    async def run() -> None:
+        async with open_env(tmp_path, database_url=pg_url) as env:
+            await env.append("ns", fact("f", "a\x00b"), message("c", "m\x00", name="n\x00"))
+            assert await env.fold() == 2
+            async with env.engine.connect() as conn:
+                f = await get_fact(conn, "ns", "f")
+                rows = await list_messages(conn, "ns", "c")
+            assert f is not None
+            assert f.text == "a\ufffdb"
+            assert [(m.conversation_id, m.message_id, m.name) for m in rows] == [
+                ("c", "m\ufffd", "n\ufffd")
+            ]
+
+    asyncio.run(run())

@@ -164,6 +164,8 @@ async def verify_command(args: argparse.Namespace) -> int:
     ):
         try:
             async with live.connect() as conn:
+                if conn.dialect.name == "postgresql":  # one snapshot for checkpoints and rows
+                    await conn.execution_options(isolation_level="REPEATABLE READ")
                 stored = await read_checkpoints(conn)
                 live_digests = await table_digests(conn, projections)
         except Exception as exc:  # a missing file or table: nothing folded here yet
