@@ -13,9 +13,19 @@ Running them (``projections.runner``)::
     await runner.rebuild(progress)              # drop everything and refold from 0
     await runner.digest()         # {table: sha256 of its rows in primary-key order}
 
-``runner.position`` is the checkpoint every projection has reached. Each batch (``batch_size``
-events, default 2000) is folded in one transaction together with the checkpoints, in
-``projection_checkpoints(name, version, position)``.
+``runner.position`` is the checkpoint every projection has reached (``runner.checkpoints``
+per projection). Each batch (``batch_size`` events, default 5000; fewer when following) is
+folded in one transaction together with the checkpoints, in ``projection_checkpoints(name,
+version, position)``; a failing batch leaves neither rows nor checkpoint behind. A batch does
+not wait for the disk (SQLite ``synchronous=NORMAL``, PostgreSQL ``synchronous_commit=off``):
+a power cut can only lose whole recent batches, which are folded again from the durable log.
+Several runners may share one database (checkpoints are re-read, and locked on PostgreSQL,
+per batch, so nothing is folded twice). A projection whose stored ``version`` differs from
+the code's is dropped and refolded by ``setup()``. ``rebuild()`` drops the indexes a
+projection lists in ``deferred_indexes`` and builds them once at the end.
+
+Text: NUL characters in projected text columns are stored as U+FFFD on every backend
+(PostgreSQL cannot hold NUL, and a projection must fold every event the log holds).
 
 Reading them (every function takes an ``AsyncConnection`` on the projection database, e.g.
 ``async with backend.projection_engine(write=False).connect() as conn``):
