@@ -563,8 +563,12 @@ class RetrospectiveService:
     ) -> RequestResult | None:
         """Append one decision; None if it was refused because the state had moved on."""
         run_id, events = decision_events(conv, decision, self.clock.now())
-        if await self._append(conv, events) is None:
+        positions = await self._append(conv, events)
+        if positions is None:
             return None
+        # Decide the next thing on a state that holds this decision (fewer refused appends;
+        # the caller is never the follow loop, which is what folds it).
+        await self._wait_folded(positions[-1], 30.0)
         if decision.action == "schedule":
             self.counters.scheduled += 1
         elif decision.action == "skip":
