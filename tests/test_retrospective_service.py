@@ -565,3 +565,39 @@ async def test_pending_run_of_a_deleted_conversation_is_skipped(harness: Harness
     await wait_until(lambda: _statuses(service) == ["skipped"], service)
     [skipped] = await harness.of_type(RetrospectiveSkipped)
     assert skipped.reason == "conversation_deleted"
+
+
+async def test_transcript_budget_splits_calls_and_records_truncation(harness: Harness) -> None:
+    server, provider = await _fake(
+        "openai", remember("The user lives in Lyon."), ok_text("Nothing new to save.")
+    )
+    try:
+        service = await harness.start_service(provider, config(max_transcript_chars=1000))
+        long_text = "I live in Lyon. " + "blah " * 400
+        await harness.store.append(
+            NS,
+            [
+                NewEvent(
+                    MessageAppended(
+                        conversation_id="c",
+                        message_id=f"m{i}",
+                        role="user",
+                        content=text,
+                        created_at=T0,
+                    )
+                )
+                for i, text in enumerate([long_text, "x" * 700])
+            ],
+        )
+        await wait_until(lambda: _statuses(service) == ["succeeded"], service)
+    finally:
+        await server.close()
+    [succeeded] = await harness.of_type(RetrospectiveSucceeded)
+    assert succeeded.chunks == 2
+    assert succeeded.calls == 2
+    assert [t["message_id"] for t in succeeded.truncated] == ["m0"]
+    assert succeeded.truncated[0]["original_chars"] == len(long_text)
+    # The second call saw what the first remembered, so it is not remembered twice.
+    second = server.requests[1].body["messages"][0]["content"]
+    assert "The user lives in Lyon." in second
+    assert len(server.requests[0].body["messages"][1]["content"]) < 1100
