@@ -14,7 +14,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from daemon.app import STATE, AppSettings, build_app
 from daemon.backend import Backend
 from daemon.config import Config, load_config
-from daemon.retrospective.wiring import RETROSPECTIVE, install_retrospective
+from daemon.retrospective.wiring import RETROSPECTIVE, build_provider, install_retrospective
 from events.clock import ManualClock
 from tests.api_fixtures import T0, Api
 
@@ -111,3 +111,19 @@ async def test_manual_run_unknown_and_kill_switch_reload(api: tuple[Api, _Watche
     await watcher.reload(new)
     status, body = await client.call("POST", "/v1/conversations/c2/retrospective:run")
     assert (status, body["error"]["code"]) == (409, "retrospectives_disabled")
+
+
+@pytest.mark.parametrize("provider", ["none", "openai", "anthropic"])
+def test_llm_section_builds_the_provider_with_its_budget(provider: str) -> None:
+    overrides: dict[str, object] = {"llm.provider": provider}
+    if provider != "none":
+        overrides.update({"llm.model": "m1", "llm.budget.calls_per_day": 5})
+    config = load_config(None, env={}, overrides=overrides)
+    choice = build_provider(config.llm, ManualClock(T0).now)
+    if provider == "none":
+        assert choice.provider.name == "offline-extractor"
+        assert choice.budget is None
+    else:
+        assert (choice.provider.name, choice.provider.model) == (provider, "m1")
+        assert choice.budget is not None
+        assert choice.budget.settings.calls_per_day == 5
