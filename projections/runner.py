@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import contextlib
 import hashlib
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -244,6 +245,8 @@ class ProjectionRunner:
         finally:
             if ahead is not None:
                 ahead.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await ahead
         return self.position
 
     async def _read_batch(self, after: int, until: int) -> list[StoredEvent]:
@@ -329,9 +332,13 @@ class ProjectionRunner:
                     await conn.run_sync(index.drop)
             self._checkpoints = {p.name: 0 for p in self.projections}
             try:
-                return await self._catch_up(until, progress)
-            finally:
-                await self._create_indexes()
+                position = await self._catch_up(until, progress)
+            except BaseException:
+                with contextlib.suppress(Exception):  # else the next setup() creates them
+                    await self._create_indexes()
+                raise
+            await self._create_indexes()
+            return position
 
     async def _create_indexes(self) -> None:
         """Create any index that is missing (after a rebuild, or one that was cut short)."""
