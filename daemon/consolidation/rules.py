@@ -164,10 +164,12 @@ like/dislike likes/dislikes loves/hates love/hate liked/disliked enjoys/hates pr
 allergic/tolerant vegetarian/carnivore married/single married/divorced alive/dead open/closed
 early/late morning/evening morning/night summer/winter older/younger bigger/smaller more/less
 always/never true/false yes/no left/right introvert/extrovert remote/office north/south
-east/west first/last up/down hot/cold old/new start/end starts/ends
+east/west first/last up/down hot/cold old/new start/end starts/ends passed/failed good/bad
+won/lost right/wrong light/heavy tall/short enjoys/dreads likes/hates likes/avoids
 """
 ANTONYMS: tuple[frozenset[str], ...] = tuple(frozenset(p.split("/")) for p in _ANTONYMS.split())
 _NUMBER = re.compile(r"^\d+(?:[.,:]\d+)*$")
+_ORDERED = frozenset({"to", "than", "over", "before", "after", "from", "into"})
 
 
 def content_words(text: str) -> list[str]:
@@ -252,6 +254,15 @@ def judge_pair(
     only_a, only_b = set(raw_a) - set(raw_b), set(raw_b) - set(raw_a)
     conflict_reason = ""
     if jaccard(wa, wb) >= conflict_overlap and negated(a) != negated(b):
+        conflict_reason = "negation"
+    elif (
+        raw_a != raw_b
+        and sorted(raw_a) == sorted(raw_b)
+        and _ORDERED & set(words(a))
+        and words(a) != words(b)
+    ):
+        conflict_reason = "word order"  # "prefers cats to dogs" / "prefers dogs to cats"
+    elif any(("un" + x) in only_b for x in only_a) or any(("un" + y) in only_a for y in only_b):
         conflict_reason = "negation"
     else:
         swapped = [
