@@ -93,6 +93,8 @@ class AppState:
     """Set by a read waiting for the projections: fold without gathering more writes."""
     last_head: int = 0
     last_written: int = 0
+    in_flight: int = 0
+    """Requests being handled now."""
     streams: set[asyncio.Task[Any]] = field(default_factory=set)
 
     def require_store(self) -> EventStore:
@@ -177,6 +179,8 @@ async def observe_middleware(request: web.Request, handler: Handler) -> web.Stre
     start = time.perf_counter()
     request_id = request.headers.get(REQUEST_ID_HEADER) or new_request_id()
     status = 500
+    state = request.app[STATE]
+    state.in_flight += 1
     try:
         with request_context(request_id):
             limit = request.app[STATE].settings.request_timeout
@@ -200,7 +204,8 @@ async def observe_middleware(request: web.Request, handler: Handler) -> web.Stre
             response.headers[REQUEST_ID_HEADER] = request_id
         return response
     finally:
-        metrics = request.app[STATE].metrics
+        state.in_flight -= 1
+        metrics = state.metrics
         route = _route_label(request)
         metrics.requests.inc(route, request.method, str(status))
         metrics.latency.observe(time.perf_counter() - start, route, request.method)
@@ -440,6 +445,11 @@ def build_app(
         "memoryd_projection_position",
         "Position the projections have folded.",
         lambda: float(state.projection_position()),
+    )
+    state.metrics.gauge(
+        "memoryd_http_requests_in_flight",
+        "Requests being handled now.",
+        lambda: float(state.in_flight),
     )
     state.metrics.gauge(
         "memoryd_projection_lag_events",

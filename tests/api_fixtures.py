@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from aiohttp import ClientResponse
+from aiohttp import ClientResponse, ClientTimeout
 from aiohttp.test_utils import TestClient, TestServer
 
 from daemon.app import STATE, AppSettings, build_app
@@ -46,7 +46,9 @@ class Api:
         data = raw if raw is not None else (orjson.dumps(body) if body is not None else None)
         if data is not None:
             hdrs.setdefault("Content-Type", "application/json")
-        resp = await self.client.request(method, path, data=data, headers=hdrs)
+        resp = await self.client.request(
+            method, path, data=data, headers=hdrs, timeout=ClientTimeout(total=60)
+        )
         return resp.status, await decode(resp)
 
 

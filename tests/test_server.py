@@ -6,6 +6,7 @@ import asyncio
 import os
 import signal
 import socket
+import sqlite3
 import stat
 from pathlib import Path
 
@@ -103,16 +104,34 @@ async def test_tcp_needs_token_and_tokens_limit_namespaces(tmp_path: Path) -> No
 
 async def test_in_flight_request_finishes_on_stop(tmp_path: Path) -> None:
     config = make_config(tmp_path)
-    async with running(config) as (server, _lines), unix_session(config.server.socket) as http:
-        batch = {"messages": [{"role": "user", "content": f"m{i}"} for i in range(2000)]}
-        post = asyncio.create_task(
-            http.post("http://memoryd/v1/conversations/c/messages:batch", json=batch)
-        )
-        await asyncio.sleep(0.01)
-        server.request_stop()
-        resp = await post
-        assert resp.status == 201
-        assert len((await resp.json())["results"]) == 2000
+    batch = {"messages": [{"role": "user", "content": f"m{i}"} for i in range(1000)]}
+    async with running(config) as (server, _lines):
+        state = server._state
+        assert state is not None
+        # Another process holds the log's write lock, so the append waits: the request is
+        # received and in flight when the daemon is told to stop.
+        blocker = sqlite3.connect(config.storage.data_dir / "events.sqlite3", timeout=5)
+        blocker.isolation_level = None
+        blocker.execute("BEGIN IMMEDIATE")
+        try:
+            async with unix_session(config.server.socket) as http:
+                post = asyncio.create_task(
+                    http.post("http://memoryd/v1/conversations/c/messages:batch", json=batch)
+                )
+                for _ in range(500):
+                    if state.in_flight:
+                        break
+                    await asyncio.sleep(0.01)
+                assert state.in_flight == 1
+                await asyncio.sleep(0.2)  # the body is read; the append waits for the lock
+                server.request_stop()
+                await asyncio.sleep(0.1)
+                blocker.execute("ROLLBACK")
+                resp = await asyncio.wait_for(post, 30)
+                assert resp.status == 201
+                assert len((await resp.json())["results"]) == 1000
+        finally:
+            blocker.close()
     async with running(config) as (_server, _lines), unix_session(config.server.socket) as http:
         resp = await http.get("http://memoryd/v1/conversations/c/messages?limit=1000")
         assert len((await resp.json())["messages"]) == 1000
