@@ -8,12 +8,17 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy.ext.asyncio import create_async_engine
+
 from daemon.api.consolidation import CONSOLIDATION
 from daemon.app import STATE
 from daemon.config import ConsolidationConfig
 from events.recall_events import RecallRecorded
 from events.store.base import NewEvent
 from plugins.llm.types import CompletionRequest
+from projections.consolidation import ConsolidationProjection
+from projections.runner import ProjectionRunner, table_digests
+from projections.search import SearchProjection
 from tests.api_fixtures import Api, api_client
 from tests.test_consolidation_phases import ScriptedModel
 
@@ -169,3 +174,34 @@ async def test_learned_context_is_bounded_and_rewritten_only_on_change(tmp_path:
         assert all(line.startswith("- Abe detail") for line in block["text"].splitlines())
         run2 = await _deep(api, learned_context_chars=300)
         assert not [a for a in run2["actions"] if a["action"] == "learned_context"]
+
+
+async def test_consolidation_tables_rebuild_identically(tmp_path: Path) -> None:
+    """The projection is a pure fold: a fresh fold of the log gives the same tables, so
+    everything archived, merged, linked or promoted is recoverable from the log alone."""
+    async with api_client(tmp_path) as api:
+        a = await _fact(api, "Cleo drinks green tea")
+        await _fact(api, "cleo drinks green tea!")
+        q = await _fact(api, "Cleo is training for a triathlon", provenance="tool")
+        await _recalled(api, q, ["sport", "triathlon", "race"])
+        api.clock.advance(timedelta(days=200))
+        await _fact(api, "Cleo adopted a greyhound", importance=0.9)
+        run = await _deep(api, ScriptedModel(fn=_model))
+        _, plan = await api.call("POST", "/v1/consolidation/analyze", {"stale_days": 100})
+        await api.call("POST", f"/v1/consolidation/plans/{plan['plan_id']}/apply")
+        await api.call("POST", f"/v1/consolidation/facts/{a}/restore")
+        assert run["status"] == "completed"
+        state = api.client.app[STATE]
+        live = state.runner
+        assert live is not None
+        await live.wait_for(await state.require_store().head(), timeout=10)
+        projections = [ConsolidationProjection(), SearchProjection()]
+        async with live.engine.connect() as conn:
+            expected = await table_digests(conn, projections)
+        engine = create_async_engine(f"sqlite+aiosqlite:///{tmp_path / 'fresh.sqlite3'}")
+        fresh = ProjectionRunner(state.require_store(), engine, projections=projections)
+        await fresh.setup()
+        await fresh.catch_up()
+        async with engine.connect() as conn:
+            assert await table_digests(conn, projections) == expected
+        await engine.dispose()
