@@ -256,3 +256,18 @@ async def test_daily_budget_stops_model_calls(tmp_path: Path) -> None:
         assert run["stats"]["model_calls_refused"] >= 1
         _, run2 = await api.call("POST", "/v1/consolidation/run", {})
         assert run2["stats"]["model_calls"] == 0
+
+
+async def test_analyze_with_a_model_carries_its_reasoning(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        a = await _fact(api, "Tara knits scarves")
+        b = await _fact(api, "tara knits scarves.")
+        service = _service(api, tier="standard")
+        model = ScriptedModel(["Both say the same thing; merging loses nothing."])
+        service.provider = model
+        _, plan = await api.call("POST", "/v1/consolidation/analyze", {})
+        [item] = plan["recommendations"]
+        assert item["action"] == "merge"
+        assert item["fact_ids"] == [a, b]
+        assert item["reasoning"] == "Both say the same thing; merging loses nothing."
+        assert "Tara knits scarves" in model.requests[0].messages[0].content

@@ -139,6 +139,7 @@ async def post_analyze(request: web.Request) -> web.Response:
     """Make a plan of recommendations and store it as an event."""
     body = await parse_body(request, PREVIEW_BODY, allow_empty=True)
     state = state_of(request)
+    service = request.app.get(CONSOLIDATION)
     engine = await state.async_reads()
     async with engine.connect() as conn:
         plan, position = await analyze(
@@ -148,6 +149,7 @@ async def post_analyze(request: web.Request) -> web.Response:
             embedder_of(request.app),
             state.clock.now(),
             _settings(body),
+            explain=None if service is None or service.provider is None else service.explain,
         )
     await state.async_note_written(position)
     return json_response(

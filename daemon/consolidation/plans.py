@@ -23,7 +23,7 @@ destroyed: each source stays in the log and in the facts' history.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -61,6 +61,7 @@ from plugins.embedders.base import Embedder
 from projections.consolidation import links_of
 
 DAY_MICROS = 86_400 * 1_000_000
+Explainer = Callable[[dict[str, Any], list[str]], Awaitable[str | None]]
 ACTIONS = ("merge", "keep", "delete", "archive", "supersede", "link", "categorize", "write")
 
 
@@ -339,11 +340,24 @@ async def analyze(
     settings: PreviewSettings,
     *,
     source: Source = "user",
+    explain: Explainer | None = None,
 ) -> tuple[PlanCreated, int]:
-    """Preview, recommend, and store the plan."""
+    """Preview, recommend, and store the plan.
+
+    ``explain`` (a model, when there is one) is asked for its reasoning on each item; its
+    answer replaces the rule's reasoning but never changes the action or the facts.
+    """
     result = await preview(conn, namespace, embedder, now, settings)
     views = {v.fact_id: v for v in await current_facts(conn, namespace)}
     items = recommendations(result, views)
+    model: str | None = None
+    if explain is not None:
+        for item in items:
+            texts = [views[f].row.text for f in item["fact_ids"] if f in views]
+            reasoning = await explain(item, texts)
+            if reasoning:
+                item["reasoning"] = reasoning[:2000]
+                model = "explained"
     return await create_plan(
         store,
         namespace,
@@ -356,6 +370,7 @@ async def analyze(
             "near_duplicate": settings.near_duplicate,
         },
         source=source,
+        model=model,
     )
 
 
