@@ -1,0 +1,68 @@
+"""Consolidation on PostgreSQL: the projection folds, plans apply, runs take the lease."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from aiohttp.test_utils import TestClient, TestServer
+
+from daemon.api.consolidation import CONSOLIDATION
+from daemon.app import STATE, AppSettings, build_app
+from daemon.backend import Backend
+from daemon.consolidation.service import LEASE_NAME
+from events.clock import ManualClock
+from tests.api_fixtures import T0, Api
+from tests.pg_fixtures import pg_scratch, pg_url  # noqa: F401
+
+
+async def _scenario(tmp_path: Path, url: str) -> None:
+    clock = ManualClock(T0)
+    settings = AppSettings(
+        backend=Backend(data_dir=tmp_path, database_url=url), tcp_requires_token=False
+    )
+    app = build_app(settings, clock=clock)
+    async with TestClient(TestServer(app)) as client:
+        await asyncio.wait_for(app[STATE].ready.wait(), 20)
+        api = Api(client, clock)
+
+        async def fact(text: str, **extra: Any) -> str:
+            status, body = await api.call("POST", "/v1/facts", {"text": text, **extra})
+            assert status == 201, body
+            fact_id: str = body["fact_id"]
+            return fact_id
+
+        a = await fact("Vera plays the oboe")
+        status, dup = await api.call("POST", "/v1/facts", {"text": "vera plays the OBOE"})
+        assert status == 200
+        assert dup["fact_id"] == a
+        b = await fact("vera plays the oboe!", dedupe=False)
+        old = await fact("Vera's old locker code is 1234", importance=0.0)
+        clock.advance(timedelta(days=150))
+        _, plan = await api.call("POST", "/v1/consolidation/analyze", {"stale_days": 100})
+        status, result = await api.call(
+            "POST", f"/v1/consolidation/plans/{plan['plan_id']}/apply", {}
+        )
+        assert status == 200, result
+        assert len(result["applied"]) == 2
+        _, fa = await api.call("GET", f"/v1/facts/{a}")
+        _, fb = await api.call("GET", f"/v1/facts/{b}")
+        assert fa["superseded_by"] == fb["superseded_by"] is not None
+        _, log = await api.call("GET", "/v1/consolidation/log")
+        assert {e["action"] for e in log["entries"]} == {"merge", "archive", "reinforce"}
+        service = app[CONSOLIDATION]
+        held = await service.leases.acquire(LEASE_NAME, "elsewhere", timedelta(minutes=1))
+        assert held is not None
+        status, _ = await api.call("POST", "/v1/consolidation/run", {})
+        assert status == 409
+        await service.leases.release(held)
+        status, run = await api.call("POST", "/v1/consolidation/run", {})
+        assert status == 200, run
+        assert run["status"] == "completed"
+        assert old
+
+
+def test_consolidation_on_postgres(pg_url: str, tmp_path: Path) -> None:  # noqa: F811
+    asyncio.run(_scenario(tmp_path, pg_url))
