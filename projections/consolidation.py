@@ -21,6 +21,8 @@ Fold rules (pure: times come from event payloads and ``recorded_at``):
 from __future__ import annotations
 
 import hashlib
+import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -137,7 +139,9 @@ fact_state_table = sa.Table(
     sa.Column("first_recalled_at", sa.BigInteger),
     sa.Column("last_recalled_at", sa.BigInteger),
     sa.Column("refused_validations", sa.Integer, nullable=False),
+    sa.Column("text_hash", sa.String(32)),
 )
+sa.Index("ix_consolidation_text_hash", fact_state_table.c.namespace, fact_state_table.c.text_hash)
 
 links_table = sa.Table(
     "consolidation_links",
@@ -180,6 +184,21 @@ _S = fact_state_table.c
 _K = links_table.c
 
 
+_PUNCT = re.compile(r"[^\w\s]", re.UNICODE)
+_SPACE = re.compile(r"\s+")
+
+
+def normalise(text: str) -> str:
+    """Return ``text`` with case, punctuation and whitespace folded away (the dedupe key)."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return _SPACE.sub(" ", _PUNCT.sub(" ", folded)).strip()
+
+
+def text_hash(text: str) -> str:
+    """Return the hash of a fact's normalised text (exact duplicates share it)."""
+    return hashlib.sha256(normalise(text).encode()).hexdigest()[:32]
+
+
 def query_hash(query: str) -> str:
     """Return the short hash a query is counted by (case and spacing ignored)."""
     return hashlib.sha256(" ".join(query.lower().split()).encode()).hexdigest()[:16]
@@ -199,6 +218,7 @@ def _empty_state(namespace: str, fact_id: str) -> dict[str, Any]:
         "first_recalled_at": None,
         "last_recalled_at": None,
         "refused_validations": 0,
+        "text_hash": None,
     }
 
 
@@ -206,7 +226,7 @@ class ConsolidationProjection(Projection):
     """Folds consolidation, review and recall-evidence events."""
 
     name: ClassVar[str] = "consolidation"
-    version: ClassVar[int] = 1
+    version: ClassVar[int] = 2
     metadata: ClassVar[sa.MetaData] = metadata
 
     async def apply(self, conn: AsyncConnection, events: Sequence[StoredEvent]) -> None:
@@ -355,7 +375,11 @@ class _Fold:
     async def apply(self, stored: StoredEvent) -> None:
         event = stored.event
         ns = stored.namespace
-        if isinstance(event, PlanCreated):
+        if isinstance(event, FactWritten):
+            st = await self.state(ns, event.fact_id)
+            if st["text_hash"] is None:
+                st["text_hash"] = text_hash(event.text)
+        elif isinstance(event, PlanCreated):
             await self.conn.execute(
                 upsert(self.conn, plans_table, ["namespace", "plan_id"]),
                 [
@@ -707,12 +731,24 @@ async def fact_states(conn: AsyncConnection, namespace: str) -> dict[str, FactSt
     return {r.fact_id: _state(r) for r in result}
 
 
-async def archived_ids(conn: AsyncConnection, namespace: str) -> set[str]:
-    """Return the ids of the archived facts."""
+async def same_text(conn: AsyncConnection, namespace: str, text: str) -> list[str]:
+    """Return the ids of facts whose normalised text equals ``text``'s (any state)."""
     result = await conn.execute(
-        sa.select(_S.fact_id).where(_S.namespace == namespace, _S.archived.is_(True))
+        sa.select(_S.fact_id)
+        .where(_S.namespace == namespace, _S.text_hash == text_hash(text))
+        .order_by(_S.fact_id)
     )
-    return {r[0] for r in result}
+    return [r[0] for r in result]
+
+
+async def archived_ids(
+    conn: AsyncConnection, namespace: str, among: Sequence[str] | None = None
+) -> set[str]:
+    """Return the ids of the archived facts (``among`` those given)."""
+    query = sa.select(_S.fact_id).where(_S.namespace == namespace, _S.archived.is_(True))
+    if among is not None:
+        query = query.where(_S.fact_id.in_(list(among)))
+    return {r[0] for r in await conn.execute(query)}
 
 
 async def get_plan(conn: AsyncConnection, namespace: str, plan_id: str) -> dict[str, Any] | None:

@@ -18,19 +18,22 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from aiohttp import web
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from daemon.api.common import async_append
 from daemon.api.errors import ApiError, json_response
 from daemon.api.search import RECALL
 from daemon.app import namespace_of, state_of
-from daemon.consolidation.facts_view import current_facts, embed
-from daemon.consolidation.rules import DUPLICATE_COSINE, gate_flags, judge_pair, normalise, scan
+from daemon.consolidation.facts_view import embed
+from daemon.consolidation.rules import DUPLICATE_COSINE, gate_flags, judge_pair, scan
 from daemon.recall.query import Filters, SearchRequest
 from daemon.recall.service import make_embedder
 from events.consolidation_events import FactReinforced, ValidationRefused
 from events.store.base import NewEvent, StoredEvent
 from events.types import FactWritten, fact_stream
 from plugins.embedders.base import Embedder
+from projections.consolidation import archived_ids, same_text
+from projections.facts import FactRow, get_fact
 
 CANDIDATES = 10
 """Nearest current facts compared with a new one."""
@@ -58,23 +61,23 @@ def embedder_of(app: web.Application) -> Embedder:
 
 
 async def find_duplicate(request: web.Request, fact: FactWritten) -> tuple[str, float] | None:
-    """Return ``(existing fact id, similarity)`` of a current duplicate of ``fact``, if any."""
+    """Return ``(existing fact id, similarity)`` of a current duplicate of ``fact``, if any.
+
+    Exact: an indexed lookup of the normalised text's hash. Near: the recall engine's nearest
+    current facts (hybrid search), compared by the embedder's cosine and the conflict rules.
+    """
     state = state_of(request)
     if state.read_engine is None:
         return None
     namespace = namespace_of(request)
     engine = await state.async_reads()
-    service = request.app.get(RECALL)
     async with engine.connect() as conn:
-        views = await current_facts(conn, namespace)
-    if not views:
-        return None
-    by_id = {v.fact_id: v for v in views}
-    key = normalise(fact.text)
-    for view in views:
-        if normalise(view.row.text) == key:
-            return view.fact_id, 1.0
-    if service is not None:
+        for fact_id in await same_text(conn, namespace, fact.text):
+            if await _current(conn, namespace, fact_id) is not None:
+                return fact_id, 1.0
+        service = request.app.get(RECALL)
+        if service is None:
+            return None
         hits = await service.engine.search(
             SearchRequest(
                 query=fact.text,
@@ -82,26 +85,36 @@ async def find_duplicate(request: web.Request, fact: FactWritten) -> tuple[str, 
                 top_k=CANDIDATES,
             )
         )
-        candidates = [by_id[h.id] for h in hits if h.id in by_id]
-    else:
-        candidates = views[-1000:]
+        candidates = [
+            row for row in [await _current(conn, namespace, h.id) for h in hits] if row is not None
+        ]
     if not candidates:
         return None
-    vectors = await embed(embedder_of(request.app), [fact.text, *(c.row.text for c in candidates)])
+    vectors = await embed(embedder_of(request.app), [fact.text, *(c.text for c in candidates)])
     sims = vectors[1:] @ vectors[0]
     best: tuple[str, float] | None = None
-    for view, sim in zip(candidates, sims.tolist(), strict=True):
+    for row, sim in zip(candidates, sims.tolist(), strict=True):
         verdict = judge_pair(
             fact.text,
-            view.row.text,
+            row.text,
             float(sim),
             duplicate_cosine=DUPLICATE_COSINE,
             triple_a=(fact.subject, fact.predicate, fact.object),
-            triple_b=(view.row.subject, view.row.predicate, view.row.object),
+            triple_b=(row.subject, row.predicate, row.object),
         )
         if verdict.duplicate and (best is None or verdict.similarity > best[1]):
-            best = (view.fact_id, verdict.similarity)
+            best = (row.fact_id, verdict.similarity)
     return best
+
+
+async def _current(conn: AsyncConnection, namespace: str, fact_id: str) -> FactRow | None:
+    """Return the fact if it is current: not superseded, forgotten or archived."""
+    row = await get_fact(conn, namespace, fact_id)
+    if row is None or row.forgotten or row.superseded_by is not None:
+        return None
+    if fact_id in await archived_ids(conn, namespace, [fact_id]):
+        return None
+    return row
 
 
 async def admit(

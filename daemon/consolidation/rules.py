@@ -13,17 +13,13 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from projections.consolidation import normalise as normalise
+
 # -- normalisation ---------------------------------------------------------------------------
 
-_PUNCT = re.compile(r"[^\w\s]", re.UNICODE)
-_SPACE = re.compile(r"\s+")
+# ``normalise`` (case, punctuation, whitespace folded) lives with the projection, which keys
+# exact duplicates by it.
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
-
-
-def normalise(text: str) -> str:
-    """Return ``text`` with case, punctuation and whitespace folded away (dedupe key)."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
-    return _SPACE.sub(" ", _PUNCT.sub(" ", folded)).strip()
 
 
 def words(text: str) -> list[str]:
