@@ -12,11 +12,11 @@ side in one directory:
    DDL: same columns, constraints and indexes), one transaction per batch; and
 2. store, batched: ``append`` of ``--batch`` MessageAppended events per call, the same
    batches (timed: the ``append`` calls, which include encoding, ids, checks). Raw and store
-   batches alternate, so that both see the same disk, cache and machine load; then, on the
-   raw table, transactions of ``--tasks`` rows each: the ceiling of a group commit that size
-   on this disk (each commit is an fsync);
+   batches alternate, so that both see the same disk, cache and machine load;
 3. store, concurrent: ``--tasks`` tasks each appending single events, one ``append`` per
    event, into that same log (now ``--events`` long), until ``--concurrent-events`` are in;
+   in rounds alternating with raw transactions of ``--tasks`` rows each, the ceiling of a
+   group commit that size on this disk (each commit waits for an fsync);
 4. rebuild of every projection from that log (``ProjectionRunner.rebuild``), in a child
    process so that its peak RSS (``resource.getrusage``) is the rebuild's alone.
 
@@ -55,6 +55,7 @@ START = datetime(2026, 1, 1, tzinfo=UTC)
 CONVERSATIONS = 1000
 NAMESPACE = "default"
 RAW_GROUPS = 300
+ROUNDS = 10
 
 
 def message(n: int) -> MessageAppended:
@@ -163,27 +164,32 @@ async def bench_appends(
             if numbers[-1] % (batch * 20) == 0:
                 print(f"  {numbers[-1]:,} events appended (raw and store)", file=sys.stderr)
 
-        for first in range(total + 1, total + 1 + tasks * RAW_GROUPS, tasks):
-            timings.raw_groups += raw.write(range(first, first + tasks))
-        raw.conn.close()
-
-        counter = iter(range(total + 1, total + concurrent_events + 1))
+        # Concurrent appenders, in rounds that alternate with raw transactions of as many
+        # rows as there are appenders (what one full group commit could do on this disk).
+        raw_next = total + 1
+        to_append = iter(range(total + 1, total + concurrent_events + 1))
         deadline = time.perf_counter() + limit
+        per_round = max(1, concurrent_events // ROUNDS)
 
-        async def appender() -> int:
-            count = 0
-            for n in counter:
+        async def appender(quota: list[int]) -> None:
+            while quota[0] > 0 and time.perf_counter() < deadline:
+                n = next(to_append, None)
+                if n is None:
+                    return
+                quota[0] -= 1
                 await store.append(NAMESPACE, [NewEvent(message(n))])
-                count += 1
-                if time.perf_counter() > deadline:
-                    break
-            return count
+                timings.concurrent_events += 1
 
-        began = time.perf_counter()
-        counts = await asyncio.gather(*(appender() for _ in range(tasks)))
-        timings.concurrent = time.perf_counter() - began
-        timings.concurrent_events = sum(counts)
-        assert await store.head() == total + sum(counts)
+        for _ in range(ROUNDS):
+            for _ in range(RAW_GROUPS // ROUNDS):
+                timings.raw_groups += raw.write(range(raw_next, raw_next + tasks))
+                raw_next += tasks
+            quota = [per_round]
+            began = time.perf_counter()
+            await asyncio.gather(*(appender(quota) for _ in range(tasks)))
+            timings.concurrent += time.perf_counter() - began
+        raw.conn.close()
+        assert await store.head() == total + timings.concurrent_events
         return timings
     finally:
         await store.close()
@@ -301,7 +307,7 @@ def main() -> None:
             "batch": args.batch,
             "dir": str(root),
             "raw_rate": args.events / t.raw_batched,
-            "raw_group_rate": args.tasks * RAW_GROUPS / t.raw_groups,
+            "raw_group_rate": args.tasks * (RAW_GROUPS // ROUNDS * ROUNDS) / t.raw_groups,
             "batched_rate": args.events / t.store_batched,
             "batched_ratio": t.raw_batched / t.store_batched,
             "tasks": args.tasks,
