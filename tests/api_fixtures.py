@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
@@ -16,6 +17,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from daemon.app import STATE, AppSettings, build_app
 from daemon.backend import Backend
 from daemon.config import Config, load_config
+from daemon.logging import configure_logging, reset_logging
 from daemon.server import ServeOptions, Server
 from events.clock import ManualClock
 
@@ -94,6 +96,8 @@ async def running(
 ) -> AsyncIterator[tuple[Server, list[str]]]:
     """Run a Server in this loop until the block ends; yield it and its status lines."""
     lines: list[str] = []
+    # The daemon runs in this process: its log lines go to stderr, away from a CLI's stdout.
+    configure_logging("warning", "console", stream=sys.stderr)
     server = Server(config, options, out=lines.append)
     task = asyncio.create_task(server.async_run())
     try:
@@ -108,4 +112,7 @@ async def running(
         yield server, lines
     finally:
         server.request_stop()
-        assert await asyncio.wait_for(task, 20) == 0
+        try:
+            assert await asyncio.wait_for(task, 20) == 0
+        finally:
+            reset_logging()
