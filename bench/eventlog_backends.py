@@ -14,7 +14,7 @@ Stages, each on a fresh log per backend:
   waiting for each to be durable (group commit folds them into shared transactions);
 - concurrent appenders in ``--processes`` processes (each with its own store on the same log):
   the several-daemons case, where processes serialise on the database's write lock;
-- rebuild: every projection rebuilt from position 0 over the whole log.
+- rebuild: every projection (or ``--projections a,b``) rebuilt from position 0 over the log.
 
 PostgreSQL runs in a scratch database created on the ``--pg-url`` server and dropped after.
 Targets (issue 4): PostgreSQL 16 concurrent appenders >= 3,000 events/s, rebuild >= 30,000
@@ -42,7 +42,7 @@ from daemon.backend import Backend
 from events.store.base import EventStore, NewEvent
 from events.store.postgres import libpq_dsn
 from events.types import MessageAppended
-from projections.runner import ProjectionRunner
+from projections.runner import ProjectionRunner, default_projections
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -138,13 +138,16 @@ async def multi_process_append(
     return time.perf_counter() - began
 
 
-async def rebuild(backend: Backend) -> tuple[int, float]:
-    """Rebuild every projection; return (events, seconds)."""
+async def rebuild(backend: Backend, only: list[str] | None) -> tuple[int, float]:
+    """Rebuild every projection (or those named in ``only``); return (events, seconds)."""
     store = backend.open_store()
     await store.open()
     engine = backend.projection_engine(write=True)
     try:
-        runner = ProjectionRunner(store, engine)
+        projections = default_projections()
+        if only:
+            projections = [p for p in projections if p.name in only]
+        runner = ProjectionRunner(store, engine, projections)
         await runner.setup()
         began = time.perf_counter()
         position = await runner.rebuild()
@@ -171,7 +174,7 @@ async def run_backend(backend: Backend, args: argparse.Namespace) -> Results:
         )
         per = max(1, args.appenders // args.processes)
         out.processes = per * args.processes * args.per_appender / seconds
-    events, seconds = await rebuild(backend)
+    events, seconds = await rebuild(backend, args.projections)
     out.rebuild = events / seconds
     out.total_events = events
     return out
@@ -208,6 +211,12 @@ def main() -> None:
         help="PostgreSQL server to create a scratch database on (default $MEMORYD_TEST_PG_URL)",
     )
     parser.add_argument("--skip-sqlite", action="store_true")
+    parser.add_argument(
+        "--projections",
+        type=lambda text: [name for name in text.split(",") if name],
+        default=None,
+        help="rebuild only these projections (comma-separated names; default: all)",
+    )
     args = parser.parse_args()
 
     results: dict[str, Results] = {}
@@ -227,7 +236,10 @@ def main() -> None:
         (f"batched append ({args.events:,} in {args.batch}s)", "batched"),
         (f"{args.appenders} concurrent appenders, 1 process", "concurrent"),
         (f"{args.appenders} concurrent appenders, {args.processes} processes", "processes"),
-        ("rebuild all projections", "rebuild"),
+        (
+            "rebuild " + (",".join(args.projections) if args.projections else "all projections"),
+            "rebuild",
+        ),
     ]
     for label, key in rows:
         print(f"{label:<44}" + "".join(f"{getattr(results[n], key):>14,.0f}" for n in names))
