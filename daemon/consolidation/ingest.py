@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import sqlalchemy as sa
 from aiohttp import web
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -26,17 +27,20 @@ from daemon.api.search import RECALL
 from daemon.app import namespace_of, state_of
 from daemon.consolidation.facts_view import embed
 from daemon.consolidation.rules import DUPLICATE_COSINE, gate_flags, judge_pair, scan
-from daemon.recall.query import Filters, SearchRequest
+from daemon.recall.query import Filters
 from daemon.recall.service import make_embedder
 from events.consolidation_events import FactReinforced, ValidationRefused
 from events.store.base import NewEvent, StoredEvent
 from events.types import FactWritten, fact_stream
 from plugins.embedders.base import Embedder
 from projections.consolidation import archived_ids, same_text
-from projections.facts import FactRow, get_fact
+from projections.facts import FactRow, fact_versions_table, get_fact
+from projections.search import docs_table
 
 CANDIDATES = 10
-"""Nearest current facts compared with a new one."""
+"""Nearest current facts (by the vector index) compared with a new one."""
+RECENT = 20
+"""Latest facts compared too (the index may not have embedded them yet)."""
 
 _FALLBACK: dict[str, Embedder] = {}
 
@@ -63,8 +67,9 @@ def embedder_of(app: web.Application) -> Embedder:
 async def find_duplicate(request: web.Request, fact: FactWritten) -> tuple[str, float] | None:
     """Return ``(existing fact id, similarity)`` of a current duplicate of ``fact``, if any.
 
-    Exact: an indexed lookup of the normalised text's hash. Near: the recall engine's nearest
-    current facts (hybrid search), compared by the embedder's cosine and the conflict rules.
+    Exact: an indexed lookup of the normalised text's hash. Near: the nearest facts in recall's
+    vector index as it stands (no refresh on the write path) and the latest facts, compared by
+    the embedder's cosine and the conflict rules.
     """
     state = state_of(request)
     if state.read_engine is None:
@@ -78,16 +83,18 @@ async def find_duplicate(request: web.Request, fact: FactWritten) -> tuple[str, 
         service = request.app.get(RECALL)
         if service is None:
             return None
-        hits = await service.engine.search(
-            SearchRequest(
-                query=fact.text,
-                filters=Filters(namespace=namespace, scope=("facts",), include_quarantined=True),
-                top_k=CANDIDATES,
-            )
-        )
-        candidates = [
-            row for row in [await _current(conn, namespace, h.id) for h in hits] if row is not None
-        ]
+        # The vector index as it stands (no refresh on the write path): the nearest facts.
+        index = service.index
+        query = (await index.embedder.embed([fact.text]))[0]
+        filters = Filters(namespace=namespace, scope=("facts",), include_quarantined=True)
+        near = [doc for doc, cosine in index.search(query, filters, CANDIDATES) if cosine >= 0.5]
+        # Plus the latest facts, which the background indexer may not have embedded yet.
+        ids = [*await _fact_ids_of_docs(conn, near), *await _latest(conn, namespace)]
+        candidates = []
+        for ref_id in dict.fromkeys(ids):
+            row = await _current(conn, namespace, ref_id)
+            if row is not None:
+                candidates.append(row)
     if not candidates:
         return None
     vectors = await embed(embedder_of(request.app), [fact.text, *(c.text for c in candidates)])
@@ -105,6 +112,28 @@ async def find_duplicate(request: web.Request, fact: FactWritten) -> tuple[str, 
         if verdict.duplicate and (best is None or verdict.similarity > best[1]):
             best = (row.fact_id, verdict.similarity)
     return best
+
+
+async def _latest(conn: AsyncConnection, namespace: str) -> list[str]:
+    v = fact_versions_table.c
+    result = await conn.execute(
+        sa.select(v.fact_id)
+        .where(v.namespace == namespace, v.recorded_to.is_(None), v.superseded_by.is_(None))
+        .order_by(v.written_position.desc())
+        .limit(RECENT)
+    )
+    return [str(r[0]) for r in result]
+
+
+async def _fact_ids_of_docs(conn: AsyncConnection, doc_ids: list[int]) -> list[str]:
+    if not doc_ids:
+        return []
+    d = docs_table.c
+    result = await conn.execute(
+        sa.select(d.doc_id, d.ref_id).where(d.doc_id.in_(doc_ids), d.kind == "fact")
+    )
+    by_doc = {int(r[0]): str(r[1]) for r in result}
+    return [by_doc[doc] for doc in doc_ids if doc in by_doc]
 
 
 async def _current(conn: AsyncConnection, namespace: str, fact_id: str) -> FactRow | None:
