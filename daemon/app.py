@@ -18,7 +18,6 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from importlib import metadata
-from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
@@ -62,11 +61,10 @@ class AppSettings:
     max_body_bytes: int = MiB
     read_your_writes_timeout: float = 5.0
     wait_on_write: bool = False
+    """Make writes wait for the projections instead of the next read (slower writes)."""
     fold_delay: float = 0.02
     """Longest the projection runner lets writes gather before folding them."""
-    """Make writes wait for the projections instead of the next read (slower writes)."""
     tcp_requires_token: bool = True
-    tokens_file: Path | None = None
     drain_timeout: float = 10.0
     stop_timeout: float = 10.0
     sse_heartbeat: float = 15.0
@@ -192,7 +190,7 @@ async def observe_middleware(request: web.Request, handler: Handler) -> web.Stre
     state.in_flight += 1
     try:
         with request_context(request_id):
-            limit = request.app[STATE].settings.request_timeout
+            limit = state.settings.request_timeout
             if limit is None or request.path in STREAMING_PATHS:
                 response = await handler(request)
             else:
