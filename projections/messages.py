@@ -222,9 +222,32 @@ class _MessageFold:
 
     async def run(self, events: Sequence[StoredEvent]) -> None:
         await self._load(events)
+        convs = self.convs
+        messages = self.messages
         for stored in events:
             event = stored.event
-            if isinstance(event, MessageAppended):
+            if type(event) is MessageAppended:
+                conv = convs.get((stored.namespace, clean(event.conversation_id)))
+                if conv is not None and conv.strategy != "reference" and not conv.deleted:
+                    # The hot path of a rebuild: a message in a known plain conversation
+                    # (what _append does for it, without the lookups a fork needs).
+                    messages.append(
+                        (
+                            conv.key,
+                            clean(event.message_id),
+                            stored.position,
+                            clean(event.role),
+                            clean_opt(event.name),
+                            dumps(event.content),
+                            to_micros(event.created_at),
+                            dumps(event.metadata) if event.metadata else "{}",
+                            bool(event.finalized),
+                            stored.position,
+                        )
+                    )
+                else:
+                    await self._append(stored, event)
+            elif isinstance(event, MessageAppended):
                 await self._append(stored, event)
             elif isinstance(event, ConversationForked):
                 await self._fork(stored, event)
@@ -267,7 +290,7 @@ class _MessageFold:
             # sort, so two writes of one message keep their order).
             self.messages.sort(key=_message_key)
             await _upsert_messages.execute(self.conn, self.messages)
-            self.messages = []
+            self.messages.clear()  # in place: run() holds this list
 
     def _create(self, namespace: str, cid: str, position: int, **fields: Any) -> _Conv:
         row: dict[str, Any] = {
