@@ -66,6 +66,16 @@ RESET_STATEMENTS = (
 )
 
 
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 class PgScratch:
     """This session's scratch databases on the test server."""
 
@@ -88,6 +98,27 @@ class PgScratch:
         await pg_execute(url, *RESET_STATEMENTS)
         return url
 
+    async def drop_stale(self) -> None:
+        """Drop scratch databases left by killed local sessions (their pid is gone)."""
+        from sqlalchemy.engine import make_url
+
+        if make_url(asyncpg_url(self.server)).host not in ("127.0.0.1", "localhost", "::1"):
+            return  # another host's sessions: we cannot tell whether they are alive
+        conn = await asyncpg.connect(libpq_dsn(self.server), timeout=10)
+        try:
+            names = [
+                r[0]
+                for r in await conn.fetch(
+                    "SELECT datname FROM pg_database WHERE datname LIKE 'memoryd\\_test\\_%'"
+                )
+            ]
+        finally:
+            await conn.close()
+        for name in names:
+            pid = name.split("_")[2]
+            if pid.isdigit() and not _pid_alive(int(pid)):
+                await pg_execute(self.server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
     async def drop_all(self) -> None:
         """Drop every scratch database this session created."""
         for name in self.created:
@@ -99,6 +130,7 @@ def pg_scratch() -> Iterator[PgScratch]:
     """This session's scratch databases, dropped at the end of the session."""
     scratch = PgScratch(require_pg_server())
     try:
+        asyncio.run(scratch.drop_stale())
         asyncio.run(scratch.create("a"))
     except (OSError, asyncpg.PostgresError) as exc:
         pytest.fail(f"PostgreSQL at {PG_ENV} is unreachable or refuses CREATE DATABASE: {exc}")
