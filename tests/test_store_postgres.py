@@ -174,3 +174,19 @@ async def test_recorded_at_never_runs_backwards_across_daemons(pg_url: str) -> N
     finally:
         await behind.close()
         await ahead.close()
+
+
+async def test_missed_notifications_are_caught_up_by_the_fallback_poll(pg_url: str) -> None:  # noqa: F811
+    reader, writer = await open_store(pg_url), await open_store(pg_url)
+    try:
+        await reader._stop_listening()  # deaf: every notification is missed from now on
+        reader.fallback_poll_seconds = 0.2
+        events = reader.subscribe()
+        waiting = asyncio.ensure_future(next_within(events, 30))
+        await asyncio.sleep(0.05)
+        await writer.append(NS, [new("a", 1)])
+        assert (await waiting).position == 1
+        await events.aclose()  # type: ignore[attr-defined]
+    finally:
+        await writer.close()
+        await reader.close()
