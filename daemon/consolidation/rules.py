@@ -34,12 +34,19 @@ INJECTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     for name, pattern in (
         (
             "ignore_instructions",
-            r"\b(ignore|disregard|forget|override|bypass)\b.{0,40}\b(previous|prior|above|"
-            r"earlier|all|any|your|the)\b.{0,30}\b(instructions?|prompts?|rules|directions|"
-            r"guidelines|context)\b",
+            r"\b(ignore|disregard|forget|override|bypass)\s+(?:(?:all|any|the|your|my)\s+)*"
+            r"(previous|prior|above|earlier|preceding|system|original|existing|all|your)\b"
+            r".{0,30}\b(instructions?|prompts?|rules|directions|guidelines|context)\b"
+            r"|\b(ignore|disregard)\s+(the\s+)?(instructions?|prompts?)\s+(above|before|given)",
         ),
         ("new_instructions", r"\b(new|updated|real|actual)\s+(system\s+)?instructions?\s*:"),
-        ("role_override", r"\byou\s+are\s+(now|no\s+longer)\b|\bfrom\s+now\s+on,?\s+you\b"),
+        (
+            "role_override",
+            r"\byou\s+are\s+now\s+(an?\s+|the\s+|in\s+)?(dan|unrestricted|jailbroken|evil|free\s+"
+            r"of|developer\s+mode|no\s+longer)|\byou\s+are\s+no\s+longer\s+(bound|restricted|"
+            r"an?\s+(ai|assistant))|\bfrom\s+now\s+on,?\s+you\s+(will|must|shall)\s+(ignore|"
+            r"obey|only|always|never)",
+        ),
         (
             "pretend",
             r"\b(act|behave|respond)\s+as\s+(if\s+you\s+were\s+|an?\s+)?(unrestricted|"
