@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from daemon.consolidation.rules import judge_pair, normalise
 from events.consolidation_events import FactReinforced
 from tests.api_fixtures import Api, api_client
@@ -89,3 +91,43 @@ async def test_dedupe_with_idempotency_key_is_repeatable(tmp_path: Path) -> None
         assert a["fact_id"] == first["fact_id"]
         reinforced = [e for e in await _events(api) if e["event_type"] == "FactReinforced"]
         assert len(reinforced) == 1
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "reason"),
+    [
+        ("Alice eats meat", "Alice does not eat meat", "negation"),
+        ("Tom is happy at work", "Tom is unhappy at work", "negation"),
+        ("Sam loves jazz", "Sam hates jazz", "antonym"),
+        ("The shop opens early on Sundays", "The shop opens late on Sundays", "antonym"),
+        ("Bob is 34 years old", "Bob is 35 years old", "number"),
+        ("The user prefers cats to dogs", "The user prefers dogs to cats", "word order"),
+    ],
+)
+def test_each_conflict_rule(a: str, b: str, reason: str) -> None:
+    verdict = judge_pair(a, b, 0.99)
+    assert verdict.conflict
+    assert not verdict.duplicate
+    assert verdict.reason == reason
+
+
+def test_same_subject_and_predicate_with_another_object_conflicts() -> None:
+    verdict = judge_pair(
+        "x", "y", 0.1, triple_a=("Ann", "lives in", "Rome"), triple_b=("ann", "lives in", "Oslo")
+    )
+    assert verdict.conflict
+    assert verdict.reason == "same subject and predicate, other object"
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Ian plays the cello", "Ian's daughter plays the cello"),
+        ("Dr. Patel is the user's dentist", "The user's dentist is Dr. Patel"),
+        ("Adam can't swim", "Adam can't ski"),
+    ],
+)
+def test_look_alikes_are_neither(a: str, b: str) -> None:
+    verdict = judge_pair(a, b, 0.8)
+    assert not verdict.conflict
+    assert not verdict.duplicate
