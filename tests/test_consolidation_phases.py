@@ -3,22 +3,28 @@ plans), runs under a lease, triggers, tiers, and the model phases with a scripte
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import math
 from collections import deque
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
+from aiohttp.test_utils import TestClient, TestServer
 
-from daemon.api.consolidation import CONSOLIDATION
-from daemon.config import ConsolidationConfig
+from daemon.api.consolidation import CONSOLIDATION, install_consolidation
+from daemon.app import STATE, AppSettings, build_app
+from daemon.backend import Backend
+from daemon.config import Config, ConsolidationConfig, load_config
 from daemon.consolidation.phases import parse_verdict
 from daemon.consolidation.rules import retention, salience, strength
 from daemon.consolidation.service import LEASE_NAME, ConsolidationService, due_trigger
+from events.clock import ManualClock
 from plugins.llm.types import Completion, CompletionRequest
-from tests.api_fixtures import Api, api_client
+from tests.api_fixtures import T0, Api, api_client
 
 DAY = 86_400 * 1_000_000
 
@@ -271,3 +277,40 @@ async def test_analyze_with_a_model_carries_its_reasoning(tmp_path: Path) -> Non
         assert item["fact_ids"] == [a, b]
         assert item["reasoning"] == "Both say the same thing; merging loses nothing."
         assert "Tara knits scarves" in model.requests[0].messages[0].content
+
+
+class _Watcher:
+    def __init__(self, config: Config) -> None:
+        self.current = config
+        self.callbacks: list[Callable[[Config, Config], Any]] = []
+
+    def subscribe(self, callback: Callable[[Config, Config], Any]) -> None:
+        self.callbacks.append(callback)
+
+
+async def test_install_consolidation_takes_the_config_section_and_reloads(tmp_path: Path) -> None:
+    config = load_config(
+        None,
+        env={},
+        overrides={"storage.data_dir": str(tmp_path), "consolidation.tier": "cheap"},
+    )
+    watcher = _Watcher(config)
+    app = build_app(
+        AppSettings(backend=Backend(data_dir=tmp_path), tcp_requires_token=False),
+        clock=ManualClock(T0),
+    )
+    setup = install_consolidation(app, watcher)
+    assert setup.provider is None  # [llm] provider = "none": no model
+    async with TestClient(TestServer(app)) as client:
+        await asyncio.wait_for(app[STATE].ready.wait(), 10)
+        service = client.app[CONSOLIDATION]
+        assert service.config.tier == "cheap"
+        new = load_config(
+            None,
+            env={},
+            overrides={"storage.data_dir": str(tmp_path), "consolidation.capacity": 7},
+        )
+        for callback in watcher.callbacks:
+            await callback(config, new)
+        assert service.config.tier == "free"
+        assert service.config.capacity == 7

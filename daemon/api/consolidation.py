@@ -16,9 +16,11 @@ the learned_context block, and the review queue of agent actions.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from aiohttp import web
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
@@ -29,7 +31,7 @@ from daemon.api.search import RECALL
 from daemon.api.validation import Field, Schema, parse_body, parse_query
 from daemon.app import GRANT, STATE, AppState, namespace_of, state_of
 from daemon.backend import Backend
-from daemon.config import ConsolidationConfig
+from daemon.config import Config, ConsolidationConfig, LlmConfig
 from daemon.consolidation import review
 from daemon.consolidation.ingest import embedder_of
 from daemon.consolidation.plans import (
@@ -41,10 +43,13 @@ from daemon.consolidation.plans import (
     restore_fact,
 )
 from daemon.consolidation.service import ConsolidationService
+from daemon.logging import get_logger
 from daemon.recall.query import Filters, SearchRequest
+from daemon.retrospective.wiring import build_provider
 from events.clock import from_micros
 from events.leases import LeaseManager
 from events.store.sqlite import sqlite_engine
+from plugins.llm.types import LLMProvider
 from projections.consolidation import (
     get_plan,
     learned_context,
@@ -52,6 +57,8 @@ from projections.consolidation import (
     read_log,
     review_items,
 )
+
+log = get_logger("memoryd.consolidation")
 
 CONSOLIDATION: web.AppKey[ConsolidationService] = web.AppKey(
     "memoryd_consolidation", ConsolidationService
@@ -324,12 +331,71 @@ def lease_engine(backend: Backend) -> AsyncEngine:
     return create_async_engine(backend.database_url, pool_size=2)
 
 
+@dataclass(slots=True)
+class ConsolidationSetup:
+    """What the server tells consolidation: its config section and the model (or none)."""
+
+    config: ConsolidationConfig
+    provider: LLMProvider | None = None
+
+
+CONSOLIDATION_SETUP: web.AppKey[ConsolidationSetup] = web.AppKey(
+    "memoryd_consolidation_setup", ConsolidationSetup
+)
+
+
+class _Watcher(Protocol):
+    @property
+    def current(self) -> Config: ...
+
+    def subscribe(self, callback: Callable[[Config, Config], Any]) -> None: ...
+
+
+def consolidation_provider(llm: LlmConfig, now: Callable[[], datetime]) -> LLMProvider | None:
+    """Build the ``[llm]`` provider in its daily budget; None for ``provider = "none"``."""
+    if llm.provider_settings() is None:
+        return None
+    return build_provider(llm, now).provider
+
+
+def install_consolidation(app: web.Application, watcher: _Watcher) -> ConsolidationSetup:
+    """Give the consolidation worker ``[consolidation]`` and the ``[llm]`` model (call before
+    the app starts); reloads of either apply live. Without this call the worker runs with the
+    default section and no model."""
+    state = app[STATE]
+    config = watcher.current
+    try:
+        provider = consolidation_provider(config.llm, state.clock.now)
+    except Exception as exc:  # a bad plugin must not take the daemon down
+        log.error("consolidation.no_model", reason=str(exc))
+        provider = None
+    setup = ConsolidationSetup(config.consolidation, provider)
+    app[CONSOLIDATION_SETUP] = setup
+
+    async def reload(old: Config, new: Config) -> None:
+        setup.config = new.consolidation
+        if new.llm != old.llm:
+            try:
+                setup.provider = consolidation_provider(new.llm, state.clock.now)
+            except Exception as exc:
+                log.error("consolidation.no_model", reason=str(exc))
+                setup.provider = None
+        service = app.get(CONSOLIDATION)
+        if service is not None:
+            service.config = setup.config
+            service.provider = setup.provider
+
+    watcher.subscribe(reload)
+    return setup
+
+
 def build_service(
     app: web.Application, state: AppState
 ) -> tuple[ConsolidationService, AsyncEngine]:
     """Build the consolidation service for a running app (no model unless one is set)."""
     settings = state.settings
-    config = getattr(settings, "consolidation", None) or ConsolidationConfig()
+    setup = app.get(CONSOLIDATION_SETUP)
+    config = setup.config if setup is not None else ConsolidationConfig()
     leases = lease_engine(settings.backend)
     store = state.require_store()
     engine = state.require_reads()
@@ -355,6 +421,7 @@ def build_service(
         state.clock,
         config,
         lambda: embedder_of(app),
+        provider=None if setup is None else setup.provider,
         sync=sync,
         search=search,
     )
