@@ -215,3 +215,26 @@ async def test_approving_a_conflict_supersedes_the_older(tmp_path: Path) -> None
         assert fact["superseded_by"] == newer
         _, new_fact = await api.call("GET", f"/v1/facts/{newer}")
         assert fact["valid_to"] == new_fact["valid_from"]
+
+
+async def test_approving_an_item_whose_facts_changed_is_refused(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        a = await _fact(api, "Vic collects stamps")
+        await _fact(api, "Vic collects old stamps")
+        service = api.client.app[CONSOLIDATION]
+        service.config = dataclasses.replace(ConsolidationConfig(), tier="standard")
+        service.provider = ScriptedModel(
+            fn=lambda r: 'MERGE F1 F2 "Vic collects old stamps"' if "health" in r.system else ""
+        )
+        await api.call("POST", "/v1/consolidation/run", {})
+        _, queue = await api.call("GET", "/v1/review")
+        [item] = queue["items"]
+        assert item["based_on"][a] == 1
+        status, _ = await api.call("POST", f"/v1/facts/{a}/supersede", {"text": "Vic sold them"})
+        assert status == 201
+        status, result = await api.call("POST", f"/v1/review/{item['item_id']}/approve")
+        assert status == 200
+        assert result["applied"] == []
+        assert result["refused"] == [{"item_id": "i1", "reason": "changed", "fact_ids": [a]}]
+        _, queue = await api.call("GET", "/v1/review")
+        assert [i["item_id"] for i in queue["items"]] == [item["item_id"]]

@@ -194,8 +194,11 @@ def parse_verdict(text: str | None, count: int) -> tuple[str, int | None] | None
     return verb, index - 1
 
 
-def _queue(ctx: RunContext, agent: str, action: dict[str, Any], fact_ids: Sequence[str]) -> None:
+async def _queue(
+    ctx: RunContext, agent: str, action: dict[str, Any], fact_ids: Sequence[str]
+) -> None:
     item_id = f"rev-{uuid.uuid4().hex[:16]}"
+    versions = await stream_versions(ctx.store, ctx.namespace, fact_ids)
     ctx.effects.append(
         ReviewItemQueued(
             item_id=item_id,
@@ -203,6 +206,7 @@ def _queue(ctx: RunContext, agent: str, action: dict[str, Any], fact_ids: Sequen
             agent=agent,
             action={**action, "fact_ids": list(fact_ids)},
             run_id=ctx.run_id,
+            based_on={f: v[0] for f, v in versions.items()},
         )
     )
     ctx.actions.append({"action": "queue", "item_id": item_id, "verb": action.get("verb")})
@@ -244,7 +248,7 @@ async def _reconcile(ctx: RunContext, new: list[FactView], old: list[FactView]) 
             for v, s in near:  # deterministic zone: a rule-detected conflict is queued
                 j = judge_pair(fact.row.text, v.row.text, s)
                 if j.conflict:
-                    _queue(
+                    await _queue(
                         ctx,
                         "reconcile",
                         {"verb": "CONFLICT", "texts": [j.reason]},
@@ -281,7 +285,7 @@ async def _reconcile(ctx: RunContext, new: list[FactView], old: list[FactView]) 
             )
             ctx.actions.append({"action": "archive", "fact_ids": [fact.fact_id], "reason": "noop"})
         else:
-            _queue(
+            await _queue(
                 ctx,
                 "reconcile",
                 {"verb": "CONFLICT", "texts": ["model"]},
@@ -361,7 +365,7 @@ async def apply_agent_action(
     elif action.verb == "NOTE":
         ctx.actions.append({"action": "note", "text": action.texts[0][:500], "agent": agent})
     else:
-        _queue(ctx, agent, action.to_json(), ids)
+        await _queue(ctx, agent, action.to_json(), ids)
         return
     ctx.count("applied_low_risk")
 

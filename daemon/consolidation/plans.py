@@ -288,15 +288,21 @@ async def build_plan(
     source: Source = "user",
     model: str | None = None,
     plan_id: str | None = None,
+    based_on: dict[str, int] | None = None,
 ) -> PlanCreated:
-    """Return a plan with the versions of every fact it touches (not appended)."""
+    """Return a plan with the versions of every fact it touches (not appended).
+
+    ``based_on`` gives versions seen earlier (a queued review item's); the others are read now.
+    """
     fact_ids = {f for item in items for f in item["fact_ids"]}
     versions = await stream_versions(store, namespace, fact_ids)
+    seen = {f: v[0] for f, v in versions.items()}
+    seen.update({f: v for f, v in (based_on or {}).items() if f in seen})
     return PlanCreated(
         plan_id=plan_id or new_plan_id(),
         at=now,
         items=items,
-        based_on={f: v[0] for f, v in versions.items()},
+        based_on=seen,
         inputs=inputs or {},
         source=source,
         model=model,
@@ -313,6 +319,7 @@ async def create_plan(
     source: Source = "user",
     model: str | None = None,
     plan_id: str | None = None,
+    based_on: dict[str, int] | None = None,
 ) -> tuple[PlanCreated, int]:
     """Append a plan with the versions of every fact it touches; return it and its position."""
     plan = await build_plan(
@@ -324,6 +331,7 @@ async def create_plan(
         source=source,
         model=model,
         plan_id=plan_id,
+        based_on=based_on,
     )
     [position] = await store.append(
         namespace, [NewEvent(plan)], expected_versions={plan.stream_id: 0}

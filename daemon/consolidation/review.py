@@ -1,7 +1,9 @@
 """Approving and rejecting queued agent actions.
 
-Approving turns the action into a one-item plan (``PlanCreated``, source user) and applies it
-like any plan, with ``ReviewItemApproved`` in the same append as the effects:
+Approving turns the action into a one-item plan (``PlanCreated``, source user, based on the
+fact versions the agent saw when the item was queued) and applies it like any plan, with
+``ReviewItemApproved`` in the same append as the effects; if the facts changed since the
+agent saw them, the item is refused (and stays pending):
 
 - ``MERGE a b "text"`` merges a and b into a fact with that text (sources superseded);
 - ``COMPRESS a "summary"`` replaces a by the summary (a superseded);
@@ -83,7 +85,13 @@ async def approve(
     queued, version = await _pending(store, namespace, item_id)
     item = await plan_item(store, namespace, queued.action)
     plan, _ = await create_plan(
-        store, namespace, [item], now, inputs={"review_item": item_id}, source="user"
+        store,
+        namespace,
+        [item],
+        now,
+        inputs={"review_item": item_id},
+        source="user",
+        based_on=queued.based_on,
     )
     return await apply_plan(
         store,
