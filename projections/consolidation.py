@@ -861,6 +861,20 @@ async def list_runs(conn: AsyncConnection, namespace: str, limit: int = 50) -> l
     ]
 
 
+async def model_calls_since(conn: AsyncConnection, since: int) -> int:
+    """Return the model calls recorded by runs and explained plans since ``since`` (micros)."""
+    total = 0
+    runs = await conn.execute(
+        sa.select(_R.summary_json).where(_R.started_at >= since, _R.summary_json.is_not(None))
+    )
+    for (summary,) in runs:
+        total += int(((loads(summary) or {}).get("stats") or {}).get("model_calls", 0))
+    plans = await conn.execute(sa.select(_P.plan_json).where(_P.created_at >= since))
+    for (plan,) in plans:
+        total += int(((loads(plan) or {}).get("inputs") or {}).get("model_calls", 0))
+    return total
+
+
 async def links_of(conn: AsyncConnection, namespace: str, fact_id: str) -> list[dict[str, Any]]:
     """Return the links of a fact, either direction."""
     result = await conn.execute(

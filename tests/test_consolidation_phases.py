@@ -277,6 +277,12 @@ async def test_analyze_with_a_model_carries_its_reasoning(tmp_path: Path) -> Non
         assert item["fact_ids"] == [a, b]
         assert item["reasoning"] == "Both say the same thing; merging loses nothing."
         assert "Tara knits scarves" in model.requests[0].messages[0].content
+        _, stored = await api.call("GET", f"/v1/consolidation/plans/{plan['plan_id']}")
+        assert stored["inputs"]["model_calls"] == 1
+        service.config = dataclasses.replace(service.config, daily_calls=1)
+        _, again = await api.call("POST", "/v1/consolidation/analyze", {})
+        assert again["recommendations"][0]["reasoning"].startswith("exact duplicates")
+        assert len(model.requests) == 1  # the day's one call is spent
 
 
 class _Watcher:

@@ -359,11 +359,13 @@ async def analyze(
     views = {v.fact_id: v for v in await current_facts(conn, namespace)}
     items = recommendations(result, views)
     model: str | None = None
+    calls = 0
     if explain is not None:
         for item in items:
             texts = [views[f].row.text for f in item["fact_ids"] if f in views]
             reasoning = await explain(item, texts)
             if reasoning:
+                calls += 1
                 item["reasoning"] = reasoning[:2000]
                 model = "explained"
     return await create_plan(
@@ -376,6 +378,7 @@ async def analyze(
             "min_score": settings.min_score,
             "tau_days": settings.tau_days,
             "near_duplicate": settings.near_duplicate,
+            "model_calls": calls,
         },
         source=source,
         model=model,

@@ -44,7 +44,7 @@ from events.leases import Lease, LeaseManager
 from events.store.base import ConcurrencyError, EventStore, NewEvent
 from plugins.embedders.base import Embedder
 from plugins.llm.types import ChatMessage, CompletionRequest, LLMProvider
-from projections.consolidation import activity, list_runs
+from projections.consolidation import activity, list_runs, model_calls_since
 
 log = get_logger("memoryd.consolidation")
 
@@ -188,7 +188,7 @@ class ConsolidationService:
         """Ask the model for its reasoning on a plan item (None: no model or no budget)."""
         if self.provider is None:
             return None
-        budget = await self._budget("")
+        budget = await self._budget()
         if not budget.take():
             return None
         facts = "\n".join(f"- {t}" for t in texts)
@@ -248,17 +248,13 @@ class ConsolidationService:
         if self.sync is not None:
             await self.sync(await self.store.head())
 
-    async def _budget(self, namespace: str) -> CallBudget:
+    async def _budget(self) -> CallBudget:
+        """Model calls left today, over every namespace (runs and explained plans)."""
         ceiling = self.config.daily_calls or TIER_DAILY_CALLS.get(self.config.tier, 0)
         now = self.clock.now()
         day_start = to_micros(now.replace(hour=0, minute=0, second=0, microsecond=0))
         async with self.engine.connect() as conn:
-            runs = await list_runs(conn, namespace, limit=1000)
-        used = sum(
-            int(((r["summary"] or {}).get("stats") or {}).get("model_calls", 0))
-            for r in runs
-            if r["started_at"] >= day_start
-        )
+            used = await model_calls_since(conn, day_start)
         return CallBudget(max(0, ceiling - used))
 
     async def run(
@@ -323,7 +319,7 @@ class ConsolidationService:
             embedder=self.embedder(),
             config=self.config,
             provider=self.provider,
-            budget=await self._budget(namespace),
+            budget=await self._budget(),
             last_run=runs[0] if runs else None,
             inputs=inputs,
             search=self.search,
