@@ -861,6 +861,18 @@ async def list_runs(conn: AsyncConnection, namespace: str, limit: int = 50) -> l
     ]
 
 
+async def pending_items(conn: AsyncConnection, namespace: str) -> set[tuple[str, frozenset[str]]]:
+    """Return ``(action, fact ids)`` of every item of the plans not applied yet."""
+    result = await conn.execute(
+        sa.select(_P.plan_json).where(_P.namespace == namespace, _P.status == "pending")
+    )
+    out: set[tuple[str, frozenset[str]]] = set()
+    for (plan,) in result:
+        for item in loads(plan).get("items", []):
+            out.add((str(item.get("action")), frozenset(str(f) for f in item.get("fact_ids", []))))
+    return out
+
+
 async def model_calls_since(conn: AsyncConnection, since: int) -> int:
     """Return the model calls recorded by runs and explained plans since ``since`` (micros)."""
     total = 0

@@ -320,3 +320,20 @@ async def test_install_consolidation_takes_the_config_section_and_reloads(tmp_pa
             await callback(config, new)
         assert service.config.tier == "free"
         assert service.config.capacity == 7
+
+
+async def test_light_runs_do_not_plan_the_same_items_twice(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        await _fact(api, "Uli rides a red scooter")
+        await _fact(api, "uli rides a red scooter")
+        _, first = await api.call("POST", "/v1/consolidation/run", {})
+        assert [a["action"] for a in first["actions"]] == ["plan"]
+        await _fact(api, "Uli rides a red scooter!")
+        _, second = await api.call("POST", "/v1/consolidation/run", {})
+        [plan] = [a for a in second["actions"] if a["action"] == "plan"]
+        _, stored = await api.call("GET", f"/v1/consolidation/plans/{plan['plan_id']}")
+        assert len(stored["items"]) == 1  # the new three-way group, not the old pair again
+        assert len(stored["items"][0]["fact_ids"]) == 3
+        _, third = await api.call("POST", "/v1/consolidation/run", {})
+        assert third["stats"]["already_planned"] == 1
+        assert not [a for a in third["actions"] if a["action"] == "plan"]

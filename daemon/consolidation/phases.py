@@ -58,7 +58,7 @@ from plugins.agents.actions import Action
 from plugins.agents.base import BatchFact, ConsolidationAgent
 from plugins.llm.types import ChatMessage, CompletionRequest
 from plugins.registry import load_plugins
-from projections.consolidation import learned_context
+from projections.consolidation import learned_context, pending_items
 
 if TYPE_CHECKING:
     from daemon.consolidation.service import RunContext
@@ -148,6 +148,11 @@ async def light(ctx: RunContext, _agents: Sequence[str]) -> None:
     items = recommendations(
         Preview(duplicates=duplicates, conflicts=conflicts), {v.fact_id: v for v in kept}
     )
+    async with ctx.engine.connect() as conn:
+        waiting = await pending_items(conn, ctx.namespace)
+    fresh = [i for i in items if (i["action"], frozenset(i["fact_ids"])) not in waiting]
+    ctx.count("already_planned", len(items) - len(fresh))
+    items = [{**i, "item_id": f"i{n + 1}"} for n, i in enumerate(fresh)]
     if items:
         plan = await build_plan(
             ctx.store,
