@@ -9,13 +9,16 @@ In one run (a fresh data dir and daemon unless ``--socket`` names a running one)
 
 1. single: ``--clients`` concurrent clients, each POSTing one message at a time to its own
    conversation for ``--seconds``: acknowledged (201) messages per second, p50/p99 latency;
-2. batch: ``--batch-clients`` clients POSTing ``messages:batch`` of ``--batch`` messages:
-   messages per second;
-3. paced: open loop at ``--rate`` requests per second (each request starts on schedule,
+2. paced: open loop at ``--rate`` requests per second (each request starts on schedule,
    whether or not earlier ones have answered; latency measured from the scheduled start):
    p50/p99/max and the rate achieved;
-4. read: after the writes, one GET of a conversation's last 100 messages (read-your-writes
-   makes it wait for the projections to fold everything written): its latency.
+3. batch: ``--batch-clients`` clients POSTing ``messages:batch`` of ``--batch`` messages:
+   messages per second;
+4. read: right after the batches, one GET of a conversation's messages (read-your-writes
+   makes it wait, up to 5 s, for the projections to fold everything written).
+
+Between phases the benchmark waits until the projections have caught up (reported as
+``settle_after_*_s``), so one phase's backlog does not slow the next.
 
 Targets (issue 3): single >= 2,000 acknowledged messages/s with 16 clients; batch >= 20,000
 messages/s; p99 < 20 ms at 1,000 requests/s. Prints a table and a JSON line. Not run in CI.
@@ -272,12 +275,31 @@ async def run(
 ) -> dict[str, Any]:
     """Run every phase against the daemon on ``sock``."""
     await _wait_ready(sock, proc)
-    return {
-        "single": await bench_single(sock, args.clients, args.seconds),
-        "batch": await bench_batch(sock, args.batch_clients, args.batch, args.seconds),
-        "paced": await bench_paced(sock, args.rate, args.seconds),
-        "read": await bench_read(sock),
-    }
+    results: dict[str, Any] = {}
+    results["single"] = await bench_single(sock, args.clients, args.seconds)
+    results["settle_after_single_s"] = await _wait_projected(sock)
+    results["paced"] = await bench_paced(sock, args.rate, args.seconds)
+    results["settle_after_paced_s"] = await _wait_projected(sock)
+    results["batch"] = await bench_batch(sock, args.batch_clients, args.batch, args.seconds)
+    results["read"] = await bench_read(sock)
+    results["settle_after_batch_s"] = await _wait_projected(sock)
+    return results
+
+
+async def _wait_projected(sock: Path) -> float:
+    """Wait until the projections have folded every write; return how long that took.
+
+    Phases run one after another on a settled daemon, so one phase's projection backlog does
+    not slow the next one down.
+    """
+    start = time.perf_counter()
+    async with _session(sock, 1) as http:
+        while True:
+            async with http.get(f"{BASE}/v1/health") as resp:
+                health = await resp.json()
+            if resp.status == 200 and health["projection_lag"] == 0:
+                return time.perf_counter() - start
+            await asyncio.sleep(0.1)
 
 
 def run_daemon_and_bench(args: argparse.Namespace) -> dict[str, Any]:
