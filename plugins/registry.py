@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
@@ -71,6 +72,18 @@ def _collector(registry: PluginRegistry, kind: PluginKind) -> Register:
     return register
 
 
+def _load_entry_points(manager: pluggy.PluginManager) -> None:
+    # Not pluggy's load_setuptools_entrypoints: memoryd's own entry points name the built-in
+    # modules registered above, and pluggy refuses a module registered under a second name.
+    for entry_point in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        if manager.get_plugin(entry_point.name) is not None:
+            continue
+        module = entry_point.load()
+        if manager.is_registered(module):
+            continue
+        manager.register(module, entry_point.name)
+
+
 def load_plugins(*, entry_points: bool = True, extra_modules: Iterable[str] = ()) -> PluginRegistry:
     """Register built-in and entry-point plugins and collect their factories."""
     manager = pluggy.PluginManager(hookspecs.PROJECT)
@@ -79,7 +92,7 @@ def load_plugins(*, entry_points: bool = True, extra_modules: Iterable[str] = ()
         if manager.get_plugin(name) is None:
             manager.register(importlib.import_module(name), name)
     if entry_points:
-        manager.load_setuptools_entrypoints(ENTRY_POINT_GROUP)
+        _load_entry_points(manager)
     registry = PluginRegistry()
     manager.hook.register_embedders(register=_collector(registry, "embedder"))
     manager.hook.register_llm_providers(register=_collector(registry, "llm_provider"))

@@ -42,3 +42,9 @@ def test_unknown_plugin_names_the_known_ones() -> None:
     registry = load_plugins(entry_points=False, extra_modules=[_make_plugin_module()])
     with pytest.raises(PluginNotFound, match="echo"):
         registry.create("embedder", "nope")
+
+
+def test_entry_points_naming_builtin_modules_register_once() -> None:
+    # memoryd's own entry points name the built-in modules: loading both must not clash.
+    registry = load_plugins(entry_points=True)
+    assert "hashed" in registry.names("embedder")
