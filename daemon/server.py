@@ -30,12 +30,14 @@ from pathlib import Path
 from aiohttp import web
 
 from daemon import systemd
+from daemon.api.consolidation import install_consolidation
 from daemon.app import STATE, AppSettings, AppState, build_app, package_version
 from daemon.auth import TOKEN_FILE, TokenFileError, load_tokens
 from daemon.backend import Backend
 from daemon.config import Config, ConfigError, load_config
 from daemon.logging import configure_logging, get_logger
 from daemon.reload import ConfigWatcher, log_adjustments, reload_on_signal
+from daemon.retrospective.wiring import install_retrospective
 from events.clock import Clock
 
 log = get_logger("memoryd.server")
@@ -265,6 +267,8 @@ class Server:
         app = build_app(
             settings, clock=self.clock, tokens=tokens, extra_contexts=(self._watcher_ctx(),)
         )
+        install_consolidation(app, self.watcher)
+        install_retrospective(app, self.watcher)
         state = self._state = app[STATE]
         runner = web.AppRunner(
             app, handle_signals=False, shutdown_timeout=settings.drain_timeout, access_log=None

@@ -85,6 +85,9 @@ def make_config(tmp_path: Path, **extra: object) -> Config:
     overrides: dict[str, object] = {
         "storage.data_dir": str(tmp_path / "data"),
         "server.socket": str(tmp_path / "run" / "memoryd.sock"),
+        # Off unless a test is about them: a retrospective appends its own events to the log,
+        # and most tests assert the log holds exactly what they wrote.
+        "retrospective.enabled": False,
         **extra,
     }
     return load_config(None, env={}, overrides=overrides)
