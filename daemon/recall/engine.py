@@ -287,16 +287,7 @@ class RecallEngine:
             (match, fetch),
         )
         ranked = [(int(d), float(s)) for d, s in cursor]
-        allowed = self.index.passing([d for d, _ in ranked], req.filters)
-        unknown = [d for d, _ in ranked if d not in allowed and not self.index.knows(d)]
-        for part in chunks(unknown):
-            # Folded after the index's last refresh: ask the table.
-            allowed.update(
-                int(d)
-                for (d,) in conn.execute(
-                    sa.select(_D.doc_id).where(_D.doc_id.in_(part), req.filters.where())
-                )
-            )
+        allowed = self._admit(conn, [d for d, _ in ranked], req.filters)
         kept = [(d, -s) for d, s in ranked if d in allowed][:want]
         if len(kept) >= want or len(ranked) < fetch:
             return kept
@@ -310,6 +301,20 @@ class RecallEngine:
             .limit(want)
         )
         return [(int(d), -float(s)) for d, s in conn.execute(query, {"match": match})]
+
+    def _admit(self, conn: sa.Connection, doc_ids: list[int], filters: Filters) -> set[int]:
+        """Return which of ``doc_ids`` pass ``filters``: the in-memory index decides for the
+        documents it holds (the same rules), the table for any folded since its refresh."""
+        allowed = self.index.passing(doc_ids, filters)
+        unknown = [d for d in doc_ids if d not in allowed and not self.index.knows(d)]
+        for part in chunks(unknown):
+            allowed.update(
+                int(d)
+                for (d,) in conn.execute(
+                    sa.select(_D.doc_id).where(_D.doc_id.in_(part), filters.where())
+                )
+            )
+        return allowed
 
     def _entity(self, conn: sa.Connection, req: SearchRequest) -> list[tuple[int, float]]:
         """Documents mentioning an entity of the query, scored by the entities' rarity.
@@ -334,13 +339,30 @@ class RecallEngine:
             else_=0.0,
         )
         score = sa.func.sum(weight)
+        want = req.candidate_top_k
+        fetch = LEXICAL_PREFETCH * want
+        # As in the lexical leg: rank the mentions alone, then filter just those ids.
+        ranked = [
+            (int(d), float(s))
+            for d, s in conn.execute(
+                sa.select(_M.doc_id, score)
+                .where(_M.entity_key.in_(keys))
+                .group_by(_M.doc_id)
+                .order_by(score.desc(), _M.doc_id.desc())
+                .limit(fetch)
+            )
+        ]
+        allowed = self._admit(conn, [d for d, _ in ranked], req.filters)
+        kept = [(d, s) for d, s in ranked if d in allowed][:want]
+        if len(kept) >= want or len(ranked) < fetch:
+            return kept
         query = (
             sa.select(_D.doc_id, score)
             .select_from(mentions_table.join(docs_table, _D.doc_id == _M.doc_id))
             .where(_M.entity_key.in_(keys), req.filters.where())
             .group_by(_D.doc_id)
             .order_by(score.desc(), _D.doc_id.desc())
-            .limit(req.candidate_top_k)
+            .limit(want)
         )
         return [(int(d), float(s)) for d, s in conn.execute(query)]
 
@@ -432,16 +454,19 @@ class RecallEngine:
             keys = sorted(k for k in by_entity if 0 < degrees.get(k, 0) <= HUB_LIMIT)
             if not keys:
                 break
-            result = conn.execute(
-                sa.select(_M.doc_id, _M.entity_key)
-                .select_from(mentions_table.join(docs_table, _D.doc_id == _M.doc_id))
-                .where(_M.entity_key.in_(keys), fact_filters.where())
-            )
+            # Mentions by entity (index on entity_key), then the filter on just those ids: a
+            # join here lets the planner walk the whole namespace.
+            reach = [
+                (int(d), str(k))
+                for d, k in conn.execute(
+                    sa.select(_M.doc_id, _M.entity_key).where(_M.entity_key.in_(keys))
+                )
+            ]
+            allowed = self._admit(conn, sorted({d for d, _ in reach} - seen), fact_filters)
             gained: dict[int, float] = {}
             via: dict[int, set[str]] = {}
-            for doc_id, key in result:
-                d = int(doc_id)
-                if d in seen:
+            for d, key in reach:
+                if d in seen or d not in allowed:
                     continue
                 best_seed = max(frontier[s] for s in by_entity[key])
                 if req.graph_scoring == "ppr":
@@ -460,10 +485,7 @@ class RecallEngine:
                 cand.graph = {"hop": hop, "via": sorted(via[d]), "score": score}
                 row = new_rows.get(d)
                 if row is not None and req.trust_weighting:
-                    cand.multipliers["trust"] = trust_multiplier(
-                        row.status == "quarantined" and row.validated_tx is None,
-                        row.provenance,
-                    )
+                    cand.multipliers["trust"] = _trust(row, req.filters.known_at)
                 cand.score = score * math.prod(cand.multipliers.values())
                 pool[d] = cand
                 seen.add(d)
@@ -507,6 +529,12 @@ class RecallEngine:
             metadata=meta,
             signals=signals,
         )
+
+
+def _trust(row: Any, known_at: int | None) -> float:
+    """Return a row's trust factor, quarantine judged as known at ``known_at``."""
+    validated = row.validated_tx is not None and (known_at is None or row.validated_tx <= known_at)
+    return trust_multiplier(row.status == "quarantined" and not validated, row.provenance)
 
 
 def _filters_dict(filters: Filters) -> dict[str, Any]:
