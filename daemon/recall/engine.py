@@ -278,7 +278,10 @@ class RecallEngine:
         those ids: if enough pass, they are exactly the first rows the filtered query would
         give (same order, same tie-break). Otherwise the filtered join query runs.
         """
-        match = f"{fts5_scope(req.filters)} AND ({fts5_match(terms)})"
+        index = self.index
+        ns_size = index.namespace_size(req.filters.namespace)
+        scope = fts5_scope(req.filters, namespace_token=2 * ns_size < index.live_count())
+        match = f"{scope} AND ({fts5_match(terms)})" if scope else fts5_match(terms)
         want = req.candidate_top_k
         fetch = LEXICAL_PREFETCH * want
         cursor = conn.exec_driver_sql(

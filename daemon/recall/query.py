@@ -143,20 +143,25 @@ def fts5_match(terms: Sequence[str]) -> str:
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
 
 
-def fts5_scope(filters: Filters) -> str:
-    """Return the FTS5 condition on the ``scope`` column that mirrors the namespace, kind and
-    conversation filters (the SQL filter still applies; this only narrows the match early)."""
-    ns = scope_token("n", filters.namespace)
+def fts5_scope(filters: Filters, *, namespace_token: bool = True) -> str:
+    """Return the FTS5 condition on the ``scope`` column that narrows the match to the
+    namespace and conversation early ("" when there is nothing selective to say).
+
+    The full filter still applies afterwards; this only spares FTS5 scoring documents that
+    would be dropped. The namespace token is worth it only when the namespace is a small
+    part of the index (intersecting with a posting list of every document costs more than
+    it saves), so the caller says whether to use it.
+    """
+    parts = []
+    if namespace_token:
+        parts.append(f"scope:{scope_token('n', filters.namespace)}")
     kinds = filters.kinds
-    parts = [f"scope:{ns}"]
     if filters.conversation_id is not None and "message" in kinds:
         conv = f"scope:{scope_token('c', filters.namespace, filters.conversation_id)}"
         if "fact" in kinds:
             parts.append(f"(scope:{scope_token('k', 'fact')} OR {conv})")
         else:
             parts.append(conv)
-    elif len(kinds) == 1:
-        parts.append(f"scope:{scope_token('k', kinds[0])}")
     return " AND ".join(parts)
 
 

@@ -476,6 +476,10 @@ class VectorIndex:
         code = self._namespaces.find(namespace)
         return int(np.count_nonzero(self.live[:n] & (self.ns[:n] == code)))
 
+    def live_count(self) -> int:
+        """Return how many live documents the index holds (every namespace)."""
+        return int(np.count_nonzero(self.live[: self.size]))
+
     def knows(self, doc_id: int) -> bool:
         """Return True if the index holds this document (at its last refresh)."""
         return doc_id in self._slots
