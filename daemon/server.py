@@ -35,9 +35,10 @@ from daemon.app import STATE, AppSettings, AppState, build_app, package_version
 from daemon.auth import TOKEN_FILE, TokenFileError, load_tokens
 from daemon.backend import Backend
 from daemon.config import Config, ConfigError, load_config
+from daemon.leadership import ConsolidationLeader, install_leadership, leader_fence
 from daemon.logging import configure_logging, get_logger
 from daemon.reload import ConfigWatcher, log_adjustments, reload_on_signal
-from daemon.retrospective.wiring import install_retrospective
+from daemon.retrospective.wiring import RetrospectiveLeader, install_retrospective
 from events.clock import Clock
 
 log = get_logger("memoryd.server")
@@ -268,7 +269,9 @@ class Server:
             settings, clock=self.clock, tokens=tokens, extra_contexts=(self._watcher_ctx(),)
         )
         install_consolidation(app, self.watcher)
-        install_retrospective(app, self.watcher)
+        retrospective = install_retrospective(app, self.watcher, fence=leader_fence(app))
+        # Last: it stops the leader-only work before the contexts that work relies on close.
+        install_leadership(app, [RetrospectiveLeader(retrospective), ConsolidationLeader(app)])
         state = self._state = app[STATE]
         runner = web.AppRunner(
             app, handle_signals=False, shutdown_timeout=settings.drain_timeout, access_log=None

@@ -19,6 +19,14 @@ Every append names the version of the conversation's retrospective stream it dec
 so a decision taken on stale state is refused (and re-taken on fresh state), also between
 several daemons. At start-up, a run the log shows as running was interrupted by a crash: it
 is failed as ``interrupted`` (and retried), and reading forks left behind are cleaned.
+
+Several daemons on one database: every instance folds and follows the log (status and the
+``manual`` trigger work everywhere; a manual request only appends a decision), but only the
+instance holding the leader lease (:mod:`daemon.leadership`) decides, sweeps, recovers and runs:
+``start(lead=False)`` then :meth:`RetrospectiveService.lead` / :meth:`step_down`. Recovery
+happens in :meth:`lead`: a run still "running" then belonged to a previous leader, whose lease
+is gone. A stale leader that has not noticed yet is stopped by the stream versions above (and
+the lease is re-checked before each run starts, see ``fence``).
 """
 
 from __future__ import annotations
@@ -28,7 +36,7 @@ import contextlib
 import dataclasses
 import random
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -228,6 +236,12 @@ class _Settings:
     max_tokens: int | None
 
 
+def _conv_key(stored: StoredEvent) -> tuple[str, str]:
+    event = stored.event
+    assert isinstance(event, MessageAppended | CompactionAnnounced)
+    return (stored.namespace, event.conversation_id)
+
+
 def new_run_id() -> str:
     """Return a fresh run id."""
     return uuid.uuid4().hex
@@ -335,8 +349,11 @@ class RetrospectiveService:
         workspace: Path | None = None,
         max_tokens: int | None = None,
         poll_interval: float = 1.0,
+        fence: Callable[[], Awaitable[bool]] | None = None,
     ) -> None:
         self.store = store
+        self.fence = fence
+        """Checked before a run starts: False means this instance no longer leads."""
         self.reader = reader
         self.clock = clock
         self.rng = rng or random.Random()
@@ -366,6 +383,10 @@ class RetrospectiveService:
         self._last_sweep: datetime | None = None
         self._started = False
         self._stopping = False
+        self._leading = False
+        self._lead_tasks: list[asyncio.Task[None]] = []
+        self._missed: dict[tuple[tuple[str, str], type], StoredEvent] = {}
+        """While not leading: the latest live trigger event per conversation (and kind)."""
         self._usage_log: list[tuple[datetime, int]] = []
         """Model calls (time, tokens) of the last two days, from the log: budgets survive."""
 
@@ -427,8 +448,8 @@ class RetrospectiveService:
 
     # -- lifecycle ---------------------------------------------------------------------------
 
-    async def start(self) -> None:
-        """Fold the log, recover from a crash, then follow the log and tick in the background."""
+    async def start(self, *, lead: bool = True) -> None:
+        """Fold the log and follow it; with ``lead``, also :meth:`lead` at once."""
         head = await self.store.head()
         async for stored in self.store.read(0, until=head):
             self._apply(stored)
@@ -437,9 +458,6 @@ class RetrospectiveService:
         if self.budget is not None:
             self.budget.seed(self._usage_log)
         self._tasks.append(asyncio.create_task(self._follow(), name="retrospective-follow"))
-        self._tasks.append(asyncio.create_task(self._decider(), name="retrospective-decide"))
-        await self.recover()
-        self._tasks.append(asyncio.create_task(self._ticker(), name="retrospective-tick"))
         self._started = True
         log.debug(
             "retrospective.started",
@@ -448,11 +466,55 @@ class RetrospectiveService:
             pending=len(self._pending_keys),
             enabled=self.config.enabled,
         )
+        if lead:
+            await self.lead()
+
+    @property
+    def leading(self) -> bool:
+        """Return True while this instance decides and runs retrospectives."""
+        return self._leading
+
+    async def lead(self) -> None:
+        """Start deciding and running: recover what a previous leader left, then tick.
+
+        Live triggers that arrived while another instance led are re-evaluated on the current
+        state (a decision the old leader already took makes them ``none``).
+        """
+        if self._leading or self._stopping:
+            return
+        self._leading = True
+        missed = sorted(self._missed.values(), key=lambda s: s.position)
+        self._missed.clear()
+        for stored in missed:
+            self._reactions.put_nowait(stored)
+        self._lead_tasks.append(asyncio.create_task(self._decider(), name="retrospective-decide"))
+        await self.recover()
+        self._lead_tasks.append(asyncio.create_task(self._ticker(), name="retrospective-tick"))
+        log.info("retrospective.leading", position=self.fold.position)
+
+    async def step_down(self) -> None:
+        """Stop deciding and running (the lease is lost); attempts in flight are cancelled."""
+        if not self._leading:
+            return
+        self._leading = False
+        tasks = [*self._lead_tasks, *self._inflight.values()]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=max(5.0, 2 * self.poll_interval))
+        self._lead_tasks.clear()
+        self._inflight.clear()
+        self._busy.clear()
+        while not self._reactions.empty():
+            stored = self._reactions.get_nowait()
+            self._missed[(_conv_key(stored), type(stored.event))] = stored
+        log.info("retrospective.stepped_down", position=self.fold.position)
 
     async def stop(self) -> None:
         """Stop the background tasks; running attempts are cancelled (and recovered later)."""
         self._stopping = True
-        tasks = [*self._tasks, *self._inflight.values()]
+        self._leading = False
+        tasks = [*self._tasks, *self._lead_tasks, *self._inflight.values()]
         for task in tasks:
             task.cancel()
         if tasks:
@@ -461,6 +523,7 @@ class RetrospectiveService:
             if not task.done():
                 log.warning("retrospective.task_did_not_stop", task=task.get_name())
         self._tasks.clear()
+        self._lead_tasks.clear()
         self._inflight.clear()
         self._busy.clear()
         await self._settings.provider.aclose()
@@ -514,7 +577,10 @@ class RetrospectiveService:
                 if stored.position > self._live_after and isinstance(
                     stored.event, MessageAppended | CompactionAnnounced
                 ):
-                    self._reactions.put_nowait(stored)
+                    if self._leading:
+                        self._reactions.put_nowait(stored)
+                    else:
+                        self._missed[(_conv_key(stored), type(stored.event))] = stored
             if not caught_up:
                 async with self._folded:
                     self._folded.notify_all()
@@ -662,6 +728,7 @@ class RetrospectiveService:
             "pending": len(self._pending_keys),
             "running": running,
             "in_flight": len(self._inflight),
+            "leading": self._leading,
             "counters": dataclasses.asdict(self.counters),
         }
         if self.budget is not None:
@@ -931,6 +998,9 @@ class RetrospectiveService:
             through_message_id=through_id,
             strategy="cloning" if self.config.fork_strategy == "cloning" else "reference",
         )
+        if not self._leading or (self.fence is not None and not await self.fence()):
+            log.warning("retrospective.not_leading", run_id=run.run_id)
+            return
         positions = await self._append(conv, [started, fork])
         if positions is None:
             return

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -56,6 +56,31 @@ class RetrospectiveHolder:
     task: asyncio.Task[None] | None = None
     error: str | None = None
     tasks: set[asyncio.Task[Any]] = field(default_factory=set)
+    fence: Callable[[], Awaitable[bool]] | None = None
+    """Set when a leader lease decides where runs happen (see :class:`RetrospectiveLeader`)."""
+
+
+class RetrospectiveLeader:
+    """Make the service lead while this daemon holds the leader lease (daemon.leadership)."""
+
+    name = "retrospective"
+
+    def __init__(self, holder: RetrospectiveHolder) -> None:
+        self.holder = holder
+
+    async def lead(self) -> None:
+        """Wait for the service to have folded the log, then recover and start running."""
+        task = self.holder.task
+        if task is not None and not task.done():
+            await asyncio.wait([task])
+        if self.holder.service is not None:
+            await self.holder.service.lead()
+
+    async def step_down(self) -> None:
+        """Stop deciding and running; in-flight attempts are cancelled (the next leader
+        recovers them)."""
+        if self.holder.service is not None:
+            await self.holder.service.step_down()
 
 
 RETROSPECTIVE: web.AppKey[RetrospectiveHolder] = web.AppKey(
@@ -89,9 +114,19 @@ def _workspace(config: Config) -> Path:
     return config.storage.data_dir
 
 
-def install_retrospective(app: web.Application, watcher: WatcherLike) -> RetrospectiveHolder:
-    """Wire the retrospective service into ``app`` (call before the app starts)."""
-    holder = RetrospectiveHolder()
+def install_retrospective(
+    app: web.Application,
+    watcher: WatcherLike,
+    *,
+    fence: Callable[[], Awaitable[bool]] | None = None,
+) -> RetrospectiveHolder:
+    """Wire the retrospective service into ``app`` (call before the app starts).
+
+    With ``fence`` (several daemons: :mod:`daemon.leadership`) the service only folds and
+    follows the log until :class:`RetrospectiveLeader` makes it lead, and checks ``fence``
+    before each run starts; without it the service leads as soon as it has started.
+    """
+    holder = RetrospectiveHolder(fence=fence)
     app[RETROSPECTIVE] = holder
     app.cleanup_ctx.append(_retrospective_ctx(holder, watcher))
     watcher.subscribe(_reload_callback(holder))
@@ -142,8 +177,9 @@ async def _start(holder: RetrospectiveHolder, state: AppState, config: Config) -
         budget=choice.budget,
         workspace=_workspace(config),
         max_tokens=choice.max_tokens,
+        fence=holder.fence,
     )
-    await service.start()
+    await service.start(lead=holder.fence is None)
     holder.service = service
 
 

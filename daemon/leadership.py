@@ -1,0 +1,278 @@
+"""One leader per database: background work that must run exactly once cluster-wide.
+
+Any number of ``memoryd serve`` processes may share one PostgreSQL database (or one SQLite
+data dir). All of them serve reads and writes; only the *leader* runs the background work: the
+retrospective scheduler and worker, and the consolidation ticker. The leader is whoever holds
+the lease :data:`LEADER_LEASE` in the lease table (:mod:`events.leases`; on PostgreSQL in the
+same database as the log, on SQLite in ``leases.sqlite3`` beside it).
+
+:class:`Leadership` tries to take the lease every ``ttl / 3`` and, once it has it, renews it
+at the same pace. Each database call is bounded by that pace, so a leader whose database is
+slow or gone gives up leading (stops its services) before its lease can expire and another
+instance take over. When the leader dies (``kill -9``) its lease expires and another instance
+takes it over within ``ttl`` plus one pace (10 s + 3.3 s by default).
+
+Fencing: a lease only tells a process it *was* the leader when it last asked. A leader that
+stalls (GC pause, frozen VM, slow disk) past its lease's expiry wakes up believing it still
+leads, so leadership alone cannot keep a stale leader's effects out of the log. What does:
+
+- Every effect the retrospective service appends names the version of its conversation's
+  retrospective stream it decided on (``expected_versions`` in the append's transaction).
+  The new leader's first act is recovery, which appends to the stream of every run left
+  "running" (failing it as ``interrupted``); from then on every append of the stale leader for
+  that conversation names an old version and the store refuses it, in the same transaction
+  that would have written it. A run therefore starts (``RetrospectiveStarted``, one per
+  attempt) and ends (one ``Succeeded``/``Failed``, one cursor advance) at most once, whichever
+  process believes it leads. The stream version works as a per-conversation fencing token
+  that every decision carries.
+- Before a run starts, the service re-checks the lease in the database (:meth:`Leadership.
+  fence`): a leader that lost its lease does not start new work even on conversations the new
+  leader has not touched yet.
+- Consolidation runs take their own lease (``consolidation``) per run and re-check it before
+  their single effects append; the leader only decides *when* to tick.
+
+Recovery happens only when leadership is gained: a run still "running" then belonged to a
+previous leader whose lease is gone (expired or released), never to a live instance.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from datetime import timedelta
+from typing import Protocol
+
+from aiohttp import web
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from daemon.api.consolidation import CONSOLIDATION, lease_engine
+from daemon.app import STATE
+from daemon.consolidation.service import ConsolidationService
+from daemon.logging import get_logger
+from events.leases import Lease, LeaseManager
+
+log = get_logger("memoryd.leadership")
+
+LEADER_LEASE = "leader"
+LEADER_TTL = timedelta(seconds=10)
+
+
+class LeaderService(Protocol):
+    """Background work that runs only on the leader."""
+
+    name: str
+
+    async def lead(self) -> None:
+        """Start the work (this instance just became the leader)."""
+        ...
+
+    async def step_down(self) -> None:
+        """Stop the work (the lease is lost, or the daemon stops)."""
+        ...
+
+
+def holder_id() -> str:
+    """Name this process in the lease table: host, pid and a random suffix."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+class Leadership:
+    """Keep trying to lead; start the services when leading, stop them when not."""
+
+    def __init__(
+        self,
+        manager: LeaseManager,
+        services: Sequence[LeaderService],
+        *,
+        holder: str | None = None,
+        ttl: timedelta = LEADER_TTL,
+        name: str = LEADER_LEASE,
+    ) -> None:
+        self.manager = manager
+        self.services = list(services)
+        self.holder = holder or holder_id()
+        self.ttl = ttl
+        self.name = name
+        self.lease: Lease | None = None
+        """The lease as last confirmed by the database (None: not the leader)."""
+        self.active: Lease | None = None
+        """The lease the services were started under (None: they are stopped)."""
+        self.terms = 0
+        """How many times this instance became the leader."""
+        self._changed = asyncio.Event()
+        self._tasks: list[asyncio.Task[None]] = []
+
+    @property
+    def pace(self) -> float:
+        """Seconds between two attempts to take or renew the lease."""
+        return self.ttl.total_seconds() / 3
+
+    async def start(self) -> None:
+        """Create the lease table if needed and start campaigning in the background.
+
+        Every service is stopped first: nothing runs here until this instance leads.
+        """
+        for service in self.services:
+            await service.step_down()
+        await self.manager.setup()
+        self._tasks = [
+            asyncio.create_task(self._keep(), name="memoryd-leadership-lease"),
+            asyncio.create_task(self._apply(), name="memoryd-leadership-services"),
+        ]
+
+    async def stop(self) -> None:
+        """Stop the services, then release the lease so another instance leads at once."""
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._tasks = []
+        await self._step_down()
+        lease, self.lease = self.lease, None
+        if lease is not None:
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(self.pace):
+                    await self.manager.release(lease)
+
+    async def fence(self) -> bool:
+        """Return True if the database confirms this instance still holds the lease."""
+        lease = self.lease
+        if lease is None or self.active is None or lease.token != self.active.token:
+            return False
+        try:
+            async with asyncio.timeout(self.pace):
+                return await self.manager.is_current(lease)
+        except Exception as exc:
+            log.warning("leadership.fence_failed", error=repr(exc))
+            return False
+
+    async def _keep(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            began = loop.time()
+            lease = self.lease
+            try:
+                async with asyncio.timeout(self.pace):
+                    if lease is None:
+                        lease = await self.manager.acquire(self.name, self.holder, self.ttl)
+                    else:
+                        lease = await self.manager.renew(lease, self.ttl)
+            except Exception as exc:  # the database is away: we cannot know we still lead
+                log.warning("leadership.lease_failed", error=repr(exc))
+                lease = None
+            if _token(lease) != _token(self.lease):
+                log.info(
+                    "leadership.changed",
+                    leading=lease is not None,
+                    token=_token(lease),
+                    holder=self.holder,
+                )
+                self._changed.set()
+            self.lease = lease
+            await asyncio.sleep(max(0.0, self.pace - (loop.time() - began)))
+
+    async def _apply(self) -> None:
+        """Bring the services in line with the lease, one transition at a time."""
+        while True:
+            await self._changed.wait()
+            self._changed.clear()
+            want = self.lease
+            if self.active is not None and _token(want) != self.active.token:
+                await self._step_down()
+            if want is not None and self.active is None:
+                self.active = want
+                self.terms += 1
+                for service in self.services:
+                    if self.lease is None:
+                        break  # lost again meanwhile: the next round stops what started
+                    try:
+                        await service.lead()
+                    except Exception:
+                        log.exception("leadership.lead_failed", service=service.name)
+
+    async def _step_down(self) -> None:
+        if self.active is None:
+            return
+        self.active = None
+        for service in reversed(self.services):
+            try:
+                await service.step_down()
+            except Exception:
+                log.exception("leadership.step_down_failed", service=service.name)
+
+
+def _token(lease: Lease | None) -> int | None:
+    return None if lease is None else lease.token
+
+
+LEADERSHIP: web.AppKey[Leadership] = web.AppKey("memoryd_leadership", Leadership)
+
+
+def leader_fence(app: web.Application) -> Callable[[], Awaitable[bool]]:
+    """Return a check of ``app``'s leader lease (False until the leadership has started)."""
+
+    async def fence() -> bool:
+        leadership = app.get(LEADERSHIP)
+        return leadership is not None and await leadership.fence()
+
+    return fence
+
+
+class ConsolidationLeader:
+    """The consolidation ticker, on the leader only (manual runs work everywhere)."""
+
+    name = "consolidation"
+
+    def __init__(self, app: web.Application) -> None:
+        self.app = app
+
+    def _service(self) -> ConsolidationService | None:
+        return self.app.get(CONSOLIDATION)
+
+    async def lead(self) -> None:
+        """Start the ticker."""
+        service = self._service()
+        if service is not None:
+            await service.start()
+
+    async def step_down(self) -> None:
+        """Stop the ticker (also the one the service's own context started)."""
+        service = self._service()
+        if service is not None:
+            await service.stop()
+
+
+def install_leadership(
+    app: web.Application,
+    services: Sequence[LeaderService] | Callable[[web.Application], Sequence[LeaderService]],
+    *,
+    ttl: timedelta = LEADER_TTL,
+) -> None:
+    """Run ``services`` only while this daemon leads (call after the services' own setup).
+
+    ``services`` may be a function of the started app (for services built at start-up).
+    The context is added last, so it stops the services before their own contexts close.
+    """
+
+    async def ctx(app: web.Application) -> AsyncIterator[None]:
+        state = app[STATE]
+        if state.store is None or state.store.readonly:
+            yield
+            return
+        engine: AsyncEngine = lease_engine(state.settings.backend)
+        chosen = list(services(app) if callable(services) else services)
+        leadership = Leadership(LeaseManager(engine), chosen, ttl=ttl)
+        app[LEADERSHIP] = leadership
+        try:
+            await leadership.start()
+            yield
+        finally:
+            await leadership.stop()
+            await engine.dispose()
+
+    app.cleanup_ctx.append(ctx)
