@@ -28,7 +28,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 
 from events.clock import Clock
 from events.codec import EventCodec
-from events.store.schema import metadata
+from events.migrations import upgrade_if_empty
 from events.store.sql import SqlEventStore
 
 EVENTS_FILE = "events.sqlite3"
@@ -164,8 +164,10 @@ class SqliteEventStore(SqlEventStore):
         return await self._in_writer_thread(transaction)
 
     async def _prepare_schema(self, conn: AsyncConnection) -> None:
-        await conn.run_sync(metadata.create_all)
-        await self.write_schema_meta(conn)
+        # The embedded default needs no set-up step: a new data dir gets the current schema
+        # through the same alembic migrations `memoryd db upgrade` runs, so the first future
+        # migration finds an alembic revision to start from.
+        await upgrade_if_empty(conn)
 
     async def _after_purge(self) -> None:
         # Old WAL frames still hold the purged text until the WAL is reset: copy them into the
