@@ -3,6 +3,7 @@ explain signals, graph expansion, entity matching, and identical results after a
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 from collections.abc import AsyncIterator
@@ -334,3 +335,39 @@ async def test_purge_and_delete_leave_no_text_and_no_cached_vector(backend: Back
             assert (row.text, row.body, row.near, row.content_hash) == ("", "", "", "")
             assert row.name is None
         assert {m[0] for m in mentions} == set()
+
+
+async def test_a_configured_embedder_change_is_picked_up(
+    backend: Backend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from types import SimpleNamespace
+
+    from daemon.api import search as search_api
+    from plugins.embedders.hashed import HashedNgramEmbedder
+
+    small = HashedNgramEmbedder(dim=32)
+
+    def fake_make(name: str) -> Any:
+        if name == "small":
+            return small
+        raise LookupError(f"no embedder {name}")
+
+    monkeypatch.setattr(search_api, "make_embedder", fake_make)
+    async with recall_env(backend) as env:
+        await _world(env)
+        state = SimpleNamespace(settings=SimpleNamespace(recall_embedder="hashed"))
+        task = asyncio.create_task(search_api._watch_embedder(state, env.service, 0.01))
+        try:
+            state.settings = SimpleNamespace(recall_embedder="unknown")
+            await asyncio.sleep(0.05)
+            assert env.service.progress.embedder_id.startswith("hashed-ngram-v1/384")
+            state.settings = SimpleNamespace(recall_embedder="small")
+            for _ in range(200):
+                if env.service.index.embedder is small:
+                    break
+                await asyncio.sleep(0.01)
+            assert env.service.progress.embedder_id == small.embedder_id
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task

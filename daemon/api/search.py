@@ -8,6 +8,8 @@ module also owns the recall service's lifetime (vector index, embedding cache, i
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -16,12 +18,15 @@ from aiohttp import web
 from daemon.api.errors import invalid, json_response
 from daemon.api.validation import Field, Schema, parse_body
 from daemon.app import STATE, namespace_of, state_of
+from daemon.logging import get_logger
 from daemon.recall.engine import DEFAULT_WEIGHTS
 from daemon.recall.query import SCOPES, Filters, Fusion, SearchRequest
 from daemon.recall.recorder import RecallRecorder
-from daemon.recall.service import RecallService, cache_engine, make_embedder
+from daemon.recall.service import DEFAULT_EMBEDDER, RecallService, cache_engine, make_embedder
 from events.clock import to_micros
 from events.types import OWNERS
+
+log = get_logger("memoryd.recall")
 
 RECALL: web.AppKey[RecallService] = web.AppKey("memoryd_recall", RecallService)
 RECORDER: web.AppKey[RecallRecorder] = web.AppKey("memoryd_recall_recorder", RecallRecorder)
@@ -167,7 +172,7 @@ async def _recall_ctx(app: web.Application) -> AsyncIterator[None]:
     if state.read_engine is None:
         yield
         return
-    embedder = make_embedder(str(getattr(settings, "recall_embedder", "hashed")))
+    embedder = make_embedder(_embedder_name(settings))
     service = RecallService(
         state.read_engine,
         cache_engine(settings.backend),
@@ -191,12 +196,39 @@ async def _recall_ctx(app: web.Application) -> AsyncIterator[None]:
     if state.store is not None and not state.store.readonly:
         recorder = RecallRecorder(state.store, state.clock)
         app[RECORDER] = recorder
+    watcher = asyncio.create_task(_watch_embedder(state, service), name="memoryd-embedder-watch")
     try:
         yield
     finally:
+        watcher.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await watcher
         if recorder is not None:
             await recorder.stop()
         await service.stop()
+
+
+def _embedder_name(settings: Any) -> str:
+    """The configured embedder (``recall_embedder`` on the app settings; default hashed)."""
+    return str(getattr(settings, "recall_embedder", DEFAULT_EMBEDDER))
+
+
+async def _watch_embedder(state: Any, service: RecallService, interval: float = 2.0) -> None:
+    """Switch embedder when a configuration reload names another one (re-embedding runs in
+    the background; the log and the ``memoryd_recall_*`` gauges show its progress)."""
+    current = _embedder_name(state.settings)
+    while True:
+        await asyncio.sleep(interval)
+        wanted = _embedder_name(state.settings)
+        if wanted == current:
+            continue
+        try:
+            embedder = make_embedder(wanted)
+        except Exception as exc:  # an unknown plugin or a missing extra: keep the old one
+            log.error("cannot switch embedder", embedder=wanted, error=str(exc))
+        else:
+            await service.switch_embedder(embedder)
+        current = wanted
 
 
 def add_routes(app: web.Application) -> None:
