@@ -23,6 +23,9 @@ Fold rules:
   ``validation_note``.
 - ``FactForgotten``: a new version with ``forgotten = True`` (hidden from every query, still
   returned by :func:`get_fact` and :func:`fact_history` for audits).
+- ``FactArchived`` / ``FactRestored`` (consolidation): a new version with ``archived`` set /
+  cleared. An archived fact leaves the default queries (``include_archived`` shows it) and is
+  still returned by :func:`get_fact` with the flag.
 - ``FactPurged``: every row of the fact is deleted (the store redacts its earlier events in
   the same commit, so a rebuild reaches the same tables).
 - Changes to a fact that does not exist (never written, or purged) are ignored.
@@ -42,6 +45,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from events.clock import from_micros, to_micros
+from events.consolidation_events import FactArchived, FactRestored
 from events.store.base import StoredEvent
 from events.types import (
     FactForgotten,
@@ -83,6 +87,7 @@ fact_versions_table = sa.Table(
     sa.Column("supersedes", sa.String(300)),
     sa.Column("forgotten", sa.Boolean, nullable=False),
     sa.Column("forgotten_reason", sa.Text),
+    sa.Column("archived", sa.Boolean, nullable=False),
     sa.Column("source_message_ids_json", sa.Text, nullable=False),
     sa.Column("validated_by", sa.String(300)),
     sa.Column("validation_note", sa.Text),
@@ -154,6 +159,7 @@ class FactRow:
     validation_note: str | None = None
     forgotten_reason: str | None = None
     namespace: str = ""
+    archived: bool = False
 
 
 def _fact(row: sa.Row[Any]) -> FactRow:
@@ -183,6 +189,7 @@ def _fact(row: sa.Row[Any]) -> FactRow:
         validation_note=row.validation_note,
         forgotten_reason=row.forgotten_reason,
         namespace=row.namespace,
+        archived=bool(row.archived),
     )
 
 
@@ -193,7 +200,7 @@ class FactsProjection(Projection):
     """Folds fact events into ``fact_versions`` and ``fact_tags``."""
 
     name: ClassVar[str] = "facts"
-    version: ClassVar[int] = 1
+    version: ClassVar[int] = 2
     metadata: ClassVar[sa.MetaData] = metadata
 
     async def apply(self, conn: AsyncConnection, events: Sequence[StoredEvent]) -> None:
@@ -211,7 +218,10 @@ _FactKey = tuple[str, str]
 def _fact_ids(event: object) -> tuple[str, ...]:
     if isinstance(event, FactSuperseded):
         return (clean(event.old_fact_id), clean(event.new_fact_id))
-    if isinstance(event, FactWritten | FactValidated | FactForgotten | FactPurged):
+    if isinstance(
+        event,
+        FactWritten | FactValidated | FactForgotten | FactPurged | FactArchived | FactRestored,
+    ):
         return (clean(event.fact_id),)
     return ()
 
@@ -276,6 +286,8 @@ class _FactFold:
                 forgotten=True,
                 forgotten_reason=clean_opt(event.reason),
             )
+        elif isinstance(event, FactArchived | FactRestored):
+            self._change(stored, clean(event.fact_id), archived=isinstance(event, FactArchived))
         elif isinstance(event, FactPurged):
             self._purge(ns, clean(event.fact_id))
 
@@ -307,6 +319,7 @@ class _FactFold:
             "supersedes": None,
             "forgotten": False,
             "forgotten_reason": None,
+            "archived": False,
             "source_message_ids_json": dumps(event.source_message_ids),
             "validated_by": None,
             "validation_note": None,
@@ -388,6 +401,7 @@ async def query_facts(
     owner: str | None = None,
     include_quarantined: bool = False,
     include_superseded: bool = False,
+    include_archived: bool = False,
     limit: int = 100,
 ) -> list[FactRow]:
     """Return facts as memoryd believes them (at ``known_at``), valid at ``as_of``.
@@ -399,7 +413,8 @@ async def query_facts(
       without the facts superseded by then unless ``include_superseded``.
     - both: the belief at K, valid at T.
 
-    Forgotten facts are never returned. Only ``active`` facts unless ``include_quarantined``
+    Forgotten facts are never returned; archived ones (as believed at ``known_at``) only with
+    ``include_archived``. Only ``active`` facts unless ``include_quarantined``
     or a ``status`` is named. Ordered by when the fact was written (``written_position``).
     """
     query = sa.select(fact_versions_table).where(
@@ -414,6 +429,8 @@ async def query_facts(
         query = query.where(_V.status == status)
     elif not include_quarantined:
         query = query.where(_V.status == "active")
+    if not include_archived:
+        query = query.where(_V.archived.is_(False))
     if owner is not None:
         query = query.where(_V.owner == owner)
     if tag is not None:

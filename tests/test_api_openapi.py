@@ -77,4 +77,5 @@ async def test_documented_request_schemas_refuse_what_the_handlers_refuse(
             "limit",
             "include_quarantined",
             "include_superseded",
+            "include_archived",
         }

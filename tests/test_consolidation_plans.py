@@ -28,6 +28,12 @@ async def _search_ids(api: Api, query: str) -> set[str]:
     return {h["id"] for h in body["hits"]}
 
 
+async def _listed_ids(api: Api, query: str) -> set[str]:
+    status, body = await api.call("GET", f"/v1/facts{query}")
+    assert status == 200, body
+    return {f["fact_id"] for f in body["facts"]}
+
+
 async def test_preview_reports_without_writing(tmp_path: Path) -> None:
     async with api_client(tmp_path) as api:
         a = await _fact(api, "Alice likes green tea")
@@ -96,10 +102,19 @@ async def test_analyze_then_apply_merges_archives_and_logs(tmp_path: Path) -> No
         assert all(e["plan_id"] == plan["plan_id"] for e in entries)
         assert all(e["source"] == "user" and e["at"] for e in entries)
 
+        # An archived fact leaves the default listing, stays readable and listable on request.
+        assert old not in await _listed_ids(api, "")
+        assert old in await _listed_ids(api, "?include_archived=true")
+        status, one = await api.call("GET", f"/v1/facts/{old}")
+        assert status == 200
+        assert one["archived"] is True
         # Nothing is unrecoverable: the archived fact is restored, the sources are in history.
         status, _ = await api.call("POST", f"/v1/consolidation/facts/{old}/restore")
         assert status == 200
         assert old in await _search_ids(api, "office wifi password")
+        assert old in await _listed_ids(api, "")
+        _, one = await api.call("GET", f"/v1/facts/{old}")
+        assert one["archived"] is False
         _, history = await api.call("GET", f"/v1/facts/{a}/history")
         assert history["versions"][0]["text"] == "Alice likes green tea"
         status, _ = await api.call("POST", f"/v1/consolidation/facts/{old}/restore")

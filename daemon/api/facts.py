@@ -94,6 +94,11 @@ LIST_QUERY = Schema(
         Field("limit", "integer", minimum=1, maximum=MAX_LIST, description="default 100"),
         Field("include_quarantined", "boolean", description="default false"),
         Field("include_superseded", "boolean", description="default false"),
+        Field(
+            "include_archived",
+            "boolean",
+            description="default false; archived facts (consolidation) are left out otherwise",
+        ),
     ),
 )
 
@@ -123,6 +128,7 @@ def fact_json(row: FactRow) -> dict[str, Any]:
         "supersedes": row.supersedes,
         "forgotten": row.forgotten,
         "forgotten_reason": row.forgotten_reason,
+        "archived": row.archived,
         "source_message_ids": row.source_message_ids,
         "validated_by": row.validated_by,
         "validation_note": row.validation_note,
@@ -324,6 +330,7 @@ async def list_facts(request: web.Request) -> web.Response:
             owner=query.get("owner"),
             include_quarantined=query.get("include_quarantined", False),
             include_superseded=query.get("include_superseded", False),
+            include_archived=query.get("include_archived", False),
             limit=query.get("limit", 100),
         )
     return json_response({"facts": [fact_json(r) for r in rows]})

@@ -97,6 +97,7 @@ COMPONENTS: dict[str, _S] = {
         supersedes=_NSTR,
         forgotten={"type": "boolean"},
         forgotten_reason=_NSTR,
+        archived={"type": "boolean", "description": "archived by consolidation (restorable)"},
         source_message_ids=_STRS,
         validated_by=_NSTR,
         validation_note=_NSTR,

@@ -61,7 +61,9 @@ async def current_facts(
     conn: AsyncConnection, namespace: str, *, include_archived: bool = False
 ) -> list[FactView]:
     """Return the current facts (active and quarantined, not superseded, not forgotten)."""
-    rows = await query_facts(conn, namespace, include_quarantined=True, limit=MAX_FACTS)
+    rows = await query_facts(
+        conn, namespace, include_quarantined=True, include_archived=True, limit=MAX_FACTS
+    )
     states = await fact_states(conn, namespace)
     out = []
     for row in rows:
