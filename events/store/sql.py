@@ -638,14 +638,16 @@ class SqlEventStore(EventStore):
             await self._wait_beyond(position, self.fallback_poll_seconds)
 
     async def _wait_beyond(self, position: int, timeout: float | None) -> bool:
+        # ``asyncio.timeout``, not ``asyncio.wait_for``: on Python 3.11 ``wait_for`` returns
+        # the inner result when a cancellation races the wake-up (a commit), swallowing the
+        # cancellation, so a cancelled subscriber looped on and hung in "cancelling". Here a
+        # cancellation always propagates; only our own deadline becomes TimeoutError.
         async with self._head_changed:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(
-                    self._head_changed.wait_for(
+                async with asyncio.timeout(timeout):
+                    await self._head_changed.wait_for(
                         lambda: self._known_head > position or self._closing
-                    ),
-                    timeout,
-                )
+                    )
             return self._known_head > position
 
     async def wait_for_head(self, position: int, timeout: float | None = None) -> bool:
