@@ -25,6 +25,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from daemon.recall.query import BoolArray, Filters
+from events.store.postgres import lock_for_migration
 from plugins.embedders.base import Embedder, Vectors
 from projections.base import chunks
 from projections.search import docs_table, embed_text
@@ -76,6 +77,9 @@ class EmbeddingCache:
     async def setup(self) -> None:
         """Create the table if needed."""
         async with self.engine.begin() as conn:
+            if conn.dialect.name == "postgresql":
+                # Daemons starting together on one database: one creates, the others wait.
+                await lock_for_migration(conn)
             await conn.run_sync(cache_metadata.create_all)
 
     async def get(self, embedder_id: str, hashes: Sequence[str]) -> dict[str, bytes]:
