@@ -268,6 +268,16 @@ def install_leadership(
         chosen = list(services(app) if callable(services) else services)
         leadership = Leadership(LeaseManager(engine), chosen, ttl=ttl)
         app[LEADERSHIP] = leadership
+        state.metrics.gauge(
+            "memoryd_leader",
+            "1 while this daemon holds the leader lease and runs the background work.",
+            lambda: 0.0 if leadership.active is None else 1.0,
+        )
+        state.metrics.gauge(
+            "memoryd_leader_terms_total",
+            "Times this daemon became the leader.",
+            lambda: float(leadership.terms),
+        )
         try:
             await leadership.start()
             yield
