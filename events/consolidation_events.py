@@ -4,6 +4,9 @@ Streams:
 
 - ``consolidation-run:<run_id>``: ``ConsolidationRunStarted`` then ``ConsolidationRunCompleted``
   (what the run did). A run carries the fencing token of the lease it held.
+- ``consolidation-lease:<namespace>``: one ``ConsolidationLeaseTaken`` per run, appended with
+  the run's ``ConsolidationRunStarted``. Its version fences the run's final append (see
+  :mod:`daemon.consolidation.service`).
 - ``consolidation-plan:<plan_id>``: ``PlanCreated`` (the full plan: every item with its inputs
   and the fact versions it was based on) then at most one ``PlanApplied`` (appended with the
   plan stream's expected version, so a plan applies once).
@@ -34,6 +37,11 @@ Phase = Literal["light", "standard", "deep"]
 def run_stream(run_id: str) -> str:
     """Return the stream of one consolidation run."""
     return f"consolidation-run:{run_id}"
+
+
+def lease_stream(namespace: str) -> str:
+    """Return a namespace's consolidation fencing stream (advanced by each run's start)."""
+    return f"consolidation-lease:{namespace}"
 
 
 def plan_stream(plan_id: str) -> str:
@@ -73,7 +81,7 @@ class ConsolidationRunCompleted(Event):
 
     run_id: str
     at: datetime
-    outcome: Literal["completed", "failed", "lost_lease"] = "completed"
+    outcome: Literal["completed", "failed", "lost_lease", "abandoned"] = "completed"
     actions: list[dict[str, JSON]] = field(default_factory=list)
     stats: dict[str, JSON] = field(default_factory=dict)
     lease_token: int = 0
@@ -82,6 +90,27 @@ class ConsolidationRunCompleted(Event):
     @property
     def stream_id(self) -> str:
         return run_stream(self.run_id)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConsolidationLeaseTaken(Event):
+    """The holder of lease token ``lease_token`` took the namespace's turn for ``run_id``.
+
+    Appended with the run's ``ConsolidationRunStarted`` at the stream's expected version; the
+    run's last append expects the version this made, so a run whose turn another run took
+    (after its lease expired) writes nothing more.
+    """
+
+    event_type: ClassVar[str] = "ConsolidationLeaseTaken"
+
+    namespace: str
+    run_id: str
+    lease_token: int
+    at: datetime
+
+    @property
+    def stream_id(self) -> str:
+        return lease_stream(self.namespace)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -311,6 +340,7 @@ class LearnedContextWritten(Event):
 CONSOLIDATION_EVENT_CLASSES: tuple[type[Event], ...] = (
     ConsolidationRunStarted,
     ConsolidationRunCompleted,
+    ConsolidationLeaseTaken,
     PlanCreated,
     PlanApplied,
     FactArchived,

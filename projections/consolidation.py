@@ -34,6 +34,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from events.clock import to_micros
 from events.codec import parse_datetime
 from events.consolidation_events import (
+    ConsolidationLeaseTaken,
     ConsolidationRunCompleted,
     ConsolidationRunStarted,
     FactArchived,
@@ -243,6 +244,7 @@ _OWN_EVENTS = frozenset(
     for cls in (
         ConsolidationRunStarted,
         ConsolidationRunCompleted,
+        ConsolidationLeaseTaken,
         PlanCreated,
         PlanApplied,
         FactArchived,
@@ -859,6 +861,16 @@ async def list_runs(conn: AsyncConnection, namespace: str, limit: int = 50) -> l
         }
         for r in result
     ]
+
+
+async def unfinished_runs(conn: AsyncConnection, namespace: str) -> list[str]:
+    """Return the ids of the runs that started and never completed, oldest first."""
+    result = await conn.execute(
+        sa.select(_R.run_id)
+        .where(_R.namespace == namespace, _R.completed_at.is_(None))
+        .order_by(_R.started_at, _R.run_id)
+    )
+    return [str(r[0]) for r in result]
 
 
 async def pending_items(conn: AsyncConnection, namespace: str) -> set[tuple[str, frozenset[str]]]:

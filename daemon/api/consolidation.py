@@ -247,7 +247,8 @@ async def post_run(request: web.Request) -> web.Response:
         raise ApiError(
             409, "busy", "another consolidation run holds the lease", {"holder": result["holder"]}
         )
-    await state_of(request).async_note_written(int(result["position"]))
+    if result["position"] is not None:  # None: fenced out, nothing was written
+        await state_of(request).async_note_written(int(result["position"]))
     return json_response(result)
 
 

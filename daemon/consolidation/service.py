@@ -2,10 +2,24 @@
 
 A run is ``ConsolidationRunStarted`` (its trigger, the activity counters it saw, the lease's
 fencing token) followed by *one* append holding every effect of the run and
-``ConsolidationRunCompleted`` (what it did). Before that append the worker checks it still
-holds the lease with the same token; a worker that lost it appends only a ``lost_lease``
-completion. One run at a time cluster-wide: the lease ``consolidation`` is taken for the run
-and released after.
+``ConsolidationRunCompleted`` (what it did). One run at a time cluster-wide: the lease
+``consolidation`` is taken for the run and released after.
+
+Fencing (the same on both backends). The lease table lives in the log's database on
+PostgreSQL but in ``leases.sqlite3`` beside the log on SQLite, so a lease check cannot share the
+append's transaction. Instead each namespace has a stream ``consolidation-lease:<namespace>``
+that only a lease holder advances: a run's first append (``ConsolidationLeaseTaken`` +
+``ConsolidationRunStarted``) names the version it read (V) and makes it V+1, and the run's
+final append expects V+1. A worker whose lease expired mid-run (GC pause, frozen VM) cannot
+write: the next holder's first append in that namespace made the stream V+2, so the stale
+append is refused by the store's optimistic concurrency check, inside the transaction that
+would have written it. The stream version is the fencing token, as for retrospectives
+(:mod:`daemon.leadership`). The lease re-check before the final append is only an early exit.
+
+A run that never completed (its process was killed) is found by the next run, under the lease,
+and closed with an ``abandoned`` ``ConsolidationRunCompleted`` in the same append that starts
+the new run (expecting the dead run's stream to hold only its start), so the log says what
+happened to it.
 
 Phases (see :mod:`daemon.consolidation.phases`): ``free`` runs light only; ``cheap`` adds
 standard reconciliation; ``standard`` adds the agents; ``full`` adds deep. Model calls are
@@ -36,20 +50,25 @@ from daemon.consolidation import phases
 from daemon.logging import get_logger
 from events.clock import Clock, from_micros, to_micros
 from events.consolidation_events import (
+    ConsolidationLeaseTaken,
     ConsolidationRunCompleted,
     ConsolidationRunStarted,
     Phase,
+    lease_stream,
+    run_stream,
 )
 from events.leases import Lease, LeaseManager
 from events.store.base import ConcurrencyError, EventStore, NewEvent
 from plugins.embedders.base import Embedder
 from plugins.llm.types import ChatMessage, CompletionRequest, LLMProvider
-from projections.consolidation import activity, list_runs, model_calls_since
+from projections.consolidation import activity, list_runs, model_calls_since, unfinished_runs
 
 log = get_logger("memoryd.consolidation")
 
 LEASE_NAME = "consolidation"
 LEASE_TTL = timedelta(minutes=10)
+TURN_ATTEMPTS = 3
+"""How often a run re-reads the fencing stream when its first append meets a concurrent one."""
 TIER_PHASES: dict[str, tuple[Phase, ...]] = {
     "free": ("light",),
     "cheap": ("light", "standard"),
@@ -277,6 +296,50 @@ class ConsolidationService:
                 with contextlib.suppress(Exception):
                     await self.leases.release(lease)
 
+    async def _take_turn(
+        self, lease: Lease, namespace: str, started: ConsolidationRunStarted
+    ) -> tuple[int, list[str]] | None:
+        """Append the run's start, closing runs left unfinished; return (fence, abandoned).
+
+        ``fence`` is the version of :func:`lease_stream` this append made; None when another
+        run kept advancing the stream (this worker no longer holds the turn).
+        """
+        stream = lease_stream(namespace)
+        for _ in range(TURN_ATTEMPTS):
+            version = await self.store.stream_version(namespace, stream)
+            async with self.engine.connect() as conn:
+                orphans = [r for r in await unfinished_runs(conn, namespace) if r != started.run_id]
+            closing = [
+                ConsolidationRunCompleted(
+                    run_id=orphan,
+                    at=started.at,
+                    outcome="abandoned",
+                    lease_token=lease.token,
+                    error=(
+                        f"interrupted: the run never completed (its worker stopped or lost the "
+                        f"lease); found by run {started.run_id}"
+                    ),
+                )
+                for orphan in orphans
+            ]
+            taken = ConsolidationLeaseTaken(
+                namespace=namespace, run_id=started.run_id, lease_token=lease.token, at=started.at
+            )
+            try:
+                await self.store.append(
+                    namespace,
+                    [NewEvent(e) for e in (*closing, taken, started)],
+                    expected_versions={stream: version, **{run_stream(o): 1 for o in orphans}},
+                )
+            except ConcurrencyError as exc:
+                log.info("consolidation turn contended", run_id=started.run_id, error=str(exc))
+                await self._synced()
+                continue
+            if orphans:
+                log.warning("consolidation runs abandoned", runs=orphans, by=started.run_id)
+            return version + 1, orphans
+        return None
+
     async def _run(
         self,
         lease: Lease,
@@ -309,7 +372,10 @@ class ConsolidationService:
             lease_token=lease.token,
             inputs={**inputs, "phases": list(wanted)},
         )
-        await self.store.append(namespace, [NewEvent(started)])
+        turn = await self._take_turn(lease, namespace, started)
+        if turn is None:
+            return {"status": "busy", "holder": None, "error": "another run took the turn"}
+        fence, abandoned = turn
         ctx = RunContext(
             namespace=namespace,
             run_id=run_id,
@@ -337,6 +403,8 @@ class ConsolidationService:
         ctx.stats["model_calls_refused"] = ctx.budget.refused
         if ctx.errors:
             ctx.stats["errors"] = ctx.errors[:50]
+        if abandoned:
+            ctx.stats["abandoned_runs"] = abandoned
         if not await self.leases.is_current(lease):
             outcome, error = "lost_lease", "the lease changed hands before the effects were written"
             ctx.effects.clear()
@@ -350,20 +418,43 @@ class ConsolidationService:
             error=error,
         )
         events = [*ctx.effects, completed]
+        fenced = {lease_stream(namespace): fence}
+        positions: list[int] = []
         try:
             positions = await self.store.append(
-                namespace, [NewEvent(e) for e in events], expected_versions=ctx.expected
+                namespace,
+                [NewEvent(e) for e in events],
+                expected_versions={**fenced, **ctx.expected},
             )
         except ConcurrencyError as exc:
-            completed = ConsolidationRunCompleted(
-                run_id=run_id,
-                at=self.clock.now(),
-                outcome="failed",
-                stats=ctx.stats,
-                lease_token=lease.token,
-                error=f"facts changed during the run: {exc}",
-            )
-            positions = await self.store.append(namespace, [NewEvent(completed)])
+            if exc.stream_id != lease_stream(namespace):
+                completed = ConsolidationRunCompleted(
+                    run_id=run_id,
+                    at=self.clock.now(),
+                    outcome="failed",
+                    stats=ctx.stats,
+                    lease_token=lease.token,
+                    error=f"facts changed during the run: {exc}",
+                )
+                with contextlib.suppress(ConcurrencyError):
+                    positions = await self.store.append(
+                        namespace, [NewEvent(completed)], expected_versions=fenced
+                    )
+            if not positions:
+                # Another holder took this namespace's turn: it wrote (or will write) this
+                # run's end as abandoned; nothing of this run may reach the log any more.
+                log.warning("consolidation run fenced out", run_id=run_id, error=str(exc))
+                return {
+                    "status": "lost_lease",
+                    "run_id": run_id,
+                    "trigger": trigger,
+                    "phases": list(wanted),
+                    "actions": [],
+                    "stats": ctx.stats,
+                    "error": "another run took the namespace's turn; nothing was written",
+                    "position": None,
+                    "started_at": from_micros(to_micros(now)),
+                }
             outcome = "failed"
         return {
             "status": outcome,
