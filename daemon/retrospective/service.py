@@ -888,6 +888,7 @@ class RetrospectiveService:
         try:
             async with self._sem:
                 await self._run_once(key, run_id)
+            await self._recheck(key)
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -896,6 +897,21 @@ class RetrospectiveService:
             self._inflight.pop(run_id, None)
             self._busy.discard(key)
             self._wake.set()
+
+    async def _recheck(self, key: tuple[str, str]) -> None:
+        """Evaluate the message triggers again once a run has ended.
+
+        A message folded while the run was still pending was absorbed by it ("pending"),
+        but the run may have chosen its slice before that message arrived: without this,
+        such a message waited for the next message or the sweep.
+        """
+        await self.sync()
+        conv = self.fold.conversations.get(key)
+        if conv is None or not conv.tail:
+            return
+        decision = triggers.after_message(self.config, conv, self.clock.now())
+        if decision.action != "none":
+            await self._decide(conv, decision)
 
     # -- one run -----------------------------------------------------------------------------
 
