@@ -33,6 +33,7 @@ from daemon.app import GRANT, STATE, AppState, namespace_of, state_of
 from daemon.backend import Backend
 from daemon.config import Config, ConsolidationConfig, LlmConfig
 from daemon.consolidation import review
+from daemon.consolidation.extraction import request_retrospectives
 from daemon.consolidation.ingest import embedder_of
 from daemon.consolidation.plans import (
     PlanError,
@@ -45,7 +46,7 @@ from daemon.consolidation.plans import (
 from daemon.consolidation.service import ConsolidationService
 from daemon.logging import get_logger
 from daemon.recall.query import Filters, SearchRequest
-from daemon.retrospective.wiring import build_provider
+from daemon.retrospective.wiring import RETROSPECTIVE, build_provider
 from events.clock import from_micros
 from events.leases import LeaseManager
 from events.store.sqlite import sqlite_engine
@@ -407,6 +408,12 @@ def build_service(
             state.fold_now.set()
             await runner.wait_for(position, timeout=settings.read_your_writes_timeout)
 
+    async def retrospect(namespace: str) -> list[dict[str, Any]]:
+        holder = app.get(RETROSPECTIVE)
+        if holder is None or holder.service is None:
+            return []
+        return await request_retrospectives(holder.service, namespace)
+
     async def search(namespace: str, query: str, k: int) -> list[str]:
         recall = app.get(RECALL)
         if recall is None:
@@ -425,6 +432,7 @@ def build_service(
         provider=None if setup is None else setup.provider,
         sync=sync,
         search=search,
+        retrospect=retrospect,
     )
     return service, leases
 

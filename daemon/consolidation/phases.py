@@ -6,10 +6,13 @@ service in one commit with the run's completion), the fact streams they depend o
   :data:`ARCHIVE_BELOW`; a capacity bound archives the lowest salience; exact and near
   duplicates and deterministic conflicts become a plan (``PlanCreated``, source auto) for a
   person to apply. Archives are restorable; merges wait for a person.
-- standard: reconciliation of the facts written since the last run against their nearest
-  current facts: cosine >= 0.95 is left to dedupe; between :data:`RECONCILE_FLOOR` and 0.95 one
-  model call answers ADD / UPDATE / NOOP / CONFLICT (UPDATE supersedes, NOOP archives the new
-  fact and reinforces the old one, CONFLICT queues a review item); below, add. Without a model
+- standard: first the retrospective's extraction (:mod:`daemon.consolidation.extraction`: a
+  retrospective is requested for each conversation with unreviewed messages; its facts are
+  reconciled by the next run), then reconciliation of the facts written since the last run
+  against their nearest current facts: cosine >= 0.95 is left to dedupe; between
+  :data:`RECONCILE_FLOOR` and 0.95 one model call answers ADD / UPDATE / NOOP / CONFLICT
+  (UPDATE supersedes, NOOP archives the new fact and reinforces the old one, CONFLICT queues a
+  review item); below, add. Without a model
   only the deterministic zones apply (a deterministic conflict is queued for review). Then the
   tier's agents review batches of facts, in parallel up to ``llm_concurrency``: LINK,
   CATEGORIZE and NOTE apply at once, the rest queue for review.
@@ -219,7 +222,13 @@ async def _queue(
 
 
 async def standard(ctx: RunContext, agents: Sequence[str]) -> None:
-    """Reconcile new facts, then run the tier's agents."""
+    """Request the retrospectives' extraction, reconcile new facts, then run the agents."""
+    if ctx.retrospect is not None:
+        requested = await ctx.retrospect(ctx.namespace)
+        scheduled = [r for r in requested if r.get("action") != "refused"]
+        ctx.count("retrospectives_requested", len(scheduled))
+        if requested:
+            ctx.actions.append({"action": "retrospective", "requests": requested})
     async with ctx.engine.connect() as conn:
         views = await current_facts(conn, ctx.namespace)
     since = int(((ctx.last_run or {}).get("inputs") or {}).get("activity_position", 0))

@@ -47,6 +47,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from daemon.config import ConsolidationConfig
 from daemon.consolidation import phases
+from daemon.consolidation.extraction import Retrospect
 from daemon.logging import get_logger
 from events.clock import Clock, from_micros, to_micros
 from events.consolidation_events import (
@@ -161,6 +162,7 @@ class RunContext:
     last_run: dict[str, Any] | None
     inputs: dict[str, Any]
     search: Callable[[str, str, int], Awaitable[list[str]]] | None = None
+    retrospect: Retrospect | None = None
     effects: list[Any] = field(default_factory=list)
     expected: dict[str, int] = field(default_factory=dict)
     actions: list[dict[str, Any]] = field(default_factory=list)
@@ -188,6 +190,7 @@ class ConsolidationService:
         search: Callable[[str, str, int], Awaitable[list[str]]] | None = None,
         tick_interval: float = 60.0,
         holder: str | None = None,
+        retrospect: Retrospect | None = None,
     ) -> None:
         self.store = store
         self.engine = engine
@@ -199,6 +202,7 @@ class ConsolidationService:
         self.sync = sync
         self.search = search
         self.tick_interval = tick_interval
+        self.retrospect = retrospect
         self.holder = holder or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self._task: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
@@ -389,6 +393,7 @@ class ConsolidationService:
             last_run=runs[0] if runs else None,
             inputs=inputs,
             search=self.search,
+            retrospect=self.retrospect,
         )
         outcome: str = "completed"
         error: str | None = None
