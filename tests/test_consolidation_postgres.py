@@ -14,6 +14,7 @@ from daemon.app import STATE, AppSettings, build_app
 from daemon.backend import Backend
 from daemon.consolidation.service import LEASE_NAME
 from events.clock import ManualClock
+from events.consolidation_events import lease_stream
 from tests.api_fixtures import T0, Api
 from tests.pg_fixtures import pg_scratch, pg_url  # noqa: F401
 
@@ -52,6 +53,10 @@ async def _scenario(tmp_path: Path, url: str) -> None:
         assert fa["superseded_by"] == fb["superseded_by"] is not None
         _, log = await api.call("GET", "/v1/consolidation/log")
         assert {e["action"] for e in log["entries"]} == {"merge", "archive", "reinforce"}
+        _, listed = await api.call("GET", "/v1/facts")
+        assert old not in {f["fact_id"] for f in listed["facts"]}
+        _, listed = await api.call("GET", "/v1/facts?include_archived=true")
+        assert old in {f["fact_id"] for f in listed["facts"]}
         service = app[CONSOLIDATION]
         held = await service.leases.acquire(LEASE_NAME, "elsewhere", timedelta(minutes=1))
         assert held is not None
@@ -61,7 +66,8 @@ async def _scenario(tmp_path: Path, url: str) -> None:
         status, run = await api.call("POST", "/v1/consolidation/run", {})
         assert status == 200, run
         assert run["status"] == "completed"
-        assert old
+        # the run took the namespace's turn: its fencing stream moved once
+        assert await service.store.stream_version("default", lease_stream("default")) == 1
 
 
 def test_consolidation_on_postgres(pg_url: str, tmp_path: Path) -> None:  # noqa: F811
