@@ -62,6 +62,11 @@ async def test_standard_phase_requests_retrospectives_of_unreviewed_conversation
         "POST", "/v1/conversations/c1/messages", {"role": "user", "content": "I work in Paris."}
     )
     assert status == 201
+    # Only an assistant message: the manual trigger would skip it, so nothing is requested.
+    status, _ = await api.call(
+        "POST", "/v1/conversations/c2/messages", {"role": "assistant", "content": "Hello!"}
+    )
+    assert status == 201
     api.clock.advance(timedelta(minutes=10))  # past the manual cooldown
     status, run = await api.call("POST", "/v1/consolidation/run", {})
     assert status == 200, run

@@ -4,8 +4,9 @@ Issue 7's standard phase is "the retrospective's extraction, plus reconciliation
 does not extract facts itself: it asks the retrospective service, through its manual trigger
 (:meth:`RetrospectiveService.request_run`, the same path as ``POST
 /v1/conversations/{cid}/retrospective:run``), for a run of every conversation in the namespace
-that has reviewable (finalized, not yet reviewed) messages and no retrospective pending or
-running. Each request is a decision the retrospective service appends to the conversation's
+that has reviewable (finalized, not yet reviewed) messages, no retrospective pending or
+running, and that the manual trigger would schedule (a request it would skip is not made).
+Each request is a decision the retrospective service appends to the conversation's
 retrospective stream (fenced by that stream's version); the consolidation run lists the
 requests in its completion (``action: retrospective``).
 
@@ -19,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from daemon.retrospective import triggers
 from daemon.retrospective.service import RetrospectiveError, RetrospectiveService
 
 MAX_REQUESTS = 50
@@ -42,6 +44,10 @@ async def request_retrospectives(
         if ns != namespace or conv.deleted or not conv.reviewable():
             continue
         if conv.pending_run_id is not None or conv.running_run_id is not None:
+            continue
+        if triggers.manual(service.config, conv, service.clock.now()).action != "schedule":
+            # e.g. no user message in the tail: a request would only log a skip, and that
+            # event would count as activity and trigger the next consolidation run
             continue
         try:
             result = await service.request_run(ns, cid)
