@@ -20,6 +20,7 @@ Order of work for one request:
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -37,6 +38,7 @@ from daemon.recall.fusion import (
     trust_multiplier,
 )
 from daemon.recall.query import (
+    LEGS,
     Filters,
     SearchRequest,
     fts5_match,
@@ -146,6 +148,7 @@ class RecallEngine:
         self._projection_position = projection_position
         self._refreshed_at = -1
         self._sync: sa.Engine | None = None
+        self._threads: concurrent.futures.ThreadPoolExecutor | None = None
 
     def set_position_source(self, projection_position: Callable[[], int]) -> None:
         """Tell the engine how far the projections are (refresh only when that moves)."""
@@ -166,20 +169,36 @@ class RecallEngine:
     async def search(self, req: SearchRequest) -> list[Hit]:
         """Run one search.
 
-        The vector leg runs here (numpy); everything that reads SQL runs as one synchronous
-        function: on SQLite in a worker thread over a plain ``sqlite3`` connection (one thread
-        hop per search instead of one per statement), on PostgreSQL through ``run_sync``.
+        Everything that reads SQL runs as one synchronous function: on SQLite in a worker
+        thread over a plain ``sqlite3`` connection (one thread hop per search instead of one
+        per statement), on PostgreSQL through ``run_sync``. On SQLite the vector leg (numpy,
+        which releases the GIL) runs in another thread at the same time as the SQL legs.
         """
         await self.refresh()
         legs: dict[str, list[tuple[int, float]]] = {}
+        sync_engine = self._sync_engine()
+        vector_leg: concurrent.futures.Future[list[tuple[int, float]]] | None = None
         if "vector" in req.legs:
             vector = (await self.index.embedder.embed([req.query]))[0]
-            legs["vector"] = self.index.search(vector, req.filters, req.candidate_top_k)
-        sync_engine = self._sync_engine()
+            if sync_engine is not None:
+                vector_leg = self._executor().submit(
+                    self.index.search, vector, req.filters, req.candidate_top_k
+                )
+            else:
+                legs["vector"] = self.index.search(vector, req.filters, req.candidate_top_k)
         if sync_engine is not None:
-            return await asyncio.to_thread(self._search_in_thread, sync_engine, req, legs)
+            return await asyncio.to_thread(
+                self._search_in_thread, sync_engine, req, legs, vector_leg
+            )
         async with self.engine.connect() as conn:
             return await conn.run_sync(self._search_sync, req, legs)
+
+    def _executor(self) -> concurrent.futures.ThreadPoolExecutor:
+        if self._threads is None:
+            self._threads = concurrent.futures.ThreadPoolExecutor(
+                max_workers=4, thread_name_prefix="memoryd-vector"
+            )
+        return self._threads
 
     def _sync_engine(self) -> sa.Engine | None:
         if self.engine.dialect.name != "sqlite":
@@ -201,24 +220,38 @@ class RecallEngine:
         return self._sync
 
     def close(self) -> None:
-        """Release the synchronous read engine."""
+        """Release the synchronous read engine and the vector threads."""
         if self._sync is not None:
             self._sync.dispose()
             self._sync = None
+        if self._threads is not None:
+            self._threads.shutdown(wait=True)
+            self._threads = None
 
     def _search_in_thread(
-        self, engine: sa.Engine, req: SearchRequest, legs: dict[str, list[tuple[int, float]]]
+        self,
+        engine: sa.Engine,
+        req: SearchRequest,
+        legs: dict[str, list[tuple[int, float]]],
+        vector_leg: concurrent.futures.Future[list[tuple[int, float]]] | None,
     ) -> list[Hit]:
         with engine.connect() as conn:
-            return self._search_sync(conn, req, legs)
+            return self._search_sync(conn, req, legs, vector_leg)
 
     def _search_sync(
-        self, conn: sa.Connection, req: SearchRequest, legs: dict[str, list[tuple[int, float]]]
+        self,
+        conn: sa.Connection,
+        req: SearchRequest,
+        legs: dict[str, list[tuple[int, float]]],
+        vector_leg: concurrent.futures.Future[list[tuple[int, float]]] | None = None,
     ) -> list[Hit]:
         if "lexical" in req.legs:
             legs["lexical"] = self._lexical(conn, req)
         if req.entity_match or "entity" in req.legs:
             legs["entity"] = self._entity(conn, req)
+        if vector_leg is not None:
+            legs["vector"] = vector_leg.result()
+        legs = {name: legs[name] for name in LEGS if name in legs}  # one order on every path
         weights = self._weights(req)
         fused = rrf({n: [d for d, _ in hits] for n, hits in legs.items()}, weights)
         pool: dict[int, _Candidate] = {d: _Candidate(d, s) for d, s in fused.items()}
