@@ -7,11 +7,13 @@ import asyncio
 from datetime import timedelta
 from pathlib import Path
 
+import aiohttp
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from daemon.leadership import Leadership
 from events.leases import Lease, LeaseManager
 from events.store.sqlite import sqlite_engine
+from tests.api_fixtures import make_config, running
 
 TTL = timedelta(milliseconds=600)
 BOUND = 10.0
@@ -129,3 +131,35 @@ async def test_a_leader_whose_database_stalls_steps_down(tmp_path: Path) -> None
         await second.stop()
         for engine in engines:
             await engine.dispose()
+
+
+async def test_a_single_sqlite_daemon_leads_and_runs_retrospectives(tmp_path: Path) -> None:
+    """``memoryd serve`` on SQLite: the one daemon takes the lease and runs the work."""
+    config = make_config(
+        tmp_path,
+        **{"retrospective.enabled": True, "retrospective.min_cooldown": "0s"},
+    )
+    async with running(config) as (server, _lines):
+        connector = aiohttp.UnixConnector(path=str(config.server.socket))
+        async with aiohttp.ClientSession(connector=connector) as http:
+            resp = await http.post(
+                "http://m/v1/conversations/c/messages",
+                json={"role": "user", "content": "I live in Lisbon."},
+            )
+            assert resp.status == 201
+            message_id = (await resp.json())["message_id"]
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + BOUND
+            while True:
+                resp = await http.get("http://m/v1/conversations/c/retrospective")
+                view = await resp.json()
+                if view["cursor"] == message_id:
+                    break
+                assert loop.time() < deadline, f"no retrospective ran: {view}"
+                await asyncio.sleep(0.05)
+            assert [r["status"] for r in view["runs"]] == ["succeeded"]
+            resp = await http.get("http://m/v1/retrospective")
+            assert (await resp.json())["leading"] is True
+            resp = await http.get("http://m/metrics")
+            assert "memoryd_leader 1" in await resp.text()
+    assert server.exit_status == 0
