@@ -218,6 +218,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                         )
                     )
                 )
+            if args.reuse and await store.head() > 0:
+                batch = []  # the data dir already holds the corpus: time the searches again
             for i in range(0, len(batch), 10_000):
                 await store.append("scale", batch[i : i + 10_000])
             runner = ProjectionRunner(store, write, [SearchProjection()])
@@ -264,6 +266,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--messages", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--dir", default=None)
+    parser.add_argument(
+        "--reuse", action="store_true", help="with --dir: keep an existing corpus and index"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     result = asyncio.run(run(args))
