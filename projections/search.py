@@ -51,7 +51,7 @@ from events.types import (
     MessageAppended,
     content_text,
 )
-from projections.base import Projection, chunks, dumps
+from projections.base import BulkStatement, Projection, chunks, dumps, execute_many
 from projections.entities import extract_entities
 
 CONTEXT_WINDOW = 2
@@ -264,28 +264,44 @@ class _SearchFold:
     # -- helpers --------------------------------------------------------------------------
 
     async def preload(self, events: Sequence[StoredEvent]) -> None:
-        """Find in one query per group which referenced documents exist already."""
-        wanted: dict[tuple[str, str, str], set[str]] = {}
+        """Load in a few queries what the batch will look up: which referenced documents
+        exist already, which conversations are deleted, and each conversation's last turns."""
+        wanted: dict[tuple[str, str], set[tuple[str, str]]] = {}
+        convs: dict[str, set[str]] = {}
         for stored in events:
             event = stored.event
             if isinstance(event, MessageAppended):
-                group = (stored.namespace, "message", event.conversation_id)
-                wanted.setdefault(group, set()).add(event.message_id)
+                cid = event.conversation_id
+                wanted.setdefault((stored.namespace, "message"), set()).add((cid, event.message_id))
+                convs.setdefault(stored.namespace, set()).add(cid)
             elif isinstance(event, FactWritten):
-                wanted.setdefault((stored.namespace, "fact", ""), set()).add(event.fact_id)
-        for (ns, kind, cid), refs in wanted.items():
-            found: set[str] = set()
-            for part in chunks(sorted(refs)):
+                wanted.setdefault((stored.namespace, "fact"), set()).add(("", event.fact_id))
+        for (ns, kind), pairs in wanted.items():
+            found: set[tuple[str, str]] = set()
+            for part in chunks(sorted(pairs)):
+                found.update(await _existing_refs(self.conn, ns, kind, part))
+            self.absent.update((ns, kind, cid, ref) for cid, ref in pairs - found)
+        for ns, cids in convs.items():
+            ordered = sorted(cids)
+            deleted: set[str] = set()
+            for part in chunks(ordered):
                 result = await self.conn.execute(
-                    sa.select(_D.ref_id).where(
-                        _D.namespace == ns,
-                        _D.kind == kind,
-                        _D.conversation_id == cid,
-                        _D.ref_id.in_(part),
+                    sa.select(deleted_conversations_table.c.conversation_id).where(
+                        deleted_conversations_table.c.namespace == ns,
+                        deleted_conversations_table.c.conversation_id.in_(part),
                     )
                 )
-                found.update(r[0] for r in result)
-            self.absent.update((ns, kind, cid, ref) for ref in refs - found)
+                deleted.update(r[0] for r in result)
+            for cid in ordered:
+                self.deleted[(ns, cid)] = cid in deleted
+            live = [cid for cid in ordered if cid not in deleted]
+            for part in chunks(live, _TAIL_CHUNK):
+                tails: dict[str, list[dict[str, Any]]] = {cid: [] for cid in part}
+                for row in await _tails(self.conn, ns, part):
+                    tails[row["conversation_id"]].append(row)
+                for cid, tail in tails.items():
+                    tail.sort(key=_doc_id)
+                    self.tails[(ns, cid)] = tail
 
     def _set(self, row: dict[str, Any], position: int, **values: Any) -> None:
         row.update(values, updated_position=position)
@@ -619,7 +635,7 @@ class _SearchFold:
         conn = self.conn
         new_rows = list(self.new_rows.values())
         if new_rows:
-            await conn.execute(docs_table.insert(), new_rows)
+            await _insert_docs.execute(conn, [tuple(r[c] for c in _DOC_NAMES) for r in new_rows])
             tag_rows = [
                 {"doc_id": r["doc_id"], "tag": t}
                 for r in new_rows
@@ -627,8 +643,18 @@ class _SearchFold:
             ]
             if tag_rows:
                 await conn.execute(tags_table.insert(), tag_rows)
+        # One executemany per set of changed columns (mostly ``near`` + ``updated_position``).
+        groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
         for doc_id, values in sorted(self.changes.items()):
-            await conn.execute(docs_table.update().where(_D.doc_id == doc_id).values(**values))
+            groups.setdefault(tuple(sorted(values)), []).append({"b_doc_id": doc_id, **values})
+        for names, params in groups.items():
+            update = (
+                docs_table.update()
+                .where(_D.doc_id == sa.bindparam("b_doc_id"))
+                .values({n: sa.bindparam(n) for n in names})
+            )
+            await execute_many(conn, update, params)
+        for doc_id, values in sorted(self.changes.items()):
             if "tags_json" in values:
                 await conn.execute(tags_table.delete().where(tags_table.c.doc_id == doc_id))
                 tags = _loads_list(values["tags_json"])
@@ -788,3 +814,52 @@ def _loads_list(text: str) -> list[str]:
 
     value = orjson.loads(text)
     return [str(v) for v in value] if isinstance(value, list) else []
+
+
+_TAIL_CHUNK = 200
+"""Conversations whose last turns are read in one statement (a UNION ALL of that many)."""
+_DOC_NAMES = tuple(c.name for c in docs_table.columns)
+_DOC_COLUMNS = ", ".join(_DOC_NAMES)
+_insert_docs = BulkStatement(_DOC_NAMES, lambda _conn: docs_table.insert())
+
+
+def _doc_id(row: dict[str, Any]) -> int:
+    return int(row["doc_id"])
+
+
+async def _existing_refs(
+    conn: AsyncConnection, namespace: str, kind: str, pairs: Sequence[tuple[str, str]]
+) -> set[tuple[str, str]]:
+    """Return which ``(conversation_id, ref_id)`` pairs have a document (one query)."""
+    params: dict[str, Any] = {"ns": namespace, "kind": kind}
+    values = []
+    for i, (cid, ref) in enumerate(pairs):
+        params[f"c{i}"] = cid
+        params[f"r{i}"] = ref
+        values.append(f"(CAST(:c{i} AS VARCHAR(300)), CAST(:r{i} AS VARCHAR(300)))")
+    sql = (
+        f"WITH wanted(c, r) AS (VALUES {', '.join(values)}) "
+        "SELECT d.conversation_id, d.ref_id FROM wanted JOIN search_docs d "
+        "ON d.namespace = :ns AND d.kind = :kind AND d.conversation_id = wanted.c "
+        "AND d.ref_id = wanted.r"
+    )
+    result = await conn.execute(sa.text(sql), params)
+    return {(r[0], r[1]) for r in result}
+
+
+async def _tails(
+    conn: AsyncConnection, namespace: str, cids: Sequence[str]
+) -> list[dict[str, Any]]:
+    """Return the last live turns of each conversation in ``cids`` (one query)."""
+    params: dict[str, Any] = {"ns": namespace, "kind": "message", "live": True}
+    parts = []
+    for i, cid in enumerate(cids):
+        params[f"c{i}"] = cid
+        parts.append(
+            f"SELECT * FROM (SELECT {_DOC_COLUMNS} FROM search_docs WHERE namespace = :ns "
+            f"AND conversation_id = :c{i} AND kind = :kind AND live = :live "
+            f"ORDER BY doc_id DESC LIMIT {2 * CONTEXT_WINDOW + 1}) AS t{i}"
+        )
+    statement = sa.text(" UNION ALL ".join(parts)).columns(*docs_table.columns)
+    result = await conn.execute(statement, params)
+    return [dict(r._mapping) for r in result]
