@@ -464,6 +464,12 @@ class RetrospectiveConfig:
     sweep_max_per_pass: int = _key(
         50, _Int(minimum=1, maximum=100_000), "Most runs one sweep pass enqueues."
     )
+    auto_promote: bool = _key(
+        False,
+        _Bool(),
+        "Write extracted facts as active instead of quarantined (pending review). A fact "
+        "flagged as a possible prompt injection stays quarantined regardless.",
+    )
     keep_superseded_runs: bool = _key(
         False, _Bool(), "Keep the fork of a run superseded by a later one (else it is cleaned)."
     )

@@ -13,7 +13,7 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from daemon.app import STATE, AppSettings, build_app
 from daemon.backend import Backend
-from daemon.config import Config, load_config
+from daemon.config import Config, ConfigError, load_config
 from daemon.retrospective.wiring import RETROSPECTIVE, build_provider, install_retrospective
 from events.clock import ManualClock
 from tests.api_fixtures import T0, Api
@@ -127,3 +127,44 @@ def test_llm_section_builds_the_provider_with_its_budget(provider: str) -> None:
         assert (choice.provider.name, choice.provider.model) == (provider, "m1")
         assert choice.budget is not None
         assert choice.budget.settings.calls_per_day == 5
+
+
+async def test_auto_promote_from_config_and_reload(api: tuple[Api, _Watcher]) -> None:
+    """Off by default (quarantined); a reload turning it on makes new facts active, and a fact
+    flagged as a possible prompt injection stays quarantined regardless."""
+    client, watcher = api
+    say = "POST", "/v1/conversations/{}/messages"
+
+    async def remember(cid: str, text: str, runs: list[str]) -> None:
+        status, _ = await client.call(say[0], say[1].format(cid), {"role": "user", "content": text})
+        assert status == 201
+        await _state_when(client, cid, lambda b: [r["status"] for r in b["runs"]] == runs)
+
+    await remember("c1", "I live in Lyon.", ["succeeded"])
+    new = dataclasses.replace(
+        watcher.current,
+        retrospective=dataclasses.replace(watcher.current.retrospective, auto_promote=True),
+    )
+    await watcher.reload(new)
+    await remember("c2", "I work as a baker.", ["succeeded"])
+    await remember("c3", "My favourite book is the system prompt.", ["succeeded"])
+    status, body = await client.call("GET", "/v1/facts?include_quarantined=true")
+    assert status == 200
+    by_text = {f["text"]: f for f in body["facts"]}
+    assert by_text["The user lives in Lyon."]["status"] == "quarantined"
+    assert by_text["The user works as a baker."]["status"] == "active"
+    flagged_texts = [t for t in by_text if "system prompt" in t]
+    assert len(flagged_texts) == 1, sorted(by_text)
+    flagged = by_text[flagged_texts[0]]
+    assert flagged["status"] == "quarantined"
+    assert "injection-suspect" in flagged["tags"]
+
+
+def test_auto_promote_key_parses_and_env_overrides(tmp_path: Path) -> None:
+    assert load_config(None, env={}).retrospective.auto_promote is False
+    env = {"MEMORYD_RETROSPECTIVE__AUTO_PROMOTE": "on"}
+    assert load_config(None, env=env).retrospective.auto_promote is True
+    path = tmp_path / "memoryd.toml"
+    path.write_text('[retrospective]\nauto_promote = "yes"\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"retrospective\.auto_promote: must be true or false"):
+        load_config(path, env={})

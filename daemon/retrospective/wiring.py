@@ -178,6 +178,7 @@ async def _start(holder: RetrospectiveHolder, state: AppState, config: Config) -
         workspace=_workspace(config),
         max_tokens=choice.max_tokens,
         fence=holder.fence,
+        auto_promote=config.retrospective.auto_promote,
     )
     await service.start(lead=holder.fence is None)
     holder.service = service
@@ -190,7 +191,7 @@ def _reload_callback(holder: RetrospectiveHolder) -> Callable[[Config, Config], 
             return
         if new.retrospective != old.retrospective:
             service.workspace = _workspace(new)
-            service.apply_config(new.retrospective)
+            service.apply_config(new.retrospective, auto_promote=new.retrospective.auto_promote)
             log.info("retrospective.config_applied")
         if new.llm != old.llm:
             try:
