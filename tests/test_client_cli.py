@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 from pathlib import Path
 
 import orjson
 import pytest
 
 from daemon.cli import build_parser
-from daemon.cli.client_cmd import EXIT_API_ERROR, EXIT_NO_DAEMON, render_table
+from daemon.cli.client_cmd import (
+    EXIT_API_ERROR,
+    EXIT_NO_DAEMON,
+    render_retrospective,
+    render_table,
+)
 from tests.api_fixtures import make_config, running
 
 
@@ -79,3 +85,70 @@ def test_table_rendering() -> None:
         ("a", "b", "c"),
     )
     assert text.splitlines() == ["A   B    C", "1   x,y", "22       long text"]
+
+
+async def test_status_shows_retrospective_counters_and_llm_use(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = make_config(tmp_path)
+    sock = ["--socket", str(config.server.socket)]
+    async with running(config):
+        for _ in range(200):  # the service starts in the background once the log is folded
+            assert await memoryd("status", *sock, "--json") == 0
+            data = orjson.loads(capsys.readouterr().out)
+            if "counters" in data["retrospective"]:
+                break
+            assert data["retrospective"]["error"]["code"] == "not_ready"
+            await asyncio.sleep(0.025)
+        retro = data["retrospective"]
+        assert data["status"] == "ok"
+        assert retro["enabled"] is False  # tests.api_fixtures.make_config turns them off
+        assert retro["provider"] == "offline-extractor"
+        assert retro["counters"]["succeeded"] == 0
+        assert "budget" not in retro  # the offline extractor has no daily budget
+
+        assert await memoryd("status", *sock) == 0
+        out = capsys.readouterr().out
+        lines = out.splitlines()
+        assert any(line.split()[:2] == ["retrospective", "disabled"] for line in lines)
+        assert any(line.split()[:2] == ["llm", "offline-extractor"] for line in lines)
+        assert "none (no daily limit for this provider)" in out
+        header = next(i for i, line in enumerate(lines) if line.split() == ["COUNTER", "VALUE"])
+        counters = dict(line.split() for line in lines[header + 1 :])
+        assert counters["succeeded"] == "0"
+        assert set(counters) == set(retro["counters"])
+
+
+def test_status_renders_the_llm_budget() -> None:
+    snapshot = {
+        "enabled": True,
+        "provider": "openai",
+        "model": "m1",
+        "pending": 2,
+        "running": 1,
+        "leading": True,
+        "counters": {"succeeded": 4, "calls": 7},
+        "budget": {
+            "reset": "utc",
+            "on_exceed": "pause",
+            "calls": 7,
+            "tokens": 1234,
+            "calls_per_day": 10,
+            "tokens_per_day": None,
+            "exceeded": True,
+            "resume_at": "2026-12-02T00:00:00+00:00",
+        },
+    }
+    text = render_retrospective(snapshot)
+    pairs = {line[:16].strip(): line[16:].strip() for line in text.splitlines()[:9]}
+    assert pairs["llm"] == "openai (m1)"
+    assert pairs["llm calls today"] == "7 / 10"
+    assert pairs["llm tokens today"] == "1234 / unlimited"
+    assert (
+        pairs["llm budget"] == "exceeded, resumes at 2026-12-02T00:00:00+00:00 (reset utc, pause)"
+    )
+    assert text.splitlines()[-2].split() == ["succeeded", "4"]
+    unavailable = {"error": {"code": "not_ready", "message": "retrospectives are starting"}}
+    assert render_retrospective(unavailable) == (
+        "retrospective  unavailable: retrospectives are starting"
+    )

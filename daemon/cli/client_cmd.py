@@ -201,13 +201,52 @@ async def _status(args: argparse.Namespace, client: ApiClient) -> int:
         if exc.code != "not_ready":
             raise
         health = dict(exc.details)
-    data = {"address": client.address, **health}
-    _emit(args, data, render_pairs(data))
+    data: dict[str, Any] = {"address": client.address, **health}
+    try:
+        data["retrospective"] = await client.call("GET", "/v1/retrospective")
+    except ApiFailure as exc:  # not started yet, or an older daemon: health still counts
+        data["retrospective"] = {"error": {"code": exc.code, "message": exc.message}}
+    health_pairs = {k: v for k, v in data.items() if k != "retrospective"}
+    text = render_pairs(health_pairs) + "\n\n" + render_retrospective(data["retrospective"])
+    _emit(args, data, text)
     return 0 if health.get("status") == "ok" else EXIT_API_ERROR
 
 
+def _limit(used: Any, limit: Any) -> str:
+    return f"{used} / {'unlimited' if limit is None else limit}"
+
+
+def render_retrospective(snapshot: Mapping[str, Any]) -> str:
+    """Return the ``GET /v1/retrospective`` answer for ``memoryd status``: the service, the
+    model's usage against its daily budget, and the counters as a table."""
+    error = snapshot.get("error")
+    if isinstance(error, Mapping):
+        return f"retrospective  unavailable: {error.get('message', error.get('code'))}"
+    model = snapshot.get("model")
+    service = {
+        "retrospective": "enabled" if snapshot.get("enabled") else "disabled",
+        "leading": snapshot.get("leading"),
+        "llm": f"{snapshot.get('provider')}" + (f" ({model})" if model else ""),
+        "pending": snapshot.get("pending"),
+        "running": snapshot.get("running"),
+    }
+    budget = snapshot.get("budget")
+    if isinstance(budget, Mapping):
+        service["llm calls today"] = _limit(budget.get("calls"), budget.get("calls_per_day"))
+        service["llm tokens today"] = _limit(budget.get("tokens"), budget.get("tokens_per_day"))
+        state = "exceeded" if budget.get("exceeded") else "within"
+        if budget.get("resume_at"):
+            state += f", resumes at {budget['resume_at']}"
+        service["llm budget"] = f"{state} (reset {budget.get('reset')}, {budget.get('on_exceed')})"
+    else:
+        service["llm budget"] = "none (no daily limit for this provider)"
+    counters = snapshot.get("counters") or {}
+    rows = [{"counter": name, "value": value} for name, value in counters.items()]
+    return render_pairs(service) + "\n\n" + render_table(rows, ("counter", "value"))
+
+
 async def status_cmd(args: argparse.Namespace) -> int:
-    """Show whether the daemon is up and how far it is."""
+    """Show whether the daemon is up, how far it is, and its retrospectives and model use."""
     return await _run(args, _status)
 
 
