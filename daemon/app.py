@@ -70,6 +70,12 @@ class AppSettings:
     sse_heartbeat: float = 15.0
     request_timeout: float | None = 30.0
     """Longest a request may take (streams excepted); None: unbounded."""
+    recall_embedder: str = "hashed"
+    """``[recall] embedder``: the recall service switches to it when a reload changes it."""
+    recall_top_k: int = 10
+    """``[recall] top_k``: hits a search returns when it names no ``top_k``."""
+    recall_candidate_top_k: int = 60
+    """``[recall] candidate_top_k``: candidates per leg before fusion, by default."""
 
 
 RunnerFactory = Callable[[EventStore, AsyncEngine], ProjectionRunner]

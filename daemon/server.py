@@ -26,6 +26,7 @@ import sys
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from aiohttp import web
 
@@ -170,8 +171,18 @@ def app_settings(config: Config) -> AppSettings:
         backend=Backend(data_dir=config.storage.data_dir, database_url=config.storage.database_url),
         max_body_bytes=config.server.max_body_size,
         drain_timeout=config.server.shutdown_timeout.total_seconds(),
-        request_timeout=config.server.request_timeout.total_seconds(),
+        **_live_settings(config),
     )
+
+
+def _live_settings(config: Config) -> dict[str, Any]:
+    """The API settings a configuration reload changes while the daemon runs."""
+    return {
+        "request_timeout": config.server.request_timeout.total_seconds(),
+        "recall_embedder": config.recall.embedder,
+        "recall_top_k": config.recall.top_k,
+        "recall_candidate_top_k": config.recall.candidate_top_k,
+    }
 
 
 class Server:
@@ -218,10 +229,9 @@ class Server:
         if new.logging != old.logging:
             configure_logging(new.logging.level, new.logging.format)
         state = self._state
-        if state is not None and new.server.request_timeout != old.server.request_timeout:
-            state.settings = dataclasses.replace(
-                state.settings, request_timeout=new.server.request_timeout.total_seconds()
-            )
+        if state is not None and _live_settings(new) != _live_settings(old):
+            # The recall service watches recall_embedder and re-embeds in the background.
+            state.settings = dataclasses.replace(state.settings, **_live_settings(new))
         restart = [
             key
             for key in old.changed_keys(new)

@@ -3,12 +3,23 @@ and the RecallRecorded events a search leaves in the log."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import aiohttp
+import pytest
+
+from daemon.api import search as search_api
 from daemon.backend import Backend
+from daemon.config import load_config
+from daemon.recall.service import make_embedder
+from daemon.server import ServeOptions
 from events.recall_events import RecallRecorded
-from tests.api_fixtures import Api, api_client
+from plugins.embedders.base import Vectors
+from plugins.embedders.hashed import HashedNgramEmbedder
+from tests.api_fixtures import Api, api_client, running
 
 
 async def _seed(api: Api, namespace: str | None = None) -> None:
@@ -100,3 +111,75 @@ async def test_search_is_namespace_isolated_and_recorded(tmp_path: Path) -> None
     assert isinstance(alpha, RecallRecorded)
     assert [(h["kind"], h["id"]) for h in alpha.recalls[0]["hits"]] == returned
     assert alpha.recalls[0]["query"] == "adoption agencies"
+
+
+class _CountingEmbedder(HashedNgramEmbedder):
+    """A second embedder (another id) that counts the texts it is asked to embed."""
+
+    def __init__(self) -> None:
+        super().__init__(dim=32)
+        self.texts = 0
+
+    async def embed(self, texts: Sequence[str]) -> Vectors:
+        self.texts += len(texts)
+        return await super().embed(texts)
+
+
+async def test_recall_settings_follow_a_config_reload(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``[recall]`` reaches the API settings; a reload changing ``embedder`` switches the
+    recall service to it (re-embedding in the background) and ``top_k`` applies at once."""
+    small = _CountingEmbedder()
+    real_make = make_embedder
+
+    def make(name: str = "hashed", config: Mapping[str, Any] | None = None) -> Any:
+        return small if name == "small" else real_make(name, config)
+
+    monkeypatch.setattr(search_api, "make_embedder", make)
+    cfg = tmp_path / "memoryd.toml"
+    cfg.write_text("[recall]\ntop_k = 2\ncandidate_top_k = 20\n", encoding="utf-8")
+    overrides = {
+        "storage.data_dir": str(tmp_path / "data"),
+        "server.socket": str(tmp_path / "run" / "memoryd.sock"),
+        "retrospective.enabled": False,
+    }
+    config = load_config(cfg, {}, overrides)
+    options = ServeOptions(config_path=cfg, overrides=overrides, env={})
+    connector = aiohttp.UnixConnector(path=str(config.server.socket))
+    async with (
+        running(config, options) as (server, _),
+        aiohttp.ClientSession(connector=connector) as http,
+    ):
+
+        async def search() -> list[Any]:
+            resp = await http.post("http://memoryd/v1/search", json={"query": "support group"})
+            assert resp.status == 200
+            hits: list[Any] = (await resp.json())["hits"]
+            return hits
+
+        for i in range(4):
+            resp = await http.post(
+                "http://memoryd/v1/conversations/c1/messages",
+                json={"role": "user", "content": f"the support group met, day {i}"},
+            )
+            assert resp.status == 201
+        state = server._state
+        assert state is not None
+        settings = state.settings
+        assert (settings.recall_embedder, settings.recall_top_k) == ("hashed", 2)
+        assert settings.recall_candidate_top_k == 20
+        assert len(await search()) == 2
+
+        cfg.write_text('[recall]\nembedder = "small"\ntop_k = 1\n', encoding="utf-8")
+        assert await server.async_reload() is True
+        settings = state.settings
+        assert (settings.recall_embedder, settings.recall_top_k) == ("small", 1)
+        assert settings.recall_candidate_top_k == 60
+        assert len(await search()) == 1
+        # The embedder watcher picks the new name up and re-embeds the documents with it.
+        for _ in range(1000):
+            if small.texts >= 4:
+                break
+            await asyncio.sleep(0.01)
+        assert small.texts >= 4
