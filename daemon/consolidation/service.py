@@ -3,7 +3,9 @@
 A run is ``ConsolidationRunStarted`` (its trigger, the activity counters it saw, the lease's
 fencing token) followed by *one* append holding every effect of the run and
 ``ConsolidationRunCompleted`` (what it did). One run at a time cluster-wide: the lease
-``consolidation`` is taken for the run and released after.
+``consolidation`` is taken for the run with a short TTL (:data:`LEASE_TTL`), renewed in the
+background every third of it while the run works, and released after; a worker that dies
+mid-run stops renewing, so another can take over about a TTL later (not a whole run's length).
 
 Fencing (the same on both backends). The lease table lives in the log's database on
 PostgreSQL but in ``leases.sqlite3`` beside the log on SQLite, so a lease check cannot share the
@@ -67,7 +69,8 @@ from projections.consolidation import activity, list_runs, model_calls_since, un
 log = get_logger("memoryd.consolidation")
 
 LEASE_NAME = "consolidation"
-LEASE_TTL = timedelta(minutes=10)
+LEASE_TTL = timedelta(seconds=30)
+"""A run's lease; renewed every third of it while the run works (a run may last longer)."""
 TURN_ATTEMPTS = 3
 """How often a run re-reads the fencing stream when its first append meets a concurrent one."""
 TIER_PHASES: dict[str, tuple[Phase, ...]] = {
@@ -191,6 +194,7 @@ class ConsolidationService:
         tick_interval: float = 60.0,
         holder: str | None = None,
         retrospect: Retrospect | None = None,
+        lease_ttl: timedelta = LEASE_TTL,
     ) -> None:
         self.store = store
         self.engine = engine
@@ -203,6 +207,7 @@ class ConsolidationService:
         self.search = search
         self.tick_interval = tick_interval
         self.retrospect = retrospect
+        self.lease_ttl = lease_ttl
         self.holder = holder or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self._task: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
@@ -290,15 +295,40 @@ class ConsolidationService:
     ) -> dict[str, Any]:
         """Run the tier's phases (or ``phases_wanted``) once, under the lease."""
         async with self._lock:
-            lease = await self.leases.acquire(LEASE_NAME, self.holder, LEASE_TTL)
+            lease = await self.leases.acquire(LEASE_NAME, self.holder, self.lease_ttl)
             if lease is None:
                 current = await self.leases.current(LEASE_NAME)
                 return {"status": "busy", "holder": None if current is None else current.holder}
+            renewer = asyncio.create_task(
+                self._keep_lease(lease), name="memoryd-consolidation-lease"
+            )
             try:
                 return await self._run(lease, namespace, trigger, phases_wanted, inputs)
             finally:
+                renewer.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await renewer
                 with contextlib.suppress(Exception):
                     await self.leases.release(lease)
+
+    async def _keep_lease(self, lease: Lease) -> None:
+        """Renew the run's lease every third of its TTL until cancelled or lost.
+
+        The lease keeps its token across renewals, so ``lease`` stays the one the run checks
+        and releases. Once lost it is not re-taken: the run's final append is fenced by the
+        ``consolidation-lease`` stream, and its lease check ends it early.
+        """
+        pace = self.lease_ttl.total_seconds() / 3
+        while True:
+            await asyncio.sleep(pace)
+            try:
+                renewed = await self.leases.renew(lease, self.lease_ttl)
+            except Exception as exc:  # the lease database is away: try again next time
+                log.warning("consolidation lease renewal failed", error=repr(exc))
+                continue
+            if renewed is None:
+                log.warning("consolidation lease lost mid-run", token=lease.token)
+                return
 
     async def _take_turn(
         self, lease: Lease, namespace: str, started: ConsolidationRunStarted

@@ -1,0 +1,145 @@
+"""The consolidation run's lease: short, renewed in the background while a run works, so a
+slow run keeps it past its TTL, while a worker that stops renewing (killed, frozen) loses it
+about a TTL later and another worker runs (the dead run is recorded as abandoned)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from daemon.api.consolidation import CONSOLIDATION
+from daemon.consolidation import phases
+from daemon.consolidation.service import (
+    LEASE_NAME,
+    ConsolidationService,
+    RunContext,
+    to_micros_delta,
+)
+from events.clock import SystemClock, to_micros
+from events.leases import Lease, LeaseManager
+from tests.api_fixtures import api_client
+
+NS = "default"
+TTL = timedelta(milliseconds=300)
+
+
+class _FrozenRenewals(LeaseManager):
+    """A worker that stopped renewing its lease (its process is gone or frozen)."""
+
+    async def renew(self, lease: Lease, ttl: timedelta) -> Lease | None:
+        await asyncio.Event().wait()
+        return None
+
+
+def _worker(
+    service: ConsolidationService, holder: str, leases: LeaseManager | None = None
+) -> ConsolidationService:
+    """Another daemon's worker on the same log and lease table, with a short lease."""
+    return ConsolidationService(
+        service.store,
+        service.engine,
+        leases or service.leases,
+        service.clock,
+        service.config,
+        service.embedder,
+        sync=service.sync,
+        holder=holder,
+        lease_ttl=TTL,
+    )
+
+
+@pytest.fixture
+def gated_light(monkeypatch: pytest.MonkeyPatch) -> tuple[asyncio.Event, asyncio.Event]:
+    """Make the first light phase wait until released (a slow run)."""
+    entered, release = asyncio.Event(), asyncio.Event()
+    original = phases.PHASES["light"]
+    calls = 0
+
+    async def light(ctx: RunContext, agents: tuple[str, ...]) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            entered.set()
+            await release.wait()
+        await original(ctx, agents)
+
+    monkeypatch.setitem(phases.PHASES, "light", light)
+    return entered, release
+
+
+@pytest.fixture
+async def service(tmp_path: Path) -> AsyncIterator[ConsolidationService]:
+    async with api_client(tmp_path) as api:
+        status, body = await api.call("POST", "/v1/facts", {"text": "Pia collects stamps"})
+        assert status == 201, body
+        found: ConsolidationService = api.client.app[CONSOLIDATION]
+        yield found
+
+
+def _now() -> int:
+    return to_micros(SystemClock().now())
+
+
+async def test_a_slow_run_keeps_its_lease_past_the_ttl(
+    service: ConsolidationService, gated_light: tuple[asyncio.Event, asyncio.Event]
+) -> None:
+    entered, release = gated_light
+    slow = _worker(service, "slow-worker")
+    run = asyncio.create_task(slow.run(NS))
+    await entered.wait()
+    first = await slow.leases.current(LEASE_NAME)
+    assert first is not None
+    assert first.holder == "slow-worker"
+    past = first.expires_at + to_micros_delta(TTL)  # well past the first expiry
+    for _ in range(1000):
+        if _now() > past:
+            break
+        await asyncio.sleep(0.02)
+    assert _now() > past
+    held = await slow.leases.current(LEASE_NAME)
+    assert held is not None
+    assert (held.holder, held.token) == ("slow-worker", first.token)
+    assert held.expires_at > first.expires_at
+    other = await _worker(service, "other-worker").run(NS)
+    assert other["status"] == "busy"
+    assert other["holder"] == "slow-worker"
+    release.set()
+    result = await run
+    assert result["status"] == "completed", result
+    assert await slow.leases.current(LEASE_NAME) is None  # released at the end
+
+
+async def test_a_dead_holder_loses_the_lease_and_another_worker_runs(
+    service: ConsolidationService, gated_light: tuple[asyncio.Event, asyncio.Event]
+) -> None:
+    entered, release = gated_light
+    frozen = _FrozenRenewals(service.leases.engine)
+    dead = _worker(service, "dead-worker", frozen)
+    stalled = asyncio.create_task(dead.run(NS))
+    await entered.wait()
+    taken = await dead.leases.current(LEASE_NAME)
+    assert taken is not None
+    assert taken.holder == "dead-worker"
+    fresh = _worker(service, "fresh-worker")
+    result: dict[str, Any] = {"status": "busy"}
+    for _ in range(500):
+        result = await fresh.run(NS)
+        if result["status"] != "busy":
+            break
+        assert result["holder"] == "dead-worker"
+        await asyncio.sleep(0.02)
+    assert result["status"] == "completed", result
+    # The lease it took over had run out (not renewed), not been released.
+    assert _now() > taken.expires_at
+    [abandoned] = result["stats"]["abandoned_runs"]
+    # The stalled worker wakes up: its effects are kept out of the log.
+    release.set()
+    late = await stalled
+    assert late["status"] == "lost_lease"
+    assert late["run_id"] == abandoned
+    assert late["position"] is None
