@@ -28,8 +28,13 @@ leads, so leadership alone cannot keep a stale leader's effects out of the log. 
 - Before a run starts, the service re-checks the lease in the database (:meth:`Leadership.
   fence`): a leader that lost its lease does not start new work even on conversations the new
   leader has not touched yet.
-- Consolidation runs take their own lease (``consolidation``) per run and re-check it before
-  their single effects append; the leader only decides *when* to tick.
+- Consolidation runs take their own lease (``consolidation``) per run, short and renewed in
+  the background while the run works (:mod:`daemon.consolidation.service`); the leader only
+  decides *when* to tick. The fence is the namespace's ``consolidation-lease:<namespace>``
+  stream: a run's first append advances it (V to V+1) and its single effects append expects
+  V+1, so once another holder took the namespace's turn (V+2) the stale run's append is
+  refused by the store inside the transaction that would have written it. The lease re-check
+  before that append is only an early exit.
 
 Recovery happens only when leadership is gained: a run still "running" then belonged to a
 previous leader whose lease is gone (expired or released), never to a live instance.
