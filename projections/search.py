@@ -490,6 +490,8 @@ class _SearchFold:
 
     async def _delete_conversation(self, stored: StoredEvent, event: ConversationDeleted) -> None:
         ns, cid = stored.namespace, event.conversation_id
+        if await self._is_deleted((ns, cid)):
+            return  # deleted twice: nothing left to tombstone (and the marker exists)
         await self.flush()
         result = await self.conn.execute(
             sa.select(_D.doc_id).where(
