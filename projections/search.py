@@ -676,8 +676,14 @@ class _SearchFold:
         if not doc_ids:
             return
         conn = self.conn
-        rows: list[tuple[int, str, str, str]] = []
-        for part in chunks(doc_ids):
+        # A document first written by this flush has no index row yet and is in memory.
+        rows = [
+            (d, r["body"], r["near"], scope_tokens(r["namespace"], r["kind"], r["conversation_id"]))
+            for d in doc_ids
+            if (r := self.new_rows.get(d)) is not None
+        ]
+        stored = [d for d in doc_ids if d not in self.new_rows]
+        for part in chunks(stored):
             result = await conn.execute(
                 sa.select(
                     _D.doc_id, _D.body, _D.near, _D.namespace, _D.kind, _D.conversation_id
@@ -685,7 +691,7 @@ class _SearchFold:
             )
             rows.extend((int(r[0]), r[1], r[2], scope_tokens(r[3], r[4], r[5])) for r in result)
         if conn.dialect.name == "sqlite":
-            for part in chunks(doc_ids):
+            for part in chunks(stored):
                 marks = ",".join("?" * len(part))
                 await conn.exec_driver_sql(
                     f"DELETE FROM search_fts WHERE rowid IN ({marks})", tuple(part)
@@ -705,7 +711,13 @@ class _SearchFold:
         if not doc_ids:
             return
         wanted: dict[int, dict[str, str]] = {}
-        for part in chunks(doc_ids):
+        fresh: dict[int, str] = {}
+        for doc_id in doc_ids:
+            row = self.new_rows.get(doc_id)
+            if row is not None:
+                wanted[doc_id] = {e.key: e.display for e in extract_entities(row["text"])}
+                fresh[doc_id] = row["namespace"]
+        for part in chunks([d for d in doc_ids if d not in fresh]):
             result = await self.conn.execute(
                 sa.select(_D.doc_id, _D.text, _D.live).where(_D.doc_id.in_(part))
             )
@@ -713,19 +725,25 @@ class _SearchFold:
                 wanted[int(doc_id)] = (
                     {e.key: e.display for e in extract_entities(text)} if live else {}
                 )
-        await self._set_mentions(doc_ids, wanted)
+        await self._set_mentions(doc_ids, wanted, fresh)
 
     async def _set_mentions(
-        self, doc_ids: Iterable[int], wanted: dict[int, dict[str, str]]
+        self,
+        doc_ids: Iterable[int],
+        wanted: dict[int, dict[str, str]],
+        fresh: dict[int, str] | None = None,
     ) -> None:
-        """Make the mentions of ``doc_ids`` equal ``wanted`` and keep the entity counts."""
+        """Make the mentions of ``doc_ids`` equal ``wanted`` and keep the entity counts.
+
+        ``fresh`` maps documents first written by this flush (no mentions yet) to their
+        namespace, which spares reading them back."""
         conn = self.conn
         ids = sorted(set(doc_ids))
         if not ids:
             return
         old: dict[int, set[str]] = {}
-        namespaces: dict[int, str] = {}
-        for part in chunks(ids):
+        namespaces: dict[int, str] = dict(fresh or {})
+        for part in chunks([d for d in ids if d not in namespaces]):
             result = await conn.execute(
                 sa.select(mentions_table.c.doc_id, mentions_table.c.entity_key).where(
                     mentions_table.c.doc_id.in_(part)
