@@ -851,6 +851,21 @@ async def _existing_refs(
     conn: AsyncConnection, namespace: str, kind: str, pairs: Sequence[tuple[str, str]]
 ) -> set[tuple[str, str]]:
     """Return which ``(conversation_id, ref_id)`` pairs have a document (one query)."""
+    if conn.dialect.name == "sqlite":
+        # Plain driver SQL: the same string for every full chunk (sqlite3 caches its plan)
+        # and no per-parameter processing.
+        marks = ", ".join(["(?, ?)"] * len(pairs))
+        flat: list[str] = []
+        for pair in pairs:
+            flat.extend(pair)
+        found: Any = await conn.exec_driver_sql(
+            f"WITH wanted(c, r) AS (VALUES {marks}) "
+            "SELECT d.conversation_id, d.ref_id FROM wanted JOIN search_docs d "
+            "ON d.namespace = ? AND d.kind = ? AND d.conversation_id = wanted.c "
+            "AND d.ref_id = wanted.r",
+            (*flat, namespace, kind),
+        )
+        return {(str(r[0]), str(r[1])) for r in found}
     params: dict[str, Any] = {"ns": namespace, "kind": kind}
     values = []
     for i, (cid, ref) in enumerate(pairs):
@@ -871,6 +886,19 @@ async def _tails(
     conn: AsyncConnection, namespace: str, cids: Sequence[str]
 ) -> list[dict[str, Any]]:
     """Return the last live turns of each conversation in ``cids`` (one query)."""
+    if conn.dialect.name == "sqlite":
+        one = (
+            f"SELECT * FROM (SELECT {_DOC_COLUMNS} FROM search_docs WHERE namespace = ?1 "
+            "AND conversation_id = ? AND kind = 'message' AND live = 1 "
+            f"ORDER BY doc_id DESC LIMIT {2 * CONTEXT_WINDOW + 1})"
+        )
+        found = await conn.exec_driver_sql(
+            " UNION ALL ".join([one] * len(cids)), (namespace, *cids)
+        )
+        rows = [dict(zip(_DOC_NAMES, r, strict=True)) for r in found]
+        for row in rows:
+            row["live"] = bool(row["live"])
+        return rows
     params: dict[str, Any] = {"ns": namespace, "kind": "message", "live": True}
     parts = []
     for i, cid in enumerate(cids):
