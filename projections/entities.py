@@ -291,16 +291,17 @@ def extract_entities(text: str) -> list[Entity]:
         if words:
             add(" ".join(words[:MAX_ENTITY_WORDS]))
 
-    for i, match in enumerate(tokens):
+    # Whether a token starts a sentence matters only while a run is open (never for the first).
+    for match in tokens:
         token = match.group(0)
-        starts_sentence = i == 0 or _ends_sentence(text, match.start())
         if token[0].isupper():
-            if run and starts_sentence:
+            if run and _ends_sentence(text, match.start()):
                 flush()
             run.append(token)
-        elif run and token.casefold() in _CONNECTORS and not starts_sentence:
-            run.append(token)
-        else:
-            flush()
+        elif run:
+            if token.casefold() in _CONNECTORS and not _ends_sentence(text, match.start()):
+                run.append(token)
+            else:
+                flush()
     flush()
     return list(found.values())

@@ -29,7 +29,9 @@ Both are created and dropped with ``search_docs``.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import operator
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any, ClassVar
@@ -175,6 +177,7 @@ def scope_token(prefix: str, *parts: str) -> str:
     return f"{prefix}{digest}x"
 
 
+@functools.lru_cache(maxsize=4096)
 def scope_tokens(namespace: str, kind: str, conversation_id: str) -> str:
     """Return the FTS5 ``scope`` column: namespace, kind and conversation tokens.
 
@@ -637,7 +640,7 @@ class _SearchFold:
         conn = self.conn
         new_rows = list(self.new_rows.values())
         if new_rows:
-            await _insert_docs.execute(conn, [tuple(r[c] for c in _DOC_NAMES) for r in new_rows])
+            await _insert_docs.execute(conn, [_doc_values(r) for r in new_rows])
             tag_rows = [
                 {"doc_id": r["doc_id"], "tag": t}
                 for r in new_rows
@@ -840,6 +843,7 @@ _TAIL_CHUNK = 200
 """Conversations whose last turns are read in one statement (a UNION ALL of that many)."""
 _DOC_NAMES = tuple(c.name for c in docs_table.columns)
 _DOC_COLUMNS = ", ".join(_DOC_NAMES)
+_doc_values = operator.itemgetter(*_DOC_NAMES)
 _insert_docs = BulkStatement(_DOC_NAMES, lambda _conn: docs_table.insert())
 
 
