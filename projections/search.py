@@ -233,6 +233,12 @@ class SearchProjection(Projection):
     name: ClassVar[str] = "search"
     version: ClassVar[int] = 2
     metadata: ClassVar[sa.MetaData] = metadata
+    # The fold reads documents by reference, conversation and doc_id, never by these.
+    deferred_indexes: ClassVar[tuple[str, ...]] = (
+        "ix_search_docs_updated",
+        "ix_search_tags_tag",
+        "ix_search_mentions_key",
+    )
 
     async def apply(self, conn: AsyncConnection, events: Sequence[StoredEvent]) -> None:
         """Fold one batch."""
@@ -652,6 +658,14 @@ class _SearchFold:
         groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
         for doc_id, values in sorted(self.changes.items()):
             groups.setdefault(tuple(sorted(values)), []).append({"b_doc_id": doc_id, **values})
+        near_only = groups.pop(("near", "updated_position"), None)
+        if near_only and conn.dialect.name == "sqlite":
+            await conn.exec_driver_sql(
+                "UPDATE search_docs SET near = ?, updated_position = ? WHERE doc_id = ?",
+                [(p["near"], p["updated_position"], p["b_doc_id"]) for p in near_only],
+            )
+        elif near_only:
+            groups[("near", "updated_position")] = near_only
         for names, params in groups.items():
             update = (
                 docs_table.update()
