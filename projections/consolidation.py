@@ -34,7 +34,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from events.clock import to_micros
 from events.codec import parse_datetime
 from events.consolidation_events import (
-    ConsolidationLeaseTaken,
+    CONSOLIDATION_EVENT_CLASSES,
     ConsolidationRunCompleted,
     ConsolidationRunStarted,
     FactArchived,
@@ -53,7 +53,7 @@ from events.consolidation_events import (
 from events.recall_events import RecallRecorded
 from events.retrospective_events import RetrospectiveSucceeded
 from events.store.base import StoredEvent
-from events.types import FactPurged, FactWritten
+from events.types import Event, FactPurged, FactWritten
 from projections.base import Projection, dumps, loads, upsert
 
 MAX_QUERY_HASHES = 50
@@ -239,27 +239,8 @@ class ConsolidationProjection(Projection):
         await _fold_activity(conn, events)
 
 
-_OWN_EVENTS = frozenset(
-    cls.event_type
-    for cls in (
-        ConsolidationRunStarted,
-        ConsolidationRunCompleted,
-        ConsolidationLeaseTaken,
-        PlanCreated,
-        PlanApplied,
-        FactArchived,
-        FactRestored,
-        FactReinforced,
-        FactLinked,
-        FactCategorized,
-        ValidationRefused,
-        ReviewItemQueued,
-        ReviewItemApproved,
-        ReviewItemRejected,
-        LearnedContextWritten,
-        RecallRecorded,
-    )
-)
+_OWN_CLASSES: tuple[type[Event], ...] = (*CONSOLIDATION_EVENT_CLASSES, RecallRecorded)
+_OWN_EVENTS = frozenset(cls.event_type for cls in _OWN_CLASSES)
 
 
 async def _fold_activity(conn: AsyncConnection, events: Sequence[StoredEvent]) -> None:
