@@ -51,6 +51,7 @@ CONFIG_FILE_NAME = "memoryd.toml"
 CONFIG_PATH_ENV = "MEMORYD_CONFIG"
 
 _T = TypeVar("_T")
+_Ordered = TypeVar("_Ordered", int, timedelta)
 
 
 class ConfigError(Exception):
@@ -119,6 +120,21 @@ class _Kind(ABC):
         return self.optional and value == ""
 
 
+def _check_bounds(
+    parsed: _Ordered,
+    minimum: _Ordered,
+    maximum: _Ordered | None,
+    shown: str,
+    show: Callable[[_Ordered], str],
+) -> _Ordered:
+    """Return ``parsed`` if it lies within the bounds, else say which bound it breaks."""
+    if parsed < minimum:
+        raise ValueError(f"{shown} is below the minimum {show(minimum)}")
+    if maximum is not None and parsed > maximum:
+        raise ValueError(f"{shown} is above the maximum {show(maximum)}")
+    return parsed
+
+
 def _type_error(expected: str, value: object) -> ValueError:
     return ValueError(f"must be {expected}, not {type(value).__name__} {value!r}")
 
@@ -155,11 +171,7 @@ class _Int(_Kind):
             return None
         if isinstance(value, bool) or not isinstance(value, int):
             raise _type_error("an integer", value)
-        if value < self.minimum:
-            raise ValueError(f"{value} is below the minimum {self.minimum}")
-        if self.maximum is not None and value > self.maximum:
-            raise ValueError(f"{value} is above the maximum {self.maximum}")
-        return value
+        return _check_bounds(value, self.minimum, self.maximum, str(value), str)
 
     def from_env(self, text: str) -> object:
         if self.optional and not text.strip():
@@ -199,12 +211,9 @@ class _Duration(_Kind):
     maximum: timedelta | None = None
 
     def parse(self, value: object, base_dir: Path) -> Any:
-        parsed = parse_duration(value)
-        if parsed < self.minimum:
-            raise ValueError(f"{value!r} is below the minimum {format_duration(self.minimum)}")
-        if self.maximum is not None and parsed > self.maximum:
-            raise ValueError(f"{value!r} is above the maximum {format_duration(self.maximum)}")
-        return parsed
+        return _check_bounds(
+            parse_duration(value), self.minimum, self.maximum, repr(value), format_duration
+        )
 
     def dump(self, value: Any) -> object:
         return format_duration(value)
@@ -217,12 +226,9 @@ class _Size(_Kind):
     maximum: int | None = None
 
     def parse(self, value: object, base_dir: Path) -> Any:
-        parsed = parse_size(value)
-        if parsed < self.minimum:
-            raise ValueError(f"{value!r} is below the minimum {format_size(self.minimum)}")
-        if self.maximum is not None and parsed > self.maximum:
-            raise ValueError(f"{value!r} is above the maximum {format_size(self.maximum)}")
-        return parsed
+        return _check_bounds(
+            parse_size(value), self.minimum, self.maximum, repr(value), format_size
+        )
 
     def dump(self, value: Any) -> object:
         return format_size(value)
