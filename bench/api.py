@@ -3,7 +3,8 @@
 Usage::
 
     .venv/bin/python -m bench.api [--seconds 5] [--clients 16] [--batch 1000]
-        [--batch-clients 4] [--rate 1000] [--dir DIR] [--socket PATH]
+        [--batch-clients 4] [--rate 1000] [--dir DIR] [--socket PATH [--pid PID]]
+        [--phases single,paced,batch,read]
 
 In one run (a fresh data dir and daemon unless ``--socket`` names a running one):
 
@@ -19,6 +20,11 @@ In one run (a fresh data dir and daemon unless ``--socket`` names a running one)
 
 Between phases the benchmark waits until the projections have caught up (reported as
 ``settle_after_*_s``), so one phase's backlog does not slow the next.
+
+Every phase reports the CPU seconds the client (this process) and the daemon (when its pid is
+known) spent in it: the two share this machine's cores, so a client that burns CPU slows the
+server it measures. Every request is a pre-encoded HTTP/1.1 keep-alive request on a raw asyncio
+unix stream (:class:`LeanConnection`), built before the clock starts.
 
 Targets (issue 3): single >= 2,000 acknowledged messages/s with 16 clients; batch >= 20,000
 messages/s; p99 < 20 ms at 1,000 requests/s. Prints a table and a JSON line. Not run in CI.
@@ -39,9 +45,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import aiohttp
-
-BASE = "http://memoryd"
 PACED_WARM_CONNECTIONS = 32
 PACED_MAX_CONNECTIONS = 256
 
@@ -55,11 +58,21 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[index]
 
 
+def encode_request(method: str, path: str, body: bytes = b"") -> bytes:
+    """Return one HTTP/1.1 keep-alive request, ready to write."""
+    head = (
+        f"{method} {path} HTTP/1.1\r\nHost: memoryd\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+    )
+    return head.encode() + body
+
+
 class LeanConnection:
     """A minimal HTTP/1.1 keep-alive client on one unix-socket connection.
 
     aiohttp's client costs more CPU per request than the server it measures, and both share
-    this machine's cores; this one only writes a request and reads a Content-Length body.
+    this machine's cores; this one only writes a pre-encoded request and reads a
+    Content-Length body.
     """
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -72,22 +85,18 @@ class LeanConnection:
         reader, writer = await asyncio.open_unix_connection(str(sock), limit=2**22)
         return cls(reader, writer)
 
+    async def send(self, raw: bytes) -> tuple[int, bytes]:
+        """Send one encoded request (:func:`encode_request`) and return (status, body)."""
+        self.writer.write(raw)
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        status = int(head[9:12])
+        at = head.lower().find(b"\r\ncontent-length:")
+        length = 0 if at < 0 else int(head[at + 17 : head.index(b"\r\n", at + 2)])
+        return status, await self.reader.readexactly(length)
+
     async def request(self, method: str, path: str, body: bytes = b"") -> tuple[int, bytes]:
         """Send one request and return (status, body)."""
-        head = (
-            f"{method} {path} HTTP/1.1\r\nHost: memoryd\r\n"
-            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
-        )
-        self.writer.write(head.encode() + body)
-        raw = await self.reader.readuntil(b"\r\n\r\n")
-        lines = raw.decode("latin-1").split("\r\n")
-        status = int(lines[0].split(" ", 2)[1])
-        length = 0
-        for line in lines[1:]:
-            name, _, value = line.partition(":")
-            if name.lower() == "content-length":
-                length = int(value)
-        return status, await self.reader.readexactly(length)
+        return await self.send(encode_request(method, path, body))
 
     async def close(self) -> None:
         """Close the connection."""
@@ -96,21 +105,68 @@ class LeanConnection:
             await self.writer.wait_closed()
 
 
-def _session(sock: Path, limit: int) -> aiohttp.ClientSession:
-    connector = aiohttp.UnixConnector(path=str(sock), limit=limit)
-    return aiohttp.ClientSession(connector=connector)
+class CpuMeter:
+    """CPU seconds spent by this process and (if its pid is known) the daemon's."""
+
+    def __init__(self, daemon_pid: int | None) -> None:
+        self.daemon_pid = daemon_pid
+        self._tick = os.sysconf("SC_CLK_TCK")
+
+    def daemon_seconds(self) -> float | None:
+        """Return the daemon's user + system CPU seconds so far (every thread)."""
+        if self.daemon_pid is None:
+            return None
+        try:
+            stat = Path(f"/proc/{self.daemon_pid}/stat").read_text()
+        except OSError:
+            return None
+        fields = stat[stat.rindex(")") + 2 :].split()
+        return (int(fields[11]) + int(fields[12])) / self._tick
+
+    def snapshot(self) -> tuple[float, float, float | None]:
+        """Return (wall clock, client CPU, daemon CPU) now."""
+        return time.perf_counter(), time.process_time(), self.daemon_seconds()
+
+    def since(self, start: tuple[float, float, float | None]) -> dict[str, float | None]:
+        """Return the CPU used since ``start`` (seconds, and as a share of one core)."""
+        wall, client, daemon = self.snapshot()
+        elapsed = wall - start[0]
+        out: dict[str, float | None] = {
+            "client_cpu_s": client - start[1],
+            "client_cpu_share": (client - start[1]) / elapsed,
+            "daemon_cpu_s": None,
+            "daemon_cpu_share": None,
+        }
+        if daemon is not None and start[2] is not None:
+            out["daemon_cpu_s"] = daemon - start[2]
+            out["daemon_cpu_share"] = (daemon - start[2]) / elapsed
+        return out
+
+
+async def _get_json(sock: Path, path: str) -> tuple[int, Any]:
+    conn = await LeanConnection.open(sock)
+    try:
+        status, body = await conn.request("GET", path)
+    finally:
+        await conn.close()
+    return status, json.loads(body) if body else None
 
 
 async def _wait_ready(sock: Path, proc: subprocess.Popen[bytes] | None) -> None:
     for _ in range(600):
         if proc is not None and proc.poll() is not None:
             raise SystemExit(f"memoryd exited with status {proc.returncode}")
-        with contextlib.suppress(aiohttp.ClientError):
-            async with _session(sock, 1) as http, http.get(f"{BASE}/v1/health") as resp:
-                if resp.status == 200:
-                    return
+        with contextlib.suppress(OSError, asyncio.IncompleteReadError):
+            status, _ = await _get_json(sock, "/v1/health")
+            if status == 200:
+                return
         await asyncio.sleep(0.05)
     raise SystemExit("memoryd did not become ready")
+
+
+def _single_request(n: int, i: int) -> bytes:
+    body = json.dumps({"role": "user", "content": f"single {n}-{i}"}).encode()
+    return encode_request("POST", f"/v1/conversations/single-{n}/messages", body)
 
 
 async def bench_single(sock: Path, clients: int, seconds: float) -> dict[str, Any]:
@@ -123,17 +179,16 @@ async def bench_single(sock: Path, clients: int, seconds: float) -> dict[str, An
         nonlocal acked
         conn = await LeanConnection.open(sock)
         i = 0
+        raw = _single_request(n, i)
         try:
             while time.perf_counter() < deadline:
-                body = json.dumps({"role": "user", "content": f"single {n}-{i}"}).encode()
                 start = time.perf_counter()
-                status, _ = await conn.request(
-                    "POST", f"/v1/conversations/single-{n}/messages", body
-                )
+                status, _ = await conn.send(raw)
+                latencies.append(time.perf_counter() - start)
                 if status == 201:
                     acked += 1
-                latencies.append(time.perf_counter() - start)
                 i += 1
+                raw = _single_request(n, i)  # while no request is timed
         finally:
             await conn.close()
 
@@ -148,40 +203,43 @@ async def bench_single(sock: Path, clients: int, seconds: float) -> dict[str, An
     }
 
 
+def _batch_request(n: int, i: int, size: int) -> bytes:
+    body = {
+        "messages": [
+            {"role": "user", "content": f"batch {n}-{i}-{j} " + "x" * 100} for j in range(size)
+        ]
+    }
+    path = f"/v1/conversations/batch-{n}/messages:batch"
+    return encode_request("POST", path, json.dumps(body).encode())
+
+
 async def bench_batch(sock: Path, clients: int, size: int, seconds: float) -> dict[str, Any]:
-    """Run ``clients`` closed-loop batch posters for ``seconds``."""
+    """Run ``clients`` closed-loop batch posters (one connection each) for ``seconds``."""
     messages = 0
     latencies: list[float] = []
     deadline = time.perf_counter() + seconds
 
-    async def client(n: int, http: aiohttp.ClientSession) -> None:
+    async def client(n: int) -> None:
         nonlocal messages
+        conn = await LeanConnection.open(sock)
         i = 0
-        while time.perf_counter() < deadline:
-            body = {
-                "messages": [
-                    {"role": "user", "content": f"batch {n}-{i}-{j} " + "x" * 100}
-                    for j in range(size)
-                ]
-            }
-            payload = json.dumps(body).encode()
-            start = time.perf_counter()
-            async with http.post(
-                f"{BASE}/v1/conversations/batch-{n}/messages:batch",
-                data=payload,
-                headers={"Content-Type": "application/json"},
-            ) as r:
-                await r.read()
-                if r.status != 201:
-                    raise SystemExit(f"batch failed: {r.status} {await r.text()}")
-            latencies.append(time.perf_counter() - start)
-            messages += size
-            i += 1
+        raw = _batch_request(n, i, size)
+        try:
+            while time.perf_counter() < deadline:
+                start = time.perf_counter()
+                status, answer = await conn.send(raw)
+                latencies.append(time.perf_counter() - start)
+                if status != 201:
+                    raise SystemExit(f"batch failed: {status} {answer.decode()}")
+                messages += size
+                i += 1
+                raw = _batch_request(n, i, size)  # while no request is timed
+        finally:
+            await conn.close()
 
-    async with _session(sock, clients) as http:
-        start = time.perf_counter()
-        await asyncio.gather(*(client(n, http) for n in range(clients)))
-        elapsed = time.perf_counter() - start
+    start = time.perf_counter()
+    await asyncio.gather(*(client(n) for n in range(clients)))
+    elapsed = time.perf_counter() - start
     return {
         "messages": messages,
         "per_second": messages / elapsed,
@@ -201,6 +259,14 @@ async def bench_paced(sock: Path, rate: float, seconds: float) -> dict[str, Any]
     errors = 0
     total = int(rate * seconds)
     interval = 1.0 / rate
+    requests = [
+        encode_request(
+            "POST",
+            f"/v1/conversations/paced-{i % 64}/messages",
+            json.dumps({"role": "user", "content": f"paced {i}"}).encode(),
+        )
+        for i in range(total)
+    ]
     idle: asyncio.Queue[LeanConnection] = asyncio.Queue()
     for _ in range(PACED_WARM_CONNECTIONS):
         idle.put_nowait(await LeanConnection.open(sock))
@@ -213,11 +279,8 @@ async def bench_paced(sock: Path, rate: float, seconds: float) -> dict[str, Any]
             conn = await LeanConnection.open(sock)
         else:
             conn = await idle.get()  # waiting here counts in the latency
-        body = json.dumps({"role": "user", "content": f"paced {i}"}).encode()
         try:
-            status, _ = await conn.request(
-                "POST", f"/v1/conversations/paced-{i % 64}/messages", body
-            )
+            status, _ = await conn.send(requests[i])
         except (OSError, asyncio.IncompleteReadError):
             errors += 1
             opened -= 1
@@ -253,36 +316,40 @@ async def bench_paced(sock: Path, rate: float, seconds: float) -> dict[str, Any]
 
 async def bench_read(sock: Path) -> dict[str, Any]:
     """Time one read that must wait for the projections to fold every write."""
-    async with _session(sock, 1) as http:
-        start = time.perf_counter()
-        async with http.get(f"{BASE}/v1/conversations/single-0/messages?limit=100") as r:
-            await r.read()
-            status = r.status
-        first = time.perf_counter() - start
-        start = time.perf_counter()
-        async with http.get(f"{BASE}/v1/health") as r:
-            health = await r.json()
-        return {
-            "status": status,
-            "first_read_ms": first * 1000,
-            "health_ms": (time.perf_counter() - start) * 1000,
-            "last_position": health.get("last_position"),
-        }
+    start = time.perf_counter()
+    status, _ = await _get_json(sock, "/v1/conversations/single-0/messages?limit=100")
+    first = time.perf_counter() - start
+    start = time.perf_counter()
+    _, health = await _get_json(sock, "/v1/health")
+    return {
+        "status": status,
+        "first_read_ms": first * 1000,
+        "health_ms": (time.perf_counter() - start) * 1000,
+        "last_position": health.get("last_position"),
+    }
 
 
-async def run(
-    args: argparse.Namespace, sock: Path, proc: subprocess.Popen[bytes] | None
-) -> dict[str, Any]:
-    """Run every phase against the daemon on ``sock``."""
-    await _wait_ready(sock, proc)
+PHASES = ("single", "paced", "batch", "read")
+
+
+async def run(args: argparse.Namespace, sock: Path, pid: int | None) -> dict[str, Any]:
+    """Run the chosen phases against the daemon on ``sock`` (process ``pid`` if known)."""
     results: dict[str, Any] = {}
-    results["single"] = await bench_single(sock, args.clients, args.seconds)
-    results["settle_after_single_s"] = await _wait_projected(sock)
-    results["paced"] = await bench_paced(sock, args.rate, args.seconds)
-    results["settle_after_paced_s"] = await _wait_projected(sock)
-    results["batch"] = await bench_batch(sock, args.batch_clients, args.batch, args.seconds)
-    results["read"] = await bench_read(sock)
-    results["settle_after_batch_s"] = await _wait_projected(sock)
+    cpu = CpuMeter(pid)
+    phases = args.phases
+    for phase in phases:
+        mark = cpu.snapshot()
+        if phase == "single":
+            results[phase] = await bench_single(sock, args.clients, args.seconds)
+        elif phase == "paced":
+            results[phase] = await bench_paced(sock, args.rate, args.seconds)
+        elif phase == "batch":
+            results[phase] = await bench_batch(sock, args.batch_clients, args.batch, args.seconds)
+        else:
+            results[phase] = await bench_read(sock)
+        results[phase].update(cpu.since(mark))
+        if phase != "batch" or "read" not in phases:  # the read measures the batch's backlog
+            results[f"settle_after_{phase}_s"] = await _wait_projected(sock)
     return results
 
 
@@ -293,19 +360,24 @@ async def _wait_projected(sock: Path) -> float:
     not slow the next one down.
     """
     start = time.perf_counter()
-    async with _session(sock, 1) as http:
-        while True:
-            async with http.get(f"{BASE}/v1/health") as resp:
-                health = await resp.json()
-            if resp.status == 200 and health["projection_lag"] == 0:
-                return time.perf_counter() - start
-            await asyncio.sleep(0.1)
+    while True:
+        status, health = await _get_json(sock, "/v1/health")
+        if status == 200 and health["projection_lag"] == 0:
+            return time.perf_counter() - start
+        await asyncio.sleep(0.1)
+
+
+async def _ready_and_run(
+    args: argparse.Namespace, sock: Path, proc: subprocess.Popen[bytes] | None, pid: int | None
+) -> dict[str, Any]:
+    await _wait_ready(sock, proc)
+    return await run(args, sock, pid)
 
 
 def run_daemon_and_bench(args: argparse.Namespace) -> dict[str, Any]:
     """Start a daemon on a fresh data dir (unless given a socket) and run the benchmark."""
     if args.socket is not None:
-        return asyncio.run(run(args, args.socket, None))
+        return asyncio.run(_ready_and_run(args, args.socket, None, args.pid))
     with tempfile.TemporaryDirectory(prefix="memoryd-bench-", dir=args.dir) as tmp:
         data = Path(tmp) / "data"
         sock = Path(tmp) / "memoryd.sock"
@@ -317,10 +389,60 @@ def run_daemon_and_bench(args: argparse.Namespace) -> dict[str, Any]:
             stdout=subprocess.DEVNULL,
         )
         try:
-            return asyncio.run(run(args, sock, proc))
+            return asyncio.run(_ready_and_run(args, sock, proc, proc.pid))
         finally:
             proc.send_signal(signal.SIGTERM)
             proc.wait(timeout=60)
+
+
+def _phase_list(text: str) -> tuple[str, ...]:
+    phases = tuple(p.strip() for p in text.split(",") if p.strip())
+    unknown = [p for p in phases if p not in PHASES]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown phase(s) {unknown}; choose from {PHASES}")
+    return phases
+
+
+def _cpu_text(figures: dict[str, Any], count: int) -> str:
+    text = f"client CPU {figures['client_cpu_share']:.0%}"
+    daemon = figures.get("daemon_cpu_s")
+    if daemon is not None:
+        text += f", daemon CPU {figures['daemon_cpu_share']:.0%}"
+    text += " of one core"
+    if daemon is not None and count:
+        text += f"; daemon {daemon / count * 1e6:,.0f} us CPU per message"
+    return text
+
+
+def _latency(figures: dict[str, Any]) -> str:
+    return f"p50 {figures['p50_ms']:.1f} ms, p99 {figures['p99_ms']:.1f} ms"
+
+
+def print_table(results: dict[str, Any]) -> None:
+    """Print the figures next to issue 3's targets."""
+    print(f"{'phase':<10} {'figure':>34} {'target':>14}")
+
+    def row(phase: str, figure: str, target: str, detail: str) -> None:
+        print(f"{phase:<10} {figure:>34} {target:>14}")
+        print(f"{'':<10} {detail}")
+
+    if (s := results.get("single")) is not None:
+        detail = f"{_latency(s)}; {_cpu_text(s, s['acked'])}"
+        row("single", f"{s['per_second']:,.0f} acked/s", ">= 2,000/s", detail)
+    if (p := results.get("paced")) is not None:
+        figure = f"p99 {p['p99_ms']:.1f} ms at {p['achieved_per_second']:,.0f}/s"
+        detail = f"{_latency(p)}, max {p['max_ms']:.1f} ms, errors {p['errors']}; "
+        row("paced", figure, "p99 < 20 ms", detail + _cpu_text(p, p["requests"]))
+    if (b := results.get("batch")) is not None:
+        detail = f"{_latency(b)} per batch; {_cpu_text(b, b['messages'])}"
+        row("batch", f"{b['per_second']:,.0f} msgs/s", ">= 20,000/s", detail)
+    if (r := results.get("read")) is not None:
+        row(
+            "read",
+            f"first read after writes {r['first_read_ms']:.0f} ms",
+            "",
+            f"status {r['status']}",
+        )
 
 
 def main() -> None:
@@ -333,22 +455,13 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=1000.0)
     parser.add_argument("--dir", type=Path, default=None, help="where the temporary data dir goes")
     parser.add_argument("--socket", type=Path, default=None, help="use a running daemon")
+    parser.add_argument("--pid", type=int, default=None, help="the running daemon's pid (CPU)")
+    parser.add_argument(
+        "--phases", type=_phase_list, default=PHASES, help="comma-separated, run in that order"
+    )
     args = parser.parse_args()
     results = run_daemon_and_bench(args)
-    s, b, p, r = results["single"], results["batch"], results["paced"], results["read"]
-    print(f"{'phase':<10} {'figure':>28} {'target':>16}")
-    print(f"{'single':<10} {s['per_second']:>16,.0f} acked/s   {'>= 2,000/s':>16}")
-    print(f"{'':<10} p50 {s['p50_ms']:.1f} ms, p99 {s['p99_ms']:.1f} ms")
-    print(f"{'batch':<10} {b['per_second']:>16,.0f} msgs/s    {'>= 20,000/s':>16}")
-    print(f"{'':<10} p50 {b['p50_ms']:.1f} ms, p99 {b['p99_ms']:.1f} ms per batch")
-    print(
-        f"{'paced':<10} p99 {p['p99_ms']:>8.1f} ms at {p['achieved_per_second']:,.0f}/s "
-        f"{'p99 < 20 ms':>16}"
-    )
-    print(f"{'':<10} p50 {p['p50_ms']:.1f} ms, max {p['max_ms']:.1f} ms, errors {p['errors']}")
-    print(
-        f"{'read':<10} first read after writes {r['first_read_ms']:.0f} ms (status {r['status']})"
-    )
+    print_table(results)
     print(json.dumps(results))
 
 
