@@ -3,9 +3,12 @@
 Usage::
 
     .venv/bin/python bench/rebuild.py [--events 1000000] [--conversations 1000] [--dir DIR]
+        [--only messages,facts] [--database-url postgresql+asyncpg://...]
 
 The log is generated first in a child process (``import_records`` in big batches), so the
 peak RSS reported (``resource.getrusage``) is that of the process doing only the rebuild.
+With ``--database-url`` the log and projections live in that PostgreSQL database instead (it
+must be empty, or already hold this benchmark's log, which is then reused).
 Targets (issue 2): >= 50,000 events/s, peak RSS < 300 MB. Not run in CI.
 """
 
@@ -35,10 +38,13 @@ from projections.runner import ProjectionRunner, default_projections
 CHUNK = 50_000
 
 
-async def generate(data_dir: Path, events: int, conversations: int) -> None:
+async def generate(backend: Backend, events: int, conversations: int) -> None:
     """Write ``events`` MessageAppended records spread round-robin over conversations."""
-    store = Backend(data_dir).open_store()
+    store = backend.open_store()
     await store.open()
+    if await store.head():
+        await store.close()
+        return
     try:
         start = datetime(2026, 1, 1, tzinfo=UTC)
         recorded = to_micros(start)
@@ -91,10 +97,9 @@ class _Timed(Projection):
 
 
 async def rebuild(
-    data_dir: Path, batch_size: int, only: set[str] | None
+    backend: Backend, batch_size: int, only: set[str] | None
 ) -> tuple[int, float, dict[str, float]]:
-    """Rebuild the projections of a data dir; return (position, seconds, seconds by name)."""
-    backend = Backend(data_dir)
+    """Rebuild the projections of a backend; return (position, seconds, seconds by name)."""
     store = backend.open_store(readonly=True)
     await store.open()
     engine = backend.projection_engine(write=True)
@@ -121,14 +126,16 @@ def main() -> None:
     parser.add_argument(
         "--only", default=None, help="comma-separated projection names (default: all)"
     )
+    parser.add_argument("--database-url", default=None, help="PostgreSQL instead of SQLite")
     parser.add_argument("--generate-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.generate_only:
-        asyncio.run(generate(args.dir, args.events, args.conversations))
+        asyncio.run(generate(Backend(args.dir, args.database_url), args.events, args.conversations))
         return
     with tempfile.TemporaryDirectory(prefix="memoryd-bench-") as tmp:
         data_dir = args.dir or Path(tmp)
-        if not (data_dir / "events.sqlite3").exists():
+        backend = Backend(data_dir, args.database_url)
+        if backend.is_postgres or not (data_dir / "events.sqlite3").exists():
             began = time.perf_counter()
             subprocess.run(
                 [
@@ -141,13 +148,14 @@ def main() -> None:
                     str(args.events),
                     "--conversations",
                     str(args.conversations),
+                    *(["--database-url", args.database_url] if args.database_url else []),
                 ],
                 check=True,
             )
             print(f"generated {args.events:,} events in {time.perf_counter() - began:.1f}s")
         only = set(args.only.split(",")) if args.only else None
         cpu_before = time.process_time()
-        position, seconds, spent = asyncio.run(rebuild(data_dir, args.batch_size, only))
+        position, seconds, spent = asyncio.run(rebuild(backend, args.batch_size, only))
         cpu = time.process_time() - cpu_before
         peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(

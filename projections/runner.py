@@ -32,6 +32,8 @@ from projections.base import Projection
 
 DEFAULT_BATCH_SIZE = 5000
 """Events folded per transaction."""
+ANALYSE_GROWTH = 4
+"""A catch-up refreshes planner statistics each time it has folded this many times more."""
 
 checkpoints_metadata = sa.MetaData()
 
@@ -220,6 +222,7 @@ class ProjectionRunner:
         # Read the next batch while the current one is folded: the reads run on the store's
         # connection, the writes on ours, so the database works on both at once.
         ahead: asyncio.Task[list[StoredEvent]] | None = None
+        folded, analyse_at = 0, self.batch_size
         try:
             while self.position < target:
                 if ahead is None:
@@ -240,6 +243,10 @@ class ProjectionRunner:
                         stored = await read_checkpoints(conn)
                     self._checkpoints = {p.name: stored[p.name][1] for p in self.projections}
                     continue
+                folded += len(events)
+                if folded >= analyse_at:
+                    await self._analyse()
+                    analyse_at *= ANALYSE_GROWTH
                 if progress is not None:
                     progress(self.position, target)
         finally:
@@ -338,7 +345,23 @@ class ProjectionRunner:
                     await self._create_indexes()
                 raise
             await self._create_indexes()
+            await self._analyse()
             return position
+
+    async def _analyse(self) -> None:
+        """Refresh PostgreSQL's planner statistics of the projection tables.
+
+        A long catch-up (a rebuild, a first start on a big log) grows tables that the planner
+        still believes empty, and it then picks plans such as scanning a whole index per
+        looked-up row; autovacuum comes too late for the batches in between. Called after
+        the first batch and then each time the folded count has grown ANALYSE_GROWTH-fold, it
+        costs a few sampled scans per catch-up. SQLite's planner needs no statistics here.
+        """
+        if self.engine.dialect.name != "postgresql":
+            return
+        names = ", ".join(t.name for p in self.projections for t in p.tables)
+        async with self.engine.begin() as conn:
+            await conn.exec_driver_sql(f"ANALYZE {names}")
 
     async def _create_indexes(self) -> None:
         """Create any index that is missing (after a rebuild, or one that was cut short)."""
