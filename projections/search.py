@@ -53,7 +53,15 @@ from events.types import (
     MessageAppended,
     content_text,
 )
-from projections.base import BulkStatement, Projection, chunks, dumps, execute_many
+from projections.base import (
+    BulkStatement,
+    Projection,
+    chunks,
+    clean,
+    clean_opt,
+    dumps,
+    execute_many,
+)
 from projections.entities import extract_entities
 
 CONTEXT_WINDOW = 2
@@ -165,10 +173,17 @@ for _ddl in (
     )
 
 _D = docs_table.c
-_PG_TSV = (
-    f"setweight(to_tsvector('{PG_TS_CONFIG}', body), 'A') || "
-    f"setweight(to_tsvector('{PG_TS_CONFIG}', near), 'B')"
-)
+
+
+def _pg_tsv(body: str, near: str) -> str:
+    """Return the SQL of a document's weighted tsvector from two SQL text expressions."""
+    return (
+        f"setweight(to_tsvector('{PG_TS_CONFIG}', {body}), 'A') || "
+        f"setweight(to_tsvector('{PG_TS_CONFIG}', {near}), 'B')"
+    )
+
+
+_PG_TSV = _pg_tsv("body", "near")
 
 
 def scope_token(prefix: str, *parts: str) -> str:
@@ -223,7 +238,7 @@ def message_tags(meta: dict[str, Any]) -> list[str]:
     """Return a message's tags: ``metadata.tags`` when it is a list of strings."""
     tags = meta.get("tags")
     if isinstance(tags, list):
-        return sorted({t for t in tags if isinstance(t, str)})
+        return sorted({clean(t) for t in tags if isinstance(t, str)})
     return []
 
 
@@ -231,7 +246,8 @@ class SearchProjection(Projection):
     """Folds messages and facts into searchable documents (see the module docstring)."""
 
     name: ClassVar[str] = "search"
-    version: ClassVar[int] = 2
+    # 3: text and identifiers with NUL are stored with U+FFFD (PostgreSQL cannot store NUL).
+    version: ClassVar[int] = 3
     metadata: ClassVar[sa.MetaData] = metadata
     # The fold reads documents by reference, conversation and doc_id, never by these.
     deferred_indexes: ClassVar[tuple[str, ...]] = (
@@ -280,11 +296,13 @@ class _SearchFold:
         for stored in events:
             event = stored.event
             if isinstance(event, MessageAppended):
-                cid = event.conversation_id
-                wanted.setdefault((stored.namespace, "message"), set()).add((cid, event.message_id))
+                cid = clean(event.conversation_id)
+                wanted.setdefault((stored.namespace, "message"), set()).add(
+                    (cid, clean(event.message_id))
+                )
                 convs.setdefault(stored.namespace, set()).add(cid)
             elif isinstance(event, FactWritten):
-                wanted.setdefault((stored.namespace, "fact"), set()).add(("", event.fact_id))
+                wanted.setdefault((stored.namespace, "fact"), set()).add(("", clean(event.fact_id)))
         for (ns, kind), pairs in wanted.items():
             found: set[tuple[str, str]] = set()
             for part in chunks(sorted(pairs)):
@@ -396,26 +414,28 @@ class _SearchFold:
             await self._fact_archive(stored, event)
 
     async def _message(self, stored: StoredEvent, event: MessageAppended) -> None:
-        ns, cid = stored.namespace, event.conversation_id
+        ns, cid = stored.namespace, clean(event.conversation_id)
         key = (ns, cid)
         if await self._is_deleted(key):
             return
-        text = content_text(event.content)
+        text = clean(content_text(event.content))
+        name = clean_opt(event.name)
+        message_id = clean(event.message_id)
         created = to_micros(event.created_at)
         values = {
             "role": event.role,
-            "name": event.name,
+            "name": name,
             "text": text,
-            "body": _message_body(event.name, text, created),
+            "body": _message_body(name, text, created),
             "created_at": created,
             "valid_from": created,
             "owner": message_owner(event.role),
             "provenance": message_provenance(event.role),
             "tags_json": dumps(message_tags(event.metadata)),
             "metadata_json": dumps(event.metadata),
-            "content_hash": content_hash(embed_text(event.name, text)),
+            "content_hash": content_hash(embed_text(name, text)),
         }
-        existing = await self._load_doc(ns, "message", cid, event.message_id)
+        existing = await self._load_doc(ns, "message", cid, message_id)
         if existing:
             # An update in place (a streamed reply finalised): same document, new text.
             row = existing
@@ -429,7 +449,7 @@ class _SearchFold:
             "doc_id": stored.position,
             "namespace": ns,
             "kind": "message",
-            "ref_id": event.message_id,
+            "ref_id": message_id,
             "conversation_id": cid,
             "near": "",
             "valid_to": None,
@@ -498,7 +518,7 @@ class _SearchFold:
         await self.flush()
 
     async def _delete_conversation(self, stored: StoredEvent, event: ConversationDeleted) -> None:
-        ns, cid = stored.namespace, event.conversation_id
+        ns, cid = stored.namespace, clean(event.conversation_id)
         if await self._is_deleted((ns, cid)):
             return  # deleted twice: nothing left to tombstone (and the marker exists)
         await self.flush()
@@ -549,21 +569,23 @@ class _SearchFold:
 
     async def _fact(self, stored: StoredEvent, event: FactWritten) -> None:
         ns = stored.namespace
-        if await self._load_doc(ns, "fact", "", event.fact_id):
+        fact_id, text = clean(event.fact_id), clean(event.text)
+        if await self._load_doc(ns, "fact", "", fact_id):
             return
-        tags = sorted(set(event.tags))
-        parts = [event.text, event.subject, event.predicate, event.object, " ".join(tags)]
+        tags = sorted({clean(t) for t in event.tags})
+        spo = [clean_opt(event.subject), clean_opt(event.predicate), clean_opt(event.object)]
+        parts = [text, *spo, " ".join(tags)]
         body = " ".join(p for p in parts if p)
         valid_from = to_micros(event.valid_from)
         row = {
             "doc_id": stored.position,
             "namespace": ns,
             "kind": "fact",
-            "ref_id": event.fact_id,
+            "ref_id": fact_id,
             "conversation_id": "",
             "role": None,
             "name": None,
-            "text": event.text,
+            "text": text,
             "body": body,
             "near": "",
             "created_at": valid_from,
@@ -589,7 +611,7 @@ class _SearchFold:
                     "source_message_ids": event.source_message_ids,
                 }
             ),
-            "content_hash": content_hash(event.text),
+            "content_hash": content_hash(text),
             "live": True,
             "updated_position": stored.position,
         }
@@ -601,7 +623,7 @@ class _SearchFold:
         event: FactSuperseded | FactValidated | FactForgotten | FactPurged,
     ) -> None:
         ns = stored.namespace
-        fact_id = event.old_fact_id if isinstance(event, FactSuperseded) else event.fact_id
+        fact_id = clean(event.old_fact_id if isinstance(event, FactSuperseded) else event.fact_id)
         row = await self._load_doc(ns, "fact", "", fact_id)
         if not row or not row["live"]:
             return
@@ -615,7 +637,7 @@ class _SearchFold:
                 row,
                 stored.position,
                 superseded_tx=tx,
-                superseded_by=event.new_fact_id,
+                superseded_by=clean(event.new_fact_id),
                 superseded_valid_to=valid_to,
             )
         elif isinstance(event, FactValidated):
@@ -631,7 +653,7 @@ class _SearchFold:
     async def _fact_archive(self, stored: StoredEvent, event: FactArchived | FactRestored) -> None:
         # Consolidation's archive hides a fact from search like a forget (the same column the
         # filters read); a restore clears it (the daemon never restores a forgotten fact).
-        row = await self._load_doc(stored.namespace, "fact", "", event.fact_id)
+        row = await self._load_doc(stored.namespace, "fact", "", clean(event.fact_id))
         if not row or not row["live"]:
             return
         tx = to_micros(stored.recorded_at)
@@ -646,7 +668,7 @@ class _SearchFold:
         conn = self.conn
         new_rows = list(self.new_rows.values())
         if new_rows:
-            await _insert_docs.execute(conn, [_doc_values(r) for r in new_rows])
+            await _insert_new_docs(conn, new_rows)
             tag_rows = [
                 {"doc_id": r["doc_id"], "tag": t}
                 for r in new_rows
@@ -718,7 +740,7 @@ class _SearchFold:
                     "INSERT INTO search_fts(rowid, body, near, scope) VALUES (?, ?, ?, ?)", rows
                 )
         elif conn.dialect.name == "postgresql":
-            for part in chunks(doc_ids):
+            for part in chunks(stored):
                 await conn.execute(
                     sa.text(f"UPDATE search_docs SET tsv = {_PG_TSV} WHERE doc_id = ANY(:ids)"),
                     {"ids": list(part)},
@@ -859,6 +881,25 @@ _DOC_NAMES = tuple(c.name for c in docs_table.columns)
 _DOC_COLUMNS = ", ".join(_DOC_NAMES)
 _doc_values = operator.itemgetter(*_DOC_NAMES)
 _insert_docs = BulkStatement(_DOC_NAMES, lambda _conn: docs_table.insert())
+_BODY_PARAM = f"${_DOC_NAMES.index('body') + 1}::text"
+_NEAR_PARAM = f"${_DOC_NAMES.index('near') + 1}::text"
+_PG_INSERT_DOCS = (
+    f"INSERT INTO search_docs ({_DOC_COLUMNS}, tsv) VALUES "
+    f"({', '.join(f'${i}' for i in range(1, len(_DOC_NAMES) + 1))}, "
+    f"{_pg_tsv(_BODY_PARAM, _NEAR_PARAM)})"
+)
+
+
+async def _insert_new_docs(conn: AsyncConnection, rows: Sequence[dict[str, Any]]) -> None:
+    """Insert documents first written by this batch (full rows, index columns included)."""
+    doc_tuples = [_doc_values(r) for r in rows]
+    if conn.dialect.name == "postgresql":
+        # The tsvector is computed in the INSERT: an UPDATE afterwards would write every new
+        # row (and its GIN entries) twice.
+        for part in chunks(doc_tuples, 5000):
+            await conn.exec_driver_sql(_PG_INSERT_DOCS, part)
+    else:
+        await _insert_docs.execute(conn, doc_tuples)
 
 
 def _doc_id(row: dict[str, Any]) -> int:
@@ -884,19 +925,25 @@ async def _existing_refs(
             (*flat, namespace, kind),
         )
         return {(str(r[0]), str(r[1])) for r in found}
-    params: dict[str, Any] = {"ns": namespace, "kind": kind}
-    values = []
-    for i, (cid, ref) in enumerate(pairs):
-        params[f"c{i}"] = cid
-        params[f"r{i}"] = ref
-        values.append(f"(CAST(:c{i} AS VARCHAR(300)), CAST(:r{i} AS VARCHAR(300)))")
-    sql = (
-        f"WITH wanted(c, r) AS (VALUES {', '.join(values)}) "
-        "SELECT d.conversation_id, d.ref_id FROM wanted JOIN search_docs d "
-        "ON d.namespace = :ns AND d.kind = :kind AND d.conversation_id = wanted.c "
-        "AND d.ref_id = wanted.r"
+    # A lateral probe per pair: each is one index lookup on uq_search_ref whatever the
+    # planner believes of the table (during a rebuild its statistics say "empty", and a plain
+    # join then scans the whole index once per wanted pair). LIMIT 1 (a pair is unique) keeps
+    # the planner from flattening the probe back into that join.
+    result = await conn.execute(
+        sa.text(
+            "SELECT d.conversation_id, d.ref_id "
+            "FROM unnest(CAST(:cids AS varchar[]), CAST(:refs AS varchar[])) AS wanted(c, r) "
+            "CROSS JOIN LATERAL (SELECT conversation_id, ref_id FROM search_docs "
+            "WHERE namespace = :ns AND kind = :kind AND conversation_id = wanted.c "
+            "AND ref_id = wanted.r LIMIT 1) AS d"
+        ),
+        {
+            "ns": namespace,
+            "kind": kind,
+            "cids": [c for c, _ in pairs],
+            "refs": [r for _, r in pairs],
+        },
     )
-    result = await conn.execute(sa.text(sql), params)
     return {(r[0], r[1]) for r in result}
 
 

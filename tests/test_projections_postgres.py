@@ -1,5 +1,5 @@
 """The projections on PostgreSQL: the same random logs fold to the same tables as on SQLite
-(equal digests across backends), reads agree with the reference models, and ``memoryd
+(equal digests across backends, the search documents included), reads agree with the reference models, and ``memoryd
 projections verify`` works against a database URL."""
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from events.store.sqlite import sqlite_engine
 from projections.facts import FactsProjection, get_fact
 from projections.messages import MessagesProjection, list_messages
 from projections.runner import ProjectionRunner
+from projections.search import SearchProjection
 from tests.pg_fixtures import RESET_STATEMENTS, pg_execute, pg_scratch, pg_url  # noqa: F401
 from tests.projection_fixtures import (
     Append,
@@ -38,7 +39,7 @@ async def _run(url: str, log: list[Append], batch_sizes: list[int], data: st.Dat
     with tempfile.TemporaryDirectory() as tmp:
         async with open_env(
             Path(tmp),
-            [MessagesProjection(), FactsProjection()],
+            [MessagesProjection(), FactsProjection(), SearchProjection()],
             batch_size=3,
             database_url=url,
         ) as env:
@@ -50,7 +51,9 @@ async def _run(url: str, log: list[Append], batch_sizes: list[int], data: st.Dat
             scratch = sqlite_engine(Path(tmp) / "scratch.sqlite3", write=True)
             try:
                 runner = ProjectionRunner(
-                    env.store, scratch, [MessagesProjection(), FactsProjection()]
+                    env.store,
+                    scratch,
+                    [MessagesProjection(), FactsProjection(), SearchProjection()],
                 )
                 await runner.setup()
                 await runner.catch_up()
