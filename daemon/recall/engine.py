@@ -20,6 +20,7 @@ Order of work for one request:
 from __future__ import annotations
 
 import asyncio
+import collections
 import concurrent.futures
 import math
 from collections.abc import Callable
@@ -30,6 +31,7 @@ import orjson
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from daemon.recall.fts5 import fts5_row_count, pruned_scores, split_terms, term_counts
 from daemon.recall.fusion import (
     LegHit,
     decay_multiplier,
@@ -77,6 +79,9 @@ _HIT_COLUMNS = (
     _D.valid_to,
     _D.superseded_by,
 )
+
+_WEIGH_ROW = collections.namedtuple("_WEIGH_ROW", [c.name for c in _WEIGH_COLUMNS])  # type: ignore[misc]
+_HIT_ROW = collections.namedtuple("_HIT_ROW", [c.name for c in _HIT_COLUMNS])  # type: ignore[misc]
 
 
 def bm25_sql() -> str:
@@ -280,9 +285,9 @@ class RecallEngine:
         terms = query_terms(req.query)
         if not terms:
             return []
-        where = req.filters.where()
         if conn.dialect.name == "sqlite":
             return self._lexical_fts5(conn, req, terms)
+        where = req.filters.where()
         text = tsquery(terms)
         if not text:
             return []
@@ -306,25 +311,39 @@ class RecallEngine:
     ) -> list[tuple[int, float]]:
         """bm25 over FTS5, filtered exactly.
 
-        First the best ``LEXICAL_PREFETCH x candidate_top_k`` matches inside the namespace /
-        kind / conversation scope (an FTS5-only query, no join), then the full filter on just
-        those ids: if enough pass, they are exactly the first rows the filtered query would
-        give (same order, same tie-break). Otherwise the filtered join query runs.
+        When some query terms are frequent, :meth:`_lexical_pruned` first tries to get the
+        result without scoring the documents that match only those. Otherwise: the best
+        ``LEXICAL_PREFETCH x candidate_top_k`` matches inside the namespace / kind /
+        conversation scope (an FTS5-only query, no join), then the full filter on just those
+        ids: if enough pass, they are exactly the first rows the filtered query would give
+        (same order, same tie-break). Otherwise the filtered join query runs.
         """
         index = self.index
         ns_size = index.namespace_size(req.filters.namespace)
         scope = fts5_scope(req.filters, namespace_token=2 * ns_size < index.live_count())
-        match = f"{scope} AND ({fts5_match(terms)})" if scope else fts5_match(terms)
         want = req.candidate_top_k
         fetch = LEXICAL_PREFETCH * want
-        cursor = conn.exec_driver_sql(
-            f"SELECT rowid, {bm25_sql()} AS r FROM search_fts WHERE search_fts MATCH ? "
-            "ORDER BY r, rowid DESC LIMIT ?",
-            (match, fetch),
-        )
-        ranked = [(int(d), float(s)) for d, s in cursor]
+        cursor = _raw_cursor(conn)
+        try:
+            split = None
+            if len(terms) > 1:
+                split = split_terms(terms, term_counts(cursor, terms), fts5_row_count(cursor))
+            if split is not None:
+                pruned = self._lexical_pruned(conn, cursor, req, scope, split)
+                if pruned is not None:
+                    return pruned
+                # Phrases in the pruned queries' order: bm25 adds them up in the same order.
+                terms = split[1] + split[0]
+            match = f"{scope} AND ({fts5_match(terms)})" if scope else fts5_match(terms)
+            ranked = cursor.execute(
+                f"SELECT rowid, {bm25_sql()} AS r FROM search_fts WHERE search_fts MATCH ? "
+                "ORDER BY r, rowid DESC LIMIT ?",
+                (match, fetch),
+            ).fetchall()
+        finally:
+            cursor.close()
         allowed = self._admit(conn, [d for d, _ in ranked], req.filters)
-        kept = [(d, -s) for d, s in ranked if d in allowed][:want]
+        kept = [(int(d), -float(s)) for d, s in ranked if d in allowed][:want]
         if len(kept) >= want or len(ranked) < fetch:
             return kept
         fts = sa.table("search_fts", sa.column("rowid"))
@@ -337,6 +356,28 @@ class RecallEngine:
             .limit(want)
         )
         return [(int(d), -float(s)) for d, s in conn.execute(query, {"match": match})]
+
+    def _lexical_pruned(
+        self,
+        conn: sa.Connection,
+        cursor: Any,
+        req: SearchRequest,
+        scope: str,
+        split: tuple[list[str], list[str], float],
+    ) -> list[tuple[int, float]] | None:
+        """The full query's best filtered matches without scoring the documents that match
+        only frequent terms (see :mod:`daemon.recall.fts5`), or None when that cannot be
+        shown to give the same result."""
+        essential, frequent, bound = split
+        fetch = LEXICAL_PREFETCH * req.candidate_top_k
+        scores, rest = pruned_scores(cursor, scope, essential, frequent, bm25_sql(), fetch)
+        allowed = self._admit(conn, list(scores), req.filters)
+        kept = [(d, s) for d, s in scores.items() if d in allowed]
+        kept.sort(key=lambda hit: (-hit[1], -hit[0]))
+        kept = kept[: req.candidate_top_k]
+        if len(kept) < req.candidate_top_k or kept[-1][1] <= max(bound, rest):
+            return None
+        return kept
 
     def _admit(self, conn: sa.Connection, doc_ids: list[int], filters: Filters) -> set[int]:
         """Return which of ``doc_ids`` pass ``filters``: the in-memory index decides for the
@@ -428,6 +469,23 @@ class RecallEngine:
         """Load documents: the columns weighing needs, or (``full``) everything a hit shows."""
         rows: dict[int, Any] = {}
         columns = _HIT_COLUMNS if full else _WEIGH_COLUMNS
+        if conn.dialect.name == "sqlite":
+            # The driver's own cursor: SQLAlchemy's IN expansion and row wrapping cost more
+            # than the lookups themselves.
+            row_type = _HIT_ROW if full else _WEIGH_ROW
+            cursor = _raw_cursor(conn)
+            try:
+                for part in chunks(sorted(doc_ids)):
+                    marks = ", ".join("?" * len(part))
+                    cursor.execute(
+                        f"SELECT {', '.join(row_type._fields)} FROM search_docs "
+                        f"WHERE doc_id IN ({marks})",
+                        part,
+                    )
+                    rows.update({int(r[0]): row_type._make(r) for r in cursor})
+            finally:
+                cursor.close()
+            return rows
         for part in chunks(sorted(doc_ids)):
             result = conn.execute(sa.select(*columns).where(_D.doc_id.in_(part)))
             rows.update({int(r.doc_id): r for r in result})
@@ -469,12 +527,9 @@ class RecallEngine:
         for hop in range(1, req.expand_hops + 1):
             if not frontier:
                 break
-            mentions = conn.execute(
-                sa.select(_M.doc_id, _M.entity_key).where(_M.doc_id.in_(sorted(frontier)))
-            )
             by_entity: dict[str, list[int]] = {}
-            for doc_id, key in mentions:
-                by_entity.setdefault(key, []).append(int(doc_id))
+            for doc_id, key in _mentions(conn, "doc_id", sorted(frontier)):
+                by_entity.setdefault(key, []).append(doc_id)
             if not by_entity:
                 break
             e = entities_table.c
@@ -492,24 +547,26 @@ class RecallEngine:
                 break
             # Mentions by entity (index on entity_key), then the filter on just those ids: a
             # join here lets the planner walk the whole namespace.
-            reach = [
-                (int(d), str(k))
-                for d, k in conn.execute(
-                    sa.select(_M.doc_id, _M.entity_key).where(_M.entity_key.in_(keys))
-                )
-            ]
+            reach = _mentions(conn, "entity_key", keys)
             allowed = self._admit(conn, sorted({d for d, _ in reach} - seen), fact_filters)
+            # What one entity passes on: flat, half its best seed; ppr, its seeds' sum shared
+            # among the documents mentioning it, damped per hop.
+            if req.graph_scoring == "ppr":
+                passed = {
+                    k: sum(frontier[s] for s in by_entity[k]) / degrees[k] * HOP_DAMPING**hop
+                    for k in keys
+                }
+            else:
+                passed = {k: max(frontier[s] for s in by_entity[k]) * HOP_DAMPING for k in keys}
             gained: dict[int, float] = {}
             via: dict[int, set[str]] = {}
             for d, key in reach:
                 if d in seen or d not in allowed:
                     continue
-                best_seed = max(frontier[s] for s in by_entity[key])
                 if req.graph_scoring == "ppr":
-                    share = sum(frontier[s] for s in by_entity[key]) / degrees[key]
-                    gained[d] = gained.get(d, 0.0) + share * HOP_DAMPING**hop
+                    gained[d] = gained.get(d, 0.0) + passed[key]
                 else:
-                    gained[d] = max(gained.get(d, 0.0), best_seed * HOP_DAMPING)
+                    gained[d] = max(gained.get(d, 0.0), passed[key])
                 via.setdefault(d, set()).add(key)
             # Keep each hop to the best candidate_top_k (a hub-ish entity can reach many).
             best = order(gained)[: req.candidate_top_k]
@@ -571,6 +628,33 @@ def _trust(row: Any, known_at: int | None) -> float:
     """Return a row's trust factor, quarantine judged as known at ``known_at``."""
     validated = row.validated_tx is not None and (known_at is None or row.validated_tx <= known_at)
     return trust_multiplier(row.status == "quarantined" and not validated, row.provenance)
+
+
+def _mentions(conn: sa.Connection, by: str, values: list[Any]) -> list[tuple[int, str]]:
+    """Return the ``(doc_id, entity_key)`` mentions whose column ``by`` is one of ``values``."""
+    out: list[tuple[int, str]] = []
+    if conn.dialect.name != "sqlite":
+        for part in chunks(values):
+            result = conn.execute(sa.select(_M.doc_id, _M.entity_key).where(_M[by].in_(part)))
+            out.extend((int(d), str(k)) for d, k in result)
+        return out
+    cursor = _raw_cursor(conn)
+    try:
+        for part in chunks(values):
+            marks = ", ".join("?" * len(part))
+            cursor.execute(
+                f"SELECT doc_id, entity_key FROM search_mentions WHERE {by} IN ({marks})",
+                part,
+            )
+            out.extend(cursor.fetchall())
+    finally:
+        cursor.close()
+    return out
+
+
+def _raw_cursor(conn: sa.Connection) -> Any:
+    """Return a DBAPI cursor of the connection (rows as plain tuples, no result wrapping)."""
+    return conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
 
 
 def _filters_dict(filters: Filters) -> dict[str, Any]:

@@ -9,7 +9,10 @@ cache; documents whose vector is not cached yet are queued and embedded in the b
 re-embeds everything in the background; :attr:`VectorIndex.progress` tells how far it is.
 
 The index keeps one row per document with the filter columns as numpy arrays, so the vector
-leg applies exactly the filters of :class:`daemon.recall.query.Filters` before it ranks.
+leg applies exactly the filters of :class:`daemon.recall.query.Filters` before it ranks. The
+vectors are stored dimension-major (``by_dim[dimension, row]``): a sparse query (the hashed
+embedder's) then reads only its non-zero dimensions, a fraction of the matrix, and the scan
+stays exact.
 """
 
 from __future__ import annotations
@@ -33,6 +36,9 @@ from projections.search import docs_table, embed_text
 NULL = np.iinfo(np.int64).max
 """Stands for SQL NULL in the time columns (never before any time)."""
 EMBED_BATCH = 256
+MASKS_KEPT = 8
+SCAN_BLOCK_FLOATS = 1 << 18
+"""Floats gathered per block by the sparse scan (1 MB: about what a core's L2 holds)."""
 
 cache_metadata = sa.MetaData()
 embedding_cache_table = sa.Table(
@@ -185,6 +191,7 @@ class VectorIndex:
         self._dropped: set[str] = set()
         self.failures = 0
         self._lock = asyncio.Lock()
+        self._masks: dict[Filters, BoolArray] = {}
         self._alloc(capacity)
 
     # -- storage --------------------------------------------------------------------------
@@ -214,8 +221,13 @@ class VectorIndex:
         self.quarantined = grow(get("quarantined"), np.bool_, False, (capacity,))
         self.owner = grow(get("owner"), np.int32, -1, (capacity,))
         self.has_vec = grow(get("has_vec"), np.bool_, False, (capacity,))
-        self.vectors = grow(get("vectors"), np.float32, 0.0, (capacity, self.embedder.dim))
+        by_dim = np.zeros((self.embedder.dim, capacity), dtype=np.float32)
+        old = get("by_dim")
+        if old is not None:
+            by_dim[:, : old.shape[1]] = old
+        self.by_dim: npt.NDArray[np.float32] = by_dim
         self.capacity = capacity
+        self._masks.clear()
 
     def _slot(self, doc_id: int) -> int:
         slot = self._slots.get(doc_id)
@@ -229,6 +241,7 @@ class VectorIndex:
 
     def _set_row(self, row: Any) -> str | None:
         """Store one document's columns; return the text to embed if its vector is stale."""
+        self._masks.clear()
         slot = self._slot(int(row.doc_id))
         self.doc_id[slot] = row.doc_id
         self.ns[slot] = self._namespaces.code(row.namespace)
@@ -305,6 +318,7 @@ class VectorIndex:
         """Forget every document (kept vectors stay in the cache): the next refresh reloads."""
         self.position = 0
         self.size = 0
+        self._masks.clear()
         self._slots.clear()
         self._tag_slots.clear()
         self._slot_tags.clear()
@@ -334,14 +348,21 @@ class VectorIndex:
         embedder_id = self.embedder.embedder_id
         hashes = {slot: self._hashes[slot] for slot in stale}
         cached = await self.cache.get(embedder_id, list(hashes.values()))
+        found: list[int] = []
+        raws: list[bytes] = []
         for slot, text in stale.items():
             raw = cached.get(hashes[slot])
             if raw is not None and len(raw) == 4 * self.embedder.dim:
-                self.vectors[slot] = np.frombuffer(raw, dtype=np.float32)
-                self.has_vec[slot] = True
+                found.append(slot)
+                raws.append(raw)
                 self._pending.pop(slot, None)
             else:
                 self._pending[slot] = text
+        if found:
+            # One scatter of the whole batch into the dimension-major matrix.
+            block = np.frombuffer(b"".join(raws), dtype=np.float32).reshape(len(found), -1)
+            self.by_dim[:, found] = block.T
+            self.has_vec[found] = True
         if self._pending:
             self._wake.set()
 
@@ -380,7 +401,7 @@ class VectorIndex:
             for (slot, _), vector in zip(batch, vectors, strict=True):
                 if self._pending.get(slot) is None:
                     continue
-                self.vectors[slot] = vector
+                self.by_dim[:, slot] = vector
                 self.has_vec[slot] = True
                 del self._pending[slot]
                 fresh[self._hashes[slot]] = np.asarray(vector, dtype=np.float32).tobytes()
@@ -412,7 +433,7 @@ class VectorIndex:
         """
         async with self._lock:
             self.embedder = embedder
-            self.vectors = np.zeros((self.capacity, embedder.dim), dtype=np.float32)
+            self.by_dim = np.zeros((embedder.dim, self.capacity), dtype=np.float32)
             self.has_vec[:] = False
             self._pending.clear()
             by_doc = {int(self.doc_id[s]): s for s in range(self.size) if self.live[s]}
@@ -429,7 +450,21 @@ class VectorIndex:
     # -- search ---------------------------------------------------------------------------
 
     def mask(self, filters: Filters) -> BoolArray:
-        """Return which rows pass ``filters`` (the same rules as :meth:`Filters.where`)."""
+        """Return which rows pass ``filters`` (the same rules as :meth:`Filters.where`).
+
+        The last few masks are kept until a row changes (the legs of one search, and the
+        searches of one conversation, ask for the same one); treat the result as read-only.
+        """
+        found = self._masks.get(filters)
+        if found is not None and found.shape[0] == self.size:
+            return found
+        m = self._compute_mask(filters)
+        if len(self._masks) >= MASKS_KEPT:
+            self._masks.pop(next(iter(self._masks)), None)
+        self._masks[filters] = m
+        return m
+
+    def _compute_mask(self, filters: Filters) -> BoolArray:
         n = self.size
         ns = self._namespaces.find(filters.namespace)
         m: BoolArray = self.live[:n] & (self.ns[:n] == ns)
@@ -509,10 +544,29 @@ class VectorIndex:
             return []
         q = np.asarray(query_vector, dtype=np.float32).reshape(-1)
         if candidates.size * 4 < n:
-            scores = self.vectors[candidates] @ q
+            scores = q @ self.by_dim[:, candidates]
         else:
-            scores = (self.vectors[:n] @ q)[candidates]
+            scores = self._scores(q, n)[candidates]
         take = min(limit, candidates.size)
         top = np.argpartition(-scores, take - 1)[:take]
         top = top[np.lexsort((-self.doc_id[candidates[top]], -scores[top]))]
         return [(int(self.doc_id[candidates[i]]), float(scores[i])) for i in top]
+
+    def _scores(self, q: npt.NDArray[np.float32], n: int) -> npt.NDArray[np.float32]:
+        """Return the dot product of ``q`` with each of the first ``n`` rows.
+
+        A hashed n-gram query has few non-zero dimensions (a handful of words touch ~60 of
+        384 buckets): then only those dimensions' rows of the dimension-major matrix are read,
+        a block of documents at a time so the gathered block stays in cache. A dense query
+        (a model embedder) reads the whole matrix once.
+        """
+        used = np.flatnonzero(q)
+        if used.size * 2 > q.size:
+            return q @ self.by_dim[:, :n]
+        weights = q[used]
+        out = np.empty(n, dtype=np.float32)
+        block = max(1024, SCAN_BLOCK_FLOATS // max(1, used.size))
+        for start in range(0, n, block):
+            stop = min(n, start + block)
+            out[start:stop] = weights @ self.by_dim[used, start:stop]
+        return out

@@ -1,0 +1,127 @@
+"""The recall legs' shortcuts give the exact results of the plain computation: the pruned FTS5
+lexical leg equals the full bm25 query (scores bit for bit), the sparse vector scan equals the
+dense product, and a cached filter mask follows the rows it was computed from."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sqlalchemy.ext.asyncio import create_async_engine
+
+import daemon.recall.engine as engine_module
+from daemon.backend import Backend
+from daemon.recall import fts5
+from daemon.recall.engine import RecallEngine
+from daemon.recall.query import Filters, SearchRequest
+from daemon.recall.vectors import EmbeddingCache, VectorIndex
+from events.types import Event, FactForgotten
+from plugins.embedders.hashed import HashedNgramEmbedder
+from tests.test_recall_engine import NS, fact, ids, msg, recall_env
+
+WORDS = [f"w{i}x" for i in range(40)]
+
+
+def _corpus(rng: random.Random) -> list[Event]:
+    """Facts and messages where ``alpha`` is in about 40% of the documents and each other
+    word in a few percent (so queries mix frequent and rare terms)."""
+    events: list[Event] = []
+    for i in range(160):
+        words = rng.sample(WORDS, rng.randint(2, 5))
+        if rng.random() < 0.4:
+            words.insert(rng.randrange(len(words) + 1), "alpha")
+        text = " ".join(words)
+        if i % 2:
+            events.append(msg(f"c{i % 5}", f"m{i}", text, name="Ann"))
+        else:
+            events.append(fact(f"f{i}", text))
+    return events
+
+
+async def test_pruned_lexical_leg_equals_the_full_query(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = random.Random(5)
+    async with recall_env(Backend(tmp_path)) as env:
+        await env.add(*_corpus(rng))
+        engine = env.service.engine
+        sync = engine._sync_engine()
+        assert sync is not None
+        pruned_ran = 0
+        original = RecallEngine._lexical_pruned
+
+        def spy(self: RecallEngine, *args: object) -> list[tuple[int, float]] | None:
+            nonlocal pruned_ran
+            found = original(self, *args)  # type: ignore[arg-type]
+            pruned_ran += found is not None
+            return found
+
+        monkeypatch.setattr(RecallEngine, "_lexical_pruned", spy)
+        filters = [
+            Filters(namespace=NS),
+            Filters(namespace=NS, scope=("facts",)),
+            Filters(namespace=NS, conversation_id="c1"),
+            Filters(namespace=NS, scope=("messages",), conversation_id="c3"),
+        ]
+        with sync.connect() as conn:
+            for _ in range(60):
+                query = " ".join(["alpha", *rng.sample(WORDS, rng.randint(1, 3))])
+                for f in filters:
+                    req = SearchRequest(query=query, filters=f, candidate_top_k=rng.choice((3, 8)))
+                    got = engine._lexical(conn, req)
+                    with monkeypatch.context() as m:
+                        # The full query, its phrases in the same order: the same floats.
+                        m.setattr(RecallEngine, "_lexical_pruned", lambda *_: None)
+                        assert got == engine._lexical(conn, req), (query, f)
+                        # In the query's own order: the same ranking (sums may differ in ulps).
+                        m.setattr(engine_module, "split_terms", lambda *_: None)
+                        plain = engine._lexical(conn, req)
+                    assert [d for d, _ in got] == [d for d, _ in plain], (query, f)
+                    assert [s for _, s in got] == pytest.approx([s for _, s in plain])
+            rows = conn.exec_driver_sql("SELECT count(*) FROM search_fts").scalar()
+            cursor = engine_module._raw_cursor(conn)
+            assert fts5.fts5_row_count(cursor) == rows
+            cursor.close()
+        assert pruned_ran > 20  # the shortcut was taken, not only the fallback
+
+
+def test_split_terms_keeps_an_essential_term_and_bounds_the_rest() -> None:
+    assert fts5.split_terms(["a"], [900], 1000) is None
+    assert fts5.split_terms(["a", "b"], [5, 6], 1000) is None  # nothing frequent
+    split = fts5.split_terms(["rare", "common"], [3, 600], 1000)
+    assert split is not None
+    essential, frequent, bound = split
+    assert (essential, frequent) == (["rare"], ["common"])
+    assert bound == pytest.approx(fts5.phrase_bound(1000, 600))
+    # Both frequent: the rarer of them stays essential.
+    split = fts5.split_terms(["x", "y"], [700, 600], 1000)
+    assert split is not None
+    assert split[0] == ["y"]
+    assert fts5.phrase_bound(1000, 900) == pytest.approx(2.2e-6)  # idf clamped, as FTS5
+
+
+def test_sparse_vector_scan_equals_the_dense_product() -> None:
+    embedder = HashedNgramEmbedder()
+    index = VectorIndex(embedder, EmbeddingCache(create_async_engine("sqlite+aiosqlite://")))
+    rng = np.random.default_rng(1)
+    n = 5000
+    index._alloc(8192)
+    index.size = n
+    index.by_dim[:, :n] = rng.standard_normal((index.embedder.dim, n), dtype=np.float32)
+    sparse = np.zeros(index.embedder.dim, dtype=np.float32)
+    sparse[rng.choice(index.embedder.dim, 40, replace=False)] = rng.standard_normal(40)
+    dense = rng.standard_normal(index.embedder.dim).astype(np.float32)
+    for q in (sparse, dense, embedder.embed_sync(["Alice met Bob in Paris"])[0]):
+        expected = q.astype(np.float64) @ index.by_dim[:, :n].astype(np.float64)
+        np.testing.assert_allclose(index._scores(q, n), expected, rtol=1e-4, atol=1e-4)
+
+
+async def test_a_cached_mask_follows_a_changed_row(tmp_path: Path) -> None:
+    async with recall_env(Backend(tmp_path)) as env:
+        await env.add(fact("tea", "Alice likes green tea"), fact("tee", "Alice likes a tee"))
+        assert ids(await env.search("Alice tea", ("vector",))) == {"tea", "tee"}
+        await env.add(FactForgotten(fact_id="tea"))
+        assert ids(await env.search("Alice tea", ("vector",))) == {"tee"}
+        assert ids(await env.search("Alice tea", ("lexical",))) == {"tee"}
