@@ -220,7 +220,16 @@ def embed_text(name: str | None, text: str) -> str:
 
 def date_words(micros: int) -> str:
     """Return a document's date as words ("8 May 2023"), so dates in a query match it."""
-    when: datetime = from_micros(micros)
+    return _day_words(micros // _DAY_MICROS)
+
+
+_DAY_MICROS = 86_400_000_000
+
+
+@functools.lru_cache(maxsize=1024)
+def _day_words(day: int) -> str:
+    # Consecutive messages mostly share a day: formatting once per day is the fold's saving.
+    when: datetime = from_micros(day * _DAY_MICROS)
     return f"{when.day} {when.strftime('%B %Y')}"
 
 
@@ -470,13 +479,28 @@ class _SearchFold:
         tail = await self._tail(key)
         tail.append(row)
         del tail[: max(0, len(tail) - (2 * CONTEXT_WINDOW + 1))]
-        # The new turn and the CONTEXT_WINDOW turns before it have a new neighbourhood.
-        for i in range(max(0, len(tail) - CONTEXT_WINDOW - 1), len(tail)):
-            self._update_near(tail, i, stored.position)
+        # The new turn and the CONTEXT_WINDOW turns before it have a new neighbourhood. For
+        # those before it the new turn is the last neighbour, so a context this fold built
+        # (it knows how many parts it holds) grows by one part instead of being rebuilt.
+        last = len(tail) - 1
+        added = embed_text(name, text)
+        for i in range(max(0, last - CONTEXT_WINDOW), last):
+            turn = tail[i]
+            parts = turn.get(_NEAR_PARTS)
+            if parts is None:
+                self._update_near(tail, i, stored.position)
+            elif abs(created - turn["created_at"]) <= CONTEXT_GAP_MICROS:
+                near = f"{turn['near']}\n{added}" if parts else added
+                turn[_NEAR_PARTS] = parts + 1
+                if near != turn["near"]:
+                    self._set(turn, stored.position, near=near)
+                    self.index_dirty.add(turn["doc_id"])
+        self._update_near(tail, last, stored.position)
 
     def _update_near(self, turns: list[dict[str, Any]], i: int, position: int) -> None:
-        near = _near_text(turns, i)
+        near, parts = _near_text(turns, i)
         row = turns[i]
+        row[_NEAR_PARTS] = parts
         if row["near"] != near:
             self._set(row, position, near=near)
             self.index_dirty.add(row["doc_id"])
@@ -855,7 +879,8 @@ def _message_body(name: str | None, text: str, created: int) -> str:
     return f"{head} {date_words(created)}" if INDEX_DATES else head
 
 
-def _near_text(turns: list[dict[str, Any]], i: int) -> str:
+def _near_text(turns: list[dict[str, Any]], i: int) -> tuple[str, int]:
+    """Return the context of ``turns[i]`` and how many neighbouring turns it holds."""
     centre = turns[i]["created_at"]
     parts = []
     for j in range(max(0, i - CONTEXT_WINDOW), min(len(turns), i + CONTEXT_WINDOW + 1)):
@@ -865,7 +890,7 @@ def _near_text(turns: list[dict[str, Any]], i: int) -> str:
         if abs(other["created_at"] - centre) > CONTEXT_GAP_MICROS:
             continue
         parts.append(embed_text(other["name"], other["text"]))
-    return "\n".join(parts)
+    return "\n".join(parts), len(parts)
 
 
 def _loads_list(text: str) -> list[str]:
@@ -875,6 +900,8 @@ def _loads_list(text: str) -> list[str]:
     return [str(v) for v in value] if isinstance(value, list) else []
 
 
+_NEAR_PARTS = "_near_parts"
+"""Key (not a column) of an in-memory row: how many turns its ``near`` holds."""
 _TAIL_CHUNK = 200
 """Conversations whose last turns are read in one statement (a UNION ALL of that many)."""
 _DOC_NAMES = tuple(c.name for c in docs_table.columns)

@@ -2,7 +2,8 @@
 
 The fold preloads what a batch looks up (existing documents, deleted conversations, each
 conversation's last turns) and writes in bulk; these tests pin that the result does not depend
-on where the batch boundaries fall, and that a purge leaves the same rows as a rebuild.
+on where the batch boundaries fall, that each message's context (``near``) equals a naive
+computation from the stored turns, and that a purge leaves the same rows as a rebuild.
 """
 
 from __future__ import annotations
@@ -10,13 +11,19 @@ from __future__ import annotations
 import tempfile
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import sqlalchemy as sa
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from events.types import ConversationDeleted, FactPurged, FactSuperseded
-from projections.search import SearchProjection, docs_table
+from projections.search import (
+    CONTEXT_GAP_MICROS,
+    CONTEXT_WINDOW,
+    SearchProjection,
+    docs_table,
+)
 from tests.projection_fixtures import Append, at, fact, logs, message, open_env, play
 
 SETTINGS = settings(
@@ -26,10 +33,37 @@ SETTINGS = settings(
 )
 
 
+async def _check_near(env: Any) -> None:
+    """Each live message's ``near`` is its neighbours' text, computed naively from the rows."""
+    d = docs_table.c
+    async with env.engine.connect() as conn:
+        rows = (
+            await conn.execute(
+                sa.select(d.namespace, d.conversation_id, d.name, d.text, d.near, d.created_at)
+                .where(d.kind == "message", d.live.is_(True))
+                .order_by(d.namespace, d.conversation_id, d.doc_id)
+            )
+        ).all()
+    by_conversation: dict[tuple[str, str], list[Any]] = {}
+    for row in rows:
+        by_conversation.setdefault((row.namespace, row.conversation_id), []).append(row)
+    for turns in by_conversation.values():
+        for i, turn in enumerate(turns):
+            expected = [
+                f"{other.name}: {other.text}" if other.name else other.text
+                for j, other in enumerate(turns)
+                if j != i
+                and abs(j - i) <= CONTEXT_WINDOW
+                and abs(other.created_at - turn.created_at) <= CONTEXT_GAP_MICROS
+            ]
+            assert turn.near == "\n".join(expected)
+
+
 async def _run(log: list[Append], batch_sizes: list[int]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         async with open_env(Path(tmp), [SearchProjection()], batch_size=3) as env:
             await play(env, log, batch_sizes)
+            await _check_near(env)
             incremental = await env.runner.digest()
             await env.runner.rebuild()
             assert await env.runner.digest() == incremental
