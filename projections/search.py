@@ -431,36 +431,22 @@ class _SearchFold:
         name = clean_opt(event.name)
         message_id = clean(event.message_id)
         created = to_micros(event.created_at)
-        values = {
-            "role": event.role,
-            "name": name,
-            "text": text,
-            "body": _message_body(name, text, created),
-            "created_at": created,
-            "valid_from": created,
-            "owner": message_owner(event.role),
-            "provenance": message_provenance(event.role),
-            "tags_json": dumps(message_tags(event.metadata)),
-            "metadata_json": dumps(event.metadata),
-            "content_hash": content_hash(embed_text(name, text)),
-        }
+        role = event.role
         existing = await self._load_doc(ns, "message", cid, message_id)
-        if existing:
-            # An update in place (a streamed reply finalised): same document, new text.
-            row = existing
-            self._set(row, stored.position, **values)
-            self.index_dirty.add(row["doc_id"])
-            self.entity_dirty.add(row["doc_id"])
-            await self.flush()
-            await self._refresh_around(key, row["doc_id"], stored.position)
-            return
+        # One dict literal per new document: this is the fold's hottest line.
         row = {
             "doc_id": stored.position,
             "namespace": ns,
             "kind": "message",
             "ref_id": message_id,
             "conversation_id": cid,
+            "role": role,
+            "name": name,
+            "text": text,
+            "body": _message_body(name, text, created),
             "near": "",
+            "created_at": created,
+            "valid_from": created,
             "valid_to": None,
             "superseded_valid_to": None,
             "known_from": to_micros(stored.recorded_at),
@@ -469,12 +455,24 @@ class _SearchFold:
             "forgotten_tx": None,
             "validated_tx": None,
             "status": "active",
+            "owner": message_owner(role),
+            "provenance": message_provenance(role),
             "importance": 0.5,
             "confidence": 1.0,
+            "tags_json": dumps(message_tags(event.metadata)),
+            "metadata_json": dumps(event.metadata),
+            "content_hash": content_hash(embed_text(name, text)),
             "live": True,
             "updated_position": stored.position,
-            **values,
         }
+        if existing:
+            # An update in place (a streamed reply finalised): same document, new text.
+            self._set(existing, stored.position, **{k: row[k] for k in _MESSAGE_UPDATED})
+            self.index_dirty.add(existing["doc_id"])
+            self.entity_dirty.add(existing["doc_id"])
+            await self.flush()
+            await self._refresh_around(key, existing["doc_id"], stored.position)
+            return
         self._add(row)
         tail = await self._tail(key)
         tail.append(row)
@@ -900,6 +898,20 @@ def _loads_list(text: str) -> list[str]:
     return [str(v) for v in value] if isinstance(value, list) else []
 
 
+_MESSAGE_UPDATED = (
+    "role",
+    "name",
+    "text",
+    "body",
+    "created_at",
+    "valid_from",
+    "owner",
+    "provenance",
+    "tags_json",
+    "metadata_json",
+    "content_hash",
+)
+"""The columns a repeated ``message_id`` replaces (the rest keep the first append's values)."""
 _NEAR_PARTS = "_near_parts"
 """Key (not a column) of an in-memory row: how many turns its ``near`` holds."""
 _TAIL_CHUNK = 200
