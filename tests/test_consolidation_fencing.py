@@ -12,8 +12,7 @@ from typing import Any
 import pytest
 
 from daemon.api.consolidation import CONSOLIDATION
-from daemon.consolidation import phases
-from daemon.consolidation.service import LEASE_NAME, ConsolidationService, RunContext
+from daemon.consolidation.service import LEASE_NAME, ConsolidationService
 from events.consolidation_events import (
     ConsolidationRunCompleted,
     ConsolidationRunStarted,
@@ -23,6 +22,7 @@ from events.consolidation_events import (
 )
 from events.store.base import NewEvent
 from tests.api_fixtures import Api, api_client
+from tests.consolidation_fixtures import gated_light, sibling_worker  # noqa: F401
 
 NS = "default"
 
@@ -34,42 +34,9 @@ async def _fact(api: Api, text: str, **extra: Any) -> str:
     return fact_id
 
 
-def _twin(service: ConsolidationService, holder: str) -> ConsolidationService:
-    """Another daemon's worker on the same log and lease table."""
-    return ConsolidationService(
-        service.store,
-        service.engine,
-        service.leases,
-        service.clock,
-        service.config,
-        service.embedder,
-        sync=service.sync,
-        holder=holder,
-    )
-
-
-@pytest.fixture
-def gated_light(monkeypatch: pytest.MonkeyPatch) -> tuple[asyncio.Event, asyncio.Event]:
-    """Make the first light phase stop until released (a stalled worker)."""
-    entered, release = asyncio.Event(), asyncio.Event()
-    original = phases.PHASES["light"]
-    calls = 0
-
-    async def light(ctx: RunContext, agents: tuple[str, ...]) -> None:
-        nonlocal calls
-        calls += 1
-        if calls == 1:
-            entered.set()
-            await release.wait()
-        await original(ctx, agents)
-
-    monkeypatch.setitem(phases.PHASES, "light", light)
-    return entered, release
-
-
 async def test_a_worker_that_lost_its_turn_writes_nothing(
     tmp_path: Path,
-    gated_light: tuple[asyncio.Event, asyncio.Event],
+    gated_light: tuple[asyncio.Event, asyncio.Event],  # noqa: F811
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     entered, release = gated_light
@@ -84,7 +51,7 @@ async def test_a_worker_that_lost_its_turn_writes_nothing(
         assert lease is not None
         assert lease.holder == stale.holder
         assert await stale.leases.release(lease)
-        fresh = await _twin(stale, "other-daemon").run(NS)
+        fresh = await sibling_worker(stale, "other-daemon").run(NS)
         assert fresh["status"] == "completed", fresh
         stale_id = fresh["stats"]["abandoned_runs"][0]
         # The stale worker wakes inside the window between its lease check and its append:

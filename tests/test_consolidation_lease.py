@@ -13,16 +13,15 @@ from typing import Any
 import pytest
 
 from daemon.api.consolidation import CONSOLIDATION
-from daemon.consolidation import phases
 from daemon.consolidation.service import (
     LEASE_NAME,
     ConsolidationService,
-    RunContext,
     to_micros_delta,
 )
 from events.clock import SystemClock, to_micros
 from events.leases import Lease, LeaseManager
 from tests.api_fixtures import api_client
+from tests.consolidation_fixtures import gated_light, sibling_worker  # noqa: F401
 
 NS = "default"
 TTL = timedelta(milliseconds=300)
@@ -34,42 +33,6 @@ class _FrozenRenewals(LeaseManager):
     async def renew(self, lease: Lease, ttl: timedelta) -> Lease | None:
         await asyncio.Event().wait()
         return None
-
-
-def _worker(
-    service: ConsolidationService, holder: str, leases: LeaseManager | None = None
-) -> ConsolidationService:
-    """Another daemon's worker on the same log and lease table, with a short lease."""
-    return ConsolidationService(
-        service.store,
-        service.engine,
-        leases or service.leases,
-        service.clock,
-        service.config,
-        service.embedder,
-        sync=service.sync,
-        holder=holder,
-        lease_ttl=TTL,
-    )
-
-
-@pytest.fixture
-def gated_light(monkeypatch: pytest.MonkeyPatch) -> tuple[asyncio.Event, asyncio.Event]:
-    """Make the first light phase wait until released (a slow run)."""
-    entered, release = asyncio.Event(), asyncio.Event()
-    original = phases.PHASES["light"]
-    calls = 0
-
-    async def light(ctx: RunContext, agents: tuple[str, ...]) -> None:
-        nonlocal calls
-        calls += 1
-        if calls == 1:
-            entered.set()
-            await release.wait()
-        await original(ctx, agents)
-
-    monkeypatch.setitem(phases.PHASES, "light", light)
-    return entered, release
 
 
 @pytest.fixture
@@ -86,10 +49,10 @@ def _now() -> int:
 
 
 async def test_a_slow_run_keeps_its_lease_past_the_ttl(
-    service: ConsolidationService, gated_light: tuple[asyncio.Event, asyncio.Event]
+    service: ConsolidationService, gated_light: tuple[asyncio.Event, asyncio.Event]  # noqa: F811
 ) -> None:
     entered, release = gated_light
-    slow = _worker(service, "slow-worker")
+    slow = sibling_worker(service, "slow-worker", lease_ttl=TTL)
     run = asyncio.create_task(slow.run(NS))
     await entered.wait()
     first = await slow.leases.current(LEASE_NAME)
@@ -105,7 +68,7 @@ async def test_a_slow_run_keeps_its_lease_past_the_ttl(
     assert held is not None
     assert (held.holder, held.token) == ("slow-worker", first.token)
     assert held.expires_at > first.expires_at
-    other = await _worker(service, "other-worker").run(NS)
+    other = await sibling_worker(service, "other-worker", lease_ttl=TTL).run(NS)
     assert other["status"] == "busy"
     assert other["holder"] == "slow-worker"
     release.set()
@@ -115,17 +78,17 @@ async def test_a_slow_run_keeps_its_lease_past_the_ttl(
 
 
 async def test_a_dead_holder_loses_the_lease_and_another_worker_runs(
-    service: ConsolidationService, gated_light: tuple[asyncio.Event, asyncio.Event]
+    service: ConsolidationService, gated_light: tuple[asyncio.Event, asyncio.Event]  # noqa: F811
 ) -> None:
     entered, release = gated_light
     frozen = _FrozenRenewals(service.leases.engine)
-    dead = _worker(service, "dead-worker", frozen)
+    dead = sibling_worker(service, "dead-worker", leases=frozen, lease_ttl=TTL)
     stalled = asyncio.create_task(dead.run(NS))
     await entered.wait()
     taken = await dead.leases.current(LEASE_NAME)
     assert taken is not None
     assert taken.holder == "dead-worker"
-    fresh = _worker(service, "fresh-worker")
+    fresh = sibling_worker(service, "fresh-worker", lease_ttl=TTL)
     result: dict[str, Any] = {"status": "busy"}
     for _ in range(500):
         result = await fresh.run(NS)

@@ -1,6 +1,6 @@
 """The projections on PostgreSQL: the same random logs fold to the same tables as on SQLite
-(equal digests across backends, the search documents included), reads agree with the reference models, and ``memoryd
-projections verify`` works against a database URL."""
+(equal digests across backends, the search documents included), reads agree with the
+reference models, and ``memoryd projections verify`` works against a database URL."""
 
 from __future__ import annotations
 
