@@ -10,6 +10,7 @@ payloads, transaction time from :attr:`StoredEvent.recorded_at`. It may read its
 from __future__ import annotations
 
 import abc
+import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -117,6 +118,21 @@ class BulkStatement:
             sql = self._compiled[conn.dialect.name] = str(compiled)
         for i in range(0, len(rows), 5000):
             await conn.exec_driver_sql(sql, list(rows[i : i + 5000]))
+
+
+COOPERATE_EVERY = 256
+"""Items a fold's loop handles between two chances for the event loop to run other tasks."""
+
+
+async def cooperate(i: int) -> None:
+    """Yield to the event loop at every :data:`COOPERATE_EVERY`-th item of a long fold loop.
+
+    A batch's fold is CPU work between few awaits that really suspend; in the daemon it
+    shares the event loop with the HTTP server, and thousands of events folded without a
+    pause would hold every request for the whole batch.
+    """
+    if i % COOPERATE_EVERY == COOPERATE_EVERY - 1:
+        await asyncio.sleep(0)
 
 
 def clean(text: str) -> str:

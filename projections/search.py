@@ -59,6 +59,7 @@ from projections.base import (
     chunks,
     clean,
     clean_opt,
+    cooperate,
     dumps,
     execute_many,
 )
@@ -269,7 +270,8 @@ class SearchProjection(Projection):
         """Fold one batch."""
         fold = _SearchFold(conn)
         await fold.preload(events)
-        for stored in events:
+        for i, stored in enumerate(events):
+            await cooperate(i)
             await fold.apply(stored)
         await fold.flush()
 
@@ -773,7 +775,8 @@ class _SearchFold:
             return
         wanted: dict[int, dict[str, str]] = {}
         fresh: dict[int, str] = {}
-        for doc_id in doc_ids:
+        for i, doc_id in enumerate(doc_ids):
+            await cooperate(i)
             row = self.new_rows.get(doc_id)
             if row is not None:
                 wanted[doc_id] = {e.key: e.display for e in extract_entities(row["text"])}
