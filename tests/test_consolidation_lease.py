@@ -49,7 +49,8 @@ def _now() -> int:
 
 
 async def test_a_slow_run_keeps_its_lease_past_the_ttl(
-    service: ConsolidationService, gated_light: tuple[asyncio.Event, asyncio.Event]  # noqa: F811
+    service: ConsolidationService,
+    gated_light: tuple[asyncio.Event, asyncio.Event],  # noqa: F811
 ) -> None:
     entered, release = gated_light
     slow = sibling_worker(service, "slow-worker", lease_ttl=TTL)
@@ -78,7 +79,8 @@ async def test_a_slow_run_keeps_its_lease_past_the_ttl(
 
 
 async def test_a_dead_holder_loses_the_lease_and_another_worker_runs(
-    service: ConsolidationService, gated_light: tuple[asyncio.Event, asyncio.Event]  # noqa: F811
+    service: ConsolidationService,
+    gated_light: tuple[asyncio.Event, asyncio.Event],  # noqa: F811
 ) -> None:
     entered, release = gated_light
     frozen = _FrozenRenewals(service.leases.engine)
