@@ -3,14 +3,18 @@
 Usage::
 
     .venv/bin/python -m bench.recall_scale [--facts 100000] [--messages 100000]
-        [--queries 200] [--dir DIR] [--json]
+        [--queries 200] [--dir DIR] [--reuse] [--breakdown] [--against REV] [--json]
 
 Generates facts and messages from a fixed-seed corpus (20,000 pseudo-words drawn with Zipf's
 law like the content words of natural text, 2,000 people, 200 places), appends
 them to a SQLite store, folds the search projection and embeds with the default (hashed)
 embedder, then times hybrid searches (lexical + vector, default fusion) and ``expand_hops=1``
 searches of queries made of a first name and three words. Reports index build time (fold
-and embedding separately), search p50/p95, and the peak RSS of the process. Not run in CI.
+and embedding separately), search p50/p95, and the peak RSS of the process; ``--breakdown``
+adds the p50/p95 of the lexical and vector legs run alone on the same queries; ``--against
+REV`` times commit REV's ``daemon/recall`` engine and vector index on the same data and
+queries, alternating with this tree's (the fairest before/after on a shared machine). Not run
+in CI.
 """
 
 from __future__ import annotations
@@ -20,8 +24,11 @@ import asyncio
 import json
 import random
 import resource
+import subprocess
+import sys
 import tempfile
 import time
+import types
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -180,6 +187,82 @@ def pct(values: Sequence[float], q: float) -> float:
     return 1000 * ordered[min(len(ordered) - 1, max(0, round(q * len(ordered)) - 1))]
 
 
+def breakdown(service: RecallService, queries: Sequence[str]) -> dict[str, list[float]]:
+    """Time each leg of the same queries alone, one after the other (no overlap)."""
+    engine = service.engine
+    index = service.index
+    sync = engine._sync_engine()
+    assert sync is not None, "the breakdown is for the SQLite backend"
+    out: dict[str, list[float]] = {"lexical leg": [], "vector leg": []}
+    with sync.connect() as conn:
+        for query in queries:
+            req = SearchRequest(query=query, filters=Filters(namespace="scale"))
+            t0 = time.perf_counter()
+            engine._lexical(conn, req)
+            out["lexical leg"].append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            vector = index.embedder.embed_sync([query])[0]  # type: ignore[attr-defined]
+            index.search(vector, req.filters, req.candidate_top_k)
+            out["vector leg"].append(time.perf_counter() - t0)
+    return out
+
+
+def _module_at(rev: str, path: str, name: str, renames: dict[str, str]) -> types.ModuleType:
+    """Load ``path`` as it is at commit ``rev`` under the module name ``name``."""
+    source = subprocess.run(
+        ["git", "show", f"{rev}:{path}"],
+        cwd=Path(__file__).resolve().parents[1],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    for old, new in renames.items():
+        source = source.replace(old, new)
+    module = types.ModuleType(name)
+    module.__file__ = path
+    sys.modules[name] = module  # dataclasses look their module up while being created
+    exec(compile(source, f"{rev}:{path}", "exec"), module.__dict__)
+    return module
+
+
+async def compare(
+    service: RecallService, rev: str, queries: Sequence[str]
+) -> tuple[dict[str, list[float]], int]:
+    """Time commit ``rev``'s engine and vector index against this tree's on the same data and
+    queries, alternating which goes first (so both see the same machine load); also return
+    how many searches' hits (ids, in order) differ between the two."""
+    tag = rev[:12]
+    vectors = _module_at(rev, "daemon/recall/vectors.py", f"_scale_{tag}_vectors", {})
+    engine = _module_at(
+        rev,
+        "daemon/recall/engine.py",
+        f"_scale_{tag}_engine",
+        {"from daemon.recall.vectors import": f"from _scale_{tag}_vectors import"},
+    )
+    index = vectors.VectorIndex(service.index.embedder, service.index.cache)
+    other = engine.RecallEngine(service.engine.engine, index, SystemClock())
+    await other.refresh()
+    engines = {"this": service.engine, tag: other}
+    out: dict[str, list[float]] = {f"{n} {k}": [] for n in engines for k in ("hybrid", "hops=1")}
+    differing = 0
+    try:
+        for i, query in enumerate(queries):
+            for kind, hops in (("hybrid", 0), ("hops=1", 1)):
+                req = SearchRequest(
+                    query=query, filters=Filters(namespace="scale"), expand_hops=hops
+                )
+                found = {}
+                for name in sorted(engines, reverse=i % 2 == 1):
+                    t0 = time.perf_counter()
+                    hits = await engines[name].search(req)
+                    out[f"{name} {kind}"].append(time.perf_counter() - t0)
+                    found[name] = [h.id for h in hits]
+                differing += found["this"] != found[tag]
+    finally:
+        other.close()
+    return out, differing
+
+
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     """Build the index and time searches."""
     corpus = Corpus()
@@ -234,8 +317,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             embed_s = time.perf_counter() - t0
             service.engine.set_position_source(lambda: runner.position)
             timings: dict[str, list[float]] = {"hybrid": [], "expand_hops=1": []}
-            for _ in range(args.queries):
-                query = corpus.query()
+            queries = [corpus.query() for _ in range(args.queries)]
+            for query in queries:
                 for name, hops in (("hybrid", 0), ("expand_hops=1", 1)):
                     req = SearchRequest(
                         query=query, filters=Filters(namespace="scale"), expand_hops=hops
@@ -243,6 +326,12 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                     t0 = time.perf_counter()
                     await service.engine.search(req)
                     timings[name].append(time.perf_counter() - t0)
+            if args.breakdown:
+                timings.update(breakdown(service, queries))
+            differing: int | None = None
+            if args.against:
+                against, differing = await compare(service, args.against, queries)
+                timings.update(against)
         finally:
             await service.stop()
             await read.dispose()
@@ -256,6 +345,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         **{f"{k}_p50_ms": round(pct(v, 0.5), 2) for k, v in timings.items()},
         **{f"{k}_p95_ms": round(pct(v, 0.95), 2) for k, v in timings.items()},
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        **({} if differing is None else {"searches_with_other_hits": differing}),
     }
 
 
@@ -268,6 +358,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--dir", default=None)
     parser.add_argument(
         "--reuse", action="store_true", help="with --dir: keep an existing corpus and index"
+    )
+    parser.add_argument(
+        "--breakdown", action="store_true", help="also time the lexical and vector legs alone"
+    )
+    parser.add_argument(
+        "--against",
+        metavar="REV",
+        help="also time commit REV's recall engine on the same data, alternating queries",
     )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)

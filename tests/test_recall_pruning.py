@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -115,7 +116,9 @@ def test_sparse_vector_scan_equals_the_dense_product() -> None:
     dense = rng.standard_normal(index.embedder.dim).astype(np.float32)
     for q in (sparse, dense, embedder.embed_sync(["Alice met Bob in Paris"])[0]):
         expected = q.astype(np.float64) @ index.by_dim[:, :n].astype(np.float64)
-        np.testing.assert_allclose(index._scores(q, n), expected, rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(
+            index._scores(q, np.flatnonzero(q), n), expected, rtol=1e-4, atol=1e-4
+        )
 
 
 async def test_a_cached_mask_follows_a_changed_row(tmp_path: Path) -> None:
@@ -125,3 +128,45 @@ async def test_a_cached_mask_follows_a_changed_row(tmp_path: Path) -> None:
         await env.add(FactForgotten(fact_id="tea"))
         assert ids(await env.search("Alice tea", ("vector",))) == {"tee"}
         assert ids(await env.search("Alice tea", ("lexical",))) == {"tee"}
+
+
+def test_vector_search_ranks_exactly_on_both_scan_paths() -> None:
+    embedder = HashedNgramEmbedder()
+    index = VectorIndex(embedder, EmbeddingCache(create_async_engine("sqlite+aiosqlite://")))
+    rng = random.Random(2)
+    texts = [" ".join(rng.sample(WORDS, 4)) for _ in range(3000)]
+    for i, text in enumerate(texts):
+        index._set_row(
+            SimpleNamespace(
+                doc_id=i + 1,
+                namespace="ns",
+                kind="message",
+                conversation_id=f"c{i % 100}",
+                name=None,
+                text=text,
+                live=True,
+                known_from=0,
+                forgotten_tx=None,
+                superseded_tx=None,
+                superseded_valid_to=None,
+                valid_from=0,
+                valid_to=None,
+                validated_tx=None,
+                status="active",
+                owner="user",
+                tags_json="[]",
+                content_hash=str(i),
+                updated_position=i + 1,
+            )
+        )
+    index.by_dim[:, : len(texts)] = embedder.embed_sync(texts).T
+    index.has_vec[: len(texts)] = True
+    q = embedder.embed_sync([" ".join(WORDS[:3])])[0]
+    for filters in (Filters(namespace="ns"), Filters(namespace="ns", conversation_id="c7")):
+        # Every row (the dimension scan) and 1 row in 100 (the column gather).
+        allowed = np.flatnonzero(index.mask(filters))
+        scores = embedder.embed_sync([texts[s] for s in allowed]) @ q
+        expected = sorted(zip(scores.tolist(), (allowed + 1).tolist(), strict=True))[::-1][:10]
+        got = index.search(q, filters, 10)
+        assert [d for d, _ in got] == [d for _, d in expected]
+        assert [s for _, s in got] == pytest.approx([s for s, _ in expected], abs=1e-5)

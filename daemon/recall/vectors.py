@@ -288,6 +288,13 @@ class VectorIndex:
                     top = await conn.scalar(sa.select(sa.func.max(_D.updated_position)))
                 if int(top or 0) < self.position:
                     self.reset()  # the tables were rebuilt and hold less than we had seen
+            if self.position == 0:
+                async with engine.connect() as conn:
+                    total = int(
+                        await conn.scalar(sa.select(sa.func.count()).select_from(docs_table)) or 0
+                    )
+                if total > self.capacity:
+                    self._alloc(total + total // 8)  # one allocation, not doubling up to it
             changed = 0
             while True:
                 async with engine.connect() as conn:
@@ -543,16 +550,20 @@ class VectorIndex:
         if candidates.size == 0:
             return []
         q = np.asarray(query_vector, dtype=np.float32).reshape(-1)
-        if candidates.size * 4 < n:
-            scores = q @ self.by_dim[:, candidates]
+        used = np.flatnonzero(q)
+        if candidates.size * 64 < n:
+            # Few rows pass: gather just their columns (of the query's dimensions).
+            scores = q[used] @ self.by_dim[np.ix_(used, candidates)]
         else:
-            scores = self._scores(q, n)[candidates]
+            scores = self._scores(q, used, n)[candidates]
         take = min(limit, candidates.size)
         top = np.argpartition(-scores, take - 1)[:take]
         top = top[np.lexsort((-self.doc_id[candidates[top]], -scores[top]))]
         return [(int(self.doc_id[candidates[i]]), float(scores[i])) for i in top]
 
-    def _scores(self, q: npt.NDArray[np.float32], n: int) -> npt.NDArray[np.float32]:
+    def _scores(
+        self, q: npt.NDArray[np.float32], used: npt.NDArray[np.int64], n: int
+    ) -> npt.NDArray[np.float32]:
         """Return the dot product of ``q`` with each of the first ``n`` rows.
 
         A hashed n-gram query has few non-zero dimensions (a handful of words touch ~60 of
@@ -560,7 +571,6 @@ class VectorIndex:
         a block of documents at a time so the gathered block stays in cache. A dense query
         (a model embedder) reads the whole matrix once.
         """
-        used = np.flatnonzero(q)
         if used.size * 2 > q.size:
             return q @ self.by_dim[:, :n]
         weights = q[used]
