@@ -370,7 +370,9 @@ class RecallEngine:
         shown to give the same result."""
         essential, frequent, bound = split
         fetch = LEXICAL_PREFETCH * req.candidate_top_k
-        scores, rest = pruned_scores(cursor, scope, essential, frequent, bm25_sql(), fetch)
+        scores, rest = pruned_scores(
+            cursor, scope, essential, frequent, bm25_sql(), fetch, self._submit_query
+        )
         allowed = self._admit(conn, list(scores), req.filters)
         kept = [(d, s) for d, s in scores.items() if d in allowed]
         kept.sort(key=lambda hit: (-hit[1], -hit[0]))
@@ -378,6 +380,21 @@ class RecallEngine:
         if len(kept) < req.candidate_top_k or kept[-1][1] <= max(bound, rest):
             return None
         return kept
+
+    def _submit_query(self, sql: str, params: tuple[Any, ...]) -> concurrent.futures.Future[Any]:
+        """Run one read on another pooled connection in a worker thread (SQLite only)."""
+        engine = self._sync_engine()
+        assert engine is not None
+
+        def run() -> list[Any]:
+            with engine.connect() as conn:
+                cursor = _raw_cursor(conn)
+                try:
+                    return list(cursor.execute(sql, params).fetchall())
+                finally:
+                    cursor.close()
+
+        return self._executor().submit(run)
 
     def _admit(self, conn: sa.Connection, doc_ids: list[int], filters: Filters) -> set[int]:
         """Return which of ``doc_ids`` pass ``filters``: the in-memory index decides for the

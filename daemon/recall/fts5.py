@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import math
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
+from typing import Any
 
 BM25_K1 = 1.2
 """FTS5's built-in bm25 constant k1."""
@@ -98,6 +100,9 @@ def split_terms(
     return [t for t in terms if t not in frequent], frequent, bound
 
 
+Rows = list[tuple[int, float]]
+
+
 def pruned_scores(
     cursor: sqlite3.Cursor,
     scope: str,
@@ -105,20 +110,26 @@ def pruned_scores(
     frequent: Sequence[str],
     rank: str,
     fetch: int,
+    elsewhere: Callable[[str, tuple[Any, ...]], Future[Rows]] | None = None,
 ) -> tuple[dict[int, float], float]:
     """Return the full query's bm25 (negated: larger is better) of the ``fetch`` documents
     that score best on the essential terms alone and of the ``fetch`` best that match both
     an essential and a frequent term, plus a bound on the score of any other document that
-    matches an essential term (0 when there is none)."""
+    matches an essential term (0 when there is none).
+
+    ``elsewhere`` runs the second query on another connection while ``cursor`` runs the
+    first (SQLite releases the GIL while it works).
+    """
     prefix = f"{scope} AND " if scope else ""
     sql = f"SELECT rowid, -{rank} AS s FROM search_fts WHERE search_fts MATCH ? ORDER BY s DESC "
-    essential_only = f"{prefix}({any_of(essential)})"
-    first = cursor.execute(f"{sql} LIMIT ?", (essential_only, fetch)).fetchall()
     # Frequent phrases first, as in the full query the caller falls back to: bm25 then adds
     # the same per-phrase shares in the same order (a document's frequent shares are 0.0 in
     # the essential-only query), so the scores are bit-identical to the full query's.
-    both = f"{prefix}({any_of(frequent)}) AND ({any_of(essential)})"
-    second = cursor.execute(f"{sql} LIMIT ?", (both, fetch)).fetchall()
+    both = (f"{sql} LIMIT ?", (f"{prefix}({any_of(frequent)}) AND ({any_of(essential)})", fetch))
+    pending = elsewhere(*both) if elsewhere is not None else None
+    essential_only = f"{prefix}({any_of(essential)})"
+    first = cursor.execute(f"{sql} LIMIT ?", (essential_only, fetch)).fetchall()
+    second = pending.result() if pending is not None else cursor.execute(*both).fetchall()
     # A document past the first list scores its essential share (no frequent term) or is in
     # the second list or past it: at most the last score of the list it was cut from.
     rest = max(
