@@ -480,7 +480,10 @@ class RetrospectiveConfig:
         False, _Bool(), "Keep the fork of a run superseded by a later one (else it is cleaned)."
     )
     match_conversation_profile: bool = _key(
-        False, _Bool(), "Use the conversation's own model profile for its retrospective."
+        False,
+        _Bool(),
+        "Use the conversation's own model profile for its retrospective: the model its latest "
+        "message naming one put in metadata.model, asked through the configured provider.",
     )
     prompt_path: Path | None = _key(
         None,

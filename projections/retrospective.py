@@ -11,7 +11,9 @@ Fold rules (no clock; times come from events):
 
 - ``MessageAppended`` to a conversation puts a new message on its unreviewed *tail* (in log
   position order; a repeat of a message id updates it in place, e.g. when it is finalized).
-  A message at or before the cursor is already reviewed and is not tracked again.
+  A message at or before the cursor is already reviewed and is not tracked again. A message
+  whose metadata names a ``model`` makes that the conversation's *profile* (the model a
+  retrospective asks when ``match_conversation_profile`` is on).
 - ``ConversationForked`` whose fork a ``RetrospectiveStarted`` names is a retrospective's
   reading fork: tracked under its conversation, never a conversation of its own.
   ``ConversationDeleted`` of such a fork marks it cleaned; of a conversation, stops tracking.
@@ -188,6 +190,8 @@ class ConversationRetro:
     remembered: list[str] = field(default_factory=list)
     forks: dict[str, ForkRecord] = field(default_factory=dict)
     deleted: bool = False
+    profile: str | None = None
+    """The model the conversation's latest message naming one (``metadata.model``) named."""
 
     @property
     def key(self) -> tuple[str, str]:
@@ -427,6 +431,9 @@ class RetrospectiveFold:
     def _message(conv: ConversationRetro, event: MessageAppended, position: int) -> None:
         if conv.last_message_at is None or event.created_at > conv.last_message_at:
             conv.last_message_at = event.created_at
+        model = event.metadata.get("model")
+        if isinstance(model, str) and model.strip():
+            conv.profile = model.strip()
         user = has_user_content(event.role, event.content)
         chars = len(content_text(event.content))
         if event.message_id in conv.seen:

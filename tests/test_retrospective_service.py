@@ -96,6 +96,7 @@ class Harness:
         role: str = "user",
         *,
         finalized: bool = True,
+        metadata: dict[str, Any] | None = None,
     ) -> int:
         event = MessageAppended(
             conversation_id=cid,
@@ -104,6 +105,7 @@ class Harness:
             content=content,
             created_at=self.clock.now(),
             finalized=finalized,
+            metadata=metadata or {},
         )
         return (await self.store.append(NS, [NewEvent(event)]))[0]
 
@@ -249,6 +251,31 @@ async def test_server_error_retries_with_backoff_then_succeeds(
     assert succeeded.outcome == "nothing_new"
     assert succeeded.attempt == 2
     assert _view(service)["cursor"] == "m1"
+
+
+@pytest.mark.parametrize("dialect", ["openai", "anthropic"])
+@pytest.mark.parametrize(("match", "asked"), [(True, "conv-model"), (False, "m")])
+async def test_match_conversation_profile_asks_the_conversations_model(
+    harness: Harness, dialect: str, match: bool, asked: str
+) -> None:
+    server, provider = await _fake(dialect, ok_text("Nothing new to save."))
+    try:
+        service = await harness.start_service(provider, config(match_conversation_profile=match))
+        await harness.say(
+            "c",
+            "a0",
+            "Hello, I am your assistant.",
+            role="assistant",
+            metadata={"model": "conv-model"},
+        )
+        await harness.say("c", "m1", "Nice to meet you.")
+        await wait_until(lambda: _statuses(service) == ["succeeded"], service)
+    finally:
+        await server.close()
+    # The decision names the model it asked, and the provider asked exactly that one.
+    started = (await harness.of_type(RetrospectiveStarted))[0]
+    assert started.model == asked
+    assert [r.body["model"] for r in server.requests] == [asked]
 
 
 async def test_rate_limit_retry_after_is_honoured(harness: Harness) -> None:

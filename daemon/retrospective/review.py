@@ -135,6 +135,7 @@ def build_request(
     parts: int,
     remembered: Sequence[str],
     max_tokens: int | None = None,
+    model: str | None = None,
 ) -> CompletionRequest:
     """Assemble the request for one chunk."""
     system = render_prompt(
@@ -150,6 +151,7 @@ def build_request(
         tools=[REMEMBER_TOOL],
         transcript=[TranscriptEntry(m.message_id, m.role, m.text) for m in chunk],
         max_tokens=max_tokens,
+        model=model,
     )
 
 

@@ -996,6 +996,9 @@ class RetrospectiveService:
         through_id, through_position = chosen[-1]
         replay = run.replay_of is not None
         provider = self.provider
+        # The model asked is part of the decision the log records: the conversation's own
+        # (the last model its messages named) when configured so, else the provider's.
+        profile = conv.profile if self.config.match_conversation_profile else None
         started = RetrospectiveStarted(
             conversation_id=conv.conversation_id,
             run_id=run.run_id,
@@ -1006,7 +1009,7 @@ class RetrospectiveService:
             through_message_id=through_id,
             message_ids=ids,
             provider=provider.name,
-            model=provider.model,
+            model=profile or provider.model,
         )
         fork = ConversationForked(
             fork_id=fork_id,
@@ -1029,7 +1032,7 @@ class RetrospectiveService:
             )
             if not messages:
                 raise SliceUnavailable("no message of the slice is readable through the fork")
-            review = await self._review(conv, messages, usage)
+            review = await self._review(conv, messages, usage, profile)
         except LLMError as exc:
             await self._end_failed(
                 key, run.run_id, attempt, ids, exc.kind, exc.message, exc.retry_after, usage
@@ -1060,7 +1063,11 @@ class RetrospectiveService:
             )
 
     async def _review(
-        self, conv: ConversationRetro, messages: list[SliceMessage], usage: _Usage
+        self,
+        conv: ConversationRetro,
+        messages: list[SliceMessage],
+        usage: _Usage,
+        model: str | None = None,
     ) -> _Review:
         transcript = fit_transcript(messages, self.config.max_transcript_chars)
         judgement = Judgement()
@@ -1075,12 +1082,13 @@ class RetrospectiveService:
                 parts,
                 [*conv.remembered, *(r.text for r in judgement.accepted)],
                 self._settings.max_tokens,
+                model,
             )
             completion = await self.provider.complete(request)
             usage.calls += 1
             usage.input_tokens += completion.usage.input_tokens
             usage.output_tokens += completion.usage.output_tokens
-            usage.model = completion.model or self.provider.model
+            usage.model = completion.model or model or self.provider.model
             if not judge(completion, seen, judgement):
                 raise NoUsableOutput(
                     f"part {index} of {parts}: no valid remember call and not the exact reply"

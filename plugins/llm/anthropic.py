@@ -21,7 +21,7 @@ class AnthropicProvider(HttpProvider):
     def build_body(self, request: CompletionRequest) -> dict[str, Any]:
         """Return the JSON body for one request."""
         body: dict[str, Any] = {
-            "model": self._settings.model,
+            "model": request.model or self._settings.model,
             "max_tokens": request.max_tokens or self._settings.max_tokens,
             "messages": [{"role": m.role, "content": m.content} for m in request.messages],
         }
@@ -41,7 +41,7 @@ class AnthropicProvider(HttpProvider):
         if key:
             headers["x-api-key"] = key
         data = await self._post_json("/v1/messages", self.build_body(request), headers)
-        return parse_messages_response(data, self._settings.model)
+        return parse_messages_response(data, request.model or self._settings.model)
 
 
 def parse_messages_response(data: dict[str, Any], default_model: str) -> Completion:

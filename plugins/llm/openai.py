@@ -24,7 +24,7 @@ class OpenAIProvider(HttpProvider):
             messages.append({"role": "system", "content": request.system})
         messages.extend({"role": m.role, "content": m.content} for m in request.messages)
         body: dict[str, Any] = {
-            "model": self._settings.model,
+            "model": request.model or self._settings.model,
             "messages": messages,
             "max_tokens": request.max_tokens or self._settings.max_tokens,
         }
@@ -49,7 +49,7 @@ class OpenAIProvider(HttpProvider):
         if key:
             headers["Authorization"] = f"Bearer {key}"
         data = await self._post_json("/chat/completions", self.build_body(request), headers)
-        return parse_chat_completion(data, self._settings.model)
+        return parse_chat_completion(data, request.model or self._settings.model)
 
 
 def parse_chat_completion(data: dict[str, Any], default_model: str) -> Completion:

@@ -60,6 +60,9 @@ class CompletionRequest:
     tools: Sequence[ToolSpec] = ()
     transcript: Sequence[TranscriptEntry] = ()
     max_tokens: int | None = None
+    model: str | None = None
+    """The model to ask instead of the provider's configured one (a conversation's own).
+    Remote providers send it; a local extractor has no models and ignores it."""
 
 
 @dataclass(frozen=True, slots=True)
