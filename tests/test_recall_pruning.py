@@ -13,6 +13,7 @@ import pytest
 from sqlalchemy.ext.asyncio import create_async_engine
 
 import daemon.recall.engine as engine_module
+import daemon.recall.vectors as vectors_module
 from daemon.backend import Backend
 from daemon.recall import fts5
 from daemon.recall.engine import RecallEngine
@@ -41,9 +42,12 @@ def _corpus(rng: random.Random) -> list[Event]:
     return events
 
 
+@pytest.mark.parametrize("split", [False, True])
 async def test_pruned_lexical_leg_equals_the_full_query(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, split: bool
 ) -> None:
+    if split:  # the essential-only query in two rowid ranges, even for a small index
+        monkeypatch.setattr(vectors_module, "SPLIT_MIN_DOCS", 1)
     rng = random.Random(5)
     async with recall_env(Backend(tmp_path)) as env:
         await env.add(*_corpus(rng))
@@ -86,6 +90,7 @@ async def test_pruned_lexical_leg_equals_the_full_query(
             assert fts5.fts5_row_count(cursor) == rows
             cursor.close()
         assert pruned_ran > 20  # the shortcut was taken, not only the fallback
+        assert (engine.index.halfway_doc() is not None) == split
 
 
 def test_split_terms_keeps_an_essential_term_and_bounds_the_rest() -> None:

@@ -371,7 +371,14 @@ class RecallEngine:
         essential, frequent, bound = split
         fetch = LEXICAL_PREFETCH * req.candidate_top_k
         scores, rest = pruned_scores(
-            cursor, scope, essential, frequent, bm25_sql(), fetch, self._submit_query
+            cursor,
+            scope,
+            essential,
+            frequent,
+            bm25_sql(),
+            fetch,
+            self._submit_query,
+            self.index.halfway_doc(),
         )
         allowed = self._admit(conn, list(scores), req.filters)
         kept = [(d, s) for d, s in scores.items() if d in allowed]

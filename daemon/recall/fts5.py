@@ -8,12 +8,13 @@ index. bm25 is a sum over the query's phrases, and one phrase adds at most
 (at least 1e-6) with ``N`` the index's rows and ``n`` the rows matching the phrase alone.
 
 So the frequent terms are *non-essential*: the documents matching only them score at most
-the sum of their bounds. The leg scores the documents matching an essential (rarer) term
-(query 1), adds the non-essential terms' share for those that also match one of them (query 2:
-``(non-essential) AND (essential)``, whose bm25 is the full query's sum of the same per-phrase
-terms), filters them, and keeps the result only if its last kept score beats that bound (then
-no skipped document can enter it: the result is exactly the full query's). Otherwise the
-caller runs the full query.
+the sum of their bounds. The leg takes the best documents on the essential (rarer) terms
+alone (query 1) and the best matching a non-essential *and* an essential term (query 2:
+``(non-essential) AND (essential)``, whose bm25 is the full query's sum of the same
+per-phrase shares, added in the same order), filters them, and keeps the result only if its
+last kept score beats that bound and the cut-off scores of both lists: then no document left
+out can enter it, and the result is the full query's, bit for bit. Otherwise the caller runs
+the full query (its phrases in the same order).
 """
 
 from __future__ import annotations
@@ -111,31 +112,47 @@ def pruned_scores(
     rank: str,
     fetch: int,
     elsewhere: Callable[[str, tuple[Any, ...]], Future[Rows]] | None = None,
+    split_at: int | None = None,
 ) -> tuple[dict[int, float], float]:
     """Return the full query's bm25 (negated: larger is better) of the ``fetch`` documents
     that score best on the essential terms alone and of the ``fetch`` best that match both
     an essential and a frequent term, plus a bound on the score of any other document that
     matches an essential term (0 when there is none).
 
-    ``elsewhere`` runs the second query on another connection while ``cursor`` runs the
-    first (SQLite releases the GIL while it works).
+    ``elsewhere`` runs queries on another connection while ``cursor`` runs one (SQLite
+    releases the GIL while it works): the second query, and with ``split_at`` the rowids
+    below it of the first (a rowid range is a seek in FTS5; the scores do not depend on it).
     """
     prefix = f"{scope} AND " if scope else ""
-    sql = f"SELECT rowid, -{rank} AS s FROM search_fts WHERE search_fts MATCH ? ORDER BY s DESC "
+    select = f"SELECT rowid, -{rank} AS s FROM search_fts WHERE search_fts MATCH ?"
     # Frequent phrases first, as in the full query the caller falls back to: bm25 then adds
     # the same per-phrase shares in the same order (a document's frequent shares are 0.0 in
     # the essential-only query), so the scores are bit-identical to the full query's.
-    both = (f"{sql} LIMIT ?", (f"{prefix}({any_of(frequent)}) AND ({any_of(essential)})", fetch))
-    pending = elsewhere(*both) if elsewhere is not None else None
+    both = f"{prefix}({any_of(frequent)}) AND ({any_of(essential)})"
     essential_only = f"{prefix}({any_of(essential)})"
-    first = cursor.execute(f"{sql} LIMIT ?", (essential_only, fetch)).fetchall()
-    second = pending.result() if pending is not None else cursor.execute(*both).fetchall()
-    # A document past the first list scores its essential share (no frequent term) or is in
-    # the second list or past it: at most the last score of the list it was cut from.
-    rest = max(
-        first[-1][1] if len(first) == fetch else 0.0,
-        second[-1][1] if len(second) == fetch else 0.0,
-    )
-    scores = {int(d): float(s) for d, s in first}
-    scores.update((int(d), float(s)) for d, s in second)
+    queries: list[tuple[str, tuple[Any, ...]]] = [
+        (f"{select} ORDER BY s DESC LIMIT ?", (both, fetch))
+    ]
+    if split_at is None:
+        queries.append((f"{select} ORDER BY s DESC LIMIT ?", (essential_only, fetch)))
+    else:
+        for side in ("<", ">="):
+            queries.append(
+                (
+                    f"{select} AND rowid {side} ? ORDER BY s DESC LIMIT ?",
+                    (essential_only, split_at, fetch),
+                )
+            )
+    if elsewhere is None:
+        results = [cursor.execute(*q).fetchall() for q in queries]
+    else:
+        pending = [elsewhere(*q) for q in queries[:-1]]
+        last = cursor.execute(*queries[-1]).fetchall()
+        results = [p.result() for p in pending] + [last]
+    # A document left out scores its essential share (no frequent term) or matches both and
+    # is past the first list: at most the last score of the list it was cut from.
+    rest = max((rows[-1][1] for rows in results if len(rows) == fetch), default=0.0)
+    scores: dict[int, float] = {}
+    for rows in results[::-1]:  # a full score (both terms) replaces an essential share
+        scores.update((int(d), float(s)) for d, s in rows)
     return scores, rest

@@ -31,12 +31,15 @@ from daemon.recall.query import BoolArray, Filters
 from events.store.postgres import lock_for_migration
 from plugins.embedders.base import Embedder, Vectors
 from projections.base import chunks
-from projections.search import docs_table, embed_text
+from projections.search import CONTEXT_WINDOW, docs_table, embed_text
 
 NULL = np.iinfo(np.int64).max
 """Stands for SQL NULL in the time columns (never before any time)."""
 EMBED_BATCH = 256
 MASKS_KEPT = 8
+SPLIT_MIN_DOCS = 20_000
+"""Below this many documents a full-text query is split no further (each part costs a few
+fixed lookups)."""
 SCAN_BLOCK_FLOATS = 1 << 18
 """Floats gathered per block by the sparse scan (1 MB: about what a core's L2 holds)."""
 
@@ -192,6 +195,7 @@ class VectorIndex:
         self.failures = 0
         self._lock = asyncio.Lock()
         self._masks: dict[Filters, BoolArray] = {}
+        self._halfway: tuple[int, int] | None = None
         self._alloc(capacity)
 
     # -- storage --------------------------------------------------------------------------
@@ -326,6 +330,7 @@ class VectorIndex:
         self.position = 0
         self.size = 0
         self._masks.clear()
+        self._halfway = None
         self._slots.clear()
         self._tag_slots.clear()
         self._slot_tags.clear()
@@ -515,6 +520,23 @@ class VectorIndex:
         if filters.owner is not None:
             m &= self.owner[:n] == self._owners.find(filters.owner)
         return m
+
+    def halfway_doc(self) -> int | None:
+        """Return a doc id that splits the full-text index's work about in half (None below
+        :data:`SPLIT_MIN_DOCS` documents): a message weighs its own turn plus its
+        neighbours', a fact one. Recomputed when the index has grown or shrunk by a tenth."""
+        n = self.size
+        if n < SPLIT_MIN_DOCS:
+            return None
+        if self._halfway is not None and abs(n - self._halfway[0]) * 10 < n:
+            return self._halfway[1]
+        turns = 1 + 2 * CONTEXT_WINDOW
+        weights = np.where(self.is_message[:n], turns, 1) * self.live[:n]
+        by_id = np.argsort(self.doc_id[:n])
+        total = np.cumsum(weights[by_id])
+        middle = int(self.doc_id[by_id[np.searchsorted(total, total[-1] / 2)]])
+        self._halfway = (n, middle)
+        return middle
 
     def namespace_size(self, namespace: str) -> int:
         """Return how many live documents a namespace has (at the last refresh)."""
