@@ -133,6 +133,26 @@ async def test_request_ids_do_not_leak_between_tasks() -> None:
     assert all(line["route"] == "/v1/facts" for line in lines if "request_id" in line)
 
 
+def test_request_context_restores_what_was_bound_before() -> None:
+    out = io.BytesIO()
+    configure_logging("info", "json", stream=out)
+    log = get_logger()
+    bind_request_id("outer")
+    with request_context("inner", route="/v1/facts"):
+        log.info("inside")
+        with request_context("nested"):
+            log.info("nested")
+        log.info("inside again")
+    log.info("after")
+    clear_context()
+    inside, nested, again, after = _lines(out)
+    assert (inside["request_id"], inside["route"]) == ("inner", "/v1/facts")
+    assert (nested["request_id"], nested["route"]) == ("nested", "/v1/facts")
+    assert (again["request_id"], again["route"]) == ("inner", "/v1/facts")
+    assert after["request_id"] == "outer"
+    assert "route" not in after
+
+
 def test_stdlib_loggers_route_through_the_pipeline() -> None:
     out = io.BytesIO()
     configure_logging("info", "json", stream=out)
