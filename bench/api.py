@@ -22,9 +22,11 @@ Between phases the benchmark waits until the projections have caught up (reporte
 ``settle_after_*_s``), so one phase's backlog does not slow the next.
 
 Every phase reports the CPU seconds the client (this process) and the daemon (when its pid is
-known) spent in it: the two share this machine's cores, so a client that burns CPU slows the
-server it measures. Every request is a pre-encoded HTTP/1.1 keep-alive request on a raw asyncio
-unix stream (:class:`LeanConnection`), built before the clock starts.
+known) spent in it, and the daemon's CPU per message with the fold that follows the phase: the
+client and the daemon share this machine's cores, so a client that burns CPU slows the server it
+measures. Every request is a pre-encoded HTTP/1.1 keep-alive request on a raw asyncio unix
+stream (:class:`LeanConnection`), built before the clock starts. The load average before and
+after is printed: on a machine others use, CPU per message varies less than throughput does.
 
 Targets (issue 3): single >= 2,000 acknowledged messages/s with 16 clients; batch >= 20,000
 messages/s; p99 < 20 ms at 1,000 requests/s. Prints a table and a JSON line. Not run in CI.
@@ -336,7 +338,7 @@ PHASES = ("single", "paced", "batch", "read")
 
 async def run(args: argparse.Namespace, sock: Path, pid: int | None) -> dict[str, Any]:
     """Run the chosen phases against the daemon on ``sock`` (process ``pid`` if known)."""
-    results: dict[str, Any] = {}
+    results: dict[str, Any] = {"load_average_before": os.getloadavg()}
     cpu = CpuMeter(pid)
     phases = args.phases
     for phase in phases:
@@ -355,6 +357,8 @@ async def run(args: argparse.Namespace, sock: Path, pid: int | None) -> dict[str
             # Work deferred past the phase (folding its writes) is still the phase's cost.
             settled = cpu.since(mark)["daemon_cpu_s"]
             results[phase]["daemon_cpu_with_settle_s"] = settled
+    # Other work on the machine shows in every figure; a load near the core count means busy.
+    results["load_average_after"] = os.getloadavg()
     return results
 
 
@@ -428,6 +432,8 @@ def _latency(figures: dict[str, Any]) -> str:
 
 def print_table(results: dict[str, Any]) -> None:
     """Print the figures next to issue 3's targets."""
+    load = results["load_average_before"][0], results["load_average_after"][0]
+    print(f"load average (1 min) {load[0]:.2f} before, {load[1]:.2f} after; {os.cpu_count()} cores")
     print(f"{'phase':<10} {'figure':>34} {'target':>14}")
 
     def row(phase: str, figure: str, target: str, detail: str) -> None:
