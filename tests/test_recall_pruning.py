@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 import pytest
@@ -135,11 +136,10 @@ async def test_a_cached_mask_follows_a_changed_row(tmp_path: Path) -> None:
         assert ids(await env.search("Alice tea", ("lexical",))) == {"tee"}
 
 
-def test_vector_search_ranks_exactly_on_both_scan_paths() -> None:
+def _index_with(texts: list[str]) -> tuple[VectorIndex, HashedNgramEmbedder]:
+    """Return an index holding one live message per text (conversation ``c<i % 100>``)."""
     embedder = HashedNgramEmbedder()
     index = VectorIndex(embedder, EmbeddingCache(create_async_engine("sqlite+aiosqlite://")))
-    rng = random.Random(2)
-    texts = [" ".join(rng.sample(WORDS, 4)) for _ in range(3000)]
     for i, text in enumerate(texts):
         index._set_row(
             SimpleNamespace(
@@ -166,6 +166,13 @@ def test_vector_search_ranks_exactly_on_both_scan_paths() -> None:
         )
     index.by_dim[:, : len(texts)] = embedder.embed_sync(texts).T
     index.has_vec[: len(texts)] = True
+    return index, embedder
+
+
+def test_vector_search_ranks_exactly_on_both_scan_paths() -> None:
+    rng = random.Random(2)
+    texts = [" ".join(rng.sample(WORDS, 4)) for _ in range(3000)]
+    index, embedder = _index_with(texts)
     q = embedder.embed_sync([" ".join(WORDS[:3])])[0]
     for filters in (Filters(namespace="ns"), Filters(namespace="ns", conversation_id="c7")):
         # Every row (the dimension scan) and 1 row in 100 (the column gather).
@@ -175,3 +182,21 @@ def test_vector_search_ranks_exactly_on_both_scan_paths() -> None:
         got = index.search(q, filters, 10)
         assert [d for d, _ in got] == [d for _, d in expected]
         assert [s for _, s in got] == pytest.approx([s for s, _ in expected], abs=1e-5)
+
+
+def test_a_mask_computed_while_a_row_changes_is_not_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    index, _ = _index_with(["alpha w1x", "alpha w2x"])
+    filters = Filters(namespace="ns")
+    compute = index._compute_mask
+
+    def racing(f: Filters) -> Any:
+        found = compute(f)
+        index._changes += 1  # what a refresh writing a row meanwhile does
+        return found
+
+    monkeypatch.setattr(index, "_compute_mask", racing)
+    index.mask(filters)
+    assert filters not in index._masks
+    monkeypatch.setattr(index, "_compute_mask", compute)
+    kept = index.mask(filters)
+    assert index.mask(filters) is kept  # nothing changed: computed once

@@ -194,7 +194,10 @@ class VectorIndex:
         self._dropped: set[str] = set()
         self.failures = 0
         self._lock = asyncio.Lock()
-        self._masks: dict[Filters, BoolArray] = {}
+        self._masks: dict[Filters, tuple[int, BoolArray]] = {}
+        self._changes = 0
+        """Bumped after every change of the filter columns: a kept mask is valid while it
+        has not moved (searches read masks in worker threads while a refresh writes rows)."""
         self._halfway: tuple[int, int] | None = None
         self._alloc(capacity)
 
@@ -231,7 +234,7 @@ class VectorIndex:
             by_dim[:, : old.shape[1]] = old
         self.by_dim: npt.NDArray[np.float32] = by_dim
         self.capacity = capacity
-        self._masks.clear()
+        self._changes += 1
 
     def _slot(self, doc_id: int) -> int:
         slot = self._slots.get(doc_id)
@@ -245,7 +248,12 @@ class VectorIndex:
 
     def _set_row(self, row: Any) -> str | None:
         """Store one document's columns; return the text to embed if its vector is stale."""
-        self._masks.clear()
+        try:
+            return self._store_row(row)
+        finally:
+            self._changes += 1  # after the change: a mask computed during it is not kept
+
+    def _store_row(self, row: Any) -> str | None:
         slot = self._slot(int(row.doc_id))
         self.doc_id[slot] = row.doc_id
         self.ns[slot] = self._namespaces.code(row.namespace)
@@ -329,7 +337,7 @@ class VectorIndex:
         """Forget every document (kept vectors stay in the cache): the next refresh reloads."""
         self.position = 0
         self.size = 0
-        self._masks.clear()
+        self._changes += 1
         self._halfway = None
         self._slots.clear()
         self._tag_slots.clear()
@@ -467,13 +475,15 @@ class VectorIndex:
         The last few masks are kept until a row changes (the legs of one search, and the
         searches of one conversation, ask for the same one); treat the result as read-only.
         """
+        changes = self._changes
         found = self._masks.get(filters)
-        if found is not None and found.shape[0] == self.size:
-            return found
+        if found is not None and found[0] == changes:
+            return found[1]
         m = self._compute_mask(filters)
-        if len(self._masks) >= MASKS_KEPT:
-            self._masks.pop(next(iter(self._masks)), None)
-        self._masks[filters] = m
+        if self._changes == changes:  # no row changed while it was computed
+            if len(self._masks) >= MASKS_KEPT:
+                self._masks.clear()
+            self._masks[filters] = (changes, m)
         return m
 
     def _compute_mask(self, filters: Filters) -> BoolArray:
