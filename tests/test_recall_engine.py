@@ -23,6 +23,7 @@ from events.clock import ManualClock, to_micros
 from events.store.base import EventStore, NewEvent
 from events.types import (
     ConversationDeleted,
+    ConversationForked,
     Event,
     FactForgotten,
     FactPurged,
@@ -30,6 +31,7 @@ from events.types import (
     FactWritten,
     MessageAppended,
 )
+from projections.messages import MessagesProjection
 from projections.runner import ProjectionRunner
 from projections.search import SearchProjection, docs_table, mentions_table
 from tests.pg_fixtures import pg_scratch, pg_url  # noqa: F401  (fixtures)
@@ -85,7 +87,8 @@ async def recall_env(backend: Backend) -> AsyncIterator[Env]:
     await store.open()
     write = backend.projection_engine(write=True)
     read = backend.projection_engine(write=False)
-    runner = ProjectionRunner(store, write, [SearchProjection()])
+    # The messages projection holds the fork lineage a conversation-scoped search follows.
+    runner = ProjectionRunner(store, write, [MessagesProjection(), SearchProjection()])
     await runner.setup()
     service = RecallService(read, cache_engine(backend), make_embedder(), clock)
     await service.cache.setup()
@@ -371,3 +374,48 @@ async def test_a_configured_embedder_change_is_picked_up(
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+
+
+@pytest.mark.parametrize("legs", [("lexical",), ("vector",)])
+async def test_a_fork_searches_what_it_shows_of_its_ancestors(
+    backend: Backend, legs: tuple[str, ...]
+) -> None:
+    async with recall_env(backend) as env:
+        await env.add(
+            msg("p", "m1", "the red kite nests in the old oak"),
+            msg("p", "m2", "a red kite hunts over the field"),
+            ConversationForked(fork_id="f", parent_conversation_id="p", through_message_id="m2"),
+            ConversationForked(
+                fork_id="c",
+                parent_conversation_id="p",
+                through_message_id="m1",
+                strategy="cloning",
+            ),
+            ConversationForked(fork_id="ff", parent_conversation_id="f", through_message_id=None),
+            msg("p", "m3", "the red kite came back after the fork"),
+            msg("f", "f1", "my own red kite note in the fork"),
+            msg("ff", "g1", "red kite in the grandchild"),
+        )
+
+        async def found(cid: str) -> list[str]:
+            return sorted(h.id for h in await env.search("red kite", legs, conversation_id=cid))
+
+        assert await found("p") == ["m1", "m2", "m3"]
+        # Reference fork through m2: the parent's messages up to the fork point, and its own.
+        assert await found("f") == ["f1", "m1", "m2"]
+        # A fork of the fork (through everything f had): the tightest bound on the way up.
+        assert await found("ff") == ["g1", "m1", "m2"]  # f1 came after ff forked
+        # A cloning fork through m1 shows its copy of m1.
+        assert await found("c") == ["m1"]
+        # The fork rewrites an inherited message: its own version hides the parent's.
+        await env.add(msg("f", "m1", "the red kite nests in a new oak, rewritten"))
+        hits = await env.search("red kite", legs, conversation_id="f")
+        assert sorted(h.id for h in hits) == ["f1", "m1", "m2"]  # one m1: the fork's
+        assert "rewritten" in {h.id: h.text for h in hits}["m1"]
+        # ff forked before the rewrite: it still shows the parent's m1, as it was.
+        hits = await env.search("red kite", legs, conversation_id="ff")
+        assert {h.id: h.text for h in hits}["m1"] == "the red kite nests in the old oak"
+        # The parent deleted: the fork is orphaned and keeps only its own messages.
+        await env.add(ConversationDeleted(conversation_id="p"))
+        assert await found("f") == ["f1", "m1"]
+        assert await found("ff") == ["g1"]

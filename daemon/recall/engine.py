@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import concurrent.futures
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -41,6 +42,7 @@ from daemon.recall.fusion import (
     rrf,
     trust_multiplier,
 )
+from daemon.recall.lineage import resolve_lineage
 from daemon.recall.query import (
     LEGS,
     Filters,
@@ -52,6 +54,7 @@ from daemon.recall.query import (
 )
 from daemon.recall.vectors import VectorIndex
 from events.clock import Clock, from_micros, to_micros
+from plugins.embedders.base import Vectors
 from projections.base import chunks
 from projections.entities import canonical_key, extract_entities
 from projections.search import PG_TS_CONFIG, docs_table, entities_table, mentions_table
@@ -185,20 +188,15 @@ class RecallEngine:
         await self.refresh()
         legs: dict[str, list[tuple[int, float]]] = {}
         sync_engine = self._sync_engine()
-        vector_leg: concurrent.futures.Future[list[tuple[int, float]]] | None = None
+        vector = None
         if "vector" in req.legs:
             vector = (await self.index.embedder.embed([req.query]))[0]
-            if sync_engine is not None:
-                vector_leg = self._executor().submit(
-                    self.index.search, vector, req.filters, req.candidate_top_k
-                )
-            else:
-                legs["vector"] = self.index.search(vector, req.filters, req.candidate_top_k)
         if sync_engine is not None:
-            return await asyncio.to_thread(
-                self._search_in_thread, sync_engine, req, legs, vector_leg
-            )
+            return await asyncio.to_thread(self._search_in_thread, sync_engine, req, vector)
         async with self.engine.connect() as conn:
+            req = await conn.run_sync(_within_lineage, req)
+            if vector is not None:
+                legs["vector"] = self.index.search(vector, req.filters, req.candidate_top_k)
             return await conn.run_sync(self._search_sync, req, legs)
 
     def _executor(self) -> concurrent.futures.ThreadPoolExecutor:
@@ -239,14 +237,16 @@ class RecallEngine:
             self._threads = None
 
     def _search_in_thread(
-        self,
-        engine: sa.Engine,
-        req: SearchRequest,
-        legs: dict[str, list[tuple[int, float]]],
-        vector_leg: concurrent.futures.Future[list[tuple[int, float]]] | None,
+        self, engine: sa.Engine, req: SearchRequest, vector: Vectors | None
     ) -> list[Hit]:
         with engine.connect() as conn:
-            return self._search_sync(conn, req, legs, vector_leg)
+            req = _within_lineage(conn, req)
+            vector_leg = None
+            if vector is not None:
+                vector_leg = self._executor().submit(
+                    self.index.search, vector, req.filters, req.candidate_top_k
+                )
+            return self._search_sync(conn, req, {}, vector_leg)
 
     def _search_sync(
         self,
@@ -684,6 +684,12 @@ def _mentions(conn: sa.Connection, by: str, values: list[Any]) -> list[tuple[int
 def _raw_cursor(conn: sa.Connection) -> Any:
     """Return a DBAPI cursor of the connection (rows as plain tuples, no result wrapping)."""
     return conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+
+
+def _within_lineage(conn: sa.Connection, req: SearchRequest) -> SearchRequest:
+    """Return ``req`` widened to what a forked conversation shows of its ancestors."""
+    filters = resolve_lineage(conn, req.filters)
+    return req if filters is req.filters else dataclasses.replace(req, filters=filters)
 
 
 def _filters_dict(filters: Filters) -> dict[str, Any]:

@@ -5,7 +5,10 @@ SQL) filters identically *before* ranking:
 
 - namespace, ``scope`` (facts, messages), ``live`` (not deleted or purged);
 - ``conversation_id`` restricts messages to that conversation (facts belong to no
-  conversation and are not restricted by it);
+  conversation and are not restricted by it); for a fork, also to the ancestors' messages it
+  shows (``inherited``: each ancestor with the last position it shows, and ``hidden``: the
+  inherited documents a nearer message of the same id replaces; see
+  :mod:`daemon.recall.lineage`);
 - ``known_at`` (transaction time K): the document was recorded at or before K, and a fact
   forgotten / superseded / validated after K is seen as it was before;
 - ``as_of`` (valid time A): valid_from <= A < valid_to, where a fact superseded (as known at
@@ -54,6 +57,8 @@ class Filters:
     namespace: str
     scope: tuple[str, ...] = SCOPES
     conversation_id: str | None = None
+    inherited: tuple[tuple[str, int], ...] = ()
+    hidden: tuple[int, ...] = ()
     as_of: int | None = None
     known_at: int | None = None
     include_superseded: bool = False
@@ -75,7 +80,18 @@ class Filters:
             d.kind.in_(self.kinds),
         ]
         if self.conversation_id is not None:
-            conds.append(sa.or_(d.kind != "message", d.conversation_id == self.conversation_id))
+            conds.append(
+                sa.or_(
+                    d.kind != "message",
+                    d.conversation_id == self.conversation_id,
+                    *(
+                        sa.and_(d.conversation_id == cid, d.doc_id <= last)
+                        for cid, last in self.inherited
+                    ),
+                )
+            )
+        if self.hidden:
+            conds.append(d.doc_id.not_in(self.hidden))
         if k is not None:
             conds.append(d.known_from <= k)
             conds.append(sa.or_(d.forgotten_tx.is_(None), d.forgotten_tx > k))
@@ -157,11 +173,11 @@ def fts5_scope(filters: Filters, *, namespace_token: bool = True) -> str:
         parts.append(f"scope:{scope_token('n', filters.namespace)}")
     kinds = filters.kinds
     if filters.conversation_id is not None and "message" in kinds:
-        conv = f"scope:{scope_token('c', filters.namespace, filters.conversation_id)}"
+        convs = [filters.conversation_id, *(cid for cid, _ in filters.inherited)]
+        tokens = [f"scope:{scope_token('c', filters.namespace, cid)}" for cid in convs]
         if "fact" in kinds:
-            parts.append(f"(scope:{scope_token('k', 'fact')} OR {conv})")
-        else:
-            parts.append(conv)
+            tokens.insert(0, f"scope:{scope_token('k', 'fact')}")
+        parts.append(tokens[0] if len(tokens) == 1 else f"({' OR '.join(tokens)})")
     return " AND ".join(parts)
 
 

@@ -499,7 +499,13 @@ class VectorIndex:
             m &= False
         if filters.conversation_id is not None:
             conv = self._conversations.find(filters.conversation_id)
-            m &= ~self.is_message[:n] | (self.conv[:n] == conv)
+            in_scope = self.conv[:n] == conv
+            for cid, last in filters.inherited:
+                code = self._conversations.find(cid)
+                in_scope |= (self.conv[:n] == code) & (self.doc_id[:n] <= last)
+            m &= ~self.is_message[:n] | in_scope
+        if filters.hidden:
+            m &= ~np.isin(self.doc_id[:n], np.asarray(filters.hidden, dtype=np.int64))
         k, a = filters.known_at, filters.as_of
         if k is not None:
             m &= self.known_from[:n] <= k
