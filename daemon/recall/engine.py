@@ -57,6 +57,7 @@ from events.clock import Clock, from_micros, to_micros
 from plugins.embedders.base import Vectors
 from projections.base import chunks
 from projections.entities import canonical_key, extract_entities
+from projections.messages import conversations_table
 from projections.search import PG_TS_CONFIG, docs_table, entities_table, mentions_table
 
 _D = docs_table.c
@@ -159,6 +160,7 @@ class RecallEngine:
         self._refreshed_at = -1
         self._sync: sa.Engine | None = None
         self._threads: concurrent.futures.ThreadPoolExecutor | None = None
+        self._forks_known: bool | None = None
 
     def set_position_source(self, projection_position: Callable[[], int]) -> None:
         """Tell the engine how far the projections are (refresh only when that moves)."""
@@ -194,7 +196,7 @@ class RecallEngine:
         if sync_engine is not None:
             return await asyncio.to_thread(self._search_in_thread, sync_engine, req, vector)
         async with self.engine.connect() as conn:
-            req = await conn.run_sync(_within_lineage, req)
+            req = await conn.run_sync(self._within_lineage, req)
             if vector is not None:
                 legs["vector"] = self.index.search(vector, req.filters, req.candidate_top_k)
             return await conn.run_sync(self._search_sync, req, legs)
@@ -240,13 +242,26 @@ class RecallEngine:
         self, engine: sa.Engine, req: SearchRequest, vector: Vectors | None
     ) -> list[Hit]:
         with engine.connect() as conn:
-            req = _within_lineage(conn, req)
+            req = self._within_lineage(conn, req)
             vector_leg = None
             if vector is not None:
                 vector_leg = self._executor().submit(
                     self.index.search, vector, req.filters, req.candidate_top_k
                 )
             return self._search_sync(conn, req, {}, vector_leg)
+
+    def _within_lineage(self, conn: sa.Connection, req: SearchRequest) -> SearchRequest:
+        """Return ``req`` widened to what a forked conversation shows of its ancestors."""
+        if req.filters.conversation_id is None:
+            return req
+        if self._forks_known is None:
+            # Fork lineage lives in the messages projection; a database folded without it
+            # (a benchmark of the search projection alone) has no forks to follow.
+            self._forks_known = sa.inspect(conn).has_table(conversations_table.name)
+        if not self._forks_known:
+            return req
+        filters = resolve_lineage(conn, req.filters)
+        return req if filters is req.filters else dataclasses.replace(req, filters=filters)
 
     def _search_sync(
         self,
@@ -684,12 +699,6 @@ def _mentions(conn: sa.Connection, by: str, values: list[Any]) -> list[tuple[int
 def _raw_cursor(conn: sa.Connection) -> Any:
     """Return a DBAPI cursor of the connection (rows as plain tuples, no result wrapping)."""
     return conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
-
-
-def _within_lineage(conn: sa.Connection, req: SearchRequest) -> SearchRequest:
-    """Return ``req`` widened to what a forked conversation shows of its ancestors."""
-    filters = resolve_lineage(conn, req.filters)
-    return req if filters is req.filters else dataclasses.replace(req, filters=filters)
 
 
 def _filters_dict(filters: Filters) -> dict[str, Any]:
