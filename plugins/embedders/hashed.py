@@ -24,6 +24,8 @@ import numpy as np
 from plugins.embedders.base import Vectors, normalise_rows
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+_CACHED = 200_000
+"""Most words (and features) whose split (bucket) is kept; the cache restarts when full."""
 
 
 class HashedNgramEmbedder:
@@ -37,6 +39,8 @@ class HashedNgramEmbedder:
         self._dim = dim
         self._ngram_min = ngram_min
         self._ngram_max = ngram_max
+        self._words: dict[str, tuple[str, ...]] = {}
+        self._buckets: dict[str, tuple[int, float]] = {}
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> HashedNgramEmbedder:
@@ -65,23 +69,52 @@ class HashedNgramEmbedder:
         """Return the counted features of one text (words and their n-grams)."""
         counts: Counter[str] = Counter()
         for word in _WORD.findall(text.lower()):
-            counts["w:" + word] += 1
-            marked = f"<{word}>"
-            for n in range(self._ngram_min, self._ngram_max + 1):
-                for i in range(len(marked) - n + 1):
-                    counts[marked[i : i + n]] += 1
+            counts.update(self._word_features(word))
         return counts
+
+    def _word_features(self, word: str) -> tuple[str, ...]:
+        # Words repeat (Zipf): each distinct word is split into its features once.
+        found = self._words.get(word)
+        if found is None:
+            marked = f"<{word}>"
+            found = (
+                "w:" + word,
+                *(
+                    marked[i : i + n]
+                    for n in range(self._ngram_min, self._ngram_max + 1)
+                    for i in range(len(marked) - n + 1)
+                ),
+            )
+            if len(self._words) >= _CACHED:
+                self._words.clear()
+            self._words[word] = found
+        return found
+
+    def _bucket(self, feature: str) -> tuple[int, float]:
+        found = self._buckets.get(feature)
+        if found is None:
+            h = zlib.crc32(feature.encode("utf-8"))
+            found = (h % self._dim, -1.0 if (h >> 31) & 1 else 1.0)
+            if len(self._buckets) >= _CACHED:
+                self._buckets.clear()
+            self._buckets[feature] = found
+        return found
 
     def embed_sync(self, texts: Sequence[str]) -> Vectors:
         """Embed in the calling thread."""
-        out = np.zeros((len(texts), self._dim), dtype=np.float32)
-        dim = self._dim
+        rows: list[int] = []
+        indexes: list[int] = []
+        weights: list[float] = []
+        bucket = self._bucket
         for row, text in enumerate(texts):
-            vec = out[row]
             for feature, count in self.features(text).items():
-                h = zlib.crc32(feature.encode("utf-8"))
-                weight = 1.0 + math.log(count)
-                vec[h % dim] += -weight if (h >> 31) & 1 else weight
+                index, sign = bucket(feature)
+                rows.append(row)
+                indexes.append(index)
+                weights.append(sign * (1.0 + math.log(count)))
+        out = np.zeros((len(texts), self._dim), dtype=np.float32)
+        # One unbuffered add in feature order: the same float32 sums as adding one by one.
+        np.add.at(out, (rows, indexes), np.asarray(weights, dtype=np.float32))
         return normalise_rows(out)
 
     async def embed(self, texts: Sequence[str]) -> Vectors:
