@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import importlib.util
+import math
+import re
+import zlib
 
 import numpy as np
 import pytest
@@ -10,6 +13,33 @@ import pytest
 from plugins.embedders.base import Embedder
 from plugins.embedders.hashed import HashedNgramEmbedder
 from plugins.registry import load_plugins
+
+
+def _hashed_by_definition(text: str, dim: int) -> np.ndarray:
+    """The hashed embedding as the module docstring defines it, feature by feature."""
+    counts: dict[str, int] = {}
+    for word in re.findall(r"\w+", text.lower()):
+        marked = f"<{word}>"
+        grams = [marked[i : i + n] for n in range(3, 6) for i in range(len(marked) - n + 1)]
+        for feature in ["w:" + word, *grams]:
+            counts[feature] = counts.get(feature, 0) + 1
+    vec = np.zeros(dim, dtype=np.float32)
+    for feature, count in counts.items():
+        h = zlib.crc32(feature.encode("utf-8"))
+        weight = 1.0 + math.log(count)
+        vec[h % dim] += -weight if (h >> 31) & 1 else weight
+    norm = float(np.linalg.norm(vec))
+    return vec / norm if norm else vec
+
+
+def test_hashed_vectors_equal_the_definition_bit_for_bit() -> None:
+    # Cached vectors are keyed by the embedder id: the same id must give the same bits.
+    texts = ["Walking the dog, the DOG walks", "naïve café", "", "x", "aaaa aaaa aaaa"]
+    embedder = HashedNgramEmbedder(dim=64)
+    for _ in range(2):  # cold and warm caches
+        got = embedder.embed_sync(texts)
+        for row, text in enumerate(texts):
+            assert np.array_equal(got[row], _hashed_by_definition(text, 64)), text
 
 
 async def test_hashed_is_registered_deterministic_and_unit_length() -> None:
