@@ -298,7 +298,11 @@ class ConsolidationService:
             lease = await self.leases.acquire(LEASE_NAME, self.holder, self.lease_ttl)
             if lease is None:
                 current = await self.leases.current(LEASE_NAME)
-                return {"status": "busy", "holder": None if current is None else current.holder}
+                if current is None:  # it ran out between the two reads: it is free now
+                    lease = await self.leases.acquire(LEASE_NAME, self.holder, self.lease_ttl)
+            if lease is None:
+                holder = None if current is None else current.holder
+                return {"status": "busy", "holder": holder}
             renewer = asyncio.create_task(
                 self._keep_lease(lease), name="memoryd-consolidation-lease"
             )
