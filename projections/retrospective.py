@@ -192,6 +192,10 @@ class ConversationRetro:
     deleted: bool = False
     profile: str | None = None
     """The model the conversation's latest message naming one (``metadata.model``) named."""
+    tail_unfinalized: int = 0
+    """How many tail messages are not finalized (kept with every change of the tail)."""
+    tail_user: int = 0
+    """How many tail messages have user content (kept with every change of the tail)."""
 
     @property
     def key(self) -> tuple[str, str]:
@@ -210,7 +214,33 @@ class ConversationRetro:
 
     def first_unfinalized(self) -> TailMessage | None:
         """Return the first unreviewed message not finalized yet (the conversation is mid-turn)."""
+        if not self.tail_unfinalized:
+            return None
         return next((m for m in self.tail if not m.finalized), None)
+
+    def set_tail(self, tail: list[TailMessage]) -> None:
+        """Replace the unreviewed tail (after a cursor advance, a delete)."""
+        self.tail = tail
+        self.tail_unfinalized = sum(not m.finalized for m in tail)
+        self.tail_user = sum(m.user_content for m in tail)
+
+    def count_in_tail(self, message: TailMessage, sign: int) -> None:
+        """Add (``sign`` 1) or take away (-1) one tail message's share of the tail counts."""
+        self.tail_unfinalized += sign * (not message.finalized)
+        self.tail_user += sign * message.user_content
+
+    def reviewable_count(self) -> int:
+        """Return ``len(reviewable())``; constant time unless a message is mid-stream.
+
+        The triggers ask after every appended message: a scan of the tail each time made a
+        burst into one conversation quadratic."""
+        return len(self.tail) if not self.tail_unfinalized else len(self.reviewable())
+
+    def reviewable_user_activity(self) -> bool:
+        """Return True if a reviewable message has user content (see :meth:`reviewable_count`)."""
+        if not self.tail_unfinalized:
+            return self.tail_user > 0
+        return any(m.user_content for m in self.reviewable())
 
     def reviewable(self) -> list[TailMessage]:
         """Return the unreviewed messages up to (not including) the first unfinalized one."""
@@ -280,7 +310,7 @@ def apply_run_event(
         if event.position >= conv.cursor_position:
             conv.cursor_message_id = event.message_id
             conv.cursor_position = event.position
-            conv.tail = [m for m in conv.tail if m.position > event.position]
+            conv.set_tail([m for m in conv.tail if m.position > event.position])
         return
     if isinstance(event, RetrospectiveScheduled):
         run = conv.runs.get(event.run_id)
@@ -418,7 +448,7 @@ class RetrospectiveFold:
             gone = self.conversations.get((ns, event.conversation_id))
             if gone is not None:
                 gone.deleted = True
-                gone.tail = []
+                gone.set_tail([])
             return gone
         if isinstance(event, ConversationForked):
             return None
@@ -437,27 +467,29 @@ class RetrospectiveFold:
         user = has_user_content(event.role, event.content)
         chars = len(content_text(event.content))
         if event.message_id in conv.seen:
-            for message in conv.tail:
+            for message in reversed(conv.tail):  # an update is mostly of a recent message
                 if message.message_id == event.message_id:
+                    conv.count_in_tail(message, -1)
                     message.role = event.role
                     message.user_content = user
                     message.finalized = event.finalized
                     message.chars = chars
                     message.created_at = event.created_at
+                    conv.count_in_tail(message, 1)
                     break
             return
         conv.seen.add(event.message_id)
-        conv.tail.append(
-            TailMessage(
-                message_id=event.message_id,
-                position=position,
-                role=event.role,
-                user_content=user,
-                finalized=event.finalized,
-                created_at=event.created_at,
-                chars=chars,
-            )
+        message = TailMessage(
+            message_id=event.message_id,
+            position=position,
+            role=event.role,
+            user_content=user,
+            finalized=event.finalized,
+            created_at=event.created_at,
+            chars=chars,
         )
+        conv.tail.append(message)
+        conv.count_in_tail(message, 1)
 
 
 # -- the table projection the API reads --------------------------------------------------------

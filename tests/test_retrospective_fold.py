@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from events.retrospective_events import (
     RetrospectiveAbandoned,
@@ -245,3 +249,50 @@ async def test_table_projection_matches_the_fold_and_rebuilds_identically(tmp_pa
     finally:
         await engine.dispose()
         await store.close()
+
+
+_TAIL_OPS = st.lists(
+    st.one_of(
+        st.tuples(
+            st.just("say"),
+            st.integers(0, 7),  # message id: a repeat updates the message in place
+            st.sampled_from(["user", "assistant"]),
+            st.sampled_from(["real words here", "   "]),
+            st.booleans(),  # finalized
+        ),
+        st.tuples(st.just("advance"), st.integers(0, 12)),
+        st.tuples(st.just("delete")),
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(ops=_TAIL_OPS)
+def test_tail_counts_equal_a_scan_of_the_tail(ops: list[tuple[Any, ...]]) -> None:
+    # The triggers read the counts after every message instead of scanning the tail.
+    log = LogBuilder()
+    for op in ops:
+        if op[0] == "say":
+            _, n, role, text, finalized = op
+            log.message("c", f"m{n}", role=role, content=text, finalized=finalized)
+        elif op[0] == "advance" and log.position:
+            log.add(
+                RetrospectiveCursorAdvanced(
+                    conversation_id="c",
+                    run_id="r",
+                    message_id="mx",
+                    position=min(op[1], log.position),
+                    reason="succeeded",
+                    at=T0,
+                )
+            )
+        elif op[0] == "delete":
+            log.add(ConversationDeleted(conversation_id="c"))
+        conv = log.fold.get("default", "c")
+        if conv is None:
+            continue
+        reviewable = conv.reviewable()
+        assert conv.reviewable_count() == len(reviewable)
+        assert conv.reviewable_user_activity() == any(m.user_content for m in reviewable)
+        assert (conv.first_unfinalized() is None) == all(m.finalized for m in conv.tail)

@@ -41,7 +41,7 @@ async def request_retrospectives(
     for (ns, cid), conv in sorted(service.fold.conversations.items(), key=lambda kv: kv[0]):
         if len(out) >= limit:
             break
-        if ns != namespace or conv.deleted or not conv.reviewable():
+        if ns != namespace or conv.deleted or not conv.reviewable_count():
             continue
         if conv.pending_run_id is not None or conv.running_run_id is not None:
             continue

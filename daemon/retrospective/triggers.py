@@ -53,7 +53,7 @@ def _iso(when: datetime | None) -> str | None:
 
 def user_activity(conv: ConversationRetro) -> bool:
     """Return True if the reviewable tail holds a user message with real content."""
-    return any(m.user_content for m in conv.reviewable())
+    return conv.reviewable_user_activity()
 
 
 def base_inputs(cfg: RetrospectiveConfig, conv: ConversationRetro, now: datetime) -> dict[str, Any]:
@@ -65,7 +65,7 @@ def base_inputs(cfg: RetrospectiveConfig, conv: ConversationRetro, now: datetime
         "last_success_at": _iso(conv.last_success_at),
         "since_last_attempt_s": _seconds(since),
         "unreviewed": len(conv.tail),
-        "reviewable": len(conv.reviewable()),
+        "reviewable": conv.reviewable_count(),
         "user_activity": user_activity(conv),
         "cursor": conv.cursor_message_id,
     }
@@ -196,7 +196,7 @@ def plan_sweep(
             continue
         if conv.last_attempt_at is not None and now - conv.last_attempt_at < cfg.sweep_interval:
             continue
-        if not conv.reviewable():
+        if not conv.reviewable_count():
             continue
         if cfg.require_user_activity and not user_activity(conv):
             continue
