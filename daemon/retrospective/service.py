@@ -84,6 +84,7 @@ from events.types import (
 )
 from plugins.llm.budget import BudgetTracker
 from plugins.llm.types import LLMError, LLMProvider
+from projections.base import cooperate
 from projections.messages import UnknownMessage, list_messages
 from projections.retrospective import ConversationRetro, RetrospectiveFold, RunState
 
@@ -571,7 +572,10 @@ class RetrospectiveService:
         # seen within ``poll_interval`` even if a cancellation is swallowed on the way.
         while not self._stopping:
             caught_up = True
+            i = 0
             async for stored in self.store.read(self.fold.position, limit=1000):
+                await cooperate(i)  # the HTTP server shares this loop
+                i += 1
                 caught_up = False
                 self._apply(stored)
                 if stored.position > self._live_after and isinstance(
