@@ -361,9 +361,8 @@ class SqlEventStore(EventStore):
     def _write_group(
         self, conn: sa.Connection, group: list[_AppendRequest], now: int
     ) -> tuple[int, bool]:
-        last = conn.execute(
-            sa.select(_T.position, _T.recorded_at).order_by(_T.position.desc()).limit(1)
-        ).first()
+        found = _fetch_plain(conn, _HEAD_QUERY, {})
+        last = found[0] if found else None
         head, last_recorded = (int(last[0]), int(last[1])) if last else (0, 0)
         # Transaction time never runs backwards along positions, even if the clock does.
         state = _GroupState(head, max(now, last_recorded))
@@ -396,9 +395,9 @@ class SqlEventStore(EventStore):
                 # ``stream_id IN (...)`` reads every version of every stream instead, which
                 # made appends to long conversations slower the longer they got.
                 params = {f"s{n}": sid for n, sid in enumerate(chunk)}
-                row = conn.execute(
-                    _stream_versions_query(len(chunk)), {"ns": namespace, **params}
-                ).one()
+                [row] = _fetch_plain(
+                    conn, _stream_versions_query(len(chunk)), {"ns": namespace, **params}
+                )
                 for sid, version in zip(chunk, row, strict=True):
                     state.stream_versions[(namespace, sid)] = (
                         int(version) if version is not None else NO_STREAM
@@ -776,6 +775,54 @@ def _record_row(record: EventRecord) -> tuple[Any, ...]:
 
 
 _insert_sql_by_dialect: dict[tuple[str, str, str], str | None] = {}
+
+
+_HEAD_QUERY = sa.select(_T.position, _T.recorded_at).order_by(_T.position.desc()).limit(1)
+
+
+def _fetch_plain(
+    conn: sa.Connection, statement: sa.Select[Any], params: dict[str, Any]
+) -> list[tuple[Any, ...]]:
+    """Return the rows of a Core SELECT run as driver SQL compiled once per dialect.
+
+    Every append runs the writer's head and stream-version reads; through Core each cost
+    more than SQLite's own work for the whole commit (cache keys, parameter processing,
+    result set-up). Positional drivers (SQLite's, asyncpg) get the compiled string and a
+    tuple, SQLite's on a bare cursor; others take the Core route.
+    """
+    dialect = conn.dialect
+    key = (id(statement), dialect.name, dialect.driver, dialect.paramstyle)
+    found = _plain_sql.get(key)
+    if found is None:
+        compiled = statement.compile(dialect=dialect)
+        # The statement is kept in the value so its id() stays unique while cached; the
+        # compiled defaults supply the statement's own binds (a LIMIT, for one).
+        found = (
+            statement,
+            str(compiled),
+            tuple(compiled.positiontup or ()),
+            dict(compiled.params),
+            dialect.positional,
+        )
+        _plain_sql[key] = found
+    _statement, sql, order, defaults, positional = found
+    if not positional:
+        return [tuple(r) for r in conn.execute(statement, params)]
+    values = {**defaults, **params}
+    args = tuple(values[name] for name in order)
+    if dialect.name == "sqlite":
+        cursor = conn.connection.cursor()
+        try:
+            cursor.execute(sql, args)
+            return list(cursor.fetchall())
+        finally:
+            cursor.close()
+    return [tuple(r) for r in conn.exec_driver_sql(sql, args)]
+
+
+_plain_sql: dict[
+    tuple[Any, ...], tuple[sa.Select[Any], str, tuple[str, ...], dict[str, Any], bool]
+] = {}
 
 
 def _insert_sql(dialect: sa.Dialect) -> str | None:
