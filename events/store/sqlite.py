@@ -17,6 +17,7 @@ pages of the file; after a purge the WAL is checkpointed and truncated, so that 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -107,6 +108,8 @@ class SqliteEventStore(SqlEventStore):
         self.path = Path(path)
         self._sync_writer: sa.Engine | None = None
         self._writer_thread: ThreadPoolExecutor | None = None
+        self._writer_conn: sa.Connection | None = None
+        """The writer thread's connection, kept open between commits (writer thread only)."""
 
     @classmethod
     def in_data_dir(cls, data_dir: Path, **kwargs: Any) -> SqliteEventStore:
@@ -145,21 +148,47 @@ class SqliteEventStore(SqlEventStore):
         thread, engine = self._writer_thread, self._sync_writer
         self._writer_thread = self._sync_writer = None
         if thread is not None and engine is not None:
-            await asyncio.get_running_loop().run_in_executor(thread, engine.dispose)
+
+            def stop() -> None:
+                self._drop_writer_connection()
+                engine.dispose()
+
+            await asyncio.get_running_loop().run_in_executor(thread, stop)
             thread.shutdown()
+
+    def _writer_connection(self) -> sa.Connection:
+        # Checking a connection out of the pool and back for every commit cost about as much
+        # CPU as SQLite's own work for a one-event append; the writer keeps one open instead.
+        if self._writer_conn is None:
+            if self._sync_writer is None:
+                raise RuntimeError("store is not open")
+            self._writer_conn = self._sync_writer.connect()
+        return self._writer_conn
+
+    def _drop_writer_connection(self) -> None:
+        conn, self._writer_conn = self._writer_conn, None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                conn.close()
 
     async def _in_writer_thread(self, fn: Callable[[], _R]) -> _R:
         assert self._writer_thread is not None
         return await asyncio.get_running_loop().run_in_executor(self._writer_thread, fn)
 
     async def _write_transaction(self, work: Callable[[sa.Connection], _R]) -> _R:
-        engine = self._sync_writer
-        if engine is None:
+        if self._sync_writer is None:
             raise RuntimeError("store is not open")
 
         def transaction() -> _R:
-            with engine.begin() as conn:
-                return work(conn)
+            conn = self._writer_connection()
+            try:
+                with conn.begin():
+                    return work(conn)
+            except BaseException:
+                # Whatever failed may have left the connection unusable: the next commit
+                # starts on a fresh one.
+                self._drop_writer_connection()
+                raise
 
         return await self._in_writer_thread(transaction)
 
@@ -174,12 +203,8 @@ class SqliteEventStore(SqlEventStore):
         # database (whose pages now hold the redacted rows) and truncate the file. This waits
         # (busy_timeout) for readers that still use the old frames. It must run outside a
         # transaction, so it goes to the driver connection directly.
-        engine = self._sync_writer
-        assert engine is not None
-
         def checkpoint() -> Any:
-            with engine.connect() as conn:
-                return _checkpoint_truncate(conn)
+            return _checkpoint_truncate(self._writer_connection())
 
         row = await self._in_writer_thread(checkpoint)
         if row is None or row[0] != 0:
