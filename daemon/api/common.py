@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import random
 import re
 import uuid
 from collections.abc import Mapping, Sequence
@@ -12,6 +10,7 @@ from aiohttp import web
 
 from daemon.api.errors import ApiError
 from daemon.app import AppState, namespace_of, state_of
+from events.ids import random_bits
 from events.store.base import (
     ConcurrencyError,
     IdempotencyConflict,
@@ -34,21 +33,19 @@ def new_id() -> str:
 def new_ids(count: int) -> list[str]:
     """Return ``count`` fresh version-4 UUID strings.
 
-    They come from a generator seeded from the system's RNG once per process: ids must be
+    They come from :func:`events.ids.random_bits` (seeded once per process: ids must be
     unique, not secret, and a getrandom() system call per request costs tens of microseconds
-    in sandboxed kernels.
+    in sandboxed kernels).
     """
-    bits = _RNG.getrandbits
     out = []
     for _ in range(count):
-        h = f"{bits(128):032x}"
+        h = f"{random_bits(128):032x}"
         out.append(
             f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{_VARIANT[int(h[16], 16) & 3]}{h[17:20]}-{h[20:]}"
         )
     return out
 
 
-_RNG = random.Random(os.urandom(32))
 _VARIANT = "89ab"
 
 

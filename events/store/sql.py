@@ -23,7 +23,6 @@ import abc
 import asyncio
 import contextlib
 import functools
-import os
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -34,6 +33,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from events.clock import Clock, SystemClock, from_micros, to_micros
 from events.codec import EventCodec, UnknownEventType, default_codec
+from events.ids import random_bits
 from events.store.base import (
     NO_STREAM,
     ConcurrencyError,
@@ -60,12 +60,12 @@ def new_event_ids(count: int, millis: int) -> list[str]:
     The leading 48 bits are ``millis`` (Unix milliseconds), the rest random. Ids of events
     appended around the same time sort together, so the unique index on ``event_id`` grows in
     one place instead of touching a random page per event, which keeps each commit small in a
-    large log. Built as text from one ``urandom`` call per batch: ``uuid4()`` per event would
-    cost more than the rest of the append path.
+    large log. Built as text from one draw of :func:`events.ids.random_bits` per batch:
+    ``uuid4()`` per event would cost more than the rest of the append path.
     """
     stamp = f"{millis & 0xFFFF_FFFF_FFFF:012x}"
     head = f"{stamp[:8]}-{stamp[8:]}-7"
-    rand = os.urandom(10 * count).hex()
+    rand = f"{random_bits(80 * count):0{20 * count}x}" if count else ""
     out = []
     for i in range(0, 20 * count, 20):
         r = rand[i : i + 20]
