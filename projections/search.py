@@ -23,7 +23,8 @@ Every change bumps the row's ``updated_position``, which the daemon's vector ind
 
 The full-text index is dialect-specific: an FTS5 table ``search_fts`` (``porter unicode61
 remove_diacritics 2``; columns body, near and an unranked ``scope`` of namespace, kind and
-conversation tokens) on SQLite, a weighted ``tsvector`` column with a GIN index on PostgreSQL.
+conversation tokens) on SQLite, a weighted ``tsvector`` column generated from body and near
+(PostgreSQL keeps it in step with every insert and update) with a GIN index on PostgreSQL.
 Both are created and dropped with ``search_docs``.
 """
 
@@ -165,8 +166,13 @@ sa.event.listen(
     "before_drop",
     _ddl_statement("DROP TABLE IF EXISTS search_fts").execute_if(dialect="sqlite"),
 )
+_PG_TSV = (
+    f"setweight(to_tsvector('{PG_TS_CONFIG}', body), 'A') || "
+    f"setweight(to_tsvector('{PG_TS_CONFIG}', near), 'B')"
+)
 for _ddl in (
-    "ALTER TABLE search_docs ADD COLUMN IF NOT EXISTS tsv tsvector",
+    f"ALTER TABLE search_docs ADD COLUMN IF NOT EXISTS tsv tsvector "
+    f"GENERATED ALWAYS AS ({_PG_TSV}) STORED",
     "CREATE INDEX IF NOT EXISTS ix_search_docs_tsv ON search_docs USING GIN (tsv)",
 ):
     sa.event.listen(
@@ -174,17 +180,6 @@ for _ddl in (
     )
 
 _D = docs_table.c
-
-
-def _pg_tsv(body: str, near: str) -> str:
-    """Return the SQL of a document's weighted tsvector from two SQL text expressions."""
-    return (
-        f"setweight(to_tsvector('{PG_TS_CONFIG}', {body}), 'A') || "
-        f"setweight(to_tsvector('{PG_TS_CONFIG}', {near}), 'B')"
-    )
-
-
-_PG_TSV = _pg_tsv("body", "near")
 
 
 def scope_token(prefix: str, *parts: str) -> str:
@@ -257,7 +252,8 @@ class SearchProjection(Projection):
 
     name: ClassVar[str] = "search"
     # 3: text and identifiers with NUL are stored with U+FFFD (PostgreSQL cannot store NUL).
-    version: ClassVar[int] = 3
+    # 4: PostgreSQL's tsv is a generated column.
+    version: ClassVar[int] = 4
     metadata: ClassVar[sa.MetaData] = metadata
     # The fold reads documents by reference, conversation and doc_id, never by these.
     deferred_indexes: ClassVar[tuple[str, ...]] = (
@@ -692,7 +688,7 @@ class _SearchFold:
         conn = self.conn
         new_rows = list(self.new_rows.values())
         if new_rows:
-            await _insert_new_docs(conn, new_rows)
+            await _insert_docs.execute(conn, [_doc_values(r) for r in new_rows])
             tag_rows = [
                 {"doc_id": r["doc_id"], "tag": t}
                 for r in new_rows
@@ -736,7 +732,8 @@ class _SearchFold:
         # Rows in the tails are now stored; later changes to them are updates.
 
     async def _write_index(self, doc_ids: list[int]) -> None:
-        if not doc_ids:
+        # PostgreSQL's tsv is generated from body and near by the insert or update itself.
+        if not doc_ids or self.conn.dialect.name != "sqlite":
             return
         conn = self.conn
         # A document first written by this flush has no index row yet and is in memory.
@@ -753,22 +750,15 @@ class _SearchFold:
                 ).where(_D.doc_id.in_(part), _D.live.is_(True))
             )
             rows.extend((int(r[0]), r[1], r[2], scope_tokens(r[3], r[4], r[5])) for r in result)
-        if conn.dialect.name == "sqlite":
-            for part in chunks(stored):
-                marks = ",".join("?" * len(part))
-                await conn.exec_driver_sql(
-                    f"DELETE FROM search_fts WHERE rowid IN ({marks})", tuple(part)
-                )
-            if rows:
-                await conn.exec_driver_sql(
-                    "INSERT INTO search_fts(rowid, body, near, scope) VALUES (?, ?, ?, ?)", rows
-                )
-        elif conn.dialect.name == "postgresql":
-            for part in chunks(stored):
-                await conn.execute(
-                    sa.text(f"UPDATE search_docs SET tsv = {_PG_TSV} WHERE doc_id = ANY(:ids)"),
-                    {"ids": list(part)},
-                )
+        for part in chunks(stored):
+            marks = ",".join("?" * len(part))
+            await conn.exec_driver_sql(
+                f"DELETE FROM search_fts WHERE rowid IN ({marks})", tuple(part)
+            )
+        if rows:
+            await conn.exec_driver_sql(
+                "INSERT INTO search_fts(rowid, body, near, scope) VALUES (?, ?, ?, ?)", rows
+            )
 
     async def _write_entities(self, doc_ids: list[int]) -> None:
         if not doc_ids:
@@ -923,25 +913,6 @@ _DOC_NAMES = tuple(c.name for c in docs_table.columns)
 _DOC_COLUMNS = ", ".join(_DOC_NAMES)
 _doc_values = operator.itemgetter(*_DOC_NAMES)
 _insert_docs = BulkStatement(_DOC_NAMES, lambda _conn: docs_table.insert())
-_BODY_PARAM = f"${_DOC_NAMES.index('body') + 1}::text"
-_NEAR_PARAM = f"${_DOC_NAMES.index('near') + 1}::text"
-_PG_INSERT_DOCS = (
-    f"INSERT INTO search_docs ({_DOC_COLUMNS}, tsv) VALUES "
-    f"({', '.join(f'${i}' for i in range(1, len(_DOC_NAMES) + 1))}, "
-    f"{_pg_tsv(_BODY_PARAM, _NEAR_PARAM)})"
-)
-
-
-async def _insert_new_docs(conn: AsyncConnection, rows: Sequence[dict[str, Any]]) -> None:
-    """Insert documents first written by this batch (full rows, index columns included)."""
-    doc_tuples = [_doc_values(r) for r in rows]
-    if conn.dialect.name == "postgresql":
-        # The tsvector is computed in the INSERT: an UPDATE afterwards would write every new
-        # row (and its GIN entries) twice.
-        for part in chunks(doc_tuples, 5000):
-            await conn.exec_driver_sql(_PG_INSERT_DOCS, part)
-    else:
-        await _insert_docs.execute(conn, doc_tuples)
 
 
 def _doc_id(row: dict[str, Any]) -> int:
