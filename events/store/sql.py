@@ -774,69 +774,73 @@ def _record_row(record: EventRecord) -> tuple[Any, ...]:
     return tuple(getattr(record, name) for name in ROW_COLUMNS)
 
 
-_insert_sql_by_dialect: dict[tuple[str, str, str], str | None] = {}
-
-
 _HEAD_QUERY = sa.select(_T.position, _T.recorded_at).order_by(_T.position.desc()).limit(1)
+_INSERT_ROWS = events_table.insert().values({name: sa.bindparam(name) for name in ROW_COLUMNS})
+
+
+@dataclass(frozen=True, slots=True)
+class _DriverSql:
+    """A statement compiled for one dialect: the SQL, its bind names in order, their defaults."""
+
+    sql: str
+    order: tuple[str, ...]
+    defaults: dict[str, Any]
+    positional: bool
+
+    def args(self, params: Mapping[str, Any]) -> tuple[Any, ...]:
+        """Return the positional parameters (the statement's own binds, a LIMIT say, default)."""
+        values = {**self.defaults, **params}
+        return tuple(values[name] for name in self.order)
+
+
+def _driver_sql(statement: sa.Select[Any] | sa.Insert, dialect: sa.Dialect) -> _DriverSql:
+    """Return ``statement`` compiled for ``dialect``, once per statement and dialect.
+
+    The writer's hot statements (the insert, the head and stream-version reads) run as driver
+    SQL on positional drivers (SQLite's, asyncpg): through Core each cost more than SQLite's
+    own work for a whole commit (cache keys, parameter processing, result set-up).
+    """
+    key = (statement, dialect.name, dialect.driver, dialect.paramstyle)
+    found = _driver_sql_cache.get(key)
+    if found is None:
+        compiled = statement.compile(dialect=dialect)
+        found = _DriverSql(
+            str(compiled),
+            tuple(compiled.positiontup or ()),
+            dict(compiled.params),
+            bool(dialect.positional),
+        )
+        _driver_sql_cache[key] = found
+    return found
+
+
+_driver_sql_cache: dict[tuple[Any, ...], _DriverSql] = {}
+"""Keyed by the statement object itself (hashed by identity; the module keeps them alive)."""
 
 
 def _fetch_plain(
     conn: sa.Connection, statement: sa.Select[Any], params: dict[str, Any]
 ) -> list[tuple[Any, ...]]:
-    """Return the rows of a Core SELECT run as driver SQL compiled once per dialect.
-
-    Every append runs the writer's head and stream-version reads; through Core each cost
-    more than SQLite's own work for the whole commit (cache keys, parameter processing,
-    result set-up). Positional drivers (SQLite's, asyncpg) get the compiled string and a
-    tuple, SQLite's on a bare cursor; others take the Core route.
-    """
-    dialect = conn.dialect
-    key = (id(statement), dialect.name, dialect.driver, dialect.paramstyle)
-    found = _plain_sql.get(key)
-    if found is None:
-        compiled = statement.compile(dialect=dialect)
-        # The statement is kept in the value so its id() stays unique while cached; the
-        # compiled defaults supply the statement's own binds (a LIMIT, for one).
-        found = (
-            statement,
-            str(compiled),
-            tuple(compiled.positiontup or ()),
-            dict(compiled.params),
-            dialect.positional,
-        )
-        _plain_sql[key] = found
-    _statement, sql, order, defaults, positional = found
-    if not positional:
+    """Return the rows of a Core SELECT, as driver SQL where the driver is positional
+    (SQLite's on a bare cursor); others take the Core route."""
+    compiled = _driver_sql(statement, conn.dialect)
+    if not compiled.positional:
         return [tuple(r) for r in conn.execute(statement, params)]
-    values = {**defaults, **params}
-    args = tuple(values[name] for name in order)
-    if dialect.name == "sqlite":
+    args = compiled.args(params)
+    if conn.dialect.name == "sqlite":
         cursor = conn.connection.cursor()
         try:
-            cursor.execute(sql, args)
+            cursor.execute(compiled.sql, args)
             return list(cursor.fetchall())
         finally:
             cursor.close()
-    return [tuple(r) for r in conn.exec_driver_sql(sql, args)]
-
-
-_plain_sql: dict[
-    tuple[Any, ...], tuple[sa.Select[Any], str, tuple[str, ...], dict[str, Any], bool]
-] = {}
+    return [tuple(r) for r in conn.exec_driver_sql(compiled.sql, args)]
 
 
 def _insert_sql(dialect: sa.Dialect) -> str | None:
     """Return the dialect's INSERT with positional parameters in ROW_COLUMNS order, if any."""
-    key = (dialect.name, dialect.driver, dialect.paramstyle)
-    if key not in _insert_sql_by_dialect:
-        sql = None
-        if dialect.positional:
-            values: dict[str, Any] = {name: sa.bindparam(name) for name in ROW_COLUMNS}
-            compiled = events_table.insert().values(values).compile(dialect=dialect)
-            if tuple(compiled.positiontup or ()) == ROW_COLUMNS:
-                sql = str(compiled)
-        _insert_sql_by_dialect[key] = sql
-    return _insert_sql_by_dialect[key]
+    compiled = _driver_sql(_INSERT_ROWS, dialect)
+    return compiled.sql if compiled.positional and compiled.order == ROW_COLUMNS else None
 
 
 def _insert_rows(conn: sa.Connection, rows: list[tuple[Any, ...]]) -> None:
