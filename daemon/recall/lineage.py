@@ -29,12 +29,10 @@ from typing import Any
 import sqlalchemy as sa
 
 from daemon.recall.query import Filters
-from projections.messages import MAX_FORK_DEPTH, conversations_table
+from projections.messages import MAX_FORK_DEPTH
 from projections.search import docs_table
 
-_C = conversations_table.c
 _D = docs_table.c
-FORK_STRATEGIES = ("reference", "cloning")
 
 _CHAIN = sa.text(
     """
@@ -65,10 +63,10 @@ def ancestors(conn: sa.Connection, namespace: str, conversation_id: str) -> list
         return out  # a deleted conversation shows nothing, inherited or not
     seen = {conversation_id}
     bound: int | None = None
+    # The chain climbs only from a reference or cloning fork: each row after the first is
+    # the parent of the row before it.
     for child, parent in itertools.pairwise(rows):
-        if child.strategy not in FORK_STRATEGIES or parent.deleted:
-            break
-        if parent.conversation_id in seen or len(out) >= MAX_FORK_DEPTH:
+        if parent.deleted or parent.conversation_id in seen or len(out) >= MAX_FORK_DEPTH:
             break
         through = int(child.through_position or 0)
         bound = through if bound is None else min(bound, through)
