@@ -94,6 +94,10 @@ SWEEP_NAMESPACE = "default"
 """Where sweep passes are recorded (the runs they enqueue live in their own namespaces)."""
 APPEND_ATTEMPTS = 5
 READ_PAGE = 500
+FOLLOW_CHUNK = 1000
+"""Events the scheduler reads from the log at a time."""
+FOLLOW_DELAY = 0.05
+"""Seconds a wake-up waits for more commits before the scheduler reads the log."""
 USAGE_MEMORY = timedelta(days=2)
 RETROSPECTIVE_TAG = "retrospective"
 INJECTION_TAG = "injection-suspect"
@@ -350,9 +354,12 @@ class RetrospectiveService:
         workspace: Path | None = None,
         max_tokens: int | None = None,
         poll_interval: float = 1.0,
+        follow_delay: float = FOLLOW_DELAY,
         fence: Callable[[], Awaitable[bool]] | None = None,
     ) -> None:
         self.store = store
+        self.follow_delay = follow_delay
+        """How long a wake-up lets further commits gather before the log is read."""
         self.fence = fence
         """Checked before a run starts: False means this instance no longer leads."""
         self.reader = reader
@@ -372,6 +379,8 @@ class RetrospectiveService:
         self.counters = Counters()
         self._live_after = 0
         self._folded = asyncio.Condition()
+        self._hurry = asyncio.Event()
+        """Set when this service waits for its own events: read the log without delay."""
         self._wake = asyncio.Event()
         self._reactions: asyncio.Queue[StoredEvent] = asyncio.Queue()
         self._pending_keys: set[tuple[str, str]] = set()
@@ -535,6 +544,7 @@ class RetrospectiveService:
         await self._wait_folded(head, timeout)
 
     async def _wait_folded(self, position: int, timeout: float | None) -> None:
+        self._hurry.set()
         async with self._folded:
             await asyncio.wait_for(
                 self._folded.wait_for(lambda: self.fold.position >= position), timeout
@@ -571,12 +581,10 @@ class RetrospectiveService:
         # Reads and waits in bounded steps (not ``store.subscribe``) so that a stop request is
         # seen within ``poll_interval`` even if a cancellation is swallowed on the way.
         while not self._stopping:
-            caught_up = True
             i = 0
-            async for stored in self.store.read(self.fold.position, limit=1000):
+            async for stored in self.store.read(self.fold.position, limit=FOLLOW_CHUNK):
                 await cooperate(i)  # the HTTP server shares this loop
                 i += 1
-                caught_up = False
                 self._apply(stored)
                 if stored.position > self._live_after and isinstance(
                     stored.event, MessageAppended | CompactionAnnounced
@@ -585,12 +593,24 @@ class RetrospectiveService:
                         self._reactions.put_nowait(stored)
                     else:
                         self._missed[(_conv_key(stored), type(stored.event))] = stored
-            if not caught_up:
+            if i:
                 async with self._folded:
                     self._folded.notify_all()
                 self._wake.set()
-                continue
-            await self.store.wait_for_head(self.fold.position + 1, timeout=self.poll_interval)
+                if i == FOLLOW_CHUNK:
+                    continue
+            # A short read means the log was read to its end: no second read to learn that.
+            woken = await self.store.wait_for_head(
+                self.fold.position + 1, timeout=self.poll_interval
+            )
+            if woken and self.follow_delay > 0 and not self._hurry.is_set():
+                # Under a stream of small commits, reading after each one costs more than the
+                # folding; a retrospective trigger can wait a few milliseconds. The service's
+                # own decisions and runs are folded at once (it waits for them, and its state
+                # is what the API shows).
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._hurry.wait(), self.follow_delay)
+            self._hurry.clear()
 
     async def _decider(self) -> None:
         while not self._stopping:
@@ -663,6 +683,7 @@ class RetrospectiveService:
             NewEvent(e, idempotency_key=keys[i] if i < len(keys) else None)
             for i, e in enumerate(events)
         ]
+        self._hurry.set()
         try:
             positions = await self.store.append(
                 conv.namespace, new, expected_versions={stream: conv.stream_version}
