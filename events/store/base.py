@@ -231,6 +231,19 @@ class EventStore(abc.ABC):
     async def wait_for_head(self, position: int, timeout: float | None = None) -> bool:
         """Wait until the log holds ``position``; return False on timeout."""
 
+    @property
+    @abc.abstractmethod
+    def known_head(self) -> int:
+        """Return the last position this process knows to be committed (no database read)."""
+
+    @abc.abstractmethod
+    async def note_head(self, position: int) -> None:
+        """Learn that another process committed ``position`` (wakes waiters in this one)."""
+
+    @abc.abstractmethod
+    async def next_head(self, after: int) -> int:
+        """Wait until this process learns of a commit past ``after``; return the known head."""
+
     @abc.abstractmethod
     async def import_records(self, records: Iterable[EventRecord]) -> int:
         """Append raw records keeping their positions; refuse a gap or a clash.

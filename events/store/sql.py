@@ -505,6 +505,24 @@ class SqlEventStore(EventStore):
                 .values(payload=self.codec.encode(event), schema_version=event.schema_version)
             )
 
+    @property
+    def known_head(self) -> int:
+        """Return the last position this process knows to be committed."""
+        return self._known_head
+
+    async def note_head(self, position: int) -> None:
+        """Learn that another process committed ``position``; wake whoever waits for it."""
+        await self._advance_head(position)
+
+    async def next_head(self, after: int) -> int:
+        """Wait until this process learns of a commit past ``after``; return the known head.
+
+        Unlike :meth:`wait_for_head` it never asks the database: it waits for this process's
+        own commits, notifications and :meth:`note_head`. Returns ``after`` once closing.
+        """
+        await self._wait_beyond(after, None)
+        return self._known_head
+
     async def _advance_head(self, head: int) -> None:
         async with self._head_changed:
             if head > self._known_head:
