@@ -18,9 +18,8 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from importlib import metadata
-from typing import Any
+from typing import Any, Literal, Protocol
 
-import sqlalchemy as sa
 from aiohttp import web
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -30,6 +29,7 @@ from daemon.auth import TokenSet
 from daemon.backend import Backend
 from daemon.logging import get_logger, request_context
 from daemon.metrics import Metrics
+from daemon.projector import ProjectorProcess, async_follow_log
 from events.clock import Clock, SystemClock
 from events.store.base import EventStore
 from projections.runner import ProjectionRunner
@@ -62,8 +62,10 @@ class AppSettings:
     read_your_writes_timeout: float = 5.0
     wait_on_write: bool = False
     """Make writes wait for the projections instead of the next read (slower writes)."""
-    fold_delay: float = 0.02
-    """Longest the projection runner lets writes gather before folding them."""
+    fold_delay: float | None = None
+    """Longest the projections let writes gather before folding them (a waiting read skips
+    it). None: 20 ms on the API's loop, where a long fold holds requests up; 100 ms in the
+    projection process, which has a core to itself and spends less CPU on fewer, larger folds."""
     tcp_requires_token: bool = True
     drain_timeout: float = 10.0
     stop_timeout: float = 10.0
@@ -76,9 +78,34 @@ class AppSettings:
     """``[recall] top_k``: hits a search returns when it names no ``top_k``."""
     recall_candidate_top_k: int = 60
     """``[recall] candidate_top_k``: candidates per leg before fusion, by default."""
+    projector: Literal["inline", "process"] = "inline"
+    """``[server] projector``: fold on this loop, or in a child process (see daemon.projector)."""
+    log_level: str = "info"
+    """For the projection process: the daemon's ``[logging] level`` at start."""
+    log_format: str = "auto"
+    """For the projection process: the daemon's ``[logging] format`` at start."""
 
 
 RunnerFactory = Callable[[EventStore, AsyncEngine], ProjectionRunner]
+INLINE_FOLD_DELAY = 0.02
+PROCESS_FOLD_DELAY = 0.1
+
+
+def _or(value: float | None, default: float) -> float:
+    return default if value is None else value
+
+
+class ProjectionProgress(Protocol):
+    """How far the projections have folded, wherever they fold (this loop or a child)."""
+
+    @property
+    def position(self) -> int:
+        """Return the last position folded."""
+        ...
+
+    async def wait_for(self, position: int, timeout: float | None = None) -> bool:
+        """Wait until ``position`` is folded; False on timeout."""
+        ...
 
 
 @dataclass(slots=True)
@@ -91,7 +118,7 @@ class AppState:
     tokens: TokenSet | None
     store: EventStore | None = None
     read_engine: AsyncEngine | None = None
-    runner: ProjectionRunner | None = None
+    runner: ProjectionProgress | None = None
     runner_task: asyncio.Task[None] | None = None
     ready: asyncio.Event = field(default_factory=asyncio.Event)
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
@@ -124,6 +151,7 @@ class AppState:
         self.last_written = max(self.last_written, position)
         self.last_head = max(self.last_head, position)
         if self.settings.wait_on_write and self.runner is not None:
+            self.fold_now.set()
             timeout = self.settings.read_your_writes_timeout
             if not await self.runner.wait_for(position, timeout=timeout):
                 log.warning("projections did not reach the position in time", position=position)
@@ -329,9 +357,11 @@ def _projections_ctx(
             state.ready.set()
             yield
             return
+        if state.settings.projector == "process":
+            async with _async_projector_process(state):
+                yield
+            return
         write_engine = backend.projection_engine(write=True)
-        if backend.is_sqlite:
-            _relax_projection_sync(write_engine)
         read_engine = backend.projection_engine(write=False)
         runner = runner_factory(store, write_engine)
         await runner.setup()
@@ -351,25 +381,87 @@ def _projections_ctx(
     return ctx
 
 
-async def _async_run_projections(state: AppState, runner: ProjectionRunner) -> None:
-    """Catch up, declare readiness, then follow the log.
-
-    Following folds whatever was committed since the last fold, but first lets a burst of
-    writes gather for up to ``fold_delay`` seconds (fewer, larger fold transactions leave more
-    of the CPU to the requests), unless a read is waiting for the projections.
-    """
-    await runner.catch_up()
+def _declare_ready(state: AppState, position: int) -> None:
     state.ready.set()
-    log.info("projections caught up", position=state.projection_position())
+    log.info("projections caught up", position=position)
+
+
+async def _async_run_projections(state: AppState, runner: ProjectionRunner) -> None:
+    """Fold on this loop: catch up, declare readiness, then follow the log."""
+    await async_follow_log(
+        state.require_store(),
+        runner,
+        fold_now=state.fold_now,
+        fold_delay=_or(state.settings.fold_delay, INLINE_FOLD_DELAY),
+        on_ready=lambda position: _declare_ready(state, position),
+    )
+
+
+@contextlib.asynccontextmanager
+async def _async_projector_process(state: AppState) -> AsyncIterator[None]:
+    """Fold in a child process (see daemon.projector) while the app runs."""
+    settings = state.settings
+    read_engine = settings.backend.projection_engine(write=False)
+    projector = ProjectorProcess(
+        settings.backend,
+        fold_delay=_or(settings.fold_delay, PROCESS_FOLD_DELAY),
+        log_level=settings.log_level,
+        log_format=settings.log_format,
+    )
+    await projector.async_start()
+    log.info("projection process started", pid=projector.pid)
+    state.runner = projector
+    state.read_engine = read_engine
+    state.runner_task = task = asyncio.create_task(
+        _async_drive_projector(state, projector), name="memoryd-projector"
+    )
+    try:
+        # Readers (the recall indexer, for one) may start once the tables exist.
+        set_up = asyncio.ensure_future(projector.set_up.wait())
+        await asyncio.wait({set_up, task}, return_when=asyncio.FIRST_COMPLETED)
+        set_up.cancel()
+        if task.done():
+            task.result()
+        yield
+    finally:
+        store = state.store
+        head = await store.head() if store is not None else 0
+        await projector.async_stop(head, settings.stop_timeout)
+        await _async_stop_runner(state)
+        state.read_engine = None
+        await read_engine.dispose()
+
+
+async def _async_drive_projector(state: AppState, projector: ProjectorProcess) -> None:
+    """Relay commits and read requests to the child; fail if it dies."""
     store = state.require_store()
-    delay = state.settings.fold_delay
-    while True:
-        await store.wait_for_head(runner.position + 1, timeout=None)
-        if delay > 0 and not state.fold_now.is_set():
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(state.fold_now.wait(), delay)
-        state.fold_now.clear()
-        await runner.catch_up()
+
+    async def relay_heads() -> None:
+        told = -1
+        while True:
+            head = store.known_head
+            if head == told:
+                head = await store.next_head(told)
+                if head == told:  # the store is closing
+                    return
+            projector.tell_head(head)
+            told = head
+
+    async def relay_fold_requests() -> None:
+        while True:
+            await state.fold_now.wait()
+            state.fold_now.clear()
+            projector.fold_now()
+
+    async def declare_ready() -> None:
+        await projector.ready.wait()
+        _declare_ready(state, projector.position)
+
+    async with asyncio.TaskGroup() as group:
+        group.create_task(projector.async_watch())
+        group.create_task(relay_heads())
+        group.create_task(relay_fold_requests())
+        group.create_task(declare_ready())
 
 
 async def _async_stop_runner(state: AppState) -> None:
@@ -379,7 +471,7 @@ async def _async_stop_runner(state: AppState) -> None:
         return
     runner = state.runner
     store = state.store
-    if runner is not None and store is not None and not task.done():
+    if isinstance(runner, ProjectionRunner) and store is not None and not task.done():
         # Let the runner fold (and checkpoint) everything committed before it stops.
         head = await store.head()
         state.fold_now.set()
@@ -401,21 +493,6 @@ async def _async_end_streams(app: web.Application) -> None:
     state.stopping.set()
     for task in list(state.streams):
         task.cancel()
-
-
-def _relax_projection_sync(engine: AsyncEngine) -> None:
-    """Commit projection folds without an fsync each (``synchronous=NORMAL`` in WAL mode).
-
-    The projections are a cache of the log: WAL keeps every fold atomic with its checkpoint,
-    and a fold lost to a power cut is folded again from the log at the next start. The event
-    log itself keeps ``synchronous=FULL``.
-    """
-
-    @sa.event.listens_for(engine.sync_engine, "connect")
-    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
-        cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA synchronous=NORMAL")
-        cursor.close()
 
 
 def build_app(

@@ -397,6 +397,12 @@ class ServerConfig:
         _Duration(maximum=timedelta(minutes=10)),
         "On SIGTERM, how long in-flight requests may run before they are cut off.",
     )
+    projector: str = _key(
+        "process",
+        _Str(choices=("process", "inline")),
+        'Where the projections fold: "process" (a child process, on another core than the '
+        'API) or "inline" (on the API\'s event loop). Read at start.',
+    )
 
 
 @dataclass(frozen=True, slots=True)

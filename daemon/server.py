@@ -171,6 +171,9 @@ def app_settings(config: Config) -> AppSettings:
         backend=Backend(data_dir=config.storage.data_dir, database_url=config.storage.database_url),
         max_body_bytes=config.server.max_body_size,
         drain_timeout=config.server.shutdown_timeout.total_seconds(),
+        projector="inline" if config.server.projector == "inline" else "process",
+        log_level=config.logging.level,
+        log_format=config.logging.format,
         **_live_settings(config),
     )
 

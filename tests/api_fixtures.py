@@ -104,7 +104,7 @@ async def running(
     server = Server(config, options, out=lines.append)
     task = asyncio.create_task(server.async_run())
     try:
-        for _ in range(200):
+        for _ in range(800):  # the projection process starts in about a second
             if any(line.startswith("memoryd: ready") for line in lines):
                 break
             if task.done():

@@ -1,0 +1,124 @@
+"""The projections folded in a child process: reads see writes, stop checkpoints, death fails."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from aiohttp.test_utils import TestClient, TestServer
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from daemon.app import STATE, AppSettings, build_app
+from daemon.backend import Backend
+from daemon.projector import ProjectorExited, ProjectorProcess
+from events.store.sqlite import SqliteEventStore, sqlite_engine
+from projections.runner import ProjectionRunner, checkpoints_table
+from tests.api_fixtures import api_client
+
+
+async def _checkpoints(data_dir: Path) -> dict[str, int]:
+    engine = Backend(data_dir).projection_engine(write=False)
+    try:
+        async with engine.connect() as conn:
+            rows = await conn.execute(
+                sa.select(checkpoints_table.c.name, checkpoints_table.c.position)
+            )
+            return {name: int(position) for name, position in rows}
+    finally:
+        await engine.dispose()
+
+
+async def test_reads_see_writes_folded_by_the_child(tmp_path: Path) -> None:
+    async with api_client(tmp_path, projector="process") as api:
+        state = api.client.app[STATE]
+        assert isinstance(state.runner, ProjectorProcess)
+        child = state.runner.pid
+        assert child is not None
+        assert child != os.getpid()
+        written = []
+        for i in range(30):
+            status, body = await api.call(
+                "POST", "/v1/conversations/c1/messages", {"role": "user", "content": f"turn {i}"}
+            )
+            assert status == 201, body
+            written.append(body["message_id"])
+        status, fact = await api.call("POST", "/v1/facts", {"text": "Ada likes tea"})
+        assert status == 201, fact
+        # Read-your-writes: the read waits for the child to fold what this daemon wrote.
+        status, body = await api.call("GET", "/v1/conversations/c1/messages?limit=100")
+        assert status == 200, body
+        assert [m["message_id"] for m in body["messages"]] == written
+        status, body = await api.call("GET", f"/v1/facts/{fact['fact_id']}")
+        assert status == 200
+        assert body["text"] == "Ada likes tea"
+        status, body = await api.call("POST", "/v1/search", {"query": "tea", "scope": ["facts"]})
+        assert status == 200
+        assert [h["id"] for h in body["hits"]] == [fact["fact_id"]]
+    # Stopping folded and checkpointed everything the log held (a recall record included),
+    # and the child is gone.
+    async with SqliteEventStore.in_data_dir(tmp_path) as store:
+        last = await store.head()
+    assert last > fact["position"]
+    checkpoints = await _checkpoints(tmp_path)
+    assert checkpoints
+    assert set(checkpoints.values()) == {last}
+    with pytest.raises(ProcessLookupError):
+        os.kill(child, 0)
+
+
+async def test_the_child_folds_what_the_inline_runner_folds(tmp_path: Path) -> None:
+    async with api_client(tmp_path / "a", projector="process") as api:
+        for i in range(12):
+            cid = f"c{i % 3}"
+            status, _ = await api.call(
+                "POST", f"/v1/conversations/{cid}/messages", {"role": "user", "content": f"m{i}"}
+            )
+            assert status == 201
+        status, _ = await api.call("POST", "/v1/conversations/c0/fork", {})
+        assert status in (200, 201)
+    # Fold the same log again, inline, into a fresh projections file: identical tables.
+    data = tmp_path / "a"
+    store = SqliteEventStore.in_data_dir(data)
+    await store.open()
+    try:
+        by_child = await _digest(store, sqlite_engine(data / "projections.sqlite3", write=True))
+        inline = await _digest(store, sqlite_engine(data / "inline.sqlite3", write=True))
+    finally:
+        await store.close()
+    assert by_child == inline
+
+
+async def _digest(store: SqliteEventStore, engine: AsyncEngine) -> dict[str, str]:
+    try:
+        runner = ProjectionRunner(store, engine)
+        await runner.setup()
+        await runner.catch_up()
+        return await runner.digest()
+    finally:
+        await engine.dispose()
+
+
+async def test_a_dead_child_fails_the_runner_task(tmp_path: Path) -> None:
+    settings = AppSettings(backend=Backend(tmp_path), tcp_requires_token=False, projector="process")
+    app = build_app(settings)
+    async with TestClient(TestServer(app)):
+        state = app[STATE]
+        await asyncio.wait_for(state.ready.wait(), 20)
+        assert isinstance(state.runner, ProjectorProcess)
+        task = state.runner_task
+        assert task is not None
+        assert state.runner.pid is not None
+        os.kill(state.runner.pid, signal.SIGKILL)
+        with pytest.raises(BaseExceptionGroup) as caught:
+            await asyncio.wait_for(task, 20)
+        assert caught.group_contains(ProjectorExited)
+
+
+async def test_wait_for_times_out_while_the_child_is_behind(tmp_path: Path) -> None:
+    projector = ProjectorProcess(Backend(tmp_path), fold_delay=0.0)
+    assert await projector.wait_for(0, timeout=0.01)
+    assert not await projector.wait_for(5, timeout=0.01)
