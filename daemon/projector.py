@@ -10,8 +10,9 @@ default; ``"inline"`` folds on the API's loop as before).
 The two talk over the child's stdin and stdout, one ASCII line per message:
 
 - daemon -> child: ``head N`` (the log holds position N: fold up to it), ``fold`` (a read is
-  waiting: fold without gathering more writes), ``stop`` (fold what was announced, checkpoint,
-  exit 0). End of input means the daemon is gone: the child stops the same way.
+  waiting: fold without gathering more writes), ``log LEVEL FORMAT`` (a reloaded ``[logging]``
+  section), ``stop`` (fold what was announced, checkpoint, exit 0). End of input means the
+  daemon is gone: the child stops the same way.
 - child -> daemon: ``setup`` once its tables exist, ``ready N`` once it has caught up, then
   ``at N`` each time its checkpoint reaches N.
 
@@ -157,6 +158,11 @@ class ProjectorProcess:
         """Ask the child to fold without gathering more writes."""
         self._send("fold\n")
 
+    def set_logging(self, level: str, format: str) -> None:
+        """Pass a reloaded ``[logging]`` section on to the child."""
+        self.log_level, self.log_format = level, format
+        self._send(f"log {level} {format}\n")
+
     async def wait_for(self, position: int, timeout: float | None = None) -> bool:
         """Wait until the child has folded ``position``; False on timeout."""
         if self.position >= position:
@@ -235,6 +241,10 @@ async def _async_read_commands(store: EventStore, fold_now: asyncio.Event) -> in
             await store.note_head(announced)
         elif word == "fold":
             fold_now.set()
+        elif word == "log":
+            level, _, fmt = value.partition(" ")
+            configure_logging(level, fmt, stream=sys.stderr)
+            log.info("projector.logging_reloaded", log_level=level, log_format=fmt)
         else:
             log.error("projector.unknown_command", line=line[:80].decode("ascii", "replace"))
 

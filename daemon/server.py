@@ -39,6 +39,7 @@ from daemon.backend import Backend
 from daemon.config import Config, ConfigError, load_config
 from daemon.leadership import ConsolidationLeader, install_leadership, leader_fence
 from daemon.logging import configure_logging, get_logger
+from daemon.projector import ProjectorProcess
 from daemon.reload import ConfigWatcher, log_adjustments, reload_on_signal
 from daemon.retrospective.wiring import RetrospectiveLeader, install_retrospective
 from events.clock import Clock
@@ -230,9 +231,11 @@ class Server:
     async def _async_apply_config(self, old: Config, new: Config) -> None:
         """Put a reloaded configuration into force where that can happen while running."""
         self.config = new
+        state = self._state
         if new.logging != old.logging:
             configure_logging(new.logging.level, new.logging.format)
-        state = self._state
+            if state is not None and isinstance(state.runner, ProjectorProcess):
+                state.runner.set_logging(new.logging.level, new.logging.format)
         if state is not None and _live_settings(new) != _live_settings(old):
             # The recall service watches recall_embedder and re-embeds in the background.
             state.settings = dataclasses.replace(state.settings, **_live_settings(new))

@@ -7,6 +7,7 @@ import os
 import signal
 from pathlib import Path
 
+import orjson
 import pytest
 import sqlalchemy as sa
 from aiohttp.test_utils import TestClient, TestServer
@@ -122,3 +123,20 @@ async def test_wait_for_times_out_while_the_child_is_behind(tmp_path: Path) -> N
     projector = ProjectorProcess(Backend(tmp_path), fold_delay=0.0)
     assert await projector.wait_for(0, timeout=0.01)
     assert not await projector.wait_for(5, timeout=0.01)
+
+
+async def test_a_reloaded_log_level_reaches_the_child(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    async with api_client(tmp_path, projector="process") as api:
+        projector = api.client.app[STATE].runner
+        assert isinstance(projector, ProjectorProcess)
+        projector.set_logging("debug", "json")
+        err = ""
+        for _ in range(200):
+            err += capfd.readouterr().err
+            if "projector.logging_reloaded" in err:
+                break
+            await asyncio.sleep(0.025)
+        [line] = [line for line in err.splitlines() if "projector.logging_reloaded" in line]
+        assert orjson.loads(line)["log_level"] == "debug"

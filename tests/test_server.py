@@ -15,6 +15,7 @@ import pytest
 
 from daemon.config import load_config
 from daemon.logging import reset_logging
+from daemon.projector import ProjectorProcess
 from daemon.server import ServeError, ServeOptions, bind_unix_socket
 from tests.api_fixtures import make_config, running
 
@@ -154,6 +155,9 @@ async def test_sighup_reloads_and_bad_config_is_kept_out(tmp_path: Path) -> None
                 break
             await asyncio.sleep(0.02)
         assert server.config.logging.level == "debug"
+        assert server._state is not None
+        assert isinstance(server._state.runner, ProjectorProcess)
+        assert server._state.runner.log_level == "debug"  # passed on to the projection process
         # The watcher sees an edit without a signal; request_timeout applies at once.
         cfg.write_text('[logging]\nlevel = "warning"\n[server]\nrequest_timeout = "5s"\n')
         for _ in range(250):
