@@ -29,7 +29,7 @@ from daemon.auth import TokenSet
 from daemon.backend import Backend
 from daemon.logging import get_logger, request_context
 from daemon.metrics import Metrics
-from daemon.projector import ProjectorProcess, async_follow_log
+from daemon.projector import ProjectorExited, ProjectorProcess, async_follow_log
 from events.clock import Clock, SystemClock
 from events.store.base import EventStore
 from projections.runner import ProjectionRunner
@@ -457,11 +457,15 @@ async def _async_drive_projector(state: AppState, projector: ProjectorProcess) -
         await projector.ready.wait()
         _declare_ready(state, projector.position)
 
-    async with asyncio.TaskGroup() as group:
-        group.create_task(projector.async_watch())
-        group.create_task(relay_heads())
-        group.create_task(relay_fold_requests())
-        group.create_task(declare_ready())
+    try:
+        async with asyncio.TaskGroup() as group:
+            group.create_task(projector.async_watch())
+            group.create_task(relay_heads())
+            group.create_task(relay_fold_requests())
+            group.create_task(declare_ready())
+    except* ProjectorExited as failed:
+        # One plain error, not a group: the child logged its own reason already.
+        raise failed.exceptions[0] from None
 
 
 async def _async_stop_runner(state: AppState) -> None:

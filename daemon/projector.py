@@ -45,6 +45,17 @@ DATABASE_URL_ENV = "MEMORYD_PROJECTOR_DATABASE_URL"
 """The child gets the database URL from its environment: a password in argv shows in ``ps``."""
 
 
+CHILD_LAUNCHER = (
+    "import signal; "
+    "signal.signal(signal.SIGINT, signal.SIG_IGN); "
+    "signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+    "from daemon.projector import main; "
+    "raise SystemExit(main())"
+)
+"""The child's first statements ignore stop signals: importing memoryd takes about a second,
+and a group signal in that time (Ctrl-C, ``systemctl restart``) killed the child mid-start."""
+
+
 class ProjectorExited(RuntimeError):
     """The projection process ended without being asked to."""
 
@@ -68,8 +79,11 @@ async def async_follow_log(
     while True:
         await store.wait_for_head(runner.position + 1, timeout=None)
         if fold_delay > 0 and not fold_now.is_set():
+            # ``asyncio.timeout``, not ``wait_for``: on Python 3.11 ``wait_for`` swallows a
+            # cancellation that races the event, and the child then ignored ``stop``.
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(fold_now.wait(), fold_delay)
+                async with asyncio.timeout(fold_delay):
+                    await fold_now.wait()
         fold_now.clear()
         on_folded(await runner.catch_up())
 
@@ -100,6 +114,7 @@ class ProjectorProcess:
         self._moved = asyncio.Condition()
         self._process: asyncio.subprocess.Process | None = None
         self._stopping = False
+        self._killed = False
         self._told = 0
 
     async def async_start(self) -> None:
@@ -110,8 +125,9 @@ class ProjectorProcess:
             env[DATABASE_URL_ENV] = self.backend.database_url
         self._process = await asyncio.create_subprocess_exec(
             sys.executable,
-            "-m",
-            "daemon.projector",
+            "-P",  # not the working directory on sys.path: a daemon/ there must not load
+            "-c",
+            CHILD_LAUNCHER,
             "--data-dir",
             str(self.backend.data_dir),
             "--fold-delay",
@@ -145,8 +161,9 @@ class ProjectorProcess:
                 if word == "ready":
                     self.ready.set()
         status = await process.wait()
-        if not self._stopping or status != 0:
-            raise ProjectorExited(f"the projection process exited with status {status}")
+        if self._stopping and (status == 0 or self._killed):
+            return  # asked to stop; a kill past the timeout was logged where it happened
+        raise ProjectorExited(f"the projection process exited with status {status}")
 
     def tell_head(self, head: int) -> None:
         """Tell the child the log holds ``head``."""
@@ -186,6 +203,7 @@ class ProjectorProcess:
                 await process.wait()
         except TimeoutError:
             log.warning("projector.killed", timeout_seconds=timeout, position=self.position)
+            self._killed = True
             process.kill()
             await process.wait()
 
@@ -210,6 +228,8 @@ class _Reporter:
 
     def __init__(self) -> None:
         self.reported = -1
+        self.gone = False
+        """The daemon closed the pipe (it died): nobody is listening any more."""
 
     def line(self, word: str, position: int | None = None) -> None:
         if position is None:
@@ -221,8 +241,13 @@ class _Reporter:
         self._write(f"{word} {position}\n")
 
     def _write(self, text: str) -> None:
-        sys.stdout.buffer.write(text.encode("ascii"))
-        sys.stdout.buffer.flush()
+        if self.gone:
+            return
+        try:
+            sys.stdout.buffer.write(text.encode("ascii"))
+            sys.stdout.buffer.flush()
+        except OSError:  # BrokenPipeError above all: the fold itself is committed
+            self.gone = True
 
 
 async def _async_read_commands(store: EventStore, fold_now: asyncio.Event) -> int:
@@ -252,7 +277,9 @@ async def _async_read_commands(store: EventStore, fold_now: asyncio.Event) -> in
 async def async_child_main(backend: Backend, fold_delay: float) -> int:
     """Fold the projections until the daemon says stop; return the exit status."""
     reporter = _Reporter()
-    store = backend.open_store()
+    # Read-only: the child never appends (on PostgreSQL this also skips the schema lock and
+    # the writer's connection; the daemon opened and checked the log first).
+    store = backend.open_store(readonly=True)
     await store.open()
     write_engine = backend.projection_engine(write=True)
     try:

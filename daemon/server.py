@@ -39,7 +39,7 @@ from daemon.backend import Backend
 from daemon.config import Config, ConfigError, load_config
 from daemon.leadership import ConsolidationLeader, install_leadership, leader_fence
 from daemon.logging import configure_logging, get_logger
-from daemon.projector import ProjectorProcess
+from daemon.projector import ProjectorExited, ProjectorProcess
 from daemon.reload import ConfigWatcher, log_adjustments, reload_on_signal
 from daemon.retrospective.wiring import RetrospectiveLeader, install_retrospective
 from events.clock import Clock
@@ -298,6 +298,9 @@ class Server:
             systemd.status("opening the event store")
             try:
                 await runner.setup()
+            except ProjectorExited as exc:
+                close_listeners(listeners)
+                raise ServeError(f"{exc} before it was set up (its log says why)") from exc
             except Exception:
                 close_listeners(listeners)
                 raise
