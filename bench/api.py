@@ -364,7 +364,10 @@ PHASES = ("single", "paced", "batch", "read")
 
 async def run(args: argparse.Namespace, sock: Path, pid: int | None) -> dict[str, Any]:
     """Run the chosen phases against the daemon on ``sock`` (process ``pid`` if known)."""
-    results: dict[str, Any] = {"load_average_before": os.getloadavg()}
+    results: dict[str, Any] = {
+        "load_average_before": os.getloadavg(),
+        "calibration_s": calibration_seconds(),
+    }
     cpu = CpuMeter(pid)
     phases = args.phases
     for phase in phases:
@@ -459,9 +462,24 @@ def _latency(figures: dict[str, Any]) -> str:
     return f"p50 {figures['p50_ms']:.1f} ms, p99 {figures['p99_ms']:.1f} ms"
 
 
+def calibration_seconds() -> float:
+    """Time a fixed pure-Python loop: how fast this machine runs Python right now.
+
+    These machines are shared: within an hour, this loop run at module level took 0.79-0.98 s
+    and later 0.46-0.49 s, and the daemon's CPU per message halved with it (684 -> 316 us in
+    the single phase). Figures from runs whose calibrations differ are not comparable.
+    """
+    start = time.perf_counter()
+    total = 0
+    for i in range(10_000_000):
+        total += i
+    return time.perf_counter() - start
+
+
 def print_table(results: dict[str, Any]) -> None:
     """Print the figures next to issue 3's targets."""
     load = results["load_average_before"][0], results["load_average_after"][0]
+    print(f"calibration: a 10M-step Python loop took {results['calibration_s']:.2f} s")
     print(f"load average (1 min) {load[0]:.2f} before, {load[1]:.2f} after; {os.cpu_count()} cores")
     print(f"{'phase':<10} {'figure':>34} {'target':>14}")
 
