@@ -204,3 +204,17 @@ def test_a_mask_computed_while_a_row_changes_is_not_kept(monkeypatch: pytest.Mon
     monkeypatch.setattr(index, "_compute_mask", compute)
     kept = index.mask(filters)
     assert index.mask(filters) is kept  # nothing changed: computed once
+
+
+def test_passing_answers_for_whole_arrays_of_ids() -> None:
+    index, _ = _index_with([f"w{i}x w{i + 1}x" for i in range(50)])  # doc ids 1..50
+    everyone = Filters(namespace="ns")
+    one_conversation = Filters(namespace="ns", conversation_id="c7")
+    admitted, unknown = index.passing([3, 70, 12, -1, 50, 10_000], everyone)
+    assert admitted == {3, 12, 50}
+    assert unknown == [70, -1, 10_000]  # not held: the engine asks the table about these
+    allowed = np.flatnonzero(index.mask(one_conversation)) + 1
+    admitted, unknown = index.passing(list(range(1, 51)), one_conversation)
+    assert admitted == set(allowed.tolist())
+    assert unknown == []
+    assert index.passing([], everyone) == (set(), [])

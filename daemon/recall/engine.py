@@ -426,8 +426,7 @@ class RecallEngine:
     def _admit(self, conn: sa.Connection, doc_ids: list[int], filters: Filters) -> set[int]:
         """Return which of ``doc_ids`` pass ``filters``: the in-memory index decides for the
         documents it holds (the same rules), the table for any folded since its refresh."""
-        allowed = self.index.passing(doc_ids, filters)
-        unknown = [d for d in doc_ids if d not in allowed and not self.index.knows(d)]
+        allowed, unknown = self.index.passing(doc_ids, filters)
         for part in chunks(unknown):
             allowed.update(
                 int(d)

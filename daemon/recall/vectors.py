@@ -182,6 +182,9 @@ class VectorIndex:
         self.position = 0
         self.size = 0
         self._slots: dict[int, int] = {}
+        self._slot_of: npt.NDArray[np.int64] = np.full(capacity, -1, dtype=np.int64)
+        """``doc_id -> slot`` (-1: not held) for whole arrays of ids at once; replaced, never
+        resized in place, so a search thread holding the old one reads a consistent array."""
         self._namespaces = _Codes()
         self._conversations = _Codes()
         self._owners = _Codes()
@@ -242,6 +245,11 @@ class VectorIndex:
             if self.size == self.capacity:
                 self._alloc(self.capacity * 2)
             slot = self._slots[doc_id] = self.size
+            if doc_id >= self._slot_of.shape[0]:
+                grown = np.full(max(doc_id + 1, 2 * self._slot_of.shape[0]), -1, dtype=np.int64)
+                grown[: self._slot_of.shape[0]] = self._slot_of
+                self._slot_of = grown
+            self._slot_of[doc_id] = slot
             self.size += 1
             self._hashes.append("")
         return slot
@@ -340,6 +348,7 @@ class VectorIndex:
         self._changes += 1
         self._halfway = None
         self._slots.clear()
+        self._slot_of = np.full(self._slot_of.shape[0], -1, dtype=np.int64)
         self._tag_slots.clear()
         self._slot_tags.clear()
         self._hashes.clear()
@@ -568,13 +577,25 @@ class VectorIndex:
         """Return True if the index holds this document (at its last refresh)."""
         return doc_id in self._slots
 
-    def passing(self, doc_ids: Sequence[int], filters: Filters) -> set[int]:
-        """Return which of ``doc_ids`` the index holds and ``filters`` admit."""
-        known = [(d, s) for d in doc_ids if (s := self._slots.get(d)) is not None]
-        if not known:
-            return set()
-        m = self.mask(filters)
-        return {d for d, s in known if m[s]}
+    def passing(self, doc_ids: Sequence[int], filters: Filters) -> tuple[set[int], list[int]]:
+        """Return which of ``doc_ids`` the index holds and ``filters`` admit, and which of them
+        it does not hold (folded since its last refresh: the caller asks the table)."""
+        if not doc_ids:
+            return set(), []
+        # Whole arrays, not a dict lookup per id: the pruned lexical leg admits thousands.
+        slot_of = self._slot_of
+        ids = np.fromiter(doc_ids, dtype=np.int64, count=len(doc_ids))
+        inside = (ids >= 0) & (ids < slot_of.shape[0])
+        slots = np.full(ids.shape[0], -1, dtype=np.int64)
+        slots[inside] = slot_of[ids[inside]]
+        held = slots >= 0
+        admitted = np.zeros(ids.shape[0], dtype=np.bool_)
+        if held.any():
+            m = self.mask(filters)
+            # A slot added by a refresh after the mask was made is left to the table.
+            held &= slots < m.shape[0]
+            admitted[held] = m[slots[held]]
+        return set(ids[admitted].tolist()), ids[~held].tolist()
 
     def search(
         self, query_vector: Vectors, filters: Filters, limit: int
