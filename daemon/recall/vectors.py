@@ -181,10 +181,10 @@ class VectorIndex:
         self.cache = cache
         self.position = 0
         self.size = 0
-        self._slots: dict[int, int] = {}
         self._slot_of: npt.NDArray[np.int64] = np.full(capacity, -1, dtype=np.int64)
-        """``doc_id -> slot`` (-1: not held) for whole arrays of ids at once; replaced, never
-        resized in place, so a search thread holding the old one reads a consistent array."""
+        """``doc_id -> slot`` (-1: not held), read for whole arrays of ids at once; replaced,
+        never resized in place, so a search thread holding the old one reads a consistent
+        array."""
         self._namespaces = _Codes()
         self._conversations = _Codes()
         self._owners = _Codes()
@@ -240,18 +240,18 @@ class VectorIndex:
         self._changes += 1
 
     def _slot(self, doc_id: int) -> int:
-        slot = self._slots.get(doc_id)
-        if slot is None:
-            if self.size == self.capacity:
-                self._alloc(self.capacity * 2)
-            slot = self._slots[doc_id] = self.size
-            if doc_id >= self._slot_of.shape[0]:
-                grown = np.full(max(doc_id + 1, 2 * self._slot_of.shape[0]), -1, dtype=np.int64)
-                grown[: self._slot_of.shape[0]] = self._slot_of
-                self._slot_of = grown
-            self._slot_of[doc_id] = slot
-            self.size += 1
-            self._hashes.append("")
+        if doc_id < self._slot_of.shape[0] and (slot := int(self._slot_of[doc_id])) >= 0:
+            return slot
+        if self.size == self.capacity:
+            self._alloc(self.capacity * 2)
+        slot = self.size
+        if doc_id >= self._slot_of.shape[0]:
+            grown = np.full(max(doc_id + 1, 2 * self._slot_of.shape[0]), -1, dtype=np.int64)
+            grown[: self._slot_of.shape[0]] = self._slot_of
+            self._slot_of = grown
+        self._slot_of[doc_id] = slot
+        self.size += 1
+        self._hashes.append("")
         return slot
 
     def _set_row(self, row: Any) -> str | None:
@@ -326,7 +326,7 @@ class VectorIndex:
                 for row in rows:
                     text = self._set_row(row)
                     if text is not None:
-                        stale[self._slots[int(row.doc_id)]] = text
+                        stale[self._slot(int(row.doc_id))] = text
                     self.position = max(self.position, int(row.updated_position))
                 await self._fill_from_cache(stale)
             await self._forget_dropped()
@@ -347,7 +347,6 @@ class VectorIndex:
         self.size = 0
         self._changes += 1
         self._halfway = None
-        self._slots.clear()
         self._slot_of = np.full(self._slot_of.shape[0], -1, dtype=np.int64)
         self._tag_slots.clear()
         self._slot_tags.clear()
@@ -572,10 +571,6 @@ class VectorIndex:
     def live_count(self) -> int:
         """Return how many live documents the index holds (every namespace)."""
         return int(np.count_nonzero(self.live[: self.size]))
-
-    def knows(self, doc_id: int) -> bool:
-        """Return True if the index holds this document (at its last refresh)."""
-        return doc_id in self._slots
 
     def passing(self, doc_ids: Sequence[int], filters: Filters) -> tuple[set[int], list[int]]:
         """Return which of ``doc_ids`` the index holds and ``filters`` admit, and which of them
