@@ -608,8 +608,10 @@ class RetrospectiveService:
                 # folding; a retrospective trigger can wait a few milliseconds. The service's
                 # own decisions and runs are folded at once (it waits for them, and its state
                 # is what the API shows).
+                # ``asyncio.timeout``: Python 3.11's ``wait_for`` can swallow a cancellation.
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._hurry.wait(), self.follow_delay)
+                    async with asyncio.timeout(self.follow_delay):
+                        await self._hurry.wait()
             self._hurry.clear()
 
     async def _decider(self) -> None:
