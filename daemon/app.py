@@ -437,15 +437,12 @@ async def _async_drive_projector(state: AppState, projector: ProjectorProcess) -
     store = state.require_store()
 
     async def relay_heads() -> None:
-        told = -1
+        head = store.known_head
         while True:
-            head = store.known_head
-            if head == told:
-                head = await store.next_head(told)
-                if head == told:  # the store is closing
-                    return
-            projector.tell_head(head)
-            told = head
+            projector.tell_head(head)  # says nothing when the child was told already
+            seen, head = head, await store.next_head(head)
+            if head == seen:  # the store is closing
+                return
 
     async def relay_fold_requests() -> None:
         while True:
