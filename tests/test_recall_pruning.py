@@ -53,6 +53,8 @@ async def test_pruned_lexical_leg_equals_the_full_query(
     async with recall_env(Backend(tmp_path)) as env:
         await env.add(*_corpus(rng))
         engine = env.service.engine
+        # The FTS5 queries themselves, not the in-memory postings that answer first.
+        monkeypatch.setattr(engine.index, "lexical", None)
         sync = engine._sync_engine()
         assert sync is not None
         pruned_ran = 0

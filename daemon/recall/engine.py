@@ -34,6 +34,7 @@ import orjson
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from daemon.recall import lexical as lexical_module
 from daemon.recall.fts5 import fts5_row_count, pruned_scores, split_terms, term_counts
 from daemon.recall.fusion import (
     LegHit,
@@ -62,8 +63,6 @@ from projections.search import PG_TS_CONFIG, docs_table, entities_table, mention
 
 _D = docs_table.c
 _M = mentions_table.c
-LEXICAL_NEAR_WEIGHT = 0.5
-"""bm25 weight of the neighbouring turns relative to the document's own text."""
 _WEIGH_COLUMNS = (
     _D.doc_id,
     _D.status,
@@ -92,8 +91,9 @@ _HIT_ROW = collections.namedtuple("_HIT_ROW", [c.name for c in _HIT_COLUMNS])  #
 
 def bm25_sql() -> str:
     """Return the FTS5 rank expression: own text 1, neighbouring turns
-    :data:`LEXICAL_NEAR_WEIGHT`, scope tokens 0 (unranked)."""
-    return f"bm25(search_fts, 1.0, {LEXICAL_NEAR_WEIGHT}, 0.0)"
+    :data:`daemon.recall.lexical.LEXICAL_NEAR_WEIGHT`, scope tokens 0 (unranked)."""
+    body, near, scope = lexical_module.column_weights()
+    return f"bm25(search_fts, {body}, {near}, {scope})"
 
 
 LEXICAL_PREFETCH = 4
@@ -314,7 +314,7 @@ class RecallEngine:
         tsq = sa.func.to_tsquery(PG_TS_CONFIG, text)
         tsv: sa.ColumnElement[Any] = sa.literal_column("search_docs.tsv")
         weights: sa.ColumnElement[Any] = sa.literal_column(
-            f"'{{0.1, 0.2, {LEXICAL_NEAR_WEIGHT}, 1.0}}'::float4[]"
+            f"'{{0.1, 0.2, {lexical_module.LEXICAL_NEAR_WEIGHT}, 1.0}}'::float4[]"
         )
         pg_rank: sa.ColumnElement[Any] = sa.func.ts_rank(weights, tsv, tsq)
         query = (
@@ -339,6 +339,12 @@ class RecallEngine:
         (same order, same tie-break). Otherwise the filtered join query runs.
         """
         index = self.index
+        if index.lexical is not None:
+            found = index.lexical.search(
+                terms, index.mask(req.filters), index.doc_id, req.candidate_top_k
+            )
+            if found is not None:
+                return found
         ns_size = index.namespace_size(req.filters.namespace)
         scope = fts5_scope(req.filters, namespace_token=2 * ns_size < index.live_count())
         want = req.candidate_top_k

@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from daemon.backend import Backend
 from daemon.logging import get_logger
 from daemon.recall.engine import RecallEngine
+from daemon.recall.lexical import LexicalIndex
 from daemon.recall.vectors import EmbeddingCache, Progress, VectorIndex
 from events.clock import Clock
 from events.store.sqlite import sqlite_engine
@@ -60,7 +61,10 @@ class RecallService:
     ) -> None:
         self.cache_db = cache_db
         self.cache = EmbeddingCache(cache_db)
-        self.index = VectorIndex(embedder, self.cache)
+        # On SQLite the lexical leg scores FTS5's bm25 from postings in memory (exactly, see
+        # daemon.recall.lexical); PostgreSQL ranks with its own full-text search.
+        lexical = LexicalIndex() if read_engine.dialect.name == "sqlite" else None
+        self.index = VectorIndex(embedder, self.cache, lexical=lexical)
         self.engine = RecallEngine(read_engine, self.index, clock, projection_position)
         self._task: asyncio.Task[None] | None = None
         self._last_logged = 0

@@ -27,11 +27,12 @@ import numpy.typing as npt
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from daemon.recall.lexical import LexicalDoc, LexicalIndex
 from daemon.recall.query import BoolArray, Filters
 from events.store.postgres import lock_for_migration
 from plugins.embedders.base import Embedder, Vectors
 from projections.base import chunks
-from projections.search import CONTEXT_WINDOW, docs_table, embed_text
+from projections.search import CONTEXT_WINDOW, docs_table, embed_text, scope_tokens
 
 NULL = np.iinfo(np.int64).max
 """Stands for SQL NULL in the time columns (never before any time)."""
@@ -75,6 +76,9 @@ _SYNC_COLUMNS = (
     _D.content_hash,
     _D.updated_position,
 )
+_LEXICAL_COLUMNS = (_D.body, _D.near)
+LEXICAL_IN_THREAD = 1000
+"""Changed rows from which a refresh tokenizes in a worker thread (the loop stays free)."""
 
 
 class EmbeddingCache:
@@ -176,9 +180,17 @@ def _t(value: int | None) -> int:
 class VectorIndex:
     """Every live document's filter columns and vector, in memory."""
 
-    def __init__(self, embedder: Embedder, cache: EmbeddingCache, capacity: int = 1024) -> None:
+    def __init__(
+        self,
+        embedder: Embedder,
+        cache: EmbeddingCache,
+        capacity: int = 1024,
+        lexical: LexicalIndex | None = None,
+    ) -> None:
         self.embedder = embedder
         self.cache = cache
+        self.lexical = lexical
+        """The in-memory FTS5 postings (SQLite), kept on the same slots and refreshes."""
         self.position = 0
         self.size = 0
         self._slot_of: npt.NDArray[np.int64] = np.full(capacity, -1, dtype=np.int64)
@@ -327,10 +339,31 @@ class VectorIndex:
                     text = self._set_row(row)
                     if text is not None:
                         stale[self._slot(int(row.doc_id))] = text
-                    self.position = max(self.position, int(row.updated_position))
+                await self._update_lexical(rows)
+                self.position = max(self.position, max(int(r.updated_position) for r in rows))
                 await self._fill_from_cache(stale)
             await self._forget_dropped()
             return changed
+
+    async def _update_lexical(self, rows: Sequence[Any]) -> None:
+        lexical = self.lexical
+        if lexical is None:
+            return
+        slot_of = self._slot_of
+        docs = [
+            LexicalDoc(
+                int(slot_of[r.doc_id]),
+                bool(r.live),
+                r.body,
+                r.near,
+                scope_tokens(r.namespace, r.kind, r.conversation_id),
+            )
+            for r in rows
+        ]
+        if len(docs) >= LEXICAL_IN_THREAD:
+            await asyncio.to_thread(lexical.update, docs)
+        else:
+            lexical.update(docs)
 
     async def _forget_dropped(self) -> None:
         """Delete the cached vectors of deleted or purged texts no live document shares."""
@@ -355,10 +388,12 @@ class VectorIndex:
         self._dropped.clear()
         self.live[:] = False
         self.has_vec[:] = False
+        if self.lexical is not None:
+            self.lexical.reset()
 
     async def _changed_rows(self, conn: AsyncConnection) -> list[Any]:
         result = await conn.execute(
-            sa.select(*_SYNC_COLUMNS)
+            sa.select(*_SYNC_COLUMNS, *(_LEXICAL_COLUMNS if self.lexical is not None else ()))
             .where(_D.updated_position > self.position)
             .order_by(_D.updated_position, _D.doc_id)
             .limit(20_000)

@@ -1,0 +1,343 @@
+"""The SQLite lexical leg in memory: FTS5's own bm25, computed over posting arrays.
+
+FTS5 ranks an OR query by calling ``bm25()`` through its auxiliary-function API once for
+every row that matches (about 2.5 us a row here), so a query with one term in a tenth of
+200k documents spends most of its time there, pruned or not (see :mod:`daemon.recall.fts5`).
+This index keeps, for every term, the documents that contain it and the term's weighted
+frequency in each, and numpy computes the same formula for a whole posting list at once.
+
+It is exact, so the leg stays FTS5's bm25 and tests compare it with the SQL query:
+
+- The terms are FTS5's own. A text is cut at the ASCII characters that are neither letters
+  nor digits (``unicode61`` always separates tokens there) and each piece is tokenized once
+  by FTS5 itself, in a private in-memory table with the search table's tokenizer, then
+  cached. Every FTS5 token lies inside one piece, so a text's terms are its pieces' terms in
+  order. Pure-ASCII pieces, nearly all of them, are one token each.
+- The score is FTS5's ``fts5Bm25Function`` operation for operation: for each phrase in query
+  order ``idf = log((N - n + 0.5) / (n + 0.5))`` (1e-6 when not positive) with ``n`` the rows
+  that contain it, its frequency ``f`` in the row summed over its instances with the column
+  weights, ``D`` the row's tokens in all columns, ``avgdl`` the table's tokens over its rows,
+  and ``score += idf * ((f * (k1 + 1)) / (f + k1 * (1 - b + b * D / avgdl)))``.
+- A query term that FTS5 would turn into several tokens (a phrase, which needs positions) or
+  none is not answered here: the caller runs the FTS5 query.
+
+The index follows the search projection through :class:`daemon.recall.vectors.VectorIndex`
+(same slots, same refresh). A changed document gets a new *version*; its old postings stay in
+the lists, marked dead, until dead postings outnumber live ones and the lists are compacted.
+A lock serialises changes and searches (searches run in worker threads).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sqlite3
+import threading
+from array import array
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from daemon.recall.query import BoolArray
+from projections.search import FTS_TOKENIZER
+
+LEXICAL_NEAR_WEIGHT = 0.5
+"""bm25 weight of the neighbouring turns relative to the document's own text."""
+
+
+def column_weights() -> tuple[float, float, float]:
+    """Return the bm25 weights of the FTS5 columns body, near and scope (unranked)."""
+    return (1.0, LEXICAL_NEAR_WEIGHT, 0.0)
+
+
+BM25_K1 = 1.2
+BM25_B = 0.75
+COMPACT_MIN = 1 << 20
+"""Dead postings tolerated whatever the live count (compaction walks every list)."""
+DEAD_PER_LIVE = 1.0
+"""Dead postings tolerated per live one (each new turn rewrites its predecessors' context)."""
+PIECES_KEPT = 500_000
+"""Cached piece tokenizations; past this the cache starts again (numbers make it grow)."""
+
+_ASCII_PIECE = re.compile(r"[a-z0-9]+")
+_PIECE = re.compile(r"[^\x00-/:-@\[-`{-\x7f]+")
+"""Runs of characters other than ASCII punctuation, space and controls."""
+
+
+@dataclass(frozen=True, slots=True)
+class LexicalDoc:
+    """What the index needs of one search document (the FTS5 row's three columns)."""
+
+    slot: int
+    live: bool
+    body: str
+    near: str
+    scope: str
+
+
+class Fts5Terms:
+    """Turns text into FTS5's terms, as interned ids, by asking FTS5 once per new piece."""
+
+    def __init__(self, tokenizer: str = FTS_TOKENIZER) -> None:
+        self.ids: dict[str, int] = {}
+        self._ascii: dict[str, int] = {}
+        self._other: dict[str, tuple[int, ...]] = {}
+        self._db = sqlite3.connect(":memory:", check_same_thread=False)
+        self._db.execute(f"CREATE VIRTUAL TABLE pieces USING fts5(x, tokenize='{tokenizer}')")
+        self._db.execute("CREATE VIRTUAL TABLE piece_terms USING fts5vocab(pieces, 'instance')")
+
+    def _intern(self, term: str) -> int:
+        found = self.ids.get(term)
+        if found is None:
+            found = self.ids[term] = len(self.ids)
+        return found
+
+    def _ask_fts5(self, pieces: Sequence[str]) -> list[tuple[int, ...]]:
+        """Return FTS5's terms of each piece, in order."""
+        db = self._db
+        db.execute("DELETE FROM pieces")
+        db.executemany("INSERT INTO pieces(rowid, x) VALUES (?, ?)", enumerate(pieces))
+        found: list[list[tuple[int, str]]] = [[] for _ in pieces]
+        for doc, term, offset in db.execute("SELECT doc, term, offset FROM piece_terms"):
+            found[doc].append((offset, term))
+        return [tuple(self._intern(t) for _, t in sorted(terms)) for terms in found]
+
+    def learn(self, texts: Iterable[str]) -> None:
+        """Tokenize, in one FTS5 call, every piece of ``texts`` not seen before."""
+        if len(self._ascii) + len(self._other) > PIECES_KEPT:
+            self._ascii.clear()
+            self._other.clear()
+        ascii_new: set[str] = set()
+        other_new: set[str] = set()
+        for text in texts:
+            if text.isascii():
+                ascii_new.update(_ASCII_PIECE.findall(text.lower()))
+            else:
+                for piece in _PIECE.findall(text):
+                    if piece.isascii():
+                        ascii_new.add(piece.lower())
+                    else:
+                        other_new.add(piece)
+        ascii_list = [p for p in ascii_new if p not in self._ascii]
+        other_list = [p for p in other_new if p not in self._other]
+        if not ascii_list and not other_list:
+            return
+        answers = self._ask_fts5([*ascii_list, *other_list])
+        for piece, terms in zip(ascii_list, answers, strict=False):
+            if len(terms) != 1:  # pragma: no cover - an ASCII letter/digit run is one token
+                raise AssertionError(f"FTS5 split {piece!r} into {len(terms)} tokens")
+            self._ascii[piece] = terms[0]
+        for piece, terms in zip(other_list, answers[len(ascii_list) :], strict=True):
+            self._other[piece] = terms
+
+    def terms(self, text: str) -> list[int]:
+        """Return the term ids of ``text`` in order (call :meth:`learn` on it first)."""
+        if text.isascii():
+            known = self._ascii
+            return [known[p] for p in _ASCII_PIECE.findall(text.lower())]
+        out: list[int] = []
+        for piece in _PIECE.findall(text):
+            if piece.isascii():
+                out.append(self._ascii[piece.lower()])
+            else:
+                out.extend(self._other[piece])
+        return out
+
+
+IntArray = npt.NDArray[np.int32]
+
+
+def _grown(old: Any, size: int, fill: Any) -> Any:
+    """Return ``old`` copied into a new array of at least ``size`` (doubling), ``fill`` after."""
+    new = np.full(max(size, 2 * old.shape[0]), fill, dtype=old.dtype)
+    new[: old.shape[0]] = old
+    return new
+
+
+class LexicalIndex:
+    """Postings of every live document's FTS5 row, and bm25 over them."""
+
+    def __init__(self, tokenizer: str = FTS_TOKENIZER) -> None:
+        self.lock = threading.Lock()
+        self.weights = column_weights()
+        self.terms = Fts5Terms(tokenizer)
+        self._clear()
+
+    def _clear(self) -> None:
+        self._versions: list[array[int]] = []
+        """Per term id: the document versions whose row holds it."""
+        self._freqs: list[array[float]] = []
+        """Per term id, aligned with ``_versions``: its weighted frequency in that row."""
+        self._version_slot: IntArray = np.zeros(1024, dtype=np.int32)
+        self._version_live = np.zeros(1024, dtype=np.bool_)
+        self._version_terms: IntArray = np.zeros(1024, dtype=np.int32)
+        self._versions_used = 0
+        self._slot_version: IntArray = np.full(1024, -1, dtype=np.int32)
+        self._slot_tokens = np.zeros(1024, dtype=np.float64)
+        self.rows = 0
+        """Live rows (FTS5's ``N``)."""
+        self.tokens = 0
+        """Tokens of all live rows in all columns (``avgdl = tokens / rows``)."""
+        self._posted = 0
+        self._live_posted = 0
+
+    def reset(self) -> None:
+        """Forget every document."""
+        with self.lock:
+            self._clear()
+
+    # -- changes ----------------------------------------------------------------------------
+
+    def update(self, docs: Sequence[LexicalDoc]) -> None:
+        """Replace the rows of ``docs`` (a dead document leaves the index)."""
+        if not docs:
+            return
+        with self.lock:
+            self.terms.learn(t for d in docs if d.live for t in (d.body, d.near, d.scope))
+            for doc in docs:
+                self._replace(doc)
+            dead = self._posted - self._live_posted
+            if dead > max(self._live_posted * DEAD_PER_LIVE, COMPACT_MIN):
+                self._compact()
+
+    def _replace(self, doc: LexicalDoc) -> None:
+        slot = doc.slot
+        if slot >= self._slot_version.shape[0]:
+            self._slot_version = _grown(self._slot_version, slot + 1, -1)
+            self._slot_tokens = _grown(self._slot_tokens, slot + 1, 0.0)
+        old = int(self._slot_version[slot])
+        if old >= 0:
+            self._version_live[old] = False
+            self._live_posted -= int(self._version_terms[old])
+            self.rows -= 1
+            self.tokens -= int(self._slot_tokens[slot])
+            self._slot_version[slot] = -1
+        if not doc.live:
+            return
+        terms = self.terms.terms
+        columns = [terms(doc.body), terms(doc.near), terms(doc.scope)]
+        freq: dict[int, float] = {}
+        for weight, column in zip(self.weights, columns, strict=True):
+            for term, count in Counter(column).items():
+                # FTS5 adds the column weight once per instance; with weights such as 1, 0.5
+                # and 0 every partial sum is exact, so this product equals that sum.
+                freq[term] = freq.get(term, 0.0) + count * weight
+        version = self._versions_used
+        if version == self._version_slot.shape[0]:
+            self._version_slot = _grown(self._version_slot, version + 1, 0)
+            self._version_live = _grown(self._version_live, version + 1, False)
+            self._version_terms = _grown(self._version_terms, version + 1, 0)
+        self._versions_used += 1
+        self._version_slot[version] = slot
+        self._version_live[version] = True
+        self._version_terms[version] = len(freq)
+        versions, freqs = self._versions, self._freqs
+        while len(versions) < len(self.terms.ids):
+            versions.append(array("i"))
+            freqs.append(array("f"))
+        for term, f in freq.items():
+            versions[term].append(version)
+            freqs[term].append(f)
+        size = sum(len(c) for c in columns)
+        self._slot_version[slot] = version
+        self._slot_tokens[slot] = size
+        self.rows += 1
+        self.tokens += size
+        self._posted += len(freq)
+        self._live_posted += len(freq)
+
+    def _compact(self) -> None:
+        """Drop the postings of dead versions from every list."""
+        live = self._version_live
+        posted = 0
+        for term, versions in enumerate(self._versions):
+            if not versions:
+                continue
+            v = np.frombuffer(versions, dtype=np.int32)
+            keep = live[v]
+            kept = int(np.count_nonzero(keep))
+            if kept < v.shape[0]:
+                f = np.frombuffer(self._freqs[term], dtype=np.float32)
+                new_v, new_f = array("i", v[keep].tobytes()), array("f", f[keep].tobytes())
+                del v, f  # release the buffers before the arrays are replaced
+                self._versions[term], self._freqs[term] = new_v, new_f
+            posted += kept
+        self._posted = posted
+
+    # -- search -----------------------------------------------------------------------------
+
+    def search(
+        self,
+        words: Sequence[str],
+        mask: BoolArray,
+        doc_ids: npt.NDArray[np.int64],
+        limit: int,
+    ) -> list[tuple[int, float]] | None:
+        """Return ``(doc_id, -bm25)`` of the best ``limit`` rows among those ``mask`` admits
+        (by slot) that match any of ``words``, best first, ties by larger doc id first, as
+        the FTS5 query gives them; None when the query needs FTS5 (a phrase)."""
+        with self.lock:
+            self.terms.learn(words)
+            term_ids: list[int] = []
+            for word in words:
+                found = self.terms.terms(word)
+                if len(found) != 1:
+                    return None
+                term_ids.append(found[0])
+            if self.rows == 0 or limit <= 0:
+                return []
+            return self._search(term_ids, mask, doc_ids, limit)
+
+    def _search(
+        self,
+        term_ids: list[int],
+        mask: BoolArray,
+        doc_ids: npt.NDArray[np.int64],
+        limit: int,
+    ) -> list[tuple[int, float]]:
+        n_rows = self.rows
+        avgdl = float(self.tokens) / float(n_rows)
+        k1, b = BM25_K1, BM25_B
+        width = self._slot_version.shape[0]
+        scores = np.zeros(width, dtype=np.float64)
+        matched = np.zeros(width, dtype=np.bool_)
+        live = self._version_live
+        for term in term_ids:
+            if term >= len(self._versions) or not self._versions[term]:
+                continue  # no row holds it: FTS5 adds 0.0 for such a phrase
+            versions = np.frombuffer(self._versions[term], dtype=np.int32).copy()
+            freqs = np.frombuffer(self._freqs[term], dtype=np.float32).astype(np.float64)
+            alive = live[versions]
+            slots = self._version_slot[versions[alive]]
+            f = freqs[alive]
+            hits = slots.shape[0]
+            if hits == 0:
+                continue
+            idf = math.log((n_rows - hits + 0.5) / (hits + 0.5))
+            if idf <= 0.0:
+                idf = 1e-6
+            size = self._slot_tokens[slots]
+            # The operations of fts5Bm25Function, in its order (see the module docstring).
+            scores[slots] += idf * ((f * (k1 + 1.0)) / (f + k1 * (1 - b + b * size / avgdl)))
+            matched[slots] = True
+        admitted = min(width, mask.shape[0])
+        candidates = np.flatnonzero(matched[:admitted] & mask[:admitted])
+        if candidates.size == 0:
+            return []
+        found = scores[candidates]
+        take = min(limit, candidates.size)
+        if take < candidates.size:
+            top = np.argpartition(-found, take - 1)[:take]
+            # Every candidate scoring like the cut-off's must be in the pool of the tie-break.
+            cut = found[top].min()
+            top = np.flatnonzero(found >= cut)
+        else:
+            top = np.arange(candidates.size)
+        ids = doc_ids[candidates[top]]
+        best = found[top]
+        order = np.lexsort((-ids, -best))[:take]
+        return [(int(ids[i]), float(best[i])) for i in order]
