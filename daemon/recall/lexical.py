@@ -29,12 +29,12 @@ A lock serialises changes and searches (searches run in worker threads).
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import sqlite3
 import threading
 from array import array
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -60,6 +60,8 @@ COMPACT_MIN = 1 << 20
 """Dead postings tolerated whatever the live count (compaction walks every list)."""
 DEAD_PER_LIVE = 1.0
 """Dead postings tolerated per live one (each new turn rewrites its predecessors' context)."""
+POST_TOKENS = 200_000
+"""Tokens gathered before they are turned into postings (bounds the memory that takes)."""
 PIECES_KEPT = 500_000
 """Cached piece tokenizations; past this the cache starts again (numbers make it grow)."""
 
@@ -135,7 +137,14 @@ class Fts5Terms:
             self._other[piece] = terms
 
     def terms(self, text: str) -> list[int]:
-        """Return the term ids of ``text`` in order (call :meth:`learn` on it first)."""
+        """Return the term ids of ``text`` in order (asking FTS5 about new pieces)."""
+        try:
+            return self._known_terms(text)
+        except KeyError:
+            self.learn([text])
+            return self._known_terms(text)
+
+    def _known_terms(self, text: str) -> list[int]:
         if text.isascii():
             known = self._ascii
             return [known[p] for p in _ASCII_PIECE.findall(text.lower())]
@@ -197,35 +206,52 @@ class LexicalIndex:
         if not docs:
             return
         with self.lock:
-            self.terms.learn(t for d in docs if d.live for t in (d.body, d.near, d.scope))
+            of = self.terms.terms
+            # The batch's tokens in flat runs (term, column weight, version), in column order
+            # within a row: the order FTS5 adds the weights in.
+            token_terms: list[int] = []
+            token_weights: list[float] = []
+            token_versions: list[int] = []
+            w_body, w_near, w_scope = self.weights
             for doc in docs:
-                self._replace(doc)
+                self._retire(doc.slot)
+                if not doc.live:
+                    continue
+                body, near, scope = of(doc.body), of(doc.near), of(doc.scope)
+                size = len(body) + len(near) + len(scope)
+                version = self._new_version(doc.slot, size)
+                token_terms += body
+                token_terms += near
+                token_terms += scope
+                token_weights += [w_body] * len(body)
+                token_weights += [w_near] * len(near)
+                token_weights += [w_scope] * len(scope)
+                token_versions += [version] * size
+                if len(token_terms) >= POST_TOKENS:
+                    self._post(token_terms, token_weights, token_versions)
+                    token_terms, token_weights, token_versions = [], [], []
+            if token_terms:
+                self._post(token_terms, token_weights, token_versions)
             dead = self._posted - self._live_posted
             if dead > max(self._live_posted * DEAD_PER_LIVE, COMPACT_MIN):
                 self._compact()
 
-    def _replace(self, doc: LexicalDoc) -> None:
-        slot = doc.slot
+    def _retire(self, slot: int) -> None:
+        """Take a slot's current row out of the counts; its postings are dead from now."""
         if slot >= self._slot_version.shape[0]:
             self._slot_version = _grown(self._slot_version, slot + 1, -1)
             self._slot_tokens = _grown(self._slot_tokens, slot + 1, 0.0)
         old = int(self._slot_version[slot])
-        if old >= 0:
-            self._version_live[old] = False
-            self._live_posted -= int(self._version_terms[old])
-            self.rows -= 1
-            self.tokens -= int(self._slot_tokens[slot])
-            self._slot_version[slot] = -1
-        if not doc.live:
+        if old < 0:
             return
-        terms = self.terms.terms
-        columns = [terms(doc.body), terms(doc.near), terms(doc.scope)]
-        freq: dict[int, float] = {}
-        for weight, column in zip(self.weights, columns, strict=True):
-            for term, count in Counter(column).items():
-                # FTS5 adds the column weight once per instance; with weights such as 1, 0.5
-                # and 0 every partial sum is exact, so this product equals that sum.
-                freq[term] = freq.get(term, 0.0) + count * weight
+        self._version_live[old] = False
+        self._live_posted -= int(self._version_terms[old])
+        self.rows -= 1
+        self.tokens -= int(self._slot_tokens[slot])
+        self._slot_version[slot] = -1
+
+    def _new_version(self, slot: int, size: int) -> int:
+        """Make a new live row of ``size`` tokens for ``slot``; return its version."""
         version = self._versions_used
         if version == self._version_slot.shape[0]:
             self._version_slot = _grown(self._version_slot, version + 1, 0)
@@ -234,21 +260,37 @@ class LexicalIndex:
         self._versions_used += 1
         self._version_slot[version] = slot
         self._version_live[version] = True
-        self._version_terms[version] = len(freq)
-        versions, freqs = self._versions, self._freqs
-        while len(versions) < len(self.terms.ids):
-            versions.append(array("i"))
-            freqs.append(array("f"))
-        for term, f in freq.items():
-            versions[term].append(version)
-            freqs[term].append(f)
-        size = sum(len(c) for c in columns)
         self._slot_version[slot] = version
         self._slot_tokens[slot] = size
         self.rows += 1
         self.tokens += size
-        self._posted += len(freq)
-        self._live_posted += len(freq)
+        return version
+
+    def _post(self, token_terms: list[int], weights: list[float], versions: list[int]) -> None:
+        """Append one posting per distinct (version, term) of the tokens to the term lists."""
+        width = len(self.terms.ids)
+        key = np.asarray(versions, dtype=np.int64) * width + np.asarray(token_terms)
+        pairs, which = np.unique(key, return_inverse=True)
+        # bincount adds each pair's weights in token order, the order FTS5 adds them in.
+        freqs = np.bincount(which, weights=np.asarray(weights, dtype=np.float64))
+        pair_versions, pair_terms = np.divmod(pairs, width)
+        counted = np.unique(pair_versions, return_counts=True)
+        self._version_terms[counted[0]] = counted[1]
+        self._live_posted += int(np.count_nonzero(self._version_live[pair_versions]))
+        self._posted += pairs.shape[0]
+        by_term = np.argsort(pair_terms, kind="stable")
+        pair_terms = pair_terms[by_term]
+        grouped_versions = pair_versions[by_term].astype(np.int32)
+        grouped_freqs = freqs[by_term].astype(np.float32)
+        lists, freq_lists = self._versions, self._freqs
+        while len(lists) < width:
+            lists.append(array("i"))
+            freq_lists.append(array("f"))
+        edges = [0, *(np.flatnonzero(np.diff(pair_terms)) + 1).tolist(), pair_terms.shape[0]]
+        for lo, hi in itertools.pairwise(edges):
+            term = int(pair_terms[lo])
+            lists[term].frombytes(grouped_versions[lo:hi].tobytes())
+            freq_lists[term].frombytes(grouped_freqs[lo:hi].tobytes())
 
     def _compact(self) -> None:
         """Drop the postings of dead versions from every list."""
@@ -281,7 +323,6 @@ class LexicalIndex:
         (by slot) that match any of ``words``, best first, ties by larger doc id first, as
         the FTS5 query gives them; None when the query needs FTS5 (a phrase)."""
         with self.lock:
-            self.terms.learn(words)
             term_ids: list[int] = []
             for word in words:
                 found = self.terms.terms(word)
