@@ -237,6 +237,7 @@ class RecallEngine:
         if self._threads is not None:
             self._threads.shutdown(wait=True)
             self._threads = None
+        self.index.close()
 
     def _search_in_thread(
         self, engine: sa.Engine, req: SearchRequest, vector: Vectors | None

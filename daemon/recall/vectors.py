@@ -18,6 +18,8 @@ stays exact.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -43,6 +45,10 @@ SPLIT_MIN_DOCS = 20_000
 fixed lookups)."""
 SCAN_BLOCK_FLOATS = 1 << 18
 """Floats gathered per block by the sparse scan (1 MB: about what a core's L2 holds)."""
+SCAN_PART_DOCS = 40_000
+"""Documents from which the sparse scan runs its blocks on more than one core."""
+SCAN_THREADS = max(1, min(4, os.cpu_count() or 1))
+"""Cores one sparse scan may use."""
 
 cache_metadata = sa.MetaData()
 embedding_cache_table = sa.Table(
@@ -214,6 +220,7 @@ class VectorIndex:
         """Bumped after every change of the filter columns: a kept mask is valid while it
         has not moved (searches read masks in worker threads while a refresh writes rows)."""
         self._halfway: tuple[int, int] | None = None
+        self._scanners: concurrent.futures.ThreadPoolExecutor | None = None
         self._alloc(capacity)
 
     # -- storage --------------------------------------------------------------------------
@@ -665,7 +672,47 @@ class VectorIndex:
         weights = q[used]
         out = np.empty(n, dtype=np.float32)
         block = max(1024, SCAN_BLOCK_FLOATS // max(1, used.size))
-        for start in range(0, n, block):
+        starts = range(0, n, block)
+        parts = min(SCAN_THREADS, n // SCAN_PART_DOCS, len(starts))
+        if parts <= 1:
+            self._scan(weights, used, out, starts, block)
+            return out
+        # The memory reads bound the scan, and each core has its own path to memory: the
+        # blocks are dealt out to ``parts`` threads (the same blocks, so the same floats).
+        # The helpers only compute, they never wait on other work, so they cannot deadlock.
+        pool = self._scan_pool()
+        helpers = [
+            pool.submit(self._scan, weights, used, out, starts[i::parts], block)
+            for i in range(1, parts)
+        ]
+        self._scan(weights, used, out, starts[::parts], block)
+        for helper in helpers:
+            helper.result()
+        return out
+
+    def _scan(
+        self,
+        weights: npt.NDArray[np.float32],
+        used: npt.NDArray[np.int64],
+        out: npt.NDArray[np.float32],
+        starts: range,
+        block: int,
+    ) -> None:
+        """Fill ``out`` for the blocks of documents beginning at ``starts``."""
+        n = out.shape[0]
+        for start in starts:
             stop = min(n, start + block)
             out[start:stop] = weights @ self.by_dim[used, start:stop]
-        return out
+
+    def _scan_pool(self) -> concurrent.futures.ThreadPoolExecutor:
+        if self._scanners is None:
+            self._scanners = concurrent.futures.ThreadPoolExecutor(
+                max_workers=SCAN_THREADS, thread_name_prefix="memoryd-scan"
+            )
+        return self._scanners
+
+    def close(self) -> None:
+        """Stop the scan helper threads."""
+        if self._scanners is not None:
+            self._scanners.shutdown(wait=True)
+            self._scanners = None
