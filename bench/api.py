@@ -59,6 +59,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.calibration import calibration_seconds
+
 PACED_WARM_CONNECTIONS = 32
 PACED_MAX_CONNECTIONS = 256
 
@@ -460,20 +462,6 @@ def _cpu_text(figures: dict[str, Any], count: int) -> str:
 
 def _latency(figures: dict[str, Any]) -> str:
     return f"p50 {figures['p50_ms']:.1f} ms, p99 {figures['p99_ms']:.1f} ms"
-
-
-def calibration_seconds() -> float:
-    """Time a fixed pure-Python loop: how fast this machine runs Python right now.
-
-    These machines are shared: within an hour, this loop run at module level took 0.79-0.98 s
-    and later 0.46-0.49 s, and the daemon's CPU per message halved with it (684 -> 316 us in
-    the single phase). Figures from runs whose calibrations differ are not comparable.
-    """
-    start = time.perf_counter()
-    total = 0
-    for i in range(10_000_000):
-        total += i
-    return time.perf_counter() - start
 
 
 def print_table(results: dict[str, Any]) -> None:

@@ -34,6 +34,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from bench.calibration import calibration_seconds
 from daemon.backend import Backend
 from daemon.recall.query import Filters, SearchRequest
 from daemon.recall.service import RecallService, make_embedder
@@ -338,6 +339,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             await write.dispose()
             await store.close()
     return {
+        "calibration_s": round(calibration_seconds(), 2),
         "facts": args.facts,
         "messages": args.messages,
         "fold_s": round(fold_s, 1),
