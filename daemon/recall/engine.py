@@ -275,7 +275,12 @@ class RecallEngine:
             legs["lexical"] = self._lexical(conn, req)
         if req.entity_match or "entity" in req.legs:
             legs["entity"] = self._entity(conn, req)
+        rows: dict[int, Any] = {}
         if vector_leg is not None:
+            if not vector_leg.done():
+                # This thread would only wait for the vector scan: load the rows of what the
+                # other legs found meanwhile (every leg's hits go into the fused pool).
+                rows = self._rows(conn, list({d for hits in legs.values() for d, _ in hits}))
             legs["vector"] = vector_leg.result()
         legs = {name: legs[name] for name in LEGS if name in legs}  # one order on every path
         weights = self._weights(req)
@@ -285,7 +290,7 @@ class RecallEngine:
             for rank, (doc_id, score) in enumerate(hits, start=1):
                 if doc_id in pool:
                     pool[doc_id].legs[name] = LegHit(rank, score)
-        rows = self._rows(conn, list(pool))
+        rows.update(self._rows(conn, [d for d in pool if d not in rows]))
         self._weigh(req, pool, rows)
         if req.expand_hops > 0 and pool:
             self._expand(conn, req, pool, rows)
