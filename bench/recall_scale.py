@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import inspect
 import json
 import random
 import resource
@@ -36,6 +37,7 @@ from typing import Any
 
 from bench.calibration import calibration_seconds
 from daemon.backend import Backend
+from daemon.recall.lexical import LexicalIndex
 from daemon.recall.query import Filters, SearchRequest
 from daemon.recall.service import RecallService, make_embedder
 from events.clock import SystemClock
@@ -240,7 +242,11 @@ async def compare(
         f"_scale_{tag}_engine",
         {"from daemon.recall.vectors import": f"from _scale_{tag}_vectors import"},
     )
-    index = vectors.VectorIndex(service.index.embedder, service.index.cache)
+    # A revision with the in-memory lexical postings gets them too (it takes ``lexical=``).
+    lexical = {}
+    if "lexical" in inspect.signature(vectors.VectorIndex).parameters:
+        lexical["lexical"] = LexicalIndex()
+    index = vectors.VectorIndex(service.index.embedder, service.index.cache, **lexical)
     other = engine.RecallEngine(service.engine.engine, index, SystemClock())
     await other.refresh()
     engines = {"this": service.engine, tag: other}
