@@ -4,11 +4,12 @@ Order of work for one request:
 
 1. Legs, each filtered by :class:`~daemon.recall.query.Filters` *inside* its query:
    ``lexical`` (FTS5 bm25 over the contextual document, own text weighted 1, neighbouring turns
-   0.5, without scoring the documents that match only frequent terms when that provably
-   changes nothing, see :mod:`daemon.recall.fts5`; PostgreSQL ``ts_rank`` over the same two
-   weighted fields), ``vector`` (exact cosine over the in-memory index), and ``entity`` when
-   ``entity_match`` (documents mentioning an entity of the query, most matched entities
-   first). Each returns at most ``candidate_top_k``.
+   0.5: computed from in-memory postings, see :mod:`daemon.recall.lexical`, or by FTS5 itself
+   for a phrase-like word, without scoring the documents that match only frequent terms when
+   that provably changes nothing, see :mod:`daemon.recall.fts5`; PostgreSQL ``ts_rank`` over
+   the same two weighted fields), ``vector`` (exact cosine over the in-memory index), and
+   ``entity`` when ``entity_match`` (documents mentioning an entity of the query, most
+   matched entities first). Each returns at most ``candidate_top_k``.
 2. Fusion: RRF (k = 60) over the labelled legs, weights per leg when ``weighted``.
 3. Post-fusion, on the whole fused pool: trust (quarantined x0.3, tool/imported/reflection
    x0.8), decay when asked, then graph expansion (facts sharing an entity with the pool's
