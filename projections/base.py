@@ -59,8 +59,11 @@ def upsert(
     table: sa.Table,
     keys: Sequence[str],
     update: Sequence[str] = (),
+    *,
+    add: Sequence[str] = (),
 ) -> sa.Insert:
-    """Return ``INSERT .. ON CONFLICT (keys) DO UPDATE SET update`` (or ``DO NOTHING``).
+    """Return ``INSERT .. ON CONFLICT (keys) DO UPDATE SET update`` (or ``DO NOTHING``);
+    the columns in ``add`` get the new value added to the stored one (a counter).
 
     The statement takes its values at execution (``conn.execute(stmt, rows)``), so it works
     for one row or as an executemany, on SQLite and PostgreSQL.
@@ -73,10 +76,10 @@ def upsert(
         stmt = postgresql.insert(table)
     else:  # pragma: no cover - only the two backends exist
         raise NotImplementedError(f"no upsert for dialect {name!r}")
-    if update:
-        result: sa.Insert = stmt.on_conflict_do_update(
-            index_elements=list(keys), set_={c: stmt.excluded[c] for c in update}
-        )
+    if update or add:
+        set_ = {c: stmt.excluded[c] for c in update}
+        set_.update({c: table.c[c] + stmt.excluded[c] for c in add})
+        result: sa.Insert = stmt.on_conflict_do_update(index_elements=list(keys), set_=set_)
     else:
         result = stmt.on_conflict_do_nothing(index_elements=list(keys))
     return result

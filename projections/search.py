@@ -63,6 +63,7 @@ from projections.base import (
     cooperate,
     dumps,
     execute_many,
+    upsert,
 )
 from projections.entities import extract_entities
 
@@ -836,33 +837,24 @@ class _SearchFold:
             )
         if adds:
             await conn.execute(mentions_table.insert(), adds)
-        for (ns, key), change in sorted(delta.items()):
-            if change == 0:
-                continue
+        # One upsert that adds each key's change to its count, then one delete of the keys
+        # whose count fell to zero: two statements per flush instead of a read and a write
+        # per entity key, which was most of a fold with many named entities.
+        changed = [(k, c) for k, c in sorted(delta.items()) if c != 0]
+        await _add_entity_counts.execute(
+            conn, [(ns, key, displays.get((ns, key), key)[:300], c) for (ns, key), c in changed]
+        )
+        gone = [{"n": ns, "k": key} for (ns, key), c in changed if c < 0]
+        if gone:
             e = entities_table.c
-            current = await conn.scalar(
-                sa.select(e.doc_count).where(e.namespace == ns, e.entity_key == key)
+            await conn.execute(
+                entities_table.delete().where(
+                    e.namespace == sa.bindparam("n"),
+                    e.entity_key == sa.bindparam("k"),
+                    e.doc_count <= 0,
+                ),
+                gone,
             )
-            if current is None:
-                if change > 0:
-                    await conn.execute(
-                        entities_table.insert().values(
-                            namespace=ns,
-                            entity_key=key,
-                            display=displays.get((ns, key), key)[:300],
-                            doc_count=change,
-                        )
-                    )
-            elif current + change <= 0:
-                await conn.execute(
-                    entities_table.delete().where(e.namespace == ns, e.entity_key == key)
-                )
-            else:
-                await conn.execute(
-                    entities_table.update()
-                    .where(e.namespace == ns, e.entity_key == key)
-                    .values(doc_count=current + change)
-                )
 
 
 def _message_body(name: str | None, text: str, created: int) -> str:
@@ -913,6 +905,14 @@ _DOC_NAMES = tuple(c.name for c in docs_table.columns)
 _DOC_COLUMNS = ", ".join(_DOC_NAMES)
 _doc_values = operator.itemgetter(*_DOC_NAMES)
 _insert_docs = BulkStatement(_DOC_NAMES, lambda _conn: docs_table.insert())
+
+
+# A new key is inserted with its change (deleted right after when that is negative); a known
+# key keeps its display and adds the change to its count.
+_add_entity_counts = BulkStatement(
+    ("namespace", "entity_key", "display", "doc_count"),
+    lambda conn: upsert(conn, entities_table, ("namespace", "entity_key"), add=("doc_count",)),
+)
 
 
 def _doc_id(row: dict[str, Any]) -> int:
