@@ -23,6 +23,8 @@ from projections.search import (
     CONTEXT_WINDOW,
     SearchProjection,
     docs_table,
+    entities_table,
+    mentions_table,
 )
 from tests.projection_fixtures import Append, at, fact, logs, message, open_env, play
 
@@ -128,3 +130,45 @@ async def test_a_purged_fact_leaves_the_rows_a_rebuild_gives(tmp_path: Path) -> 
                 )
             ).one()
         assert tuple(row) == (False, "", "")
+
+
+async def test_entity_counts_are_the_live_mentions(tmp_path: Path) -> None:
+    """``search_entities.doc_count`` is, per namespace and key, the number of documents that
+    mention it, through additions, a rewritten message, a purge and a deleted conversation
+    (keys whose count falls to zero are gone; another namespace keeps its own)."""
+    async with open_env(tmp_path, [SearchProjection()], batch_size=2) as env:
+        await env.append(
+            "a",
+            fact("f1", "Alice Smith met Bob in Paris"),
+            fact("f2", "Alice Smith likes Rome"),
+            message("c1", "m1", "Bob and Carol went to Paris"),
+            message("c2", "m2", "Dana called Alice Smith"),
+        )
+        await env.append("b", fact("f1", "Alice Smith in another namespace"))
+        await env.fold()
+        await env.append(
+            "a",
+            message("c1", "m1", "Carol stayed home"),  # no longer mentions Bob or Paris
+            FactPurged(fact_id="f2"),
+            ConversationDeleted(conversation_id="c2"),
+        )
+        await env.fold()
+        e, m, d = entities_table.c, mentions_table.c, docs_table.c
+        async with env.engine.connect() as conn:
+            counts = {
+                (r.namespace, r.entity_key): r.doc_count
+                for r in await conn.execute(sa.select(e.namespace, e.entity_key, e.doc_count))
+            }
+            mentioned = await conn.execute(
+                sa.select(d.namespace, m.entity_key, sa.func.count())
+                .select_from(mentions_table.join(docs_table, d.doc_id == m.doc_id))
+                .group_by(d.namespace, m.entity_key)
+            )
+            expected = {(ns, key): n for ns, key, n in mentioned}
+        assert counts == expected
+        assert counts[("a", "alice smith")] == 1  # f1 only: f2 purged, m2's chat deleted
+        assert counts[("b", "alice smith")] == 1
+        assert ("a", "bob") in counts  # f1 still names Bob
+        incremental = await env.runner.digest()
+        await env.runner.rebuild()
+        assert await env.runner.digest() == incremental
