@@ -84,7 +84,8 @@ _SYNC_COLUMNS = (
 )
 _LEXICAL_COLUMNS = (_D.body, _D.near)
 LEXICAL_IN_THREAD = 1000
-"""Changed rows from which a refresh tokenizes in a worker thread (the loop stays free)."""
+"""Changed rows from which a refresh tokenizes in a worker thread (the loop stays free), in
+parts of this many."""
 
 
 class EmbeddingCache:
@@ -367,10 +368,13 @@ class VectorIndex:
             )
             for r in rows
         ]
-        if len(docs) >= LEXICAL_IN_THREAD:
-            await asyncio.to_thread(lexical.update, docs)
-        else:
+        if len(docs) < LEXICAL_IN_THREAD:
             lexical.update(docs)
+            return
+        # In a worker thread, and in parts: a search waits for the index's lock at most
+        # one part long (a refresh after a restart brings 20,000 rows at a time).
+        for part in chunks(docs, LEXICAL_IN_THREAD):
+            await asyncio.to_thread(lexical.update, part)
 
     async def _forget_dropped(self) -> None:
         """Delete the cached vectors of deleted or purged texts no live document shares."""
