@@ -59,6 +59,23 @@ def test_ascii_words_are_stemmed_like_fts5() -> None:
     assert [names[i] for i in terms.terms(words)] == fts5_terms(words)
 
 
+def test_an_ascii_piece_fts5_reads_as_several_tokens_keeps_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Not seen from SQLite's unicode61, but the cache must not assume one token per piece.
+    terms = Fts5Terms()
+    asked = terms._ask_fts5
+
+    def doubled(pieces: list[str]) -> list[tuple[int, ...]]:
+        return [t + t if p == "abc" else t for p, t in zip(pieces, asked(pieces), strict=True)]
+
+    monkeypatch.setattr(terms, "_ask_fts5", doubled)
+    found = terms.terms("xyz abc, Abc")
+    xyz, abc = terms.ids["xyz"], terms.ids["abc"]
+    assert found == [xyz, abc, abc, abc, abc]
+    assert terms.terms("Abc déjà") == [abc, abc, terms.ids["deja"]]
+
+
 WORDS = [f"w{i}x" for i in range(30)] + ["alpha", "running", "runs", "Zoë"]
 
 

@@ -113,28 +113,20 @@ class Fts5Terms:
         if len(self._ascii) + len(self._other) > PIECES_KEPT:
             self._ascii.clear()
             self._other.clear()
-        ascii_new: set[str] = set()
-        other_new: set[str] = set()
+        new: set[str] = set()
         for text in texts:
             if text.isascii():
-                ascii_new.update(_ASCII_PIECE.findall(text.lower()))
+                new.update(_ASCII_PIECE.findall(text.lower()))
             else:
-                for piece in _PIECE.findall(text):
-                    if piece.isascii():
-                        ascii_new.add(piece.lower())
-                    else:
-                        other_new.add(piece)
-        ascii_list = [p for p in ascii_new if p not in self._ascii]
-        other_list = [p for p in other_new if p not in self._other]
-        if not ascii_list and not other_list:
+                new.update(_piece_key(p) for p in _PIECE.findall(text))
+        unknown = [p for p in new if p not in self._ascii and p not in self._other]
+        if not unknown:
             return
-        answers = self._ask_fts5([*ascii_list, *other_list])
-        for piece, terms in zip(ascii_list, answers, strict=False):
-            if len(terms) != 1:  # pragma: no cover - an ASCII letter/digit run is one token
-                raise AssertionError(f"FTS5 split {piece!r} into {len(terms)} tokens")
-            self._ascii[piece] = terms[0]
-        for piece, terms in zip(other_list, answers[len(ascii_list) :], strict=True):
-            self._other[piece] = terms
+        for piece, terms in zip(unknown, self._ask_fts5(unknown), strict=True):
+            if len(terms) == 1 and piece.isascii():
+                self._ascii[piece] = terms[0]
+            else:  # any other piece, and an ASCII one FTS5 did not read as one token
+                self._other[piece] = terms
 
     def terms(self, text: str) -> list[int]:
         """Return the term ids of ``text`` in order (asking FTS5 about new pieces)."""
@@ -147,14 +139,24 @@ class Fts5Terms:
     def _known_terms(self, text: str) -> list[int]:
         if text.isascii():
             known = self._ascii
-            return [known[p] for p in _ASCII_PIECE.findall(text.lower())]
+            try:
+                return [known[p] for p in _ASCII_PIECE.findall(text.lower())]
+            except KeyError:
+                pass  # a new piece, or one kept with the others: the general path says
         out: list[int] = []
         for piece in _PIECE.findall(text):
-            if piece.isascii():
-                out.append(self._ascii[piece.lower()])
+            key = _piece_key(piece)
+            single = self._ascii.get(key)
+            if single is not None:
+                out.append(single)
             else:
-                out.extend(self._other[piece])
+                out.extend(self._other[key])
         return out
+
+
+def _piece_key(piece: str) -> str:
+    """Return the cache key of a piece: FTS5 folds ASCII case exactly like ``str.lower``."""
+    return piece.lower() if piece.isascii() else piece
 
 
 IntArray = npt.NDArray[np.int32]
