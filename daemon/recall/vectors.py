@@ -354,6 +354,7 @@ class VectorIndex:
             return changed
 
     async def _update_lexical(self, rows: Sequence[Any]) -> None:
+        """Hand the changed rows' FTS5 columns to the lexical postings (when kept)."""
         lexical = self.lexical
         if lexical is None:
             return
