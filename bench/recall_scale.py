@@ -247,7 +247,11 @@ async def compare(
     if "lexical" in inspect.signature(vectors.VectorIndex).parameters:
         lexical["lexical"] = LexicalIndex()
     index = vectors.VectorIndex(service.index.embedder, service.index.cache, **lexical)
-    other = engine.RecallEngine(service.engine.engine, index, SystemClock())
+    # The same projection-position source as this tree's engine: without one, an engine
+    # asks the tables for changes before every search (a few ms the other side never pays).
+    other = engine.RecallEngine(
+        service.engine.engine, index, SystemClock(), service.engine._projection_position
+    )
     await other.refresh()
     engines = {"this": service.engine, tag: other}
     out: dict[str, list[float]] = {f"{n} {k}": [] for n in engines for k in ("hybrid", "hops=1")}
