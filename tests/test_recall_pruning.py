@@ -20,7 +20,7 @@ from daemon.recall import fts5
 from daemon.recall.engine import RecallEngine
 from daemon.recall.query import Filters, SearchRequest
 from daemon.recall.vectors import EmbeddingCache, VectorIndex
-from events.types import Event, FactForgotten
+from events.types import Event, FactForgotten, FactValidated
 from plugins.embedders.hashed import HashedNgramEmbedder
 from tests.test_recall_engine import NS, fact, ids, msg, recall_env
 
@@ -164,6 +164,9 @@ def _index_with(texts: list[str]) -> tuple[VectorIndex, HashedNgramEmbedder]:
                 tags_json="[]",
                 content_hash=str(i),
                 updated_position=i + 1,
+                provenance="user",
+                importance=0.5,
+                created_at=0,
             )
         )
     index.by_dim[:, : len(texts)] = embedder.embed_sync(texts).T
@@ -220,3 +223,28 @@ def test_passing_answers_for_whole_arrays_of_ids() -> None:
     assert admitted == set(allowed.tolist())
     assert unknown == []
     assert index.passing([], everyone) == (set(), [])
+
+
+async def test_weigh_rows_from_the_index_equal_the_tables(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with recall_env(Backend(tmp_path)) as env:
+        await env.add(
+            fact("q", "Alice quarantined", status="quarantined", provenance="tool"),
+            fact("v", "Alice vouched", status="quarantined", importance=0.9),
+            fact("i", "Alice imported", provenance="imported", importance=0.1),
+            msg("c", "m1", "Alice says hi", role="tool"),
+            msg("c", "m2", "Alice again"),
+        )
+        await env.add(FactValidated(fact_id="v", by="user"), FactForgotten(fact_id="i"))
+        engine = env.service.engine
+        sync = engine._sync_engine()
+        assert sync is not None
+        with sync.connect() as conn:
+            doc_ids = [int(d) for (d,) in conn.exec_driver_sql("SELECT doc_id FROM search_docs")]
+            from_index = engine._rows(conn, doc_ids)
+            monkeypatch.setattr(engine.index, "weigh_rows", lambda ids: ([], list(ids)))
+            from_table = engine._rows(conn, doc_ids)
+        assert from_index == from_table
+        assert len(from_table) == 5
+        assert {r.provenance for r in from_index.values()} == {"tool", "user", "imported"}

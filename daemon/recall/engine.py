@@ -522,8 +522,16 @@ class RecallEngine:
     def _rows(
         self, conn: sa.Connection, doc_ids: list[int], *, full: bool = False
     ) -> dict[int, Any]:
-        """Load documents: the columns weighing needs, or (``full``) everything a hit shows."""
+        """Load documents: the columns weighing needs, or (``full``) everything a hit shows.
+
+        Weighing reads the in-memory index for the documents it holds (refreshed before
+        every search) and the table for the rest."""
         rows: dict[int, Any] = {}
+        if not full:
+            held, doc_ids = self.index.weigh_rows(doc_ids)
+            rows.update((row[0], _WEIGH_ROW._make(row)) for row in held)
+            if not doc_ids:
+                return rows
         columns = _HIT_COLUMNS if full else _WEIGH_COLUMNS
         if conn.dialect.name == "sqlite":
             # The driver's own cursor: SQLAlchemy's IN expansion and row wrapping cost more

@@ -81,6 +81,9 @@ _SYNC_COLUMNS = (
     _D.tags_json,
     _D.content_hash,
     _D.updated_position,
+    _D.provenance,
+    _D.importance,
+    _D.created_at,
 )
 _LEXICAL_COLUMNS = (_D.body, _D.near)
 LEXICAL_IN_THREAD = 1000
@@ -207,6 +210,8 @@ class VectorIndex:
         self._namespaces = _Codes()
         self._conversations = _Codes()
         self._owners = _Codes()
+        self._statuses = _Codes()
+        self._provenances = _Codes()
         self._tags = _Codes()
         self._tag_slots: dict[int, set[int]] = {}
         self._slot_tags: dict[int, tuple[int, ...]] = {}
@@ -250,6 +255,10 @@ class VectorIndex:
         self.validated_tx = grow(get("validated_tx"), np.int64, NULL, (capacity,))
         self.quarantined = grow(get("quarantined"), np.bool_, False, (capacity,))
         self.owner = grow(get("owner"), np.int32, -1, (capacity,))
+        self.status = grow(get("status"), np.int32, -1, (capacity,))
+        self.provenance = grow(get("provenance"), np.int32, -1, (capacity,))
+        self.importance = grow(get("importance"), np.float64, 0.0, (capacity,))
+        self.created_at = grow(get("created_at"), np.int64, 0, (capacity,))
         self.has_vec = grow(get("has_vec"), np.bool_, False, (capacity,))
         by_dim = np.zeros((self.embedder.dim, capacity), dtype=np.float32)
         old = get("by_dim")
@@ -297,6 +306,10 @@ class VectorIndex:
         self.validated_tx[slot] = _t(row.validated_tx)
         self.quarantined[slot] = row.status == "quarantined"
         self.owner[slot] = self._owners.code(row.owner)
+        self.status[slot] = self._statuses.code(row.status)
+        self.provenance[slot] = self._provenances.code(row.provenance)
+        self.importance[slot] = row.importance
+        self.created_at[slot] = row.created_at
         import orjson
 
         tags = tuple(sorted({self._tags.code(str(t)) for t in orjson.loads(row.tags_json)}))
@@ -638,6 +651,43 @@ class VectorIndex:
             held &= slots < m.shape[0]
             admitted[held] = m[slots[held]]
         return set(ids[admitted].tolist()), ids[~held].tolist()
+
+    def weigh_rows(self, doc_ids: Sequence[int]) -> tuple[list[tuple[Any, ...]], list[int]]:
+        """Return ``(doc_id, status, validated_tx, provenance, importance, created_at)`` of
+        the live documents among ``doc_ids`` the index holds (what trust and decay weigh,
+        as the table has it at the last refresh), and the ids it cannot answer for."""
+        if not doc_ids:
+            return [], []
+        slot_of, n = self._slot_of, self.size
+        ids = np.fromiter(doc_ids, dtype=np.int64, count=len(doc_ids))
+        inside = (ids >= 0) & (ids < slot_of.shape[0])
+        slots = np.full(ids.shape[0], -1, dtype=np.int64)
+        slots[inside] = slot_of[ids[inside]]
+        held = (slots >= 0) & (slots < n)
+        held[held] = self.live[slots[held]]
+        statuses = {code: value for value, code in self._statuses.codes.items()}
+        provenances = {code: value for value, code in self._provenances.codes.items()}
+        found = slots[held]
+        rows = [
+            (
+                doc_id,
+                statuses[status],
+                None if validated == NULL else validated,
+                provenances[p],
+                w,
+                t,
+            )
+            for doc_id, status, validated, p, w, t in zip(
+                ids[held].tolist(),
+                self.status[found].tolist(),
+                self.validated_tx[found].tolist(),
+                self.provenance[found].tolist(),
+                self.importance[found].tolist(),
+                self.created_at[found].tolist(),
+                strict=True,
+            )
+        ]
+        return rows, ids[~held].tolist()
 
     def search(
         self, query_vector: Vectors, filters: Filters, limit: int
