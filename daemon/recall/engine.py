@@ -276,12 +276,7 @@ class RecallEngine:
             legs["lexical"] = self._lexical(conn, req)
         if req.entity_match or "entity" in req.legs:
             legs["entity"] = self._entity(conn, req)
-        rows: dict[int, Any] = {}
         if vector_leg is not None:
-            if not vector_leg.done():
-                # This thread would only wait for the vector scan: load the rows of what the
-                # other legs found meanwhile (every leg's hits go into the fused pool).
-                rows = self._rows(conn, list({d for hits in legs.values() for d, _ in hits}))
             legs["vector"] = vector_leg.result()
         legs = {name: legs[name] for name in LEGS if name in legs}  # one order on every path
         weights = self._weights(req)
@@ -291,7 +286,7 @@ class RecallEngine:
             for rank, (doc_id, score) in enumerate(hits, start=1):
                 if doc_id in pool:
                     pool[doc_id].legs[name] = LegHit(rank, score)
-        rows.update(self._rows(conn, [d for d in pool if d not in rows]))
+        rows = self._rows(conn, list(pool))
         self._weigh(req, pool, rows)
         if req.expand_hops > 0 and pool:
             self._expand(conn, req, pool, rows)
@@ -312,6 +307,12 @@ class RecallEngine:
         terms = query_terms(req.query)
         if not terms:
             return []
+        index = self.index
+        if index.lexical is not None:  # SQLite: FTS5's bm25 from the postings in memory
+            mask = index.mask(req.filters)
+            found = index.lexical.search(terms, mask, index.doc_id, req.candidate_top_k)
+            if found is not None:
+                return found
         if conn.dialect.name == "sqlite":
             return self._lexical_fts5(conn, req, terms)
         where = req.filters.where()
@@ -346,12 +347,6 @@ class RecallEngine:
         (same order, same tie-break). Otherwise the filtered join query runs.
         """
         index = self.index
-        if index.lexical is not None:
-            found = index.lexical.search(
-                terms, index.mask(req.filters), index.doc_id, req.candidate_top_k
-            )
-            if found is not None:
-                return found
         ns_size = index.namespace_size(req.filters.namespace)
         scope = fts5_scope(req.filters, namespace_token=2 * ns_size < index.live_count())
         want = req.candidate_top_k
