@@ -172,11 +172,14 @@ class _Codes:
 
     def __init__(self) -> None:
         self.codes: dict[str, int] = {}
+        self.values: list[str] = []
+        """``code -> value``."""
 
     def code(self, value: str) -> int:
         found = self.codes.get(value)
         if found is None:
             found = self.codes[value] = len(self.codes)
+            self.values.append(value)
         return found
 
     def find(self, value: str) -> int:
@@ -665,8 +668,7 @@ class VectorIndex:
         slots[inside] = slot_of[ids[inside]]
         held = (slots >= 0) & (slots < n)
         held[held] = self.live[slots[held]]
-        statuses = {code: value for value, code in self._statuses.codes.items()}
-        provenances = {code: value for value, code in self._provenances.codes.items()}
+        statuses, provenances = self._statuses.values, self._provenances.values
         found = slots[held]
         rows = [
             (
