@@ -635,17 +635,22 @@ class VectorIndex:
         """Return how many live documents the index holds (every namespace)."""
         return int(np.count_nonzero(self.live[: self.size]))
 
-    def passing(self, doc_ids: Sequence[int], filters: Filters) -> tuple[set[int], list[int]]:
-        """Return which of ``doc_ids`` the index holds and ``filters`` admit, and which of them
-        it does not hold (folded since its last refresh: the caller asks the table)."""
-        if not doc_ids:
-            return set(), []
+    def _slots(self, doc_ids: Sequence[int]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """Return ``doc_ids`` as an array and each one's slot (-1: not held)."""
         # Whole arrays, not a dict lookup per id: the pruned lexical leg admits thousands.
         slot_of = self._slot_of
         ids = np.fromiter(doc_ids, dtype=np.int64, count=len(doc_ids))
         inside = (ids >= 0) & (ids < slot_of.shape[0])
         slots = np.full(ids.shape[0], -1, dtype=np.int64)
         slots[inside] = slot_of[ids[inside]]
+        return ids, slots
+
+    def passing(self, doc_ids: Sequence[int], filters: Filters) -> tuple[set[int], list[int]]:
+        """Return which of ``doc_ids`` the index holds and ``filters`` admit, and which of them
+        it does not hold (folded since its last refresh: the caller asks the table)."""
+        if not doc_ids:
+            return set(), []
+        ids, slots = self._slots(doc_ids)
         held = slots >= 0
         admitted = np.zeros(ids.shape[0], dtype=np.bool_)
         if held.any():
@@ -661,12 +666,8 @@ class VectorIndex:
         as the table has it at the last refresh), and the ids it cannot answer for."""
         if not doc_ids:
             return [], []
-        slot_of, n = self._slot_of, self.size
-        ids = np.fromiter(doc_ids, dtype=np.int64, count=len(doc_ids))
-        inside = (ids >= 0) & (ids < slot_of.shape[0])
-        slots = np.full(ids.shape[0], -1, dtype=np.int64)
-        slots[inside] = slot_of[ids[inside]]
-        held = (slots >= 0) & (slots < n)
+        ids, slots = self._slots(doc_ids)
+        held = (slots >= 0) & (slots < self.size)
         held[held] = self.live[slots[held]]
         statuses, provenances = self._statuses.values, self._provenances.values
         found = slots[held]
