@@ -43,6 +43,7 @@ import numpy as np
 import numpy.typing as npt
 
 from daemon.recall.query import BoolArray
+from daemon.recall.topk import best_rows
 from projections.search import FTS_TOKENIZER
 
 LEXICAL_NEAR_WEIGHT = 0.5
@@ -372,15 +373,6 @@ class LexicalIndex:
         if candidates.size == 0:
             return []
         found = scores[candidates]
-        take = min(limit, candidates.size)
-        if take < candidates.size:
-            top = np.argpartition(-found, take - 1)[:take]
-            # Every candidate scoring like the cut-off's must be in the pool of the tie-break.
-            cut = found[top].min()
-            top = np.flatnonzero(found >= cut)
-        else:
-            top = np.arange(candidates.size)
-        ids = doc_ids[candidates[top]]
-        best = found[top]
-        order = np.lexsort((-ids, -best))[:take]
-        return [(int(ids[i]), float(best[i])) for i in order]
+        ids = doc_ids[candidates]
+        top = best_rows(found, ids, limit)
+        return [(int(d), float(s)) for d, s in zip(ids[top], found[top], strict=True)]

@@ -31,6 +31,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from daemon.recall.lexical import LexicalDoc, LexicalIndex
 from daemon.recall.query import BoolArray, Filters
+from daemon.recall.topk import best_rows
 from events.store.postgres import lock_for_migration
 from plugins.embedders.base import Embedder, Vectors
 from projections.base import chunks
@@ -700,20 +701,23 @@ class VectorIndex:
         if n == 0 or limit <= 0:
             return []
         m = self.mask(filters) & self.has_vec[:n]
-        candidates = np.flatnonzero(m)
-        if candidates.size == 0:
+        passing = int(np.count_nonzero(m))
+        if passing == 0:
             return []
         q = np.asarray(query_vector, dtype=np.float32).reshape(-1)
         used = np.flatnonzero(q)
-        if candidates.size * 64 < n:
+        if passing * 64 < n:
             # Few rows pass: gather just their columns (of the query's dimensions).
-            scores = q[used] @ self.by_dim[np.ix_(used, candidates)]
+            rows = np.flatnonzero(m)
+            scores = q[used] @ self.by_dim[np.ix_(used, rows)]
+            keys = self.doc_id[rows]
         else:
-            scores = self._scores(q, used, n)[candidates]
-        take = min(limit, candidates.size)
-        top = np.argpartition(-scores, take - 1)[:take]
-        top = top[np.lexsort((-self.doc_id[candidates[top]], -scores[top]))]
-        return [(int(self.doc_id[candidates[i]]), float(scores[i])) for i in top]
+            scores = self._scores(q, used, n)
+            keys = self.doc_id[:n]
+            if passing < n:
+                np.copyto(scores, np.float32(-np.inf), where=~m)
+        top = best_rows(scores, keys, limit)
+        return [(int(d), float(s)) for d, s in zip(keys[top], scores[top], strict=True)]
 
     def _scores(
         self, q: npt.NDArray[np.float32], used: npt.NDArray[np.int64], n: int
