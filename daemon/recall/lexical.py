@@ -37,7 +37,7 @@ import threading
 from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -347,17 +347,22 @@ class LexicalIndex:
         avgdl = float(self.tokens) / float(n_rows)
         k1, b = BM25_K1, BM25_B
         width = self._slot_version.shape[0]
-        scores = np.zeros(width, dtype=np.float64)
-        matched = np.zeros(width, dtype=np.bool_)
         live = self._version_live
+        slot_parts: list[npt.NDArray[np.int32]] = []
+        score_parts: list[npt.NDArray[np.float64]] = []
         for term in term_ids:
             if term >= len(self._versions) or not self._versions[term]:
                 continue  # no row holds it: FTS5 adds 0.0 for such a phrase
-            versions = np.frombuffer(self._versions[term], dtype=np.int32).copy()
-            freqs = np.frombuffer(self._freqs[term], dtype=np.float32).astype(np.float64)
+            # Views of the posting arrays, released when this call returns (under the lock).
+            versions = np.frombuffer(self._versions[term], dtype=np.int32)
+            freqs = np.frombuffer(self._freqs[term], dtype=np.float32)
             alive = live[versions]
-            slots = self._version_slot[versions[alive]]
-            f = freqs[alive]
+            if alive.all():  # the usual case: dead postings are compacted away
+                slots = self._version_slot[versions]
+                f = freqs.astype(np.float64)
+            else:
+                slots = self._version_slot[versions[alive]]
+                f = freqs[alive].astype(np.float64)
             hits = slots.shape[0]
             if hits == 0:
                 continue
@@ -366,8 +371,18 @@ class LexicalIndex:
                 idf = 1e-6
             size = self._slot_tokens[slots]
             # The operations of fts5Bm25Function, in its order (see the module docstring).
-            scores[slots] += idf * ((f * (k1 + 1.0)) / (f + k1 * (1 - b + b * size / avgdl)))
-            matched[slots] = True
+            slot_parts.append(slots)
+            score_parts.append(idf * ((f * (k1 + 1.0)) / (f + k1 * (1 - b + b * size / avgdl))))
+        if not slot_parts:
+            return []
+        matched_slots = np.concatenate(slot_parts)
+        # bincount adds each slot's terms in the order given, from 0.0: phrase by phrase in
+        # query order, as FTS5's score does.
+        scores: npt.NDArray[np.float64] = cast(
+            Any, np.bincount(matched_slots, np.concatenate(score_parts), minlength=width)
+        )
+        matched = np.zeros(width, dtype=np.bool_)
+        matched[matched_slots] = True
         admitted = min(width, mask.shape[0])
         candidates = np.flatnonzero(matched[:admitted] & mask[:admitted])
         if candidates.size == 0:
