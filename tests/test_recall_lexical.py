@@ -9,6 +9,7 @@ import sqlite3
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -140,11 +141,27 @@ def _compare(env: Env, rng: random.Random, monkeypatch: pytest.MonkeyPatch, roun
     return answered
 
 
+@pytest.mark.parametrize("frequent_share", [3, 4, 6])
 async def test_scores_equal_the_fts5_query_through_changes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, frequent_share: int
 ) -> None:
+    # "alpha" is in two fifths of the rows, each other word in about a tenth: the share
+    # decides which are frequent, so which queries take the pruned path or fall back.
+    monkeypatch.setattr(lexical_module, "FREQUENT_SHARE", frequent_share)
+    pruned = 0
     rng = random.Random(11)
     async with recall_env(Backend(tmp_path)) as env:
+        lexical = env.service.index.lexical
+        assert lexical is not None
+        original = lexical._search_pruned
+
+        def counting(*args: Any) -> list[tuple[int, float]] | None:
+            nonlocal pruned
+            found = original(*args)
+            pruned += found is not None
+            return found
+
+        monkeypatch.setattr(lexical, "_search_pruned", counting)
         await env.add(*_message_events(rng, 0, 90), step=1.0)
         assert _compare(env, rng, monkeypatch, 25) == 25 * len(FILTERS)
         # New turns change their predecessors' context; forgets, purges, a deleted chat.
@@ -156,6 +173,7 @@ async def test_scores_equal_the_fts5_query_through_changes(
             step=1.0,
         )
         assert _compare(env, rng, monkeypatch, 25) == 25 * len(FILTERS)
+    assert pruned > 10  # the frequent terms' shortcut answered a good part of them
 
 
 async def test_compaction_keeps_the_scores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -61,6 +61,8 @@ COMPACT_MIN = 1 << 20
 """Dead postings tolerated whatever the live count (compaction walks every list)."""
 DEAD_PER_LIVE = 1.0
 """Dead postings tolerated per live one (each new turn rewrites its predecessors' context)."""
+FREQUENT_SHARE = 4
+"""A query term held by more than 1/this of the rows is scored only where it can matter."""
 POST_TOKENS = 200_000
 """Tokens gathered before they are turned into postings (bounds the memory that takes)."""
 PIECES_KEPT = 500_000
@@ -161,6 +163,19 @@ def _piece_key(piece: str) -> str:
 
 
 IntArray = npt.NDArray[np.int32]
+
+
+@dataclass(slots=True)
+class _Phrase:
+    """One query term's posting list as a search reads it."""
+
+    versions: IntArray
+    freqs: npt.NDArray[np.float32]
+    alive: BoolArray | None
+    """Which postings are live; None when all are."""
+    hits: int
+    """Live rows that hold the term (FTS5's ``n``)."""
+    idf: float
 
 
 def _grown(old: Any, size: int, fill: Any) -> Any:
@@ -344,37 +359,55 @@ class LexicalIndex:
         limit: int,
     ) -> list[tuple[int, float]]:
         n_rows = self.rows
-        avgdl = float(self.tokens) / float(n_rows)
-        k1, b = BM25_K1, BM25_B
-        width = self._slot_version.shape[0]
-        live = self._version_live
-        slot_parts: list[npt.NDArray[np.int32]] = []
-        score_parts: list[npt.NDArray[np.float64]] = []
+        all_live = self._posted == self._live_posted
+        phrases: list[_Phrase] = []
         for term in term_ids:
             if term >= len(self._versions) or not self._versions[term]:
                 continue  # no row holds it: FTS5 adds 0.0 for such a phrase
             # Views of the posting arrays, released when this call returns (under the lock).
             versions = np.frombuffer(self._versions[term], dtype=np.int32)
-            freqs = np.frombuffer(self._freqs[term], dtype=np.float32)
-            alive = live[versions]
-            if alive.all():  # the usual case: dead postings are compacted away
-                slots = self._version_slot[versions]
-                f = freqs.astype(np.float64)
-            else:
-                slots = self._version_slot[versions[alive]]
-                f = freqs[alive].astype(np.float64)
-            hits = slots.shape[0]
+            alive = None if all_live else self._version_live[versions]
+            hits = versions.shape[0] if alive is None else int(np.count_nonzero(alive))
             if hits == 0:
                 continue
             idf = math.log((n_rows - hits + 0.5) / (hits + 0.5))
             if idf <= 0.0:
                 idf = 1e-6
+            freqs = np.frombuffer(self._freqs[term], dtype=np.float32)
+            phrases.append(_Phrase(versions, freqs, alive, hits, idf))
+        if not phrases:
+            return []
+        frequent = [p.hits * FREQUENT_SHARE > n_rows for p in phrases]
+        if any(frequent) and not all(frequent):
+            pruned = self._search_pruned(phrases, frequent, mask, doc_ids, limit)
+            if pruned is not None:
+                return pruned
+        scores, matched = self._accumulate(phrases)
+        admitted = min(matched.shape[0], mask.shape[0])
+        candidates = np.flatnonzero(matched[:admitted] & mask[:admitted])
+        found = scores[candidates]
+        ids = doc_ids[candidates]
+        top = best_rows(found, ids, limit)
+        return [(int(d), float(s)) for d, s in zip(ids[top], found[top], strict=True)]
+
+    def _accumulate(self, phrases: Sequence[_Phrase]) -> tuple[npt.NDArray[np.float64], BoolArray]:
+        """Return every slot's score over ``phrases`` and which slots hold any of them."""
+        width = self._slot_version.shape[0]
+        avgdl = float(self.tokens) / float(self.rows)
+        k1, b = BM25_K1, BM25_B
+        slot_parts: list[IntArray] = []
+        score_parts: list[npt.NDArray[np.float64]] = []
+        for p in phrases:
+            if p.alive is None or p.hits == p.versions.shape[0]:
+                slots = self._version_slot[p.versions]
+                f = p.freqs.astype(np.float64)
+            else:
+                slots = self._version_slot[p.versions[p.alive]]
+                f = p.freqs[p.alive].astype(np.float64)
             size = self._slot_tokens[slots]
             # The operations of fts5Bm25Function, in its order (see the module docstring).
             slot_parts.append(slots)
-            score_parts.append(idf * ((f * (k1 + 1.0)) / (f + k1 * (1 - b + b * size / avgdl))))
-        if not slot_parts:
-            return []
+            score_parts.append(p.idf * ((f * (k1 + 1.0)) / (f + k1 * (1 - b + b * size / avgdl))))
         matched_slots = np.concatenate(slot_parts)
         # bincount adds each slot's terms in the order given, from 0.0: phrase by phrase in
         # query order, as FTS5's score does.
@@ -383,11 +416,53 @@ class LexicalIndex:
         )
         matched = np.zeros(width, dtype=np.bool_)
         matched[matched_slots] = True
-        admitted = min(width, mask.shape[0])
+        return scores, matched
+
+    def _search_pruned(
+        self,
+        phrases: list[_Phrase],
+        frequent: list[bool],
+        mask: BoolArray,
+        doc_ids: npt.NDArray[np.int64],
+        limit: int,
+    ) -> list[tuple[int, float]] | None:
+        """The best rows without reading the frequent phrases' long posting lists, or None
+        when that cannot be shown to give the same rows.
+
+        A phrase adds at most ``idf * (k1 + 1)`` to a row (``f / (f + x) < 1``), so when the
+        ``limit``-th best score of the other phrases alone beats what the frequent ones can
+        add together, a row holding only frequent phrases cannot make the cut, and neither can
+        one whose other phrases score less than that ``limit``-th best minus the frequent
+        phrases' bound. The rows left get their exact score, phrase by phrase in query order,
+        each frequent phrase's frequency found by binary search (a list's versions ascend).
+        """
+        rare = [p for p, common in zip(phrases, frequent, strict=True) if not common]
+        bound = sum(
+            p.idf * (BM25_K1 + 1.0) for p, common in zip(phrases, frequent, strict=True) if common
+        )
+        partial, matched = self._accumulate(rare)
+        admitted = min(matched.shape[0], mask.shape[0])
         candidates = np.flatnonzero(matched[:admitted] & mask[:admitted])
-        if candidates.size == 0:
-            return []
-        found = scores[candidates]
-        ids = doc_ids[candidates]
-        top = best_rows(found, ids, limit)
-        return [(int(d), float(s)) for d, s in zip(ids[top], found[top], strict=True)]
+        if candidates.shape[0] < limit:
+            return None
+        found = partial[candidates]
+        floor = float(np.partition(found, found.shape[0] - limit)[found.shape[0] - limit])
+        # The slack covers the rounding of two summation orders (a few ulps of the scores).
+        slack = 1e-9 * max(1.0, abs(floor))
+        if floor - slack <= bound:
+            return None
+        kept = candidates[found >= floor - bound - slack]
+        kept_versions = self._slot_version[kept]
+        size = self._slot_tokens[kept]
+        avgdl = float(self.tokens) / float(self.rows)
+        k1, b = BM25_K1, BM25_B
+        exact = np.zeros(kept.shape[0], dtype=np.float64)
+        for p in phrases:
+            at = np.minimum(np.searchsorted(p.versions, kept_versions), p.versions.shape[0] - 1)
+            held = p.versions[at] == kept_versions
+            f = p.freqs[at[held]].astype(np.float64)
+            d = size[held]
+            exact[held] += p.idf * ((f * (k1 + 1.0)) / (f + k1 * (1 - b + b * d / avgdl)))
+        ids = doc_ids[kept]
+        top = best_rows(exact, ids, limit)
+        return [(int(d), float(s)) for d, s in zip(ids[top], exact[top], strict=True)]
