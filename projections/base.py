@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import abc
 import asyncio
+import itertools
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 import orjson
 import sqlalchemy as sa
@@ -121,6 +122,40 @@ class BulkStatement:
             sql = self._compiled[conn.dialect.name] = str(compiled)
         for i in range(0, len(rows), 5000):
             await conn.exec_driver_sql(sql, list(rows[i : i + 5000]))
+
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class Carried(Generic[K, V]):
+    """What a projection's fold keeps from one batch for the next (a cache of table state).
+
+    It is handed out only to a batch that starts right after the last one this instance
+    folded. Another process may have folded in between, or the batch's transaction may have
+    rolled back; either way the next batch does not start there and the fold reads the
+    tables instead. Whoever folded up to a checkpoint, the tables there are the same (folds
+    are deterministic), so state carried to the position it was made at is still true.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._after: int | None = None
+        self._items: dict[K, V] = {}
+
+    def take(self, events: Sequence[StoredEvent]) -> dict[K, V]:
+        """Return the state for a batch of ``events`` (empty unless it continues the last)."""
+        items = self._items if events and self._after == events[0].position - 1 else {}
+        self._after, self._items = None, {}
+        return items
+
+    def keep(self, items: dict[K, V], events: Sequence[StoredEvent]) -> None:
+        """Keep ``items`` (the last inserted ``limit`` of them) after folding ``events``."""
+        excess = len(items) - self.limit
+        if excess > 0:
+            for key in list(itertools.islice(items, excess)):
+                del items[key]
+        self._items, self._after = items, events[-1].position
 
 
 COOPERATE_EVERY = 256

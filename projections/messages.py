@@ -53,6 +53,7 @@ from events.types import (
 )
 from projections.base import (
     BulkStatement,
+    Carried,
     Projection,
     chunks,
     clean,
@@ -65,6 +66,8 @@ from projections.base import (
 
 MAX_FORK_DEPTH = 32
 """Most ancestors a reference fork reads through."""
+CONVERSATIONS_CARRIED = 100_000
+"""Conversations whose row a fold keeps for the next batch."""
 
 metadata = sa.MetaData()
 
@@ -204,18 +207,27 @@ class MessagesProjection(Projection):
     metadata: ClassVar[sa.MetaData] = metadata
     deferred_indexes: ClassVar[tuple[str, ...]] = ("ix_messages_order",)
 
+    def __init__(self) -> None:
+        # Conversation rows from one batch to the next (each batch used to read back every
+        # conversation it touched).
+        self._convs: Carried[tuple[str, str], _Conv | None] = Carried(CONVERSATIONS_CARRIED)
+
     async def apply(self, conn: AsyncConnection, events: Sequence[StoredEvent]) -> None:
         """Fold one batch."""
-        await _MessageFold(conn).run(events)
+        fold = _MessageFold(conn, self._convs.take(events))
+        await fold.run(events)
+        self._convs.keep(fold.convs, events)
 
 
 class _MessageFold:
     """One batch: conversation state cached, message upserts buffered until a structural
     event needs the database to be current."""
 
-    def __init__(self, conn: AsyncConnection) -> None:
+    def __init__(
+        self, conn: AsyncConnection, convs: dict[tuple[str, str], _Conv | None] | None = None
+    ) -> None:
         self.conn = conn
-        self.convs: dict[tuple[str, str], _Conv | None] = {}
+        self.convs: dict[tuple[str, str], _Conv | None] = {} if convs is None else convs
         self.new_convs: list[dict[str, Any]] = []
         self.messages: list[tuple[Any, ...]] = []
         self.own: set[tuple[int, str]] = set()
@@ -265,7 +277,11 @@ class _MessageFold:
                 cid = clean(event.fork_id)
             else:
                 continue
-            wanted.setdefault(stored.namespace, set()).add(cid)
+            key = (stored.namespace, cid)
+            if key in self.convs:
+                self.convs[key] = self.convs.pop(key)  # last: the most recently used are kept
+            else:
+                wanted.setdefault(stored.namespace, set()).add(cid)
         for namespace, ids in wanted.items():
             for part in chunks(sorted(ids)):
                 result = await self.conn.execute(

@@ -56,6 +56,7 @@ from events.types import (
 )
 from projections.base import (
     BulkStatement,
+    Carried,
     Projection,
     chunks,
     clean,
@@ -263,14 +264,21 @@ class SearchProjection(Projection):
         "ix_search_mentions_key",
     )
 
+    def __init__(self) -> None:
+        # Each conversation's last turns, from one batch to the next: a batch of a busy log
+        # touches the same conversations as the one before, and reading their tails back
+        # was a tenth of a rebuild.
+        self._tails: Carried[_ConvKey, list[dict[str, Any]]] = Carried(TAILS_CARRIED)
+
     async def apply(self, conn: AsyncConnection, events: Sequence[StoredEvent]) -> None:
         """Fold one batch."""
-        fold = _SearchFold(conn)
+        fold = _SearchFold(conn, self._tails.take(events))
         await fold.preload(events)
         for i, stored in enumerate(events):
             await cooperate(i)
             await fold.apply(stored)
         await fold.flush()
+        self._tails.keep(fold.tails, events)
 
 
 _ConvKey = tuple[str, str]
@@ -281,11 +289,13 @@ class _SearchFold:
     """One batch. New documents and changed columns are buffered and written at the end;
     each conversation's last turns are kept in memory so neighbours cost no query."""
 
-    def __init__(self, conn: AsyncConnection) -> None:
+    def __init__(
+        self, conn: AsyncConnection, tails: dict[_ConvKey, list[dict[str, Any]]] | None = None
+    ) -> None:
         self.conn = conn
         self.new_rows: dict[int, dict[str, Any]] = {}
         self.changes: dict[int, dict[str, Any]] = {}
-        self.tails: dict[_ConvKey, list[dict[str, Any]]] = {}
+        self.tails: dict[_ConvKey, list[dict[str, Any]]] = {} if tails is None else tails
         self.deleted: dict[_ConvKey, bool] = {}
         self.facts: dict[tuple[str, str], dict[str, Any] | None] = {}
         self.index_dirty: set[int] = set()
@@ -327,9 +337,15 @@ class _SearchFold:
                     )
                 )
                 deleted.update(r[0] for r in result)
+            live = []
             for cid in ordered:
-                self.deleted[(ns, cid)] = cid in deleted
-            live = [cid for cid in ordered if cid not in deleted]
+                key = (ns, cid)
+                self.deleted[key] = cid in deleted
+                carried = self.tails.pop(key, None)
+                if carried is not None:
+                    self.tails[key] = carried  # last: the most recently used are kept
+                elif cid not in deleted:
+                    live.append(cid)
             for part in chunks(live, _TAIL_CHUNK):
                 tails: dict[str, list[dict[str, Any]]] = {cid: [] for cid in part}
                 for row in await _tails(self.conn, ns, part):
@@ -899,6 +915,8 @@ _MESSAGE_UPDATED = (
 """The columns a repeated ``message_id`` replaces (the rest keep the first append's values)."""
 _NEAR_PARTS = "_near_parts"
 """Key (not a column) of an in-memory row: how many turns its ``near`` holds."""
+TAILS_CARRIED = 2048
+"""Conversations whose last turns a fold keeps for the next batch."""
 _TAIL_CHUNK = 200
 """Conversations whose last turns are read in one statement (a UNION ALL of that many)."""
 _DOC_NAMES = tuple(c.name for c in docs_table.columns)

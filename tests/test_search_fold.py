@@ -9,15 +9,22 @@ computation from the stored turns, and that a purge leaves the same rows as a re
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
+import pytest
 import sqlalchemy as sa
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sqlalchemy.ext.asyncio import AsyncConnection
 
-from events.types import ConversationDeleted, FactPurged, FactSuperseded
+from events.store.base import StoredEvent
+from events.types import ConversationDeleted, FactPurged, FactSuperseded, MessageAppended
+from projections.base import Projection
+from projections.messages import MessagesProjection
+from projections.runner import ProjectionRunner
 from projections.search import (
     CONTEXT_GAP_MICROS,
     CONTEXT_WINDOW,
@@ -172,3 +179,62 @@ async def test_entity_counts_are_the_live_mentions(tmp_path: Path) -> None:
         incremental = await env.runner.digest()
         await env.runner.rebuild()
         assert await env.runner.digest() == incremental
+
+
+async def test_state_carried_between_batches_is_dropped_when_another_runner_folded(
+    tmp_path: Path,
+) -> None:
+    # Two runners, each with its own projection instances, take turns on one database: each
+    # one's turns and names from its last batch are stale once the other has folded.
+    async with open_env(tmp_path, [MessagesProjection(), SearchProjection()], batch_size=2) as env:
+        other = ProjectionRunner(
+            env.store, env.engine, [MessagesProjection(), SearchProjection()], batch_size=2
+        )
+        await other.setup()
+        runners = [env.runner, other]
+        for i in range(36):
+            cid = f"c{i % 2}"
+            await env.append("a", message(cid, f"m{i}", f"Turn {i} with Alice", name="Ann"))
+            if i % 3 == 2:
+                await runners[(i // 3) % 2].catch_up()
+        await other.catch_up()
+        await env.runner.catch_up()
+        await _check_near(env)
+        folded = await env.runner.digest()
+        await env.runner.rebuild()
+        assert await env.runner.digest() == folded
+
+
+async def test_a_rolled_back_batch_leaves_no_carried_state(tmp_path: Path) -> None:
+    failing = FailingOnce()
+    async with open_env(
+        tmp_path, [MessagesProjection(), SearchProjection(), failing], batch_size=3
+    ) as env:
+        for i in range(12):
+            await env.append("a", message("c", "bad" if i == 7 else f"m{i}", f"Turn {i} Bo"))
+        with pytest.raises(RuntimeError, match="once"):
+            await env.fold()
+        await env.fold()  # the same batch again, and the rest
+        await _check_near(env)
+        folded = await env.runner.digest()
+        await env.runner.rebuild()
+        assert await env.runner.digest() == folded
+
+
+class FailingOnce(Projection):
+    """Fails the first batch holding a message called ``bad``, after the others folded it."""
+
+    name: ClassVar[str] = "failing_once"
+    version: ClassVar[int] = 1
+    metadata: ClassVar[sa.MetaData] = sa.MetaData()
+
+    def __init__(self) -> None:
+        self.failed = False
+
+    async def apply(self, conn: AsyncConnection, events: Sequence[StoredEvent]) -> None:
+        bad = any(
+            isinstance(e.event, MessageAppended) and e.event.message_id == "bad" for e in events
+        )
+        if bad and not self.failed:
+            self.failed = True
+            raise RuntimeError("fails once")
