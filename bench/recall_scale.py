@@ -253,7 +253,7 @@ async def compare(
     # The same projection-position source as this tree's engine: without one, an engine
     # asks the tables for changes before every search (a few ms the other side never pays).
     other = engine.RecallEngine(
-        service.engine.engine, index, SystemClock(), service.engine._projection_position
+        service.engine.engine, index, SystemClock(), service.engine.position_source
     )
     await other.refresh()
     engines = {"this": service.engine, tag: other}

@@ -163,6 +163,12 @@ class RecallEngine:
         self._threads: concurrent.futures.ThreadPoolExecutor | None = None
         self._forks_known: bool | None = None
 
+    @property
+    def position_source(self) -> Callable[[], int] | None:
+        """Return what tells the engine how far the projections are (None: it asks the
+        tables for changes before every search)."""
+        return self._projection_position
+
     def set_position_source(self, projection_position: Callable[[], int]) -> None:
         """Tell the engine how far the projections are (refresh only when that moves)."""
         self._projection_position = projection_position
