@@ -40,6 +40,8 @@ from projections.search import CONTEXT_WINDOW, docs_table, embed_text, scope_tok
 NULL = np.iinfo(np.int64).max
 """Stands for SQL NULL in the time columns (never before any time)."""
 EMBED_BATCH = 256
+CHANGED_ROWS_READ = 20_000
+"""Changed documents a refresh reads per query."""
 MASKS_KEPT = 8
 SPLIT_MIN_DOCS = 20_000
 """Below this many documents a full-text query is split no further (each part costs a few
@@ -340,24 +342,17 @@ class VectorIndex:
     async def refresh(self, engine: AsyncEngine) -> int:
         """Load documents changed since the last refresh; return how many changed."""
         async with self._lock:
-            if self.position > 0:
-                async with engine.connect() as conn:
-                    top = await conn.scalar(sa.select(sa.func.max(_D.updated_position)))
-                if int(top or 0) < self.position:
-                    self.reset()  # the tables were rebuilt and hold less than we had seen
-            if self.position == 0:
-                async with engine.connect() as conn:
-                    total = int(
-                        await conn.scalar(sa.select(sa.func.count()).select_from(docs_table)) or 0
-                    )
-                if total > self.capacity:
-                    self._alloc(total + total // 8)  # one allocation, not doubling up to it
             changed = 0
+            first = True
             while True:
                 async with engine.connect() as conn:
+                    if first:  # on the connection of the first read: one checkout less
+                        await self._check_size(conn)
+                        first = False
                     rows = await self._changed_rows(conn)
                 if not rows:
                     break
+                complete = len(rows) < CHANGED_ROWS_READ  # no need to ask again for nothing
                 changed += len(rows)
                 stale: dict[int, str] = {}
                 for row in rows:
@@ -367,8 +362,21 @@ class VectorIndex:
                 await self._update_lexical(rows)
                 self.position = max(self.position, max(int(r.updated_position) for r in rows))
                 await self._fill_from_cache(stale)
+                if complete:
+                    break
             await self._forget_dropped()
             return changed
+
+    async def _check_size(self, conn: AsyncConnection) -> None:
+        """Start again after a rebuild of the tables; size a first load in one allocation."""
+        if self.position > 0:
+            top = await conn.scalar(sa.select(sa.func.max(_D.updated_position)))
+            if int(top or 0) < self.position:
+                self.reset()  # the tables were rebuilt and hold less than we had seen
+        if self.position == 0:
+            total = int(await conn.scalar(sa.select(sa.func.count()).select_from(docs_table)) or 0)
+            if total > self.capacity:
+                self._alloc(total + total // 8)  # one allocation, not doubling up to it
 
     async def _update_lexical(self, rows: Sequence[Any]) -> None:
         """Hand the changed rows' FTS5 columns to the lexical postings (when kept)."""
@@ -425,10 +433,10 @@ class VectorIndex:
             sa.select(*_SYNC_COLUMNS, *(_LEXICAL_COLUMNS if self.lexical is not None else ()))
             .where(_D.updated_position > self.position)
             .order_by(_D.updated_position, _D.doc_id)
-            .limit(20_000)
+            .limit(CHANGED_ROWS_READ)
         )
         rows = list(result.all())
-        if len(rows) == 20_000:
+        if len(rows) == CHANGED_ROWS_READ:
             # Never stop inside one position: the next query starts after it.
             last = rows[-1].updated_position
             rows = [r for r in rows if r.updated_position < last] or rows
