@@ -27,7 +27,19 @@ def _env(tmp_path: Path) -> dict[str, str]:
     env["HOME"] = str(tmp_path / "home")
     env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
     env["MEMORYD_LOGGING__LEVEL"] = "warning"
+    # A daemon that hangs is sent SIGABRT by stop(): faulthandler then writes every thread's
+    # stack to its stderr file, which the failure shows.
+    env["PYTHONFAULTHANDLER"] = "1"
     return env
+
+
+_STDERR: dict[int, Path] = {}
+"""Where each spawned daemon's stderr goes (a file: a pipe nobody reads can fill up)."""
+
+
+def _stderr_of(proc: subprocess.Popen[bytes]) -> str:
+    path = _STDERR.get(proc.pid)
+    return path.read_text(errors="replace") if path is not None and path.exists() else ""
 
 
 def spawn(tmp_path: Path, *args: str, **kwargs: Any) -> subprocess.Popen[bytes]:
@@ -41,13 +53,18 @@ def spawn(tmp_path: Path, *args: str, **kwargs: Any) -> subprocess.Popen[bytes]:
         str(tmp_path / "memoryd.sock"),
         *args,
     ]
-    return subprocess.Popen(
-        kwargs.pop("argv", cmd),
-        env=kwargs.pop("env", _env(tmp_path)),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        **kwargs,
-    )
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    path = tmp_path / f"memoryd-{len(_STDERR)}.stderr"
+    with path.open("wb") as stderr:
+        proc = subprocess.Popen(
+            kwargs.pop("argv", cmd),
+            env=kwargs.pop("env", _env(tmp_path)),
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            **kwargs,
+        )
+    _STDERR[proc.pid] = path
+    return proc
 
 
 @asynccontextmanager
@@ -61,8 +78,7 @@ async def wait_ready(proc: subprocess.Popen[bytes], path: Path) -> None:
     """Poll the health endpoint until it answers 200."""
     for _ in range(400):
         if proc.poll() is not None:
-            err = proc.stderr.read().decode() if proc.stderr else ""
-            raise AssertionError(f"memoryd exited with {proc.returncode}: {err}")
+            raise AssertionError(f"memoryd exited with {proc.returncode}: {_stderr_of(proc)}")
         try:
             async with session(path) as http, http.get("http://m/v1/health") as resp:
                 if resp.status == 200:
@@ -76,7 +92,18 @@ async def wait_ready(proc: subprocess.Popen[bytes], path: Path) -> None:
 def stop(proc: subprocess.Popen[bytes]) -> int:
     if proc.poll() is None:
         proc.send_signal(signal.SIGTERM)
-    return proc.wait(timeout=30)
+    try:
+        return proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGABRT)  # faulthandler: every thread's stack to stderr
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        raise AssertionError(
+            f"memoryd did not stop within 30 s of SIGTERM; its stderr:\n{_stderr_of(proc)[-20000:]}"
+        ) from None
 
 
 async def _load(
