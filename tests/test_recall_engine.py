@@ -419,3 +419,18 @@ async def test_a_fork_searches_what_it_shows_of_its_ancestors(
         await env.add(ConversationDeleted(conversation_id="p"))
         assert await found("f") == ["f1", "m1"]
         assert await found("ff") == ["g1"]
+
+
+async def test_tables_holding_less_than_the_index_saw_are_loaded_again(backend: Backend) -> None:
+    # As after `memoryd replay` into the data dir, or a rebuild from a shorter log: the index
+    # notices that the newest rows it saw are gone, and loads the tables afresh.
+    async with recall_env(backend) as env:
+        await env.add(msg("c1", "m1", "green tea in the morning"))
+        await env.add(msg("c2", "m2", "green tea at night"))  # c2: m1's row stays as it was
+        assert ids(await env.search("green tea", ("lexical", "vector"))) == {"m1", "m2"}
+        d = docs_table.c
+        async with env.runner.engine.begin() as conn:
+            newest = await conn.scalar(sa.select(sa.func.max(d.updated_position)))
+            await conn.execute(docs_table.delete().where(d.updated_position == newest))
+        assert ids(await env.search("green tea", ("lexical", "vector"))) == {"m1"}
+        assert env.service.index.live_count() == 1
