@@ -341,7 +341,8 @@ def _store_ctx(
             yield
         finally:
             state.store = None
-            await asyncio.wait_for(store.close(), state.settings.stop_timeout)
+            async with asyncio.timeout(state.settings.stop_timeout):
+                await store.close()
 
     return ctx
 

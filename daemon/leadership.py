@@ -64,6 +64,8 @@ log = get_logger("memoryd.leadership")
 
 LEADER_LEASE = "leader"
 LEADER_TTL = timedelta(seconds=10)
+STOP_SECONDS = 10.0
+"""How long stopping waits for the lease and service tasks to end after cancelling them."""
 
 
 class LeaderService(Protocol):
@@ -133,9 +135,17 @@ class Leadership:
         """Stop the services, then release the lease so another instance leads at once."""
         for task in self._tasks:
             task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        if self._tasks:
+            # Bounded: a task that swallowed its cancellation (Python 3.11's wait_for did, in
+            # a service's lead()) would otherwise hold the daemon's shutdown forever.
+            done, stuck = await asyncio.wait(self._tasks, timeout=STOP_SECONDS)
+            for task in done:
+                if not task.cancelled() and task.exception() is not None:
+                    log.error(
+                        "leadership.task_failed", task=task.get_name(), error=repr(task.exception())
+                    )
+            for task in stuck:
+                log.error("leadership.task_stuck", task=task.get_name(), seconds=STOP_SECONDS)
         self._tasks = []
         await self._step_down()
         lease, self.lease = self.lease, None

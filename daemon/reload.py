@@ -208,7 +208,8 @@ class ConfigWatcher:
         last = self._signature()
         while not self._stop.is_set():
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stop.wait(), self._poll_interval)
+                async with asyncio.timeout(self._poll_interval):
+                    await self._stop.wait()
             current = self._signature()
             if self._stop.is_set() or current == last:
                 continue
@@ -230,7 +231,8 @@ class ConfigWatcher:
             return
         self._stop.set()
         try:
-            await asyncio.wait_for(asyncio.shield(task), timeout=5)
+            async with asyncio.timeout(5):
+                await asyncio.shield(task)
         except TimeoutError:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):

@@ -309,9 +309,8 @@ class ProjectionRunner:
         """Wait until every projection has folded ``position``; False on timeout."""
         async with self._changed:
             try:
-                await asyncio.wait_for(
-                    self._changed.wait_for(lambda: self.position >= position), timeout
-                )
+                async with asyncio.timeout(timeout):
+                    await self._changed.wait_for(lambda: self.position >= position)
             except TimeoutError:
                 return False
         return True

@@ -4,12 +4,15 @@ at a time, a clean stop hands over at once, and a leader whose database stalls s
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from datetime import timedelta
 from pathlib import Path
 
 import aiohttp
+import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+import daemon.leadership as leadership_module
 from daemon.leadership import Leadership
 from events.leases import Lease, LeaseManager
 from events.store.sqlite import sqlite_engine
@@ -163,3 +166,38 @@ async def test_a_single_sqlite_daemon_leads_and_runs_retrospectives(tmp_path: Pa
             resp = await http.get("http://m/metrics")
             assert "memoryd_leader 1" in await resp.text()
     assert server.exit_status == 0
+
+
+class Swallowing(Recorder):
+    """Leads by waiting for something, and swallows the cancellation that arrives meanwhile
+    (Python 3.11's ``asyncio.wait_for`` does when its inner wait ends at the same moment)."""
+
+    def __init__(self, who: str, active: list[str], history: list[str]) -> None:
+        super().__init__(who, active, history)
+        self.leading = asyncio.Event()
+
+    async def lead(self) -> None:
+        await super().lead()
+        self.leading.set()
+        with contextlib.suppress(asyncio.CancelledError):  # the bug this stands for
+            await asyncio.Event().wait()
+
+
+async def test_stopping_is_bounded_when_a_service_swallowed_the_cancellation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(leadership_module, "STOP_SECONDS", 0.3)
+    engine = sqlite_engine(tmp_path / "leases.sqlite3", write=True)
+    active: list[str] = []
+    history: list[str] = []
+    service = Swallowing("a", active, history)
+    leadership = Leadership(LeaseManager(engine), [service], holder="a", ttl=TTL)
+    try:
+        await leadership.start()
+        await asyncio.wait_for(service.leading.wait(), BOUND)
+        async with asyncio.timeout(BOUND):
+            await leadership.stop()  # hung for good before the bound
+        assert active == []
+        assert history == ["a+", "a-"]
+    finally:
+        await engine.dispose()

@@ -112,7 +112,8 @@ async def get_event_stream(request: web.Request) -> web.StreamResponse:
         heartbeat = state.settings.sse_heartbeat
         while not state.stopping.is_set():
             try:
-                stored = await asyncio.wait_for(queue.get(), heartbeat)
+                async with asyncio.timeout(heartbeat):
+                    stored = await queue.get()
             except TimeoutError:
                 if feed.done():
                     break

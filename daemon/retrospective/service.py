@@ -545,10 +545,8 @@ class RetrospectiveService:
 
     async def _wait_folded(self, position: int, timeout: float | None) -> None:
         self._hurry.set()
-        async with self._folded:
-            await asyncio.wait_for(
-                self._folded.wait_for(lambda: self.fold.position >= position), timeout
-            )
+        async with self._folded, asyncio.timeout(timeout):
+            await self._folded.wait_for(lambda: self.fold.position >= position)
 
     async def drain(self, timeout: float = 30.0) -> None:
         """Wait until no run is in flight and the fold is current (tests, shutdown)."""
@@ -617,7 +615,8 @@ class RetrospectiveService:
     async def _decider(self) -> None:
         while not self._stopping:
             try:
-                stored = await asyncio.wait_for(self._reactions.get(), self.poll_interval)
+                async with asyncio.timeout(self.poll_interval):
+                    stored = await self._reactions.get()
             except TimeoutError:
                 continue
             try:
@@ -831,7 +830,8 @@ class RetrospectiveService:
             except Exception:
                 log.exception("retrospective.tick_failed")
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), self.poll_interval)
+                async with asyncio.timeout(self.poll_interval):
+                    await self._wake.wait()
             self._wake.clear()
 
     async def tick(self) -> None:

@@ -166,7 +166,8 @@ class PostgresEventStore(SqlEventStore):
         # Wait for the first LISTEN so that a commit right after open() wakes us; if it cannot
         # connect, go on: the loop keeps retrying and the fallback poll covers the meantime.
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(started.wait(), 15)
+            async with asyncio.timeout(15):
+                await started.wait()
 
     async def _stop_listening(self) -> None:
         for task in (self._listener_task, self._refresh_task):
@@ -233,7 +234,8 @@ class PostgresEventStore(SqlEventStore):
         """Return when ``conn`` is lost; ping it now and then to notice a silent death."""
         while not lost.is_set():
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(lost.wait(), self.listener_check_seconds)
+                async with asyncio.timeout(self.listener_check_seconds):
+                    await lost.wait()
             if not lost.is_set():
                 await conn.execute("SELECT 1", timeout=10)
         log.warning("LISTEN connection closed; reconnecting")

@@ -1,0 +1,56 @@
+"""The daemon's packages use ``async with asyncio.timeout()``, never ``asyncio.wait_for``.
+
+On Python 3.11 ``wait_for`` swallows a cancellation that arrives in the loop iteration in
+which its inner wait ends. One did in the retrospective service's ``lead()``, reached from
+the leadership task at start-up: SIGTERM cancelled that task, it went on running, and the
+daemon's shutdown waited for it for good (a CI run caught it once).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("daemon", "events", "projections", "plugins")
+
+
+def test_no_package_calls_wait_for() -> None:
+    found = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for package in PACKAGES
+        for path in sorted((ROOT / package).rglob("*.py"))
+        for number, line in enumerate(path.read_text().splitlines(), start=1)
+        if "asyncio.wait_for(" in line
+    ]
+    assert found == [], "use `async with asyncio.timeout(...)` instead (see the docstring)"
+
+
+async def _cancelled_as_the_wait_ends(timeout_style: bool) -> bool:
+    """Cancel a task in the iteration its wait ends in; return whether it was cancelled."""
+    done = asyncio.get_running_loop().create_future()
+
+    async def waiter() -> None:
+        if timeout_style:
+            async with asyncio.timeout(10):
+                await done
+        else:
+            await asyncio.wait_for(done, 10)  # what the guard above keeps out
+        await asyncio.sleep(10)
+
+    task = asyncio.create_task(waiter())
+    await asyncio.sleep(0)
+    done.set_result(None)
+    task.cancel()
+    await asyncio.wait({task}, timeout=1)
+    still_running = not task.done()
+    task.cancel()
+    return not still_running and task.cancelled()
+
+
+async def test_asyncio_timeout_keeps_a_cancellation_that_arrives_as_the_wait_ends() -> None:
+    assert await _cancelled_as_the_wait_ends(timeout_style=True)
+    # What this guards against, as this Python does it (3.12 fixed wait_for).
+    if sys.version_info < (3, 12):
+        assert not await _cancelled_as_the_wait_ends(timeout_style=False)
