@@ -32,6 +32,7 @@ from daemon.metrics import Metrics
 from daemon.projector import ProjectorExited, ProjectorProcess, async_follow_log
 from events.clock import Clock, SystemClock
 from events.store.base import EventStore
+from events.tasks import cancel_and_wait
 from projections.runner import ProjectionRunner
 
 log = get_logger("memoryd.api")
@@ -478,12 +479,8 @@ async def _async_stop_runner(state: AppState) -> None:
         head = await store.head()
         state.fold_now.set()
         await runner.wait_for(head, timeout=state.settings.stop_timeout)
-    if not task.done():
-        task.cancel()
     try:
-        await task
-    except asyncio.CancelledError:
-        pass
+        await cancel_and_wait(task)
     except Exception as exc:
         log.error("the projection runner had failed", error=repr(exc))
     state.runner_task = None

@@ -37,6 +37,7 @@ from pathlib import Path
 from daemon.backend import Backend
 from daemon.logging import configure_logging, get_logger
 from events.store.base import EventStore
+from events.tasks import cancel_and_wait
 from projections.runner import ProjectionRunner
 
 log = get_logger("memoryd.projector")
@@ -306,9 +307,7 @@ async def async_child_main(backend: Backend, fold_delay: float) -> int:
         announced = commands.result()
         # A batch cancelled mid-fold rolls back with its checkpoint; the final catch-up folds
         # it again, so stopping never loses or doubles an event.
-        follow.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await follow
+        await cancel_and_wait(follow)
         position = await runner.catch_up(until=max(announced, runner.position))
         reporter.line("at", position)
         log.info("projector.stopped", position=position)

@@ -34,6 +34,7 @@ from watchfiles import Change, awatch
 from daemon import systemd
 from daemon.config import Config, ConfigError, load_config
 from daemon.logging import get_logger
+from events.tasks import cancel_and_wait
 
 ConfigCallback = Callable[[Config, Config], Awaitable[None]]
 """Awaited with ``(old, new)`` after a new configuration is swapped in."""
@@ -234,9 +235,7 @@ class ConfigWatcher:
             async with asyncio.timeout(5):
                 await asyncio.shield(task)
         except TimeoutError:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            await cancel_and_wait(task)
 
     async def __aenter__(self) -> ConfigWatcher:
         self.start()

@@ -260,10 +260,11 @@ class Server:
         loop.add_signal_handler(signal.SIGTERM, self.request_stop)
         loop.add_signal_handler(signal.SIGINT, self.request_stop)
         loop.add_signal_handler(signal.SIGHUP, self._on_sighup)
+        loop.add_signal_handler(signal.SIGUSR1, _dump_tasks)
 
     def _remove_signals(self) -> None:
         loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGUSR1):
             loop.remove_signal_handler(sig)
 
     def _on_sighup(self) -> None:
@@ -386,3 +387,12 @@ async def async_serve(options: ServeOptions) -> int:
     except ServeError as exc:
         print(f"memoryd: {exc}", file=sys.stderr)
         return 1
+
+
+def _dump_tasks() -> None:
+    """Write every asyncio task and where it waits to stderr (SIGUSR1: a daemon that does
+    not stop, or does nothing, says what it is waiting for)."""
+    for task in sorted(asyncio.all_tasks(), key=lambda t: t.get_name()):
+        print(f"--- {task!r}", file=sys.stderr)
+        task.print_stack(file=sys.stderr)
+    sys.stderr.flush()

@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import socket
 import time
@@ -24,6 +23,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from daemon.logging import get_logger
+from events.tasks import cancel_and_wait
 
 SD_LISTEN_FDS_START = 3
 NOTIFY_SOCKET_ENV = "NOTIFY_SOCKET"
@@ -188,9 +188,7 @@ class Watchdog:
         """Stop pinging."""
         task, self._task = self._task, None
         if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            await cancel_and_wait(task)
 
     async def __aenter__(self) -> Watchdog:
         self.start()

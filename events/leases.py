@@ -36,6 +36,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from events.clock import Clock, SystemClock, to_micros
+from events.tasks import cancel_and_wait
 
 log = logging.getLogger(__name__)
 
@@ -235,9 +236,7 @@ class LeaseKeeper:
     async def stop(self, *, release: bool = True) -> None:
         """Stop renewing; release the lease so another process need not wait for expiry."""
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await cancel_and_wait(self._task)
             self._task = None
         if release and self.lease is not None:
             with contextlib.suppress(Exception):

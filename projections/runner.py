@@ -28,6 +28,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from events.store.base import EventStore, StoredEvent
+from events.tasks import cancel_and_wait
 from projections.base import Projection
 
 DEFAULT_BATCH_SIZE = 5000
@@ -251,9 +252,7 @@ class ProjectionRunner:
                     progress(self.position, target)
         finally:
             if ahead is not None:
-                ahead.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await ahead
+                await cancel_and_wait(ahead, errors=(Exception,))
         return self.position
 
     async def _read_batch(self, after: int, until: int) -> list[StoredEvent]:

@@ -1,4 +1,5 @@
-"""The daemon's packages use ``async with asyncio.timeout()``, never ``asyncio.wait_for``.
+"""The daemon's packages use ``async with asyncio.timeout()``, never ``asyncio.wait_for``,
+and stop tasks with :func:`events.tasks.cancel_and_wait`.
 
 On Python 3.11 ``wait_for`` swallows a cancellation that arrives in the loop iteration in
 which its inner wait ends. One did in the retrospective service's ``lead()``, reached from
@@ -11,6 +12,10 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
+
+import pytest
+
+from events.tasks import cancel_and_wait
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("daemon", "events", "projections", "plugins")
@@ -54,3 +59,65 @@ async def test_asyncio_timeout_keeps_a_cancellation_that_arrives_as_the_wait_end
     # What this guards against, as this Python does it (3.12 fixed wait_for).
     if sys.version_info < (3, 12):
         assert not await _cancelled_as_the_wait_ends(timeout_style=False)
+
+
+async def test_cancel_and_wait_keeps_the_callers_cancellation() -> None:
+    started = asyncio.Event()
+
+    async def stubborn() -> None:
+        started.set()
+        try:
+            await asyncio.sleep(10)
+        except asyncio.CancelledError:
+            await asyncio.sleep(0.2)  # takes a moment to wind down
+            raise
+
+    async def stopper(inner: asyncio.Task[None]) -> str:
+        await cancel_and_wait(inner)
+        return "went on"  # with `suppress(CancelledError): await inner` it did
+
+    inner = asyncio.create_task(stubborn())
+    await started.wait()
+    outer = asyncio.create_task(stopper(inner))
+    await asyncio.sleep(0.05)  # the stopper waits for the inner task to wind down
+    outer.cancel()
+    done, _ = await asyncio.wait({outer}, timeout=2)
+    assert outer in done
+    assert outer.cancelled()
+    assert inner.cancelled()
+
+
+async def test_cancel_and_wait_lets_a_cancelled_caller_clean_up() -> None:
+    cleaned: list[str] = []
+
+    async def background() -> None:
+        await asyncio.sleep(10)
+
+    async def worker() -> None:
+        helper = asyncio.create_task(background())
+        try:
+            await asyncio.sleep(10)
+        finally:  # cancelled before: the clean-up goes on past the helper's end
+            await cancel_and_wait(helper)
+            cleaned.append("released")
+
+    task = asyncio.create_task(worker())
+    await asyncio.sleep(0.01)
+    task.cancel()
+    await asyncio.wait({task}, timeout=2)
+    assert task.cancelled()
+    assert cleaned == ["released"]
+
+
+async def test_cancel_and_wait_ends_quietly_or_with_the_tasks_error() -> None:
+    async def failing() -> None:
+        raise ValueError("failed before it was stopped")
+
+    task = asyncio.create_task(failing())
+    await asyncio.sleep(0)
+    await cancel_and_wait(task, errors=(ValueError,))
+    again = asyncio.create_task(failing())
+    await asyncio.sleep(0)
+    with pytest.raises(ValueError, match="failed before"):
+        await cancel_and_wait(again)
+    await cancel_and_wait(asyncio.create_task(asyncio.sleep(10)))

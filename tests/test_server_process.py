@@ -4,6 +4,7 @@ SIGTERM stops cleanly with status 0, and a socket handed over by systemd is used
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import socket
@@ -95,6 +96,9 @@ def stop(proc: subprocess.Popen[bytes]) -> int:
     try:
         return proc.wait(timeout=30)
     except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGUSR1)  # the daemon writes its asyncio tasks to stderr
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=2)
         proc.send_signal(signal.SIGABRT)  # faulthandler: every thread's stack to stderr
         try:
             proc.wait(timeout=5)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from typing import Any
 
 from aiohttp import web
@@ -12,6 +11,7 @@ from daemon.api.errors import dumps, invalid, json_response
 from daemon.api.validation import Field, Schema, parse_query
 from daemon.app import namespace_of, state_of
 from events.store.base import EventStore, StoredEvent
+from events.tasks import cancel_and_wait
 
 MAX_LIMIT = 1000
 STREAM_QUEUE = 1000
@@ -126,9 +126,7 @@ async def get_event_stream(request: web.Request) -> web.StreamResponse:
     finally:
         if me is not None:
             state.streams.discard(me)
-        feed.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await feed
+        await cancel_and_wait(feed, errors=(Exception,))
     return response
 
 

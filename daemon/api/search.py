@@ -9,7 +9,6 @@ module also owns the recall service's lifetime (vector index, embedding cache, i
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -24,6 +23,7 @@ from daemon.recall.query import SCOPES, Filters, Fusion, SearchRequest
 from daemon.recall.recorder import RecallRecorder
 from daemon.recall.service import DEFAULT_EMBEDDER, RecallService, cache_engine, make_embedder
 from events.clock import to_micros
+from events.tasks import cancel_and_wait
 from events.types import OWNERS
 
 log = get_logger("memoryd.recall")
@@ -200,9 +200,7 @@ async def _recall_ctx(app: web.Application) -> AsyncIterator[None]:
     try:
         yield
     finally:
-        watcher.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await watcher
+        await cancel_and_wait(watcher)
         if recorder is not None:
             await recorder.stop()
         await service.stop()

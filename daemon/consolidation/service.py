@@ -62,6 +62,7 @@ from events.consolidation_events import (
 )
 from events.leases import Lease, LeaseManager
 from events.store.base import ConcurrencyError, EventStore, NewEvent
+from events.tasks import cancel_and_wait
 from plugins.embedders.base import Embedder
 from plugins.llm.types import ChatMessage, CompletionRequest, LLMProvider
 from projections.consolidation import activity, list_runs, model_calls_since, unfinished_runs
@@ -241,9 +242,7 @@ class ConsolidationService:
 
     async def stop(self) -> None:
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await cancel_and_wait(self._task)
             self._task = None
 
     async def _ticker(self) -> None:
@@ -309,9 +308,7 @@ class ConsolidationService:
             try:
                 return await self._run(lease, namespace, trigger, phases_wanted, inputs)
             finally:
-                renewer.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await renewer
+                await cancel_and_wait(renewer)
                 with contextlib.suppress(Exception):
                     await self.leases.release(lease)
 

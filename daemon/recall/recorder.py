@@ -8,7 +8,6 @@ searched namespace; a failed append is logged and the entries are kept for the n
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -16,6 +15,7 @@ from typing import Any
 from events.clock import Clock
 from events.recall_events import RecallRecorded
 from events.store.base import EventStore, NewEvent
+from events.tasks import cancel_and_wait
 
 
 class RecallRecorder:
@@ -94,8 +94,6 @@ class RecallRecorder:
     async def stop(self) -> None:
         """Flush what is buffered and stop the timer."""
         if self._timer is not None:
-            self._timer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._timer
+            await cancel_and_wait(self._timer)
             self._timer = None
         await self.flush()

@@ -8,7 +8,6 @@ PostgreSQL: the ``embedding_cache`` table beside the projections) and the backgr
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from daemon.recall.lexical import LexicalIndex
 from daemon.recall.vectors import EmbeddingCache, Progress, VectorIndex
 from events.clock import Clock
 from events.store.sqlite import sqlite_engine
+from events.tasks import cancel_and_wait
 from plugins.embedders.base import Embedder
 from plugins.registry import load_plugins
 
@@ -90,9 +90,7 @@ class RecallService:
     async def stop(self) -> None:
         """Stop the indexer and release the cache engine."""
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await cancel_and_wait(self._task)
             self._task = None
         self.engine.close()
         await self.cache_db.dispose()

@@ -13,7 +13,6 @@ The model: ``[llm] provider = "none"`` (the default) uses the offline self-state
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -26,6 +25,7 @@ from daemon.app import STATE, AppState
 from daemon.config import Config, LlmConfig
 from daemon.logging import get_logger
 from daemon.retrospective.service import ProjectionSliceReader, RetrospectiveService
+from events.tasks import cancel_and_wait
 from plugins.extractors.selfstatements import SelfStatementExtractor
 from plugins.llm.budget import BudgetedProvider, BudgetTracker
 from plugins.llm.settings import LLMSettings
@@ -146,9 +146,7 @@ def _retrospective_ctx(
             yield
         finally:
             if holder.task is not None and not holder.task.done():
-                holder.task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await holder.task
+                await cancel_and_wait(holder.task)
             if holder.service is not None:
                 await holder.service.stop()
                 holder.service = None

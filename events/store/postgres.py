@@ -42,6 +42,7 @@ from events.clock import Clock
 from events.codec import EventCodec
 from events.migrations import upgrade_if_empty
 from events.store.sql import SqlEventStore
+from events.tasks import cancel_and_wait
 
 log = logging.getLogger(__name__)
 
@@ -172,9 +173,7 @@ class PostgresEventStore(SqlEventStore):
     async def _stop_listening(self) -> None:
         for task in (self._listener_task, self._refresh_task):
             if task is not None:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+                await cancel_and_wait(task)
         self._listener_task = self._refresh_task = None
 
     def listener_pid(self) -> int | None:
