@@ -43,7 +43,7 @@ import numpy as np
 import numpy.typing as npt
 
 from daemon.recall.query import BoolArray
-from daemon.recall.topk import best_rows
+from daemon.recall.topk import best_hits
 from projections.search import FTS_TOKENIZER
 
 LEXICAL_NEAR_WEIGHT = 0.5
@@ -176,6 +176,15 @@ class _Phrase:
     hits: int
     """Live rows that hold the term (FTS5's ``n``)."""
     idf: float
+
+
+def _bm25_terms(
+    idf: float, f: npt.NDArray[np.float64], size: npt.NDArray[np.float64], avgdl: float
+) -> npt.NDArray[np.float64]:
+    """Return one phrase's bm25 term for rows holding it ``f`` times in ``size`` tokens: the
+    operations of FTS5's fts5Bm25Function, in its order (see the module docstring)."""
+    k1, b = BM25_K1, BM25_B
+    return idf * ((f * (k1 + 1.0)) / (f + k1 * (1 - b + b * size / avgdl)))
 
 
 def _grown(old: Any, size: int, fill: Any) -> Any:
@@ -382,19 +391,16 @@ class LexicalIndex:
             pruned = self._search_pruned(phrases, frequent, mask, doc_ids, limit)
             if pruned is not None:
                 return pruned
-        scores, matched = self._accumulate(phrases)
-        admitted = min(matched.shape[0], mask.shape[0])
-        candidates = np.flatnonzero(matched[:admitted] & mask[:admitted])
-        found = scores[candidates]
-        ids = doc_ids[candidates]
-        top = best_rows(found, ids, limit)
-        return [(int(d), float(s)) for d, s in zip(ids[top], found[top], strict=True)]
+        scores, candidates = self._accumulate(phrases, mask)
+        return best_hits(scores[candidates], doc_ids[candidates], limit)
 
-    def _accumulate(self, phrases: Sequence[_Phrase]) -> tuple[npt.NDArray[np.float64], BoolArray]:
-        """Return every slot's score over ``phrases`` and which slots hold any of them."""
+    def _accumulate(
+        self, phrases: Sequence[_Phrase], mask: BoolArray
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
+        """Return every slot's score over ``phrases``, and the slots ``mask`` admits that
+        hold any of them."""
         width = self._slot_version.shape[0]
         avgdl = float(self.tokens) / float(self.rows)
-        k1, b = BM25_K1, BM25_B
         slot_parts: list[IntArray] = []
         score_parts: list[npt.NDArray[np.float64]] = []
         for p in phrases:
@@ -404,10 +410,8 @@ class LexicalIndex:
             else:
                 slots = self._version_slot[p.versions[p.alive]]
                 f = p.freqs[p.alive].astype(np.float64)
-            size = self._slot_tokens[slots]
-            # The operations of fts5Bm25Function, in its order (see the module docstring).
             slot_parts.append(slots)
-            score_parts.append(p.idf * ((f * (k1 + 1.0)) / (f + k1 * (1 - b + b * size / avgdl))))
+            score_parts.append(_bm25_terms(p.idf, f, self._slot_tokens[slots], avgdl))
         matched_slots = np.concatenate(slot_parts)
         # bincount adds each slot's terms in the order given, from 0.0: phrase by phrase in
         # query order, as FTS5's score does.
@@ -416,7 +420,8 @@ class LexicalIndex:
         )
         matched = np.zeros(width, dtype=np.bool_)
         matched[matched_slots] = True
-        return scores, matched
+        admitted = min(width, mask.shape[0])
+        return scores, np.flatnonzero(matched[:admitted] & mask[:admitted])
 
     def _search_pruned(
         self,
@@ -440,9 +445,7 @@ class LexicalIndex:
         bound = sum(
             p.idf * (BM25_K1 + 1.0) for p, common in zip(phrases, frequent, strict=True) if common
         )
-        partial, matched = self._accumulate(rare)
-        admitted = min(matched.shape[0], mask.shape[0])
-        candidates = np.flatnonzero(matched[:admitted] & mask[:admitted])
+        partial, candidates = self._accumulate(rare, mask)
         if candidates.shape[0] < limit:
             return None
         found = partial[candidates]
@@ -455,14 +458,10 @@ class LexicalIndex:
         kept_versions = self._slot_version[kept]
         size = self._slot_tokens[kept]
         avgdl = float(self.tokens) / float(self.rows)
-        k1, b = BM25_K1, BM25_B
         exact = np.zeros(kept.shape[0], dtype=np.float64)
         for p in phrases:
             at = np.minimum(np.searchsorted(p.versions, kept_versions), p.versions.shape[0] - 1)
             held = p.versions[at] == kept_versions
             f = p.freqs[at[held]].astype(np.float64)
-            d = size[held]
-            exact[held] += p.idf * ((f * (k1 + 1.0)) / (f + k1 * (1 - b + b * d / avgdl)))
-        ids = doc_ids[kept]
-        top = best_rows(exact, ids, limit)
-        return [(int(d), float(s)) for d, s in zip(ids[top], exact[top], strict=True)]
+            exact[held] += _bm25_terms(p.idf, f, size[held], avgdl)
+        return best_hits(exact, doc_ids[kept], limit)

@@ -55,3 +55,11 @@ def best_rows(
         pool, pooled = pool[chosen], pooled[chosen]
     order = np.lexsort((-keys[pool], -pooled))
     return pool[order]
+
+
+def best_hits(
+    scores: npt.NDArray[np.floating], keys: npt.NDArray[np.int64], limit: int
+) -> list[tuple[int, float]]:
+    """Return ``(key, score)`` of the :func:`best_rows`, best first."""
+    top = best_rows(scores, keys, limit)
+    return [(int(k), float(s)) for k, s in zip(keys[top], scores[top], strict=True)]
