@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
+import daemon.recall.vectors as vectors_module
 from daemon.backend import Backend
 from daemon.recall.engine import Hit
 from daemon.recall.query import Filters, Fusion, SearchRequest
@@ -434,3 +435,23 @@ async def test_tables_holding_less_than_the_index_saw_are_loaded_again(backend: 
             await conn.execute(docs_table.delete().where(d.updated_position == newest))
         assert ids(await env.search("green tea", ("lexical", "vector"))) == {"m1"}
         assert env.service.index.live_count() == 1
+
+
+async def test_a_refresh_reads_every_change_in_parts(
+    backend: Backend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Reads of three rows: a first load in several parts, and one event (a deleted
+    # conversation) that changes more documents than a read takes.
+    monkeypatch.setattr(vectors_module, "CHANGED_ROWS_READ", 3)
+    async with recall_env(backend) as env:
+        await env.add(*(msg(f"c{i % 2}", f"m{i}", f"green tea number {i}") for i in range(8)))
+        assert env.service.index.live_count() == 8  # one refresh read them all
+        assert len(await env.search("green tea", ("lexical", "vector"))) == 8
+        await env.add(ConversationDeleted(conversation_id="c0"))
+        assert ids(await env.search("green tea", ("lexical", "vector"))) == {
+            "m1",
+            "m3",
+            "m5",
+            "m7",
+        }
+        assert env.service.index.live_count() == 4

@@ -31,7 +31,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from daemon.recall.lexical import LexicalDoc, LexicalIndex
 from daemon.recall.query import BoolArray, Filters
-from daemon.recall.topk import best_rows
+from daemon.recall.topk import best_hits
 from events.store.postgres import lock_for_migration
 from plugins.embedders.base import Embedder, Vectors
 from projections.base import chunks
@@ -349,10 +349,9 @@ class VectorIndex:
                     if first:  # on the connection of the first read: one checkout less
                         await self._check_size(conn)
                         first = False
-                    rows = await self._changed_rows(conn)
+                    rows, complete = await self._changed_rows(conn)
                 if not rows:
                     break
-                complete = len(rows) < CHANGED_ROWS_READ  # no need to ask again for nothing
                 changed += len(rows)
                 stale: dict[int, str] = {}
                 for row in rows:
@@ -428,19 +427,30 @@ class VectorIndex:
         if self.lexical is not None:
             self.lexical.reset()
 
-    async def _changed_rows(self, conn: AsyncConnection) -> list[Any]:
+    async def _changed_rows(self, conn: AsyncConnection) -> tuple[list[Any], bool]:
+        """Return the next changed rows, and whether they are all there are (a read that
+        stopped short of its limit: no need to ask again for nothing)."""
+        columns = (*_SYNC_COLUMNS, *(_LEXICAL_COLUMNS if self.lexical is not None else ()))
         result = await conn.execute(
-            sa.select(*_SYNC_COLUMNS, *(_LEXICAL_COLUMNS if self.lexical is not None else ()))
+            sa.select(*columns)
             .where(_D.updated_position > self.position)
             .order_by(_D.updated_position, _D.doc_id)
             .limit(CHANGED_ROWS_READ)
         )
         rows = list(result.all())
-        if len(rows) == CHANGED_ROWS_READ:
-            # Never stop inside one position: the next query starts after it.
-            last = rows[-1].updated_position
-            rows = [r for r in rows if r.updated_position < last] or rows
-        return rows
+        if len(rows) < CHANGED_ROWS_READ:
+            return rows, True
+        # Never stop inside one position: the next query starts after it.
+        last = rows[-1].updated_position
+        before = [r for r in rows if r.updated_position < last]
+        if before:
+            return before, False
+        # One event changed more documents than a read takes (a deleted conversation's): all
+        # of them now, or those past the limit would never be read.
+        result = await conn.execute(
+            sa.select(*columns).where(_D.updated_position == last).order_by(_D.doc_id)
+        )
+        return list(result.all()), False
 
     async def _fill_from_cache(self, stale: dict[int, str]) -> None:
         if not stale:
@@ -724,8 +734,7 @@ class VectorIndex:
             keys = self.doc_id[:n]
             if passing < n:
                 np.copyto(scores, np.float32(-np.inf), where=~m)
-        top = best_rows(scores, keys, limit)
-        return [(int(d), float(s)) for d, s in zip(keys[top], scores[top], strict=True)]
+        return best_hits(scores, keys, limit)
 
     def _scores(
         self, q: npt.NDArray[np.float32], used: npt.NDArray[np.int64], n: int
