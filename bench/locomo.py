@@ -34,6 +34,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from bench.report import print_result
+
 DEFAULT_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "bench" / "locomo"
 KS = (1, 5, 10, 20)
 NAMESPACE = "locomo"
@@ -272,11 +274,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "weights": parse_weights(args.weight),
         **scores.summary(),
     }
-    if args.json:
-        print(json.dumps(summary))
-    else:
-        for key, value in summary.items():
-            print(f"{key:>20}: {value}")
+    print_result(summary, as_json=args.json, width=20)
     return 0
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import shutil
 import tempfile
 import time
@@ -27,16 +26,11 @@ from pathlib import Path
 from typing import Any
 
 from bench.calibration import calibration_seconds
-from bench.recall_scale import T0, Corpus, pct
-from daemon.backend import Backend
+from bench.recall_scale import T0, Corpus, index_scale_dir, pct, scale_dir
+from bench.report import print_result
 from daemon.recall.query import Filters, SearchRequest
-from daemon.recall.service import RecallService, make_embedder
-from events.clock import SystemClock
 from events.store.base import NewEvent
-from events.store.sqlite import sqlite_engine
 from events.types import MessageAppended
-from projections.runner import ProjectionRunner
-from projections.search import SearchProjection
 
 WARMUP = 5
 
@@ -46,26 +40,9 @@ async def run(source: Path, rounds: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="memoryd-live-") as tmp:
         data_dir = Path(tmp) / "data"
         shutil.copytree(source, data_dir)
-        backend = Backend(data_dir)
-        store = backend.open_store()
-        await store.open()
-        write = backend.projection_engine(write=True)
-        read = backend.projection_engine(write=False)
-        service = RecallService(
-            read,
-            sqlite_engine(data_dir / "embeddings.sqlite3", write=True),
-            make_embedder(),
-            SystemClock(),
-        )
         timings: dict[str, list[float]] = {"search": [], "fold": [], "embed": []}
-        try:
-            runner = ProjectionRunner(store, write, [SearchProjection()])
-            await runner.setup()
-            await runner.catch_up()
-            await service.cache.setup()
-            await service.engine.refresh()
-            await service.index.embed_pending()
-            service.engine.set_position_source(lambda: runner.position)
+        async with scale_dir(data_dir) as (store, write, service):
+            runner, _, _ = await index_scale_dir(store, write, service)
             corpus = Corpus()  # the scale corpus's words: queries find what it holds
             for i in range(rounds + WARMUP):
                 message = MessageAppended(
@@ -89,11 +66,6 @@ async def run(source: Path, rounds: int) -> dict[str, Any]:
                     timings["fold"].append(t1 - t0)
                     timings["search"].append(t2 - t1)
                     timings["embed"].append(t3 - t2)
-        finally:
-            await service.stop()
-            await read.dispose()
-            await write.dispose()
-            await store.close()
     return {
         "calibration_s": round(calibration_seconds(), 2),
         "rounds": rounds,
@@ -110,11 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     result = asyncio.run(run(args.dir, args.rounds))
-    if args.json:
-        print(json.dumps(result))
-    else:
-        for key, value in result.items():
-            print(f"{key:>16}: {value}")
+    print_result(result, as_json=args.json, width=16)
     return 0
 
 

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import inspect
-import json
 import random
 import resource
 import subprocess
@@ -31,18 +31,21 @@ import sys
 import tempfile
 import time
 import types
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy.ext.asyncio import AsyncEngine
+
 from bench.calibration import calibration_seconds
+from bench.report import print_result
 from daemon.backend import Backend
 from daemon.recall.lexical import LexicalIndex
 from daemon.recall.query import Filters, SearchRequest
 from daemon.recall.service import RecallService, make_embedder
 from events.clock import SystemClock
-from events.store.base import NewEvent
+from events.store.base import EventStore, NewEvent
 from events.store.sqlite import sqlite_engine
 from events.types import FactWritten, MessageAppended
 from projections.runner import ProjectionRunner
@@ -277,24 +280,55 @@ async def compare(
     return out, differing
 
 
+@contextlib.asynccontextmanager
+async def scale_dir(data_dir: Path) -> AsyncIterator[tuple[EventStore, AsyncEngine, RecallService]]:
+    """Open a data dir's store, its projections' write engine and a recall service over them
+    (the default embedder, the dir's embedding cache); close them all after."""
+    backend = Backend(data_dir)
+    store = backend.open_store()
+    await store.open()
+    write = backend.projection_engine(write=True)
+    read = backend.projection_engine(write=False)
+    service = RecallService(
+        read,
+        sqlite_engine(data_dir / "embeddings.sqlite3", write=True),
+        make_embedder(),
+        SystemClock(),
+    )
+    try:
+        yield store, write, service
+    finally:
+        await service.stop()
+        await read.dispose()
+        await write.dispose()
+        await store.close()
+
+
+async def index_scale_dir(
+    store: EventStore, write: AsyncEngine, service: RecallService
+) -> tuple[ProjectionRunner, float, float]:
+    """Fold the search projection, then load and embed the recall index; return the runner
+    (the engine follows its position) and the seconds the fold and the index took."""
+    runner = ProjectionRunner(store, write, [SearchProjection()])
+    await runner.setup()
+    t0 = time.perf_counter()
+    await runner.catch_up()
+    fold_s = time.perf_counter() - t0
+    await service.cache.setup()
+    t0 = time.perf_counter()
+    await service.engine.refresh()
+    await service.index.embed_pending()
+    embed_s = time.perf_counter() - t0
+    service.engine.set_position_source(lambda: runner.position)
+    return runner, fold_s, embed_s
+
+
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     """Build the index and time searches."""
     corpus = Corpus()
     rng = corpus.rng
     with tempfile.TemporaryDirectory(prefix="memoryd-scale-") as tmp:
-        data_dir = Path(args.dir or tmp)
-        backend = Backend(data_dir)
-        store = backend.open_store()
-        await store.open()
-        write = backend.projection_engine(write=True)
-        read = backend.projection_engine(write=False)
-        service = RecallService(
-            read,
-            sqlite_engine(data_dir / "embeddings.sqlite3", write=True),
-            make_embedder(),
-            SystemClock(),
-        )
-        try:
+        async with scale_dir(Path(args.dir or tmp)) as (store, write, service):
             batch: list[NewEvent] = []
             for i in range(args.facts):
                 when = T0 + timedelta(minutes=i)
@@ -319,17 +353,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 batch = []  # the data dir already holds the corpus: time the searches again
             for i in range(0, len(batch), 10_000):
                 await store.append("scale", batch[i : i + 10_000])
-            runner = ProjectionRunner(store, write, [SearchProjection()])
-            await runner.setup()
-            t0 = time.perf_counter()
-            await runner.catch_up()
-            fold_s = time.perf_counter() - t0
-            await service.cache.setup()
-            t0 = time.perf_counter()
-            await service.engine.refresh()
-            await service.index.embed_pending()
-            embed_s = time.perf_counter() - t0
-            service.engine.set_position_source(lambda: runner.position)
+            _, fold_s, embed_s = await index_scale_dir(store, write, service)
             timings: dict[str, list[float]] = {"hybrid": [], "expand_hops=1": []}
             queries = [corpus.query() for _ in range(args.queries)]
             # The first searches after a load start thread pools and connections and build
@@ -355,11 +379,6 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             if args.against:
                 against, differing = await compare(service, args.against, queries)
                 timings.update(against)
-        finally:
-            await service.stop()
-            await read.dispose()
-            await write.dispose()
-            await store.close()
     return {
         "calibration_s": round(calibration_seconds(), 2),
         "facts": args.facts,
@@ -395,9 +414,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     result = asyncio.run(run(args))
-    print(
-        json.dumps(result) if args.json else "\n".join(f"{k:>22}: {v}" for k, v in result.items())
-    )
+    print_result(result, as_json=args.json, width=22)
     return 0
 
 
