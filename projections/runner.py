@@ -20,7 +20,7 @@ import asyncio
 import bisect
 import contextlib
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 import orjson
@@ -35,6 +35,10 @@ DEFAULT_BATCH_SIZE = 5000
 """Events folded per transaction."""
 ANALYSE_GROWTH = 4
 """A catch-up refreshes planner statistics each time it has folded this many times more."""
+REBUILD_WAL_PAGES = 100_000
+"""SQLite WAL pages (4 KiB) a rebuild lets pile up before it copies them into the database."""
+DEFAULT_WAL_PAGES = 1000
+"""SQLite's own ``wal_autocheckpoint``, which the runner's connection goes back to."""
 
 checkpoints_metadata = sa.MetaData()
 
@@ -63,6 +67,15 @@ def _relax_sqlite(dbapi_connection: Any, _record: Any = None) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.close()
+
+
+def _run_pragma(dbapi_connection: Any, pragma: str) -> None:
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute(f"PRAGMA {pragma}")
+        cursor.fetchall()
+    finally:
+        cursor.close()
 
 
 SETUP_LOCK_KEY = 0x6D656D6F72796470
@@ -337,7 +350,8 @@ class ProjectionRunner:
                     await conn.run_sync(index.drop)
             self._checkpoints = {p.name: 0 for p in self.projections}
             try:
-                position = await self._catch_up(until, progress)
+                async with self._wal_held_back():
+                    position = await self._catch_up(until, progress)
             except BaseException:
                 with contextlib.suppress(Exception):  # else the next setup() creates them
                     await self._create_indexes()
@@ -345,6 +359,32 @@ class ProjectionRunner:
             await self._create_indexes()
             await self._analyse()
             return position
+
+    @contextlib.asynccontextmanager
+    async def _wal_held_back(self) -> AsyncIterator[None]:
+        """Let a rebuild's commits pile up in SQLite's WAL and copy them over once at the end.
+
+        Every checkpoint fsyncs the WAL and the database (``synchronous=NORMAL``); at the
+        default of 1000 pages a rebuild checkpoints at nearly every batch, and those syncs
+        were a seventh of its time. A commit itself stays as safe as before: it is in the
+        WAL, which a crash keeps. The price is disk space, REBUILD_WAL_PAGES * 4 KiB at most
+        until the final checkpoint truncates the file.
+        """
+        if self.engine.dialect.name != "sqlite":
+            yield
+            return
+        await self._pragma(f"wal_autocheckpoint={REBUILD_WAL_PAGES}")
+        try:
+            yield
+        finally:
+            await self._pragma(f"wal_autocheckpoint={DEFAULT_WAL_PAGES}")
+            await self._pragma("wal_checkpoint(TRUNCATE)")
+
+    async def _pragma(self, pragma: str) -> None:
+        # On the driver connection, outside SQLAlchemy's transaction (a checkpoint cannot
+        # run inside one). The write engine pools one connection: the batches use it too.
+        async with self.engine.connect() as conn:
+            await conn.run_sync(lambda sync: _run_pragma(sync.connection.dbapi_connection, pragma))
 
     async def _analyse(self) -> None:
         """Refresh PostgreSQL's planner statistics of the projection tables.

@@ -12,12 +12,15 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from daemon.backend import PROJECTIONS_FILE
 from events.store.base import StoredEvent
 from events.types import FactValidated, MessageAppended
 from projections.base import Projection
 from projections.facts import FactsProjection
 from projections.messages import MessagesProjection, messages_table
 from projections.runner import (
+    DEFAULT_WAL_PAGES,
+    REBUILD_WAL_PAGES,
     ProjectionRunner,
     checkpoints_table,
     default_projections,
@@ -195,3 +198,35 @@ async def test_rebuild_defers_an_index_and_setup_restores_a_missing_one(tmp_path
             await conn.exec_driver_sql("DROP INDEX ix_messages_order")
         await env.restart_runner()
         assert "ix_messages_order" in await index_names(env)
+
+
+class WalWatcher(Exploding):
+    """Records the connection's ``wal_autocheckpoint`` at every batch."""
+
+    name: ClassVar[str] = "wal_watcher"
+    seen: ClassVar[list[int]] = []
+
+    async def apply(self, conn: AsyncConnection, events: Sequence[StoredEvent]) -> None:
+        self.seen.append(int(await conn.scalar(sa.text("PRAGMA wal_autocheckpoint")) or 0))
+        await super().apply(conn, events)
+
+
+async def wal_autocheckpoint(env: Env) -> int:
+    async with env.engine.connect() as conn:
+        return int(await conn.scalar(sa.text("PRAGMA wal_autocheckpoint")) or 0)
+
+
+async def test_rebuild_holds_the_wal_back_and_truncates_it_at_the_end(tmp_path: Path) -> None:
+    WalWatcher.seen.clear()
+    async with open_env(tmp_path, [WalWatcher()], batch_size=2) as env:
+        await env.append("ns", *(message("c", f"m{i}") for i in range(5)))
+        await env.fold()
+        await env.runner.rebuild()
+        assert WalWatcher.seen == [DEFAULT_WAL_PAGES] * 3 + [REBUILD_WAL_PAGES] * 3
+        assert await wal_autocheckpoint(env) == DEFAULT_WAL_PAGES
+        assert (tmp_path / PROJECTIONS_FILE).with_suffix(".sqlite3-wal").stat().st_size == 0
+        # A rebuild that fails puts the setting back as well.
+        await env.append("ns", message("c", "bad"))
+        with pytest.raises(RuntimeError, match="boom"):
+            await env.runner.rebuild()
+        assert await wal_autocheckpoint(env) == DEFAULT_WAL_PAGES
