@@ -35,7 +35,7 @@ Read functions take an :class:`AsyncConnection` on the projection database.
 from __future__ import annotations
 
 import operator
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, ClassVar
@@ -186,6 +186,74 @@ class _Lineage:
     segments: list[_Segment]
     orphaned: bool
     truncated: bool
+
+
+# -- lineage -------------------------------------------------------------------------------
+
+LINEAGE_CHAIN = sa.text(
+    """
+    WITH RECURSIVE chain(conversation_id, parent_conversation_id, through_position, strategy,
+                         deleted, created_position, depth)
+    AS (
+        SELECT conversation_id, parent_conversation_id, through_position, strategy, deleted,
+               created_position, 0
+        FROM conversations WHERE namespace = :ns AND conversation_id = :cid
+        UNION ALL
+        SELECT c.conversation_id, c.parent_conversation_id, c.through_position, c.strategy,
+               c.deleted, c.created_position, chain.depth + 1
+        FROM chain JOIN conversations c
+          ON c.namespace = :ns AND c.conversation_id = chain.parent_conversation_id
+        WHERE chain.strategy IN ('reference', 'cloning') AND chain.depth <= :max_depth
+    )
+    SELECT conversation_id, parent_conversation_id, through_position, strategy, deleted,
+           created_position
+    FROM chain ORDER BY depth
+    """
+)
+"""A conversation and the ancestors its fork links reach, nearest first, in one query (a
+cycle repeats until the depth bound); binds ``ns``, ``cid`` and ``max_depth``."""
+
+_MESSAGES_FOLLOW = frozenset({"reference"})
+"""The forks whose parents the messages projection reads (a cloning fork holds copies)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Ancestry:
+    """The ancestors a conversation reads through, nearest first."""
+
+    ancestors: list[tuple[Any, int]]
+    """Each ancestor's chain row and the last position inherited from it."""
+    orphaned: bool
+    """The walk met a deleted or unknown parent."""
+    truncated: bool
+    """The walk stopped at :data:`MAX_FORK_DEPTH` ancestors or at a conversation met twice."""
+
+
+def climb(chain: Sequence[Any], follow: Collection[str]) -> Ancestry:
+    """Walk up from ``chain[0]`` through the rows of :data:`LINEAGE_CHAIN` by the lineage
+    rules of this module's docstring, following forks whose strategy is in ``follow``.
+
+    The one place these rules are written: the messages projection follows reference forks,
+    search (:mod:`daemon.recall.lineage`) follows cloning forks too.
+    """
+    by_id = {row.conversation_id: row for row in chain[1:]}
+    current = chain[0]
+    seen = {current.conversation_id}
+    ancestors: list[tuple[Any, int]] = []
+    bound: int | None = None
+    while current.strategy in follow and current.parent_conversation_id is not None:
+        parent_id = current.parent_conversation_id
+        if parent_id in seen or len(ancestors) >= MAX_FORK_DEPTH:
+            return Ancestry(ancestors, orphaned=False, truncated=True)
+        parent = by_id.get(parent_id)
+        if parent is None or parent.deleted:
+            return Ancestry(ancestors, orphaned=True, truncated=False)
+        through = int(current.through_position or 0)
+        bound = through if bound is None else min(bound, through)
+        ancestors.append((parent, bound))
+        seen.add(parent_id)
+        current = parent
+    return Ancestry(ancestors, orphaned=False, truncated=False)
 
 
 # -- fold ----------------------------------------------------------------------------------
@@ -444,26 +512,17 @@ async def _lineage(conn: AsyncConnection, namespace: str, cid: str) -> _Lineage 
     row = await _conversation(conn, namespace, cid)
     if row is None:
         return None
+    chain: Sequence[Any] = [row]
+    if row.strategy in _MESSAGES_FOLLOW:
+        params = {"ns": namespace, "cid": cid, "max_depth": MAX_FORK_DEPTH}
+        chain = (await conn.execute(LINEAGE_CHAIN, params)).all()
+    ancestry = climb(chain, _MESSAGES_FOLLOW)
     segments = [_Segment(cid, int(row.created_position), None)]
-    seen = {cid}
-    orphaned = truncated = False
-    current = row
-    bound: int | None = None
-    while current.strategy == "reference" and current.parent_conversation_id is not None:
-        parent_id = current.parent_conversation_id
-        if parent_id in seen or len(segments) > MAX_FORK_DEPTH:
-            truncated = True
-            break
-        parent = await _conversation(conn, namespace, parent_id)
-        if parent is None or parent.deleted:
-            orphaned = True
-            break
-        through = int(current.through_position or 0)
-        bound = through if bound is None else min(bound, through)
-        segments.append(_Segment(parent_id, int(parent.created_position), bound))
-        seen.add(parent_id)
-        current = parent
-    return _Lineage(row, segments, orphaned, truncated)
+    segments += [
+        _Segment(parent.conversation_id, int(parent.created_position), upto)
+        for parent, upto in ancestry.ancestors
+    ]
+    return _Lineage(row, segments, ancestry.orphaned, ancestry.truncated)
 
 
 def _in_segment(segment: _Segment) -> sa.ColumnElement[bool]:

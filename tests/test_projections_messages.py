@@ -165,6 +165,18 @@ async def test_nested_reference_forks_cut_at_the_tightest_bound(tmp_path: Path) 
         assert await ids(env, "b") == ["a0", "a1", "b0", "b1", "b2"]
 
 
+async def test_a_fork_through_an_inherited_message_cuts_the_grandparent_there(
+    tmp_path: Path,
+) -> None:
+    async with open_env(tmp_path) as env:
+        await env.append("ns", *(message("a", f"a{i}") for i in range(4)))
+        await env.append("ns", fork("b", "a", "a2"), message("b", "b0"))
+        # Through a0, which b shows as a's: d's bound on a is a0's, tighter than b's a2.
+        await env.append("ns", fork("d", "b", "a0"), message("d", "d0"))
+        await env.fold()
+        assert await ids(env, "d") == ["a0", "d0"]
+
+
 async def test_deleted_parent_leaves_reference_fork_orphaned_with_its_own(
     tmp_path: Path,
 ) -> None:

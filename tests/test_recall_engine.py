@@ -393,6 +393,7 @@ async def test_a_fork_searches_what_it_shows_of_its_ancestors(
                 strategy="cloning",
             ),
             ConversationForked(fork_id="ff", parent_conversation_id="f", through_message_id=None),
+            ConversationForked(fork_id="fi", parent_conversation_id="f", through_message_id="m1"),
             msg("p", "m3", "the red kite came back after the fork"),
             msg("f", "f1", "my own red kite note in the fork"),
             msg("ff", "g1", "red kite in the grandchild"),
@@ -406,6 +407,8 @@ async def test_a_fork_searches_what_it_shows_of_its_ancestors(
         assert await found("f") == ["f1", "m1", "m2"]
         # A fork of the fork (through everything f had): the tightest bound on the way up.
         assert await found("ff") == ["g1", "m1", "m2"]  # f1 came after ff forked
+        # Through m1, which f shows as p's: the bound on p is m1, tighter than f's m2.
+        assert await found("fi") == ["m1"]
         # A cloning fork through m1 shows its copy of m1.
         assert await found("c") == ["m1"]
         # The fork rewrites an inherited message: its own version hides the parent's.

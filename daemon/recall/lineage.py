@@ -2,10 +2,11 @@
 
 A fork (``ConversationForked``) shows its parent's messages up to the fork point, and the
 parent's own ancestors' up to the tightest point on the way up, under the rules of the
-``messages`` projection (:mod:`projections.messages`): the walk follows the parent links,
-stops at a deleted or unknown parent (an orphaned fork keeps its own messages only), at a
-conversation met twice, or after :data:`~projections.messages.MAX_FORK_DEPTH` ancestors; a
-message id the fork (or a nearer ancestor) shows hides the same id further up.
+``messages`` projection, written once in :func:`projections.messages.climb`: the walk
+follows the parent links, stops at a deleted or unknown parent (an orphaned fork keeps its
+own messages only), at a conversation met twice, or after
+:data:`~projections.messages.MAX_FORK_DEPTH` ancestors; a message id the fork (or a nearer
+ancestor) shows hides the same id further up.
 
 Search follows reference forks and, on the same terms, cloning forks: the search projection
 does not copy a cloning fork's messages, so what it shows of them is the ancestor's document
@@ -23,56 +24,27 @@ rewrite at the inherited message's position) shows the rewrite.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 from typing import Any
 
 import sqlalchemy as sa
 
 from daemon.recall.query import Filters
-from projections.messages import MAX_FORK_DEPTH
+from projections.messages import LINEAGE_CHAIN, MAX_FORK_DEPTH, climb
 from projections.search import docs_table
 
 _D = docs_table.c
 
-_CHAIN = sa.text(
-    """
-    WITH RECURSIVE chain(conversation_id, parent, through_position, strategy, deleted, depth)
-    AS (
-        SELECT conversation_id, parent_conversation_id, through_position, strategy, deleted, 0
-        FROM conversations WHERE namespace = :ns AND conversation_id = :cid
-        UNION ALL
-        SELECT c.conversation_id, c.parent_conversation_id, c.through_position, c.strategy,
-               c.deleted, chain.depth + 1
-        FROM chain JOIN conversations c
-          ON c.namespace = :ns AND c.conversation_id = chain.parent
-        WHERE chain.strategy IN ('reference', 'cloning') AND chain.depth <= :max_depth
-    )
-    SELECT conversation_id, parent, through_position, strategy, deleted, depth
-    FROM chain ORDER BY depth
-    """
-)
+_FOLLOW = frozenset({"reference", "cloning"})
+"""Search does not copy a cloning fork's messages, so it reads through both kinds."""
 
 
 def ancestors(conn: sa.Connection, namespace: str, conversation_id: str) -> list[tuple[str, int]]:
     """Return ``(ancestor, last inherited position)`` for each ancestor a search covers."""
-    rows = conn.execute(
-        _CHAIN, {"ns": namespace, "cid": conversation_id, "max_depth": MAX_FORK_DEPTH}
-    ).all()
-    out: list[tuple[str, int]] = []
-    if not rows or rows[0].deleted:
-        return out  # a deleted conversation shows nothing, inherited or not
-    seen = {conversation_id}
-    bound: int | None = None
-    # The chain climbs only from a reference or cloning fork: each row after the first is
-    # the parent of the row before it.
-    for child, parent in itertools.pairwise(rows):
-        if parent.deleted or parent.conversation_id in seen or len(out) >= MAX_FORK_DEPTH:
-            break
-        through = int(child.through_position or 0)
-        bound = through if bound is None else min(bound, through)
-        out.append((str(parent.conversation_id), bound))
-        seen.add(parent.conversation_id)
-    return out
+    params = {"ns": namespace, "cid": conversation_id, "max_depth": MAX_FORK_DEPTH}
+    chain = conn.execute(LINEAGE_CHAIN, params).all()
+    if not chain or chain[0].deleted:
+        return []  # a deleted conversation shows nothing, inherited or not
+    return [(str(row.conversation_id), upto) for row, upto in climb(chain, _FOLLOW).ancestors]
 
 
 def hidden_documents(
