@@ -219,21 +219,11 @@ def rebuild_child(data_dir: Path) -> None:
 async def rebuild(data_dir: Path) -> tuple[int, float]:
     """Drop and refold every projection of a data dir; return (position, seconds)."""
     from daemon.backend import Backend
-    from projections.runner import ProjectionRunner
 
-    backend = Backend(data_dir)
-    store = backend.open_store(readonly=True)
-    await store.open()
-    engine = backend.projection_engine(write=True)
-    try:
-        runner = ProjectionRunner(store, engine)
-        await runner.setup()
+    async with Backend(data_dir).open_runner() as runner:
         began = time.perf_counter()
         position = await runner.rebuild()
         return position, time.perf_counter() - began
-    finally:
-        await engine.dispose()
-        await store.close()
 
 
 # -- report ---------------------------------------------------------------------------------

@@ -42,7 +42,7 @@ from daemon.backend import Backend
 from events.store.base import EventStore, NewEvent
 from events.store.postgres import libpq_dsn
 from events.types import MessageAppended
-from projections.runner import ProjectionRunner, default_projections
+from projections.runner import default_projections
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -140,21 +140,13 @@ async def multi_process_append(
 
 async def rebuild(backend: Backend, only: list[str] | None) -> tuple[int, float]:
     """Rebuild every projection (or those named in ``only``); return (events, seconds)."""
-    store = backend.open_store()
-    await store.open()
-    engine = backend.projection_engine(write=True)
-    try:
-        projections = default_projections()
-        if only:
-            projections = [p for p in projections if p.name in only]
-        runner = ProjectionRunner(store, engine, projections)
-        await runner.setup()
+    projections = default_projections()
+    if only:
+        projections = [p for p in projections if p.name in only]
+    async with backend.open_runner(projections) as runner:
         began = time.perf_counter()
         position = await runner.rebuild()
         return position, time.perf_counter() - began
-    finally:
-        await engine.dispose()
-        await store.close()
 
 
 async def run_backend(backend: Backend, args: argparse.Namespace) -> Results:

@@ -33,7 +33,7 @@ from events.codec import default_codec
 from events.store.base import EventRecord, StoredEvent
 from events.types import MessageAppended, conversation_stream
 from projections.base import Projection
-from projections.runner import ProjectionRunner, default_projections
+from projections.runner import default_projections
 
 CHUNK = 50_000
 
@@ -105,20 +105,12 @@ async def rebuild(
 ) -> tuple[int, float, dict[str, tuple[float, float]]]:
     """Rebuild the projections of a backend; return (position, seconds, (wall, loop CPU)
     seconds in apply by projection name)."""
-    store = backend.open_store(readonly=True)
-    await store.open()
-    engine = backend.projection_engine(write=True)
     chosen = [_Timed(p) for p in default_projections() if only is None or p.name in only]
-    try:
-        runner = ProjectionRunner(store, engine, chosen, batch_size=batch_size)
-        await runner.setup()
+    async with backend.open_runner(chosen, batch_size=batch_size) as runner:
         began = time.perf_counter()
         position = await runner.rebuild()
         spent = {p.name: (p.seconds, p.cpu) for p in chosen}
         return position, time.perf_counter() - began, spent
-    finally:
-        await engine.dispose()
-        await store.close()
 
 
 def main() -> None:

@@ -7,6 +7,8 @@ are chosen by a database URL (see the PostgreSQL backend).
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +18,8 @@ from events.clock import Clock
 from events.store.base import EventStore
 from events.store.postgres import PostgresEventStore, is_postgres_url, postgres_engine
 from events.store.sqlite import SqliteEventStore, sqlite_engine
+from projections.base import Projection
+from projections.runner import DEFAULT_BATCH_SIZE, ProjectionRunner
 
 PROJECTIONS_FILE = "projections.sqlite3"
 READONLY_MARKER = "READONLY"
@@ -71,3 +75,24 @@ class Backend:
                 self.database_url, pool_size=2 if write else 4, readonly=readonly
             )
         raise ValueError(f"unsupported database URL: {self.database_url}")
+
+    @contextlib.asynccontextmanager
+    async def open_runner(
+        self,
+        projections: Sequence[Projection] | None = None,
+        *,
+        store: EventStore | None = None,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+    ) -> AsyncIterator[ProjectionRunner]:
+        """Yield a set-up runner that folds the log (``store``, else the log opened here
+        read-only) into the projection tables; close what was opened here afterwards."""
+        async with contextlib.AsyncExitStack() as stack:
+            if store is None:
+                store = self.open_store(readonly=True)
+                await store.open()
+                stack.push_async_callback(store.close)
+            engine = self.projection_engine(write=True)
+            stack.push_async_callback(engine.dispose)
+            runner = ProjectionRunner(store, engine, projections, batch_size=batch_size)
+            await runner.setup()
+            yield runner

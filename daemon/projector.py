@@ -278,14 +278,10 @@ async def _async_read_commands(store: EventStore, fold_now: asyncio.Event) -> in
 async def async_child_main(backend: Backend, fold_delay: float) -> int:
     """Fold the projections until the daemon says stop; return the exit status."""
     reporter = _Reporter()
-    # Read-only: the child never appends (on PostgreSQL this also skips the schema lock and
-    # the writer's connection; the daemon opened and checked the log first).
-    store = backend.open_store(readonly=True)
-    await store.open()
-    write_engine = backend.projection_engine(write=True)
-    try:
-        runner = ProjectionRunner(store, write_engine)
-        await runner.setup()
+    # The log opened read-only: the child never appends (on PostgreSQL this also skips the
+    # schema lock and the writer's connection; the daemon opened and checked the log first).
+    async with backend.open_runner() as runner:
+        store = runner.store
         reporter.line("setup")
         fold_now = asyncio.Event()
         follow = asyncio.create_task(
@@ -312,9 +308,6 @@ async def async_child_main(backend: Backend, fold_delay: float) -> int:
         reporter.line("at", position)
         log.info("projector.stopped", position=position)
         return 0
-    finally:
-        await write_engine.dispose()
-        await store.close()
 
 
 def main(argv: list[str] | None = None) -> int:

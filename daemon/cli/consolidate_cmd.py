@@ -9,8 +9,9 @@ On a terminal they print tables; otherwise JSON.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 import orjson
@@ -90,12 +91,12 @@ def _settings(args: argparse.Namespace) -> PreviewSettings:
     )
 
 
-async def _folded(args: argparse.Namespace, store: EventStore) -> ProjectionRunner:
-    backend = backend_from_args(args)
-    runner = ProjectionRunner(store, backend.projection_engine(write=True))
-    await runner.setup()
-    await runner.catch_up()
-    return runner
+@contextlib.asynccontextmanager
+async def _folded(args: argparse.Namespace, store: EventStore) -> AsyncIterator[ProjectionRunner]:
+    """Yield a runner caught up with ``store``'s log (its engine disposed afterwards)."""
+    async with backend_from_args(args).open_runner(store=store) as runner:
+        await runner.catch_up()
+        yield runner
 
 
 async def preview_command(args: argparse.Namespace) -> int:
@@ -103,8 +104,7 @@ async def preview_command(args: argparse.Namespace) -> int:
     store = backend_from_args(args).open_store(readonly=False)
     await store.open()
     try:
-        runner = await _folded(args, store)
-        async with runner.engine.connect() as conn:
+        async with _folded(args, store) as runner, runner.engine.connect() as conn:
             result = await preview(
                 conn,
                 args.namespace,
@@ -112,7 +112,6 @@ async def preview_command(args: argparse.Namespace) -> int:
                 SystemClock().now(),
                 _settings(args),
             )
-        await runner.engine.dispose()
     finally:
         await store.close()
     data = result.to_json()
@@ -146,8 +145,7 @@ async def analyze_command(args: argparse.Namespace) -> int:
     store = backend_from_args(args).open_store()
     await store.open()
     try:
-        runner = await _folded(args, store)
-        async with runner.engine.connect() as conn:
+        async with _folded(args, store) as runner, runner.engine.connect() as conn:
             plan, position = await analyze(
                 store,
                 conn,
@@ -156,7 +154,6 @@ async def analyze_command(args: argparse.Namespace) -> int:
                 SystemClock().now(),
                 _settings(args),
             )
-        await runner.engine.dispose()
     finally:
         await store.close()
     if not _tty(args):
@@ -219,12 +216,10 @@ async def review_command(args: argparse.Namespace) -> int:
             except PlanError as exc:
                 return fail(str(exc))
             return 0
-        runner = await _folded(args, store)
-        async with runner.engine.connect() as conn:
+        async with _folded(args, store) as runner, runner.engine.connect() as conn:
             items = await review_items(
                 conn, args.namespace, status=None if args.all else "pending", limit=1000
             )
-        await runner.engine.dispose()
     finally:
         await store.close()
     if not _tty(args):

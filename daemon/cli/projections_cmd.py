@@ -134,12 +134,7 @@ async def rebuild_command(args: argparse.Namespace) -> int:
     problem = _missing_log(backend)
     if problem:
         return fail(problem)
-    async with (
-        _opened(backend.open_store(readonly=True)) as store,
-        _engine(backend.projection_engine(write=True)) as engine,
-    ):
-        runner = ProjectionRunner(store, engine)
-        await runner.setup()
+    async with backend.open_runner() as runner:
         bar = _progress("rebuild")
         began = time.monotonic()
         position = await runner.rebuild(bar.update if bar else None)
@@ -275,9 +270,7 @@ async def _materialise(source: EventStore, target: Backend, until: int) -> int:
                 await store.import_records(batch)
                 batch = []
         await store.import_records(batch)
-        async with _engine(target.projection_engine(write=True)) as engine:
-            runner = ProjectionRunner(store, engine)
-            await runner.setup()
+        async with target.open_runner(store=store) as runner:
             bar = _progress("replay")
             position = await runner.catch_up(until, bar.update if bar else None)
             if bar:
