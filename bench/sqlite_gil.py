@@ -10,6 +10,8 @@ schema (indexes included, the rebuild's pragmas), 5,000 rows a transaction, in t
 
 - ``executemany``: what the runner does. ``sqlite3`` releases the GIL around each row's
   ``sqlite3_step`` and takes it back to bind the next row;
+- ``values``: ``INSERT .. VALUES (?, ..), (?, ..), ..`` of 1,000 rows a statement, bound in
+  one call and then run without the GIL;
 - ``json_each``: one ``INSERT .. SELECT value->>0, .. FROM json_each(?)`` a batch, the rows
   passed as one JSON text, unpacked inside SQLite with the GIL released throughout.
 
@@ -37,6 +39,7 @@ from bench.report import print_result
 from daemon.backend import PROJECTIONS_FILE
 
 BATCH = 5000
+VALUES_ROWS = 1000
 
 
 def _schema(source: sqlite3.Connection) -> list[str]:
@@ -63,6 +66,17 @@ def _executemany(conn: sqlite3.Connection, rows: list[tuple[Any, ...]], width: i
     for i in range(0, len(rows), BATCH):
         conn.execute("BEGIN")
         conn.executemany(insert, rows[i : i + BATCH])
+        conn.execute("COMMIT")
+
+
+def _values(conn: sqlite3.Connection, rows: list[tuple[Any, ...]], width: int) -> None:
+    group = "(" + ", ".join("?" * width) + ")"
+    for i in range(0, len(rows), BATCH):
+        conn.execute("BEGIN")
+        for j in range(i, min(i + BATCH, len(rows)), VALUES_ROWS):
+            part = rows[j : min(j + VALUES_ROWS, i + BATCH)]
+            insert = f"INSERT INTO search_docs VALUES {', '.join([group] * len(part))}"
+            conn.execute(insert, [value for row in part for value in row])
         conn.execute("COMMIT")
 
 
@@ -117,6 +131,7 @@ def main() -> None:
     result: dict[str, Any] = {"rows": len(fetched), "calibration_s": calibration_seconds()}
     for name, write in (
         ("executemany", lambda c: _executemany(c, fetched, width)),
+        ("values", lambda c: _values(c, fetched, width)),
         ("json_each", lambda c: _json_each(c, batches, width)),
     ):
         result[f"{name}_s"] = round(_timed(ddl, write, busy=False), 2)
