@@ -41,7 +41,8 @@ COMMIT = "(commit)"
 """The breakdown's name for the commits (WAL writes and checkpoints)."""
 
 
-def _relax(conn: sqlite3.Connection) -> None:
+def relax(conn: sqlite3.Connection) -> None:
+    """Set a rebuild's pragmas on a plain ``sqlite3`` connection."""
     # The projection engine's pragmas (events.store.sqlite, plus the runner's
     # synchronous=NORMAL and a rebuild's WAL): the floor is measured under the rules the
     # rebuild writes by.
@@ -85,7 +86,7 @@ def write_floor(source_path: Path, batches: int) -> tuple[float, dict[str, float
     counts = {t: source.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0] for t in tables}
     with tempfile.TemporaryDirectory(prefix="memoryd-floor-", dir=source_path.parent) as tmp:
         target = sqlite3.connect(Path(tmp) / PROJECTIONS_FILE, isolation_level=None)
-        _relax(target)
+        relax(target)
         for statement in ddl:
             target.execute(statement)
         cursors = {t: _select(source, t) for t in tables}

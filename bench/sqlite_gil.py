@@ -1,4 +1,4 @@
-"""Benchmark: can SQLite's writes run beside the fold's Python? executemany against json_each.
+"""Benchmark: can SQLite's writes run beside the fold's Python? Three ways to insert rows.
 
 Usage::
 
@@ -6,7 +6,8 @@ Usage::
     .venv/bin/python -m bench.sqlite_gil --dir DIR [--rows 200000]
 
 The ``search_docs`` rows a rebuild left are written again into fresh tables of the same
-schema (indexes included, the rebuild's pragmas), 5,000 rows a transaction, in two ways:
+schema (the indexes a rebuild keeps while folding, its pragmas), 5,000 rows a transaction,
+in three ways:
 
 - ``executemany``: what the runner does. ``sqlite3`` releases the GIL around each row's
   ``sqlite3_step`` and takes it back to bind the next row;
@@ -35,8 +36,10 @@ from typing import Any
 import orjson
 
 from bench.calibration import calibration_seconds
+from bench.rebuild_floor import relax
 from bench.report import print_result
 from daemon.backend import PROJECTIONS_FILE
+from projections.search import SearchProjection
 
 BATCH = 5000
 VALUES_ROWS = 1000
@@ -46,16 +49,16 @@ def _schema(source: sqlite3.Connection) -> list[str]:
     """Return the DDL of ``search_docs`` and of the indexes a rebuild keeps while folding."""
     table = source.execute("SELECT sql FROM sqlite_master WHERE name = 'search_docs'").fetchone()
     indexes = source.execute(
-        "SELECT sql FROM sqlite_master WHERE tbl_name = 'search_docs' AND type = 'index' "
-        "AND sql IS NOT NULL AND name != 'ix_search_docs_updated'"
+        "SELECT name, sql FROM sqlite_master WHERE tbl_name = 'search_docs' AND type = 'index' "
+        "AND sql IS NOT NULL"
     ).fetchall()
-    return [table[0], *(i[0] for i in indexes)]
+    deferred = SearchProjection.deferred_indexes
+    return [table[0], *(sql for name, sql in indexes if name not in deferred)]
 
 
 def _fresh(path: Path, ddl: Sequence[str]) -> sqlite3.Connection:
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-    for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "cache_size=-65536"):
-        conn.execute(f"PRAGMA {pragma}")
+    relax(conn)
     for statement in ddl:
         conn.execute(statement)
     return conn
@@ -115,7 +118,7 @@ def _timed(ddl: Sequence[str], write: Callable[[sqlite3.Connection], None], *, b
 
 
 def main() -> None:
-    """Time both ways of writing, alone and beside a busy thread, and print them."""
+    """Time each way of writing, alone and beside a busy thread, and print them."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dir", type=Path, required=True, help="a data dir bench/rebuild.py built")
     parser.add_argument("--rows", type=int, default=200_000)
