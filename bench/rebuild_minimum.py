@@ -48,6 +48,7 @@ from typing import Any
 
 import orjson
 import sqlalchemy as sa
+from sqlalchemy.dialects import sqlite
 from sqlalchemy.schema import CreateIndex, CreateTable
 
 from bench.calibration import calibration_seconds
@@ -66,26 +67,37 @@ _FTS = f"CREATE VIRTUAL TABLE fts USING fts5(body, near, scope, tokenize='{FTS_T
 _WINDOW = 2
 
 
+def message_tables_ddl(dialect: sa.Dialect) -> list[tuple[sa.Table, str, list[str]]]:
+    """Return ``(table, CREATE TABLE, [CREATE INDEX])`` of the messages projection's
+    ``conversations`` and ``messages`` tables, compiled for ``dialect``."""
+    return [
+        (
+            table,
+            str(CreateTable(table).compile(dialect=dialect)),
+            [str(CreateIndex(index).compile(dialect=dialect)) for index in table.indexes],
+        )
+        for table in MessagesProjection().tables
+        if table.name in ("conversations", "messages")
+    ]
+
+
 def _schema(target: sqlite3.Connection, defer: bool) -> list[str]:
     """Create the messages projection's own tables and indexes, and the index; return the
     statements to run at the end (``defer``: the messages key and indexes, built once)."""
-    engine = sa.create_engine("sqlite://")
-    ddl: list[str] = []
+    creates: list[str] = []
+    indexes: list[str] = []
     later: list[str] = []
-    for table in MessagesProjection().tables:
-        if table.name in ("conversations", "messages"):
-            create = str(CreateTable(table).compile(engine))
-            indexes = [str(CreateIndex(index).compile(engine)) for index in table.indexes]
-            if defer and table.name == "messages":
-                key = ", ".join(c.name for c in table.primary_key.columns)
-                create = create.replace(f", \n\tPRIMARY KEY ({key})", "")
-                assert "PRIMARY KEY" not in create, create
-                later.append(f"CREATE UNIQUE INDEX minimum_messages_key ON messages ({key})")
-                later.extend(indexes)
-            else:
-                ddl.extend(indexes)
-            ddl.insert(0, create)
-    for statement in [*ddl, _FTS]:
+    for table, create, table_indexes in message_tables_ddl(sqlite.dialect()):
+        if defer and table.name == "messages":
+            key = ", ".join(c.name for c in table.primary_key.columns)
+            create = create.replace(f", \n\tPRIMARY KEY ({key})", "")
+            assert "PRIMARY KEY" not in create, create
+            later.append(f"CREATE UNIQUE INDEX minimum_messages_key ON messages ({key})")
+            later.extend(table_indexes)
+        else:
+            indexes.extend(table_indexes)
+        creates.append(create)
+    for statement in [*creates, *indexes, _FTS]:
         target.execute(statement)
     return later
 

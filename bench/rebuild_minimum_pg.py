@@ -25,15 +25,13 @@ from typing import Any
 
 import asyncpg
 import orjson
-import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
-from sqlalchemy.schema import CreateIndex, CreateTable
 
 from bench.calibration import calibration_seconds
-from bench.rebuild_minimum import PARTS, MinimumFold
+from bench.rebuild_minimum import PARTS, MinimumFold, message_tables_ddl
 from bench.report import print_result
-from projections.messages import MessagesProjection
-from projections.search import PG_TS_CONFIG
+from events.store.postgres import libpq_dsn
+from projections.search import PG_TSV
 
 SCHEMA_PREFIX = "memoryd_minimum_"
 """The scratch schema is this and the parts written (so two processes can run at once)."""
@@ -43,9 +41,7 @@ _READ = (
 )
 _INDEX_DDL = (
     "CREATE TABLE fts (doc_id BIGINT PRIMARY KEY, body TEXT NOT NULL, near TEXT NOT NULL, "
-    "scope TEXT NOT NULL, tsv tsvector GENERATED ALWAYS AS ("
-    f"setweight(to_tsvector('{PG_TS_CONFIG}', body), 'A') || "
-    f"setweight(to_tsvector('{PG_TS_CONFIG}', near), 'B')) STORED)",
+    f"scope TEXT NOT NULL, tsv tsvector GENERATED ALWAYS AS ({PG_TSV}) STORED)",
     "CREATE INDEX ix_fts_tsv ON fts USING GIN (tsv)",
 )
 _COLUMNS = {
@@ -57,22 +53,15 @@ _COLUMNS = {
 
 def _ddl() -> list[str]:
     """Return the messages projection's tables and indexes, and the index, for PostgreSQL."""
-    dialect = postgresql.dialect()  # type: ignore[no-untyped-call]
     out: list[str] = []
-    for table in MessagesProjection().tables:
-        if table.name in ("conversations", "messages"):
-            out.append(str(CreateTable(table).compile(dialect=dialect)))
-            out.extend(str(CreateIndex(i).compile(dialect=dialect)) for i in table.indexes)
+    for _, create, indexes in message_tables_ddl(postgresql.dialect()):  # type: ignore[no-untyped-call]
+        out += [create, *indexes]
     return [*out, *_INDEX_DDL]
-
-
-def _asyncpg_dsn(url: str) -> str:
-    return sa.make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
 async def measure(url: str, batch_size: int, parts: Sequence[str], near: bool) -> dict[str, Any]:
     """Run the minimum rebuild of ``parts`` from ``url``'s log; return the timings."""
-    dsn = _asyncpg_dsn(url)
+    dsn = libpq_dsn(url)
     reader: asyncpg.Connection = await asyncpg.connect(dsn)
     writer: asyncpg.Connection = await asyncpg.connect(dsn)
     spent = dict.fromkeys(["read", "decode", "fold", *_COLUMNS, "(commit)"], 0.0)

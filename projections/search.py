@@ -168,13 +168,13 @@ sa.event.listen(
     "before_drop",
     _ddl_statement("DROP TABLE IF EXISTS search_fts").execute_if(dialect="sqlite"),
 )
-_PG_TSV = (
+PG_TSV = (
     f"setweight(to_tsvector('{PG_TS_CONFIG}', body), 'A') || "
     f"setweight(to_tsvector('{PG_TS_CONFIG}', near), 'B')"
 )
 for _ddl in (
     f"ALTER TABLE search_docs ADD COLUMN IF NOT EXISTS tsv tsvector "
-    f"GENERATED ALWAYS AS ({_PG_TSV}) STORED",
+    f"GENERATED ALWAYS AS ({PG_TSV}) STORED",
     "CREATE INDEX IF NOT EXISTS ix_search_docs_tsv ON search_docs USING GIN (tsv)",
 ):
     sa.event.listen(
