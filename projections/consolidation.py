@@ -21,8 +21,6 @@ Fold rules (pure: times come from event payloads and ``recorded_at``):
 from __future__ import annotations
 
 import hashlib
-import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -55,6 +53,7 @@ from events.retrospective_events import RetrospectiveSucceeded
 from events.store.base import StoredEvent
 from events.types import Event, FactPurged, FactWritten
 from projections.base import Projection, dumps, loads, upsert
+from projections.text import normalise
 
 MAX_QUERY_HASHES = 50
 """Distinct query hashes kept per fact (enough for any promotion threshold)."""
@@ -185,16 +184,6 @@ _S = fact_state_table.c
 _K = links_table.c
 
 
-_PUNCT = re.compile(r"[^\w\s]", re.UNICODE)
-_SPACE = re.compile(r"\s+")
-
-
-def normalise(text: str) -> str:
-    """Return ``text`` with case, punctuation and whitespace folded away (the dedupe key)."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
-    return _SPACE.sub(" ", _PUNCT.sub(" ", folded)).strip()
-
-
 def text_hash(text: str) -> str:
     """Return the hash of a fact's normalised text (exact duplicates share it)."""
     return hashlib.sha256(normalise(text).encode()).hexdigest()[:32]
@@ -227,7 +216,8 @@ class ConsolidationProjection(Projection):
     """Folds consolidation, review and recall-evidence events."""
 
     name: ClassVar[str] = "consolidation"
-    version: ClassVar[int] = 2
+    # 3: exact-duplicate keys use projections.text.normalise (apostrophes folded).
+    version: ClassVar[int] = 3
     metadata: ClassVar[sa.MetaData] = metadata
 
     async def apply(self, conn: AsyncConnection, events: Sequence[StoredEvent]) -> None:

@@ -13,12 +13,12 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from projections.consolidation import normalise as normalise
+from projections.text import normalise as normalise
 
 # -- normalisation ---------------------------------------------------------------------------
 
-# ``normalise`` (case, punctuation, whitespace folded) lives with the projection, which keys
-# exact duplicates by it.
+# ``normalise`` (width, case, apostrophes, punctuation, whitespace folded) is
+# projections.text's, shared with the projection that keys exact duplicates by it.
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 

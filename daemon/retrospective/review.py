@@ -25,6 +25,7 @@ from plugins.llm.types import (
     ToolSpec,
     TranscriptEntry,
 )
+from projections.text import normalise
 
 MAX_FACT_CHARS = 2000
 MAX_TAGS = 20
@@ -33,18 +34,35 @@ TRUNCATION_MARK = " [...truncated]"
 
 REMEMBER_TOOL = ToolSpec(
     name="remember",
-    description="Save one durable fact about the user for future conversations.",
+    description=(
+        "Save one durable fact for future conversations, about the user or someone in their "
+        "life, citing the ids of the messages that said it."
+    ),
     parameters={
         "type": "object",
         "properties": {
             "text": {"type": "string", "description": "One self-contained sentence."},
             "tags": {"type": "array", "items": {"type": "string"}},
             "importance": {"type": "number", "minimum": 0, "maximum": 1},
+            "subject": {
+                "type": "string",
+                "description": 'Who it is about: "user", or the person\'s name.',
+            },
+            "predicate": {"type": "string", "description": "What about them (lives in, ...)."},
+            "object": {"type": "string", "description": "The value (Lisbon, ...)."},
+            "source_message_ids": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "The ids (in brackets in the transcript) of the messages that "
+                "say it.",
+            },
         },
         "required": ["text"],
         "additionalProperties": False,
     },
 )
+_OPTIONAL_TEXT = ("subject", "predicate", "object")
+MAX_FIELD_CHARS = 300
 
 _INJECTION = re.compile(
     r"ignore (?:all |any |the )?(?:previous|prior|above|earlier) (?:instructions|rules)"
@@ -163,6 +181,10 @@ class Remembered:
     tags: list[str]
     importance: float
     injection: bool
+    subject: str | None = None
+    predicate: str | None = None
+    object: str | None = None
+    source_message_ids: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -175,15 +197,12 @@ class Judgement:
     nothing_new: int = 0
 
 
-def normalise(text: str) -> str:
-    """Return the comparison key of a fact text."""
-    return " ".join(text.casefold().split()).rstrip(".")
-
-
 def _check_remember(arguments: Any) -> tuple[Remembered | None, str | None]:
     if not isinstance(arguments, dict):
         return None, "arguments are not an object"
-    unknown = sorted(set(arguments) - {"text", "tags", "importance"})
+    unknown = sorted(
+        set(arguments) - {"text", "tags", "importance", "source_message_ids", *_OPTIONAL_TEXT}
+    )
     if unknown:
         return None, f"unknown argument {unknown[0]!r}"
     text = arguments.get("text")
@@ -205,8 +224,29 @@ def _check_remember(arguments: Any) -> tuple[Remembered | None, str | None]:
         return None, "importance must be a number"
     if not 0 <= importance <= 1:
         return None, "importance must be between 0 and 1"
+    optional: dict[str, str | None] = {}
+    for name in _OPTIONAL_TEXT:
+        value = arguments.get(name)
+        if value is not None and not isinstance(value, str):
+            return None, f"{name} must be a string"
+        optional[name] = " ".join(value.split())[:MAX_FIELD_CHARS] if value else None
+    sources = arguments.get("source_message_ids") or []
+    if not isinstance(sources, list) or not all(isinstance(m, str) for m in sources):
+        return None, "source_message_ids must be a list of strings"
     injection = _INJECTION.search(text) is not None
-    return Remembered(text, tags, float(importance), injection), None
+    return (
+        Remembered(
+            text,
+            tags,
+            float(importance),
+            injection,
+            subject=optional["subject"],
+            predicate=optional["predicate"],
+            object=optional["object"],
+            source_message_ids=tuple(dict.fromkeys(m for m in sources if m))[:50],
+        ),
+        None,
+    )
 
 
 def judge(completion: Completion, seen: set[str], judgement: Judgement) -> bool:
