@@ -1,13 +1,13 @@
-"""Fact extractors: local, model-free providers (the embedded default is ``selfstatements``)."""
+"""Fact extractors: local, model-free providers (the embedded default is ``offline-extractor``)."""
 
 from __future__ import annotations
 
-from plugins.extractors.selfstatements import EXTRACTOR_NAME, SelfStatementExtractor
+from plugins.extractors.statements import EXTRACTOR_NAME, StatementExtractor
 from plugins.hookspecs import hookimpl
 from plugins.registry import Register
 
 
 @hookimpl
 def register_extractors(register: Register) -> None:
-    """Register the offline self-statement extractor."""
-    register(EXTRACTOR_NAME, SelfStatementExtractor)
+    """Register the offline statement extractor."""
+    register(EXTRACTOR_NAME, StatementExtractor)

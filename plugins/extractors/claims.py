@@ -1,0 +1,2971 @@
+"""What a sentence claims about a person: subject, attribute, value, and how it changes.
+
+One grammar serves two readers. The offline extractor reads a user's chat turns with it
+(``strict=True``: only the durable kinds of statement it knows), and reconciliation reads fact
+texts with it ("Lives in Boston.", "The user works at Stripe.", "Bob is 35 years old.", "I just
+moved to Seattle"), so a fact written through the API and a fact distilled from a chat are
+compared in the same terms.
+
+A :class:`Claim` is one (subject, attribute, value) with its polarity and change markers:
+
+- ``subject``: ``"user"`` for the speaker or the user ("I", "we", "The user", a subject-less
+  note), a person's name ("Maya"), or a relation of the user ("user's sister").
+- ``attribute``: a word from :data:`SINGLE_VALUED` or :data:`MULTI_VALUED`, or ``verb:<stem>``
+  for a verb the grammar has no kind for (``strict=False`` only).
+- ``value``: the thing said, as said ("Lisbon", "a nurse", "peanuts"); ``""`` stands for "any
+  value" in a negation ("I quit my job": no employer is current any more).
+- ``negated`` ("no longer", "not ... anymore", "quit", "sold"), ``past`` ("used to"),
+  ``change`` (a marker that something changed: "now", "just", "moved", "switched", "again"),
+  ``previous`` ("from X to Y"), ``alternative`` ("prefers X over Y"), ``also`` ("too").
+
+The grammar is shallow on purpose: clauses are split at conjunctions that start a new
+statement, a subject is read off the front, auxiliaries and adverbs become markers, and the
+verb's stem picks a rule. It reads English as people type it in chat (lower case, missing
+punctuation, contractions); what it cannot place it leaves out rather than guess.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
+
+from plugins.extractors import lexicon as lx
+
+SINGLE_VALUED: frozenset[str] = frozenset(
+    {
+        "residence",
+        "origin",
+        "employer",
+        "job",
+        "work_field",
+        "work_mode",
+        "relationship",
+        "partner",
+        "age",
+        "birthday",
+        "birth_year",
+        "name",
+        "nickname",
+        "diet",
+        "education",
+        "vehicle",
+        "phone",
+        "favourite",
+        "religion",
+        "nationality",
+        "family_count",
+        "native_language",
+    }
+)
+"""Attributes with one current value per subject (and qualifier): a new value replaces."""
+
+MULTI_VALUED: frozenset[str] = frozenset(
+    {
+        "likes",
+        "preference",
+        "allergy",
+        "condition",
+        "pet",
+        "family",
+        "language",
+        "hobby",
+        "possession",
+        "plan",
+        "habit",
+        "trait",
+        "fear",
+        "degree",
+        "project",
+        "event",
+        "learning",
+        "any",
+    }
+)
+"""Attributes that hold several values at once: a new value is added beside the others."""
+
+# Verbs whose object is exclusive: doing it to a new object ends doing it to the old one.
+EXCLUSIVE_VERBS: frozenset[str] = frozenset(
+    {"drive", "manage", "lead", "run", "coach", "attend", "teach", "captain", "head", "date"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """One thing a sentence says about a subject."""
+
+    subject: str
+    attribute: str
+    value: str
+    negated: bool = False
+    past: bool = False
+    change: bool = False
+    previous: str | None = None
+    alternative: str | None = None
+    also: bool = False
+    qualifier: str | None = None
+    """Narrows the attribute: the relation of a ``family`` member, the topic of a
+    ``favourite``, the stem of a ``verb:`` attribute's preposition."""
+    when: str | None = None
+    """A time the statement names ("last month", "on June 3rd"), as said."""
+
+    @property
+    def single(self) -> bool:
+        """Return True if the attribute holds one current value."""
+        if self.attribute.startswith("verb:"):
+            return self.attribute[5:].split("_")[0] in EXCLUSIVE_VERBS
+        return self.attribute in SINGLE_VALUED
+
+
+# -- words ---------------------------------------------------------------------------------
+
+_IRREGULAR = {
+    "went": "go",
+    "gone": "go",
+    "goes": "go",
+    "got": "get",
+    "gotten": "get",
+    "had": "have",
+    "has": "have",
+    "having": "have",
+    "was": "be",
+    "were": "be",
+    "is": "be",
+    "am": "be",
+    "are": "be",
+    "been": "be",
+    "being": "be",
+    "made": "make",
+    "left": "leave",
+    "bought": "buy",
+    "sold": "sell",
+    "began": "begin",
+    "begun": "begin",
+    "became": "become",
+    "grew": "grow",
+    "grown": "grow",
+    "taught": "teach",
+    "ran": "run",
+    "drove": "drive",
+    "driven": "drive",
+    "fell": "fall",
+    "broke": "break",
+    "broken": "break",
+    "gave": "give",
+    "given": "give",
+    "met": "meet",
+    "took": "take",
+    "taken": "take",
+    "spoke": "speak",
+    "spoken": "speak",
+    "wrote": "write",
+    "written": "write",
+    "felt": "feel",
+    "found": "find",
+    "kept": "keep",
+    "lost": "lose",
+    "won": "win",
+    "ate": "eat",
+    "eaten": "eat",
+    "flew": "fly",
+    "flown": "fly",
+    "saw": "see",
+    "seen": "see",
+    "told": "tell",
+    "said": "say",
+    "came": "come",
+    "knew": "know",
+    "known": "know",
+    "brought": "bring",
+    "built": "build",
+    "spent": "spend",
+    "sent": "send",
+    "paid": "pay",
+    "led": "lead",
+    "wed": "wed",
+    "quit": "quit",
+    "quitting": "quit",
+    "born": "bear",
+    "did": "do",
+    "done": "do",
+    "does": "do",
+    "swam": "swim",
+    "sang": "sing",
+    "drank": "drink",
+    "drunk": "drink",
+    "rode": "ride",
+    "chose": "choose",
+    "hurt": "hurt",
+    "split": "split",
+    "set": "set",
+    "put": "put",
+    "read": "read",
+    "let": "let",
+    "dies": "die",
+    "died": "die",
+    "dying": "die",
+    "lying": "lie",
+    "cancelled": "cancel",
+    "cancelling": "cancel",
+    "travelled": "travel",
+    "travelling": "travel",
+    "labelled": "label",
+    "modelled": "model",
+    "fuelled": "fuel",
+    "counselled": "counsel",
+}
+
+
+def stem(word: str) -> str:
+    """Return a crude stem that every inflection of a verb shares ("lives", "living" -> "liv").
+
+    Not a lemma: the same function is applied to both sides of every comparison, so the
+    stems only need to agree with each other.
+    """
+    w = word.casefold().strip(".,;:!?'\"")
+    w = _IRREGULAR.get(w, w)
+    if (len(w) > 4 and w.endswith("ies")) or (len(w) > 4 and w.endswith("ied")):
+        w = w[:-3] + "y"
+    elif len(w) > 4 and w.endswith("ing"):
+        w = w[:-3]
+        if len(w) > 2 and w[-1] == w[-2] and w[-1] not in "aeiouls":
+            w = w[:-1]
+    elif len(w) > 3 and w.endswith("ed"):
+        w = w[:-2] if not w.endswith("eed") else w[:-1]
+        if len(w) > 2 and w[-1] == w[-2] and w[-1] not in "aeiouls":
+            w = w[:-1]
+    elif len(w) > 3 and re.search(r"(?:ss|x|z|ch|sh|o)es$", w):
+        w = w[:-2]
+    elif len(w) > 2 and w.endswith("s") and not w.endswith("ss"):
+        w = w[:-1]
+    if len(w) > 3 and w.endswith("e"):
+        w = w[:-1]
+    return w
+
+
+def _stems(words: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in words.split())
+
+
+# Verbs the grammar knows (by stem); a name followed by one of these starts a statement.
+_VERBS = _stems(
+    """
+    live move relocate reside stay work join start begin quit leave retire fire hire promote
+    become teach study graduate drop marry divorce date see break split separate engage
+    have own get adopt buy rescue sell lose like love enjoy adore prefer hate dislike detest
+    loathe mind eat drink smoke vape speak play drive ride use switch change travel fly go
+    visit head plan turn recover diagnose suffer call name grow come bear run manage lead
+    coach attend volunteer collect practice train learn know take need want wish die pass
+    celebrate finish complete win miss cook bake write read watch listen follow support
+    raise own rent share keep do make earn spend stop avoid follow wear sign take swap foster
+    celebrate hit decide bother hold upgrade lease bank freelance remarry rehome cancel postpone
+    reschedule finish complete defend apply enrol enroll expect give adopt diagnose stand bear
+    """
+)
+_COPULAS = frozenset({"am", "is", "are", "was", "were", "'m", "'s", "'re", "be", "been"})
+_AUX = frozenset(
+    {
+        "have",
+        "has",
+        "had",
+        "'ve",
+        "do",
+        "does",
+        "did",
+        "will",
+        "'ll",
+        "would",
+        "'d",
+        "can",
+        "could",
+        "should",
+        "might",
+        "may",
+        "must",
+        "shall",
+        "never",
+        "always",
+        "not",
+        "no",
+        "used",
+    }
+)
+_CHANGE_ADVERBS = frozenset(
+    {
+        "now",
+        "currently",
+        "nowadays",
+        "recently",
+        "just",
+        "finally",
+        "officially",
+        "again",
+        "lately",
+        "newly",
+        "instead",
+        "anew",
+    }
+)
+_PAST_ADVERBS = frozenset({"previously", "formerly", "once", "earlier"})
+_SKIP_ADVERBS = frozenset(
+    {
+        "really",
+        "actually",
+        "still",
+        "totally",
+        "basically",
+        "honestly",
+        "literally",
+        "definitely",
+        "absolutely",
+        "truly",
+        "seriously",
+        "kinda",
+        "pretty",
+        "much",
+        "very",
+        "so",
+        "happily",
+        "proudly",
+        "mostly",
+        "mainly",
+        "primarily",
+        "usually",
+        "generally",
+        "typically",
+        "originally",
+        "already",
+        "always",
+        "full-time",
+        "part-time",
+        "permanently",
+        "officially",
+        "even",
+        "personally",
+        "secretly",
+        "genuinely",
+        "fully",
+        "completely",
+        "only",
+        "weirdly",
+        "surprisingly",
+        "apparently",
+        "obviously",
+        "sadly",
+        "luckily",
+        "unfortunately",
+        "fortunately",
+    }
+)
+_ALSO_WORDS = frozenset({"also", "too", "additionally"})
+_MODALS = frozenset({"would", "'d", "could", "should", "might", "may", "must", "shall"})
+
+_NAME_TOKEN = r"[A-Z][\w'\-]*"
+_CAP_NAME = re.compile(rf"^{_NAME_TOKEN}(?:\s+{_NAME_TOKEN})?$")
+
+
+def _is_name(token: str, *, lower_ok: bool = False) -> bool:
+    word = token.strip(",.;:!?")
+    if not word or word.casefold() in lx.NOT_NAMES or not re.fullmatch(r"[\w'\-]+", word):
+        return False
+    if any(ch.isdigit() for ch in word):
+        return False
+    low = word.casefold()
+    if low in _COPULAS or low in _AUX or low.endswith("n't") or low in _THING_WORDS:
+        return False
+    if stem(word) in _VERBS or low in _CHANGE_ADVERBS or low in _SKIP_ADVERBS:
+        return False
+    return word[:1].isupper() or lower_ok
+
+
+# -- clauses -------------------------------------------------------------------------------
+
+_QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+|\s*;\s*|\s+-{1,2}\s+|\s+\u2014\s+")
+_CONJUNCTION = re.compile(
+    r",?\s+(?:and|but|so|plus|then|though|although|while|whereas|yet|after)\s+(?:also\s+"
+    r"|then\s+|actually\s+)?|\s+to\s+(?=become\b)|,\s+|,\s+(?=(?:i|i'm|i've|we|we're|my|our|she|he|they|she's|he's"
+    r"|they're)\b)",
+    re.IGNORECASE,
+)
+_STATEMENT_START = re.compile(
+    r"^(?:(?i:i|i'm|i've|i'd|i'll|we|we're|we've|my|our|she|he|they|she's|he's|they're"
+    r"|the user|user'?s?)\b|[A-Z][\w\-]*(?:'s)?\s+(?=\S))"
+)
+_LEADING_FILLER = re.compile(
+    r"^(?:(?:yes|yeah|yep|no|nope|ok|okay|sure)[,!.]+\s*"
+    r"|(?:so|well|oh|btw|anyway|anyways|and|but|actually|honestly|fyi|ps|um|uh"
+    r"|hey|hi|hello|lol|haha|hmm|oh well|by the way|fun fact|update"
+    r"|news|good news|big news|guess what|just so you know|for the record|for context"
+    r"|as you know|you know what|to be honest|tbh|fwiw|quick update|weirdly|funnily enough"
+    r"|surprisingly|oddly|sadly|luckily|unfortunately|fortunately|apparently"
+    r"|(?:i\s+)?(?:just\s+)?(?:found out|learned|learnt|realized|realised|discovered)(?:\s+that)?"
+    r"|turns out(?:\s+that)?|it turns out(?:\s+that)?)\b[,:!.\-]*\s*)+",
+    re.IGNORECASE,
+)
+_LEADING_TIME = re.compile(
+    r"^(?P<when>(?:(?:last|this|next|early|late)\s+(?:\w+\s+)?"
+    r"(?:week|month|year|summer|winter|spring|fall|autumn|weekend|night|monday|tuesday"
+    r"|wednesday|thursday|friday|saturday|sunday)"
+    r"|(?:in|since|on|back in|as of|starting|from)\s+(?:\w+\s+)?\w+"
+    r"|(?:a|one|two|three|four|five|six|a few|a couple of|several)\s+(?:days|weeks|months"
+    r"|years|day|week|month|year)\s+ago"
+    r"|yesterday|today|recently|lately|nowadays|these days|currently|now|as of now"
+    r"|at the moment|right now|for (?:the )?(?:past|last) (?:\w+ )?\w+))\s*,?\s+",
+    re.IGNORECASE,
+)
+
+
+def sentences(text: str) -> list[str]:
+    """Split ``text`` into sentences (at end punctuation, semicolons, dashes and newlines)."""
+    clean = " ".join(text.translate(_QUOTES).replace("\n", " \n ").split(" "))
+    return [s.strip() for s in _SENTENCE_SPLIT.split(clean) if s and s.strip()]
+
+
+def clauses(sentence: str) -> list[str]:
+    """Split a sentence at conjunctions that start a new statement.
+
+    "I moved to Lisbon and I work as a nurse" and "... and work as a nurse" are two
+    statements; "I like tea and coffee" and "two cats, Miso and Tofu" are one.
+    """
+    parts: list[str] = []
+    start = 0
+    for match in _CONJUNCTION.finditer(sentence):
+        after = sentence[match.end() :]
+        before = sentence[start : match.start()].strip(" ,")
+        if re.fullmatch(rf"(?:{_NAME_TOKEN}|me|i)", before, re.IGNORECASE) and not re.fullmatch(
+            r"(?i:i|me)", before
+        ):
+            continue
+        if _starts_statement(after):
+            parts.append(sentence[start : match.start()])
+            start = match.end()
+    parts.append(sentence[start:])
+    return [p.strip(" ,") for p in parts if p.strip(" ,")]
+
+
+_COMPLEMENT_START = frozenset(
+    [
+        "obsessed",
+        "allergic",
+        "married",
+        "engaged",
+        "divorced",
+        "based",
+        "originally",
+        "vegan",
+        "vegetarian",
+        "pregnant",
+        "retired",
+        "addicted",
+        "fluent",
+    ]
+)
+
+
+def _starts_statement(text: str) -> bool:
+    words = text.split(" ")
+    while len(words) > 1 and words[0].casefold().strip(",") in (
+        _CHANGE_ADVERBS | _SKIP_ADVERBS | {"then", "also", "completely"}
+    ):
+        words.pop(0)
+    if words and words[0].casefold() in _COMPLEMENT_START:
+        return True
+    text = " ".join(words)
+    match = _STATEMENT_START.match(text)
+    if match is not None:
+        word = match.group(0).strip()
+        if word[:1].isupper() and word.casefold().rstrip("'s") not in lx.NOT_NAMES:
+            # A name must be followed by what a predicate starts with ("and Bob works ...").
+            rest = text[match.end() :]
+            return _starts_predicate(rest) and not word.casefold().startswith(("i ", "i'"))
+        return True
+    first = text.split(" ", 1)[0].casefold().strip(",")
+    # A verb with its subject left out ("... and work as a nurse"), not a gerund in a list.
+    return (
+        stem(first) in _VERBS
+        and not first.endswith("ing")
+        and len(text.split()) > 1
+        and first not in ("like", "love")
+    )
+
+
+# -- subjects ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Subject:
+    key: str
+    """``user``, a name, or ``user's <relation>``."""
+    first_person: bool
+    relation: str | None = None
+    name: str | None = None
+    pet: str | None = None
+    thing: str | None = None
+    """An attribute noun ("home", "job title") or ``event:<phrase>`` ("event:flight to Lisbon")."""
+    with_person: str | None = None
+    """Who the user did it with ("me and Ben got engaged")."""
+    note: bool = False
+    """A note's label ("Hobby: baking"): what follows is the value itself, with no verb."""
+
+
+# Nouns that name an attribute of a person ("my home is in Austin", "Job title: analyst").
+ATTRIBUTE_NOUNS: dict[str, str] = {
+    "name": "name",
+    "first name": "name",
+    "full name": "name",
+    "surname": "surname",
+    "last name": "surname",
+    "family name": "surname",
+    "nickname": "nickname",
+    "home": "residence",
+    "address": "residence",
+    "hometown": "origin",
+    "home town": "origin",
+    "job": "job",
+    "job title": "job",
+    "title": "job",
+    "role": "job",
+    "position": "job",
+    "occupation": "job",
+    "profession": "job",
+    "employer": "employer",
+    "company": "employer",
+    "workplace": "employer",
+    "birthday": "birthday",
+    "bday": "birthday",
+    "b-day": "birthday",
+    "birth date": "birthday",
+    "date of birth": "birthday",
+    "birth year": "birth_year",
+    "age": "age",
+    "diet": "diet",
+    "phone": "phone",
+    "car": "vehicle",
+    "native language": "native_language",
+    "first language": "native_language",
+    "mother tongue": "native_language",
+    "native tongue": "native_language",
+    "hobby": "hobby",
+    "hobbies": "hobby",
+    "major": "education",
+    "religion": "religion",
+    "nationality": "nationality",
+}
+# Other nouns a person has exactly one of ("my gamertag is ...", "blood type: O+").
+HANDLE_NOUNS: frozenset[str] = frozenset(
+    [
+        "gamertag",
+        "username",
+        "handle",
+        "email",
+        "pronouns",
+        "blood-type",
+        "star-sign",
+        "zodiac",
+        "shoe-size",
+        "screen-name",
+        "mbti",
+    ]
+)
+EVENT_NOUNS: frozenset[str] = frozenset(
+    [
+        "wedding",
+        "anniversary",
+        "surgery",
+        "operation",
+        "trip",
+        "vacation",
+        "holiday",
+        "flight",
+        "exam",
+        "exams",
+        "interview",
+        "appointment",
+        "graduation",
+        "due-date",
+        "move",
+        "marathon",
+        "race",
+        "honeymoon",
+        "party",
+        "defense",
+        "defence",
+        "procedure",
+        "concert",
+        "recital",
+        "reunion",
+        "conference",
+        "visit",
+        "checkup",
+        "check-up",
+        "ceremony",
+    ]
+)
+_THING_WORDS = frozenset(
+    w
+    for phrase in [*ATTRIBUTE_NOUNS, *HANDLE_NOUNS, *EVENT_NOUNS, "favourite", "favorite"]
+    for w in phrase.replace("-", " ").split()
+) - {"first", "date", "of"}
+
+
+def _alternation(words: Iterable[str]) -> str:
+    phrases = sorted((w.replace("-", "[- ]") for w in words), key=len, reverse=True)
+    return "|".join(phrases)
+
+
+_EVENT_ALT = _alternation(EVENT_NOUNS)
+_THING_PATTERN = (
+    r"^(?:(?:my|our|the user's|user's|users|his|her|their|the|(?P<owner>(?-i:[A-Z])[\w\-]*)'s)\s+)?"
+    r"(?P<mod>(?:[\w\-]+\s+){0,2}?)"
+    r"(?P<thing>favou?rite\s+[\w\-]+(?:\s+[\w\-]+)?|"
+    + _alternation([*ATTRIBUTE_NOUNS, *HANDLE_NOUNS, *EVENT_NOUNS])
+    + r")(?:\s+(?P<prep>to|in|at|with|for)\s+(?P<target>[\w\-]+(?:\s+(?-i:[A-Z])[\w\-]*)?))?"
+    r"(?:\s+(?:these days|now|currently|nowadays|lately|right now))?"
+    r"(?=\s*(?::|'s\b|is\b|was\b|got\b|has\b|will\b|are\b|were\b|planned\b|scheduled\b"
+    r"|on\s+(?:the\s+)?\d|on\s+(?:mon|tue|wed|thu|fri|sat|sun)|next\b|this\s+(?:week|month|year)"
+    r"|tomorrow\b|tonight\b"
+    r"|booked\b|set\b|moved\b|pushed\b|postponed\b|rescheduled\b|cancell?ed\b|happening\b"
+    r"|called\b|named\b))\s*:?\s*"
+)
+
+_REL_ALT = "|".join(sorted((re.escape(r) for r in lx.RELATIONS), key=len, reverse=True))
+_REL_WORD = rf"(?:{_REL_ALT})(?:s)?"
+_SUBJECT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (kind, re.compile(pattern, re.IGNORECASE))
+    for kind, pattern in (
+        ("user_rel", rf"^(?:the\s+)?user'?s\s+(?P<rel>{_REL_WORD})(?:'s\s+name)?\b,?\s*"),
+        ("thing", _THING_PATTERN),
+        ("user", r"^(?:the\s+)?user\b\s*"),
+        (
+            "my_rel",
+            rf"^(?:my|our)\s+(?:(?:older|younger|big|little|baby|twin|oldest|youngest"
+            rf"|eldest|best|new|ex|late|step|half|elder|other)\s+)*(?P<rel>{_REL_WORD})\b"
+            r"(?:'s\s+name\b)?,?\s*",
+        ),
+        (
+            "my_pet",
+            r"^(?:my|our)\s+(?:\w+\s+)?(?P<pet>dog|puppy|cat|kitten|rabbit|bunny|hamster"
+            r"|parrot|bird|fish|turtle|horse|pony|ferret|snake|lizard|gecko|guinea pig|pet)\b,?\s*",
+        ),
+        (
+            "with_user",
+            r"^(?:me\s+and\s+|i\s+and\s+)(?P<who>(?:my\s+)?[\w\-']+)\s+"
+            r"|^(?P<who2>(?:my\s+)?[\w\-']+)\s+and\s+(?:i|me)\s+",
+        ),
+        ("first", r"^(?:i|we)(?=\b|')\s*|^(?:im|ive)\b(?=\s)"),
+        (
+            "people",
+            r"^(?:people|everyone|everybody|friends|my friends|they|most people)\s+"
+            r"(?=call(?:s)?\s+me\b)",
+        ),
+        ("pronoun", r"^(?:he|she|they)(?=\b|')\s*"),
+        ("name_rel", rf"^(?P<owner>(?-i:{_NAME_TOKEN}))'s\s+(?P<rel>{_REL_WORD})\b,?\s*"),
+        ("bare_rel", rf"^(?=(?-i:[A-Z]))(?P<rel>{_REL_WORD})\b(?!')\s*"),
+        ("name", rf"^(?P<name>(?-i:{_NAME_TOKEN}(?:\s+{_NAME_TOKEN})?))(?=\s|'|$)\s*"),
+    )
+)
+
+
+def _subject(
+    clause: str, *, speaker: str, last_person: str | None, fact_text: bool
+) -> tuple[_Subject | None, str]:
+    """Return the clause's subject and the rest (the predicate)."""
+    for kind, pattern in _SUBJECT_PATTERNS:
+        match = pattern.match(clause)
+        if match is None:
+            continue
+        rest = clause[match.end() :]
+        if kind == "first":
+            if match.group(0).casefold().strip() in ("im", "ive"):
+                rest = ("'m " if match.group(0).casefold().startswith("im") else "'ve ") + rest
+            return _Subject(speaker, True), rest
+        if kind == "people":
+            return _Subject(speaker, True), rest
+        if kind == "with_user":
+            who = (match.group("who") or match.group("who2") or "").strip()
+            partner = re.sub(r"^my\s+", "", who, flags=re.I)
+            return _Subject(speaker, True, with_person=partner), rest
+        if kind == "bare_rel":
+            if not fact_text:
+                return None, clause
+            rel = lx.relation_of(match.group("rel")) or match.group("rel").casefold()
+            name, rest = _leading_name(rest)
+            return _Subject(name or f"user's {rel}", False, relation=rel, name=name), rest
+        if kind == "user":
+            if fact_text or speaker != "user":
+                return _Subject("user", False), rest
+            return None, rest
+        if kind in ("user_rel", "my_rel"):
+            rel = lx.relation_of(match.group("rel")) or match.group("rel").casefold()
+            name, rest = _leading_name(rest)
+            owner = speaker if kind == "my_rel" else "user"
+            key = name if name is not None else f"{owner}'s {rel}"
+            return _Subject(key, kind == "my_rel", relation=rel, name=name), rest
+        if kind == "my_pet":
+            pet = match.group("pet").casefold()
+            name, rest = _leading_name(rest)
+            return _Subject(speaker, True, pet=f"{pet} {name}" if name else pet), rest
+        if kind == "thing":
+            named = match.group("owner")
+            whose = named if named and named.casefold() != "user" and _is_name(named) else speaker
+            thing = _thing_subject(match, whose)
+            if ":" in match.group(0):
+                return replace(thing, note=True), rest
+            if re.match(r"(?i)(?:on|next|this|tomorrow|tonight)\b", rest):
+                rest = f"is {rest}"
+            return thing, rest
+        if kind == "pronoun":
+            if last_person is None:
+                return None, rest
+            return _Subject(last_person, False), rest
+        if kind == "name_rel":
+            rel = lx.relation_of(match.group("rel")) or match.group("rel").casefold()
+            name, rest = _leading_name(rest)
+            owner = match.group("owner")
+            return _Subject(name or f"{owner}'s {rel}", False, relation=rel, name=name), rest
+        if kind == "name":
+            pair = re.match(rf"^(?-i:({_NAME_TOKEN})\s+and\s+({_NAME_TOKEN}))\s+", clause)
+            if pair is not None and _is_name(pair.group(1)) and _is_name(pair.group(2)):
+                after = clause[pair.end() :]
+                if _starts_predicate(after):
+                    return _Subject(
+                        pair.group(1), False, name=pair.group(1), with_person=pair.group(2)
+                    ), after
+            name = match.group("name")
+            words = name.split()
+            if not _is_name(words[0]) or _starts_predicate(rest) is False:
+                # "Lives in Boston": a capitalised verb, not a name.
+                return None, clause
+            if len(words) == 2 and not _is_name(words[1]):
+                return None, clause
+            return _Subject(name, False, name=name), rest
+    return None, clause
+
+
+def _thing_subject(match: re.Match[str], speaker: str) -> _Subject:
+    thing = " ".join(match.group("thing").casefold().replace("-", " ").split())
+    mod = " ".join(match.group("mod").split())
+    if thing.replace(" ", "-") in EVENT_NOUNS or thing in EVENT_NOUNS:
+        target = match.group("target")
+        phrase = " ".join(
+            part for part in (mod, thing, match.group("prep") if target else None, target) if part
+        )
+        return _Subject(speaker, True, thing=f"event:{phrase}")
+    if mod and not thing.startswith("favo"):
+        # "my job title" is the job; "my sister's job" never reaches here (relations first).
+        thing = (
+            f"{mod.casefold()} {thing}" if f"{mod.casefold()} {thing}" in ATTRIBUTE_NOUNS else thing
+        )
+    return _Subject(speaker, True, thing=thing)
+
+
+def _leading_name(rest: str) -> tuple[str | None, str]:
+    """Read a name right after a relation ("my sister Maya lives ..."), if there is one."""
+    match = re.match(r"^(?:named\s+|called\s+)?([\w'\-]+)(,?)\s*(.*)$", rest)
+    if match is None:
+        return None, rest
+    word, comma, after = match.group(1), match.group(2), match.group(3)
+    if word.casefold() in ("is", "was", "named", "called") or word.casefold() in lx.NOT_NAMES:
+        return None, rest
+    if not _is_name(word, lower_ok=True):
+        return None, rest
+    if not word[:1].isupper() and _starts_predicate(after) is not True:
+        return None, rest
+    if word[:1].isupper() or comma or _starts_predicate(after):
+        return word, after
+    return None, rest
+
+
+def _starts_predicate(rest: str) -> bool:
+    first = rest.split(" ", 1)[0].casefold().strip(",")
+    if not first:
+        return False
+    if first in _COPULAS or first in _AUX or first.startswith("'"):
+        return True
+    if first in _CHANGE_ADVERBS or first in _SKIP_ADVERBS or first in _ALSO_WORDS:
+        return True
+    if first.endswith("n't"):
+        return True
+    return stem(first) in _VERBS
+
+
+# -- predicates ----------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Predicate:
+    """A predicate with its auxiliaries and adverbs read off as markers."""
+
+    words: list[str]
+    """The rest after the head verb (original case)."""
+    head: str
+    """The head verb's stem, or ``be`` for a copula."""
+    negated: bool = False
+    past: bool = False
+    change: bool = False
+    also: bool = False
+    future: bool = False
+    modal: bool = False
+    progressive: bool = False
+    start: bool = False
+    stop: bool = False
+    passive: bool = False
+
+    @property
+    def rest(self) -> str:
+        return " ".join(self.words)
+
+    @property
+    def lower(self) -> str:
+        return " ".join(self.words).casefold()
+
+
+def _expand(rest: str) -> list[str]:
+    text = rest.translate(_QUOTES)
+    text = re.sub(r"(?i)\bcan't\b|\bcannot\b", "can not", text)
+    text = re.sub(r"(?i)\bwon't\b", "will not", text)
+    text = re.sub(r"(?i)\bain't\b", "is not", text)
+    text = re.sub(r"(?i)n't\b", " not", text)
+    text = re.sub(r"(?i)\bgonna\b", "going to", text)
+    text = re.sub(r"(?i)^\s*im\b", "'m", text)
+    text = re.sub(r"(?i)\bwanna\b", "want to", text)
+    text = re.sub(r"(?i)\bno longer\b", "NOLONGER", text)
+    text = re.sub(r"(?i)\bany\s?more\b|\bany longer\b", "ANYMORE", text)
+    text = re.sub(r"(?i)\bused to\b", "USEDTO", text)
+    text = re.sub(r"(?i)\bthese days\b|\bat the moment\b|\bright now\b|\bas of now\b", "now", text)
+    text = re.sub(r"(?i)\bas well\b", "too", text)
+    text = re.sub(r"^'", " '", text)
+    return text.split()
+
+
+_PARTICIPLE = re.compile(r"^[a-z]+(?:ed|en)$")
+_PARTICIPLES = frozenset(
+    {
+        "born",
+        "married",
+        "divorced",
+        "engaged",
+        "separated",
+        "widowed",
+        "diagnosed",
+        "fired",
+        "hired",
+        "promoted",
+        "laid",
+        "let",
+        "based",
+        "located",
+        "employed",
+        "retired",
+        "allergic",
+        "raised",
+        "adopted",
+        "moved",
+        "relocated",
+        "transferred",
+        "stationed",
+        "enrolled",
+        "accepted",
+        "admitted",
+        "vaccinated",
+        "pregnant",
+        "injured",
+    }
+)
+
+
+def _predicate(rest: str) -> _Predicate | None:
+    """Read auxiliaries, negation and adverbs off the front; return the head and the rest."""
+    words = _expand(rest)
+    p = _Predicate(words=[], head="")
+    i = 0
+    while i < len(words):
+        raw = words[i]
+        w = raw.casefold().strip(",")
+        if raw == "NOLONGER" or raw == "ANYMORE":
+            p.negated = p.change = True
+        elif raw == "USEDTO":
+            p.past = p.change = True
+        elif w in ("not", "never", "no"):
+            p.negated = True
+        elif w in _CHANGE_ADVERBS:
+            p.change = True
+        elif w in _PAST_ADVERBS:
+            p.past = p.change = True
+        elif w in _ALSO_WORDS:
+            p.also = True
+        elif w in _SKIP_ADVERBS or (w in ("kind", "sort") and _peek(words, i + 1) == "of"):
+            if w in ("kind", "sort"):
+                i += 1
+        elif w in ("do", "does", "did"):
+            nxt = _peek(words, i + 1)
+            if (
+                nxt
+                and nxt not in ("not", "never")
+                and stem(nxt) not in _VERBS
+                and not (nxt in _SKIP_ADVERBS or nxt in _CHANGE_ADVERBS or nxt in _ALSO_WORDS)
+            ):
+                # "does CrossFit", "did a marathon": do as the verb itself.
+                p.head = "do"
+                p.words = _trailing(words[i + 1 :], p)
+                return p
+        elif w in ("will", "'ll", "shall"):
+            p.future = True
+        elif w in _MODALS:
+            p.modal = True
+        elif w == "can":
+            pass
+        elif w == "going" and _peek(words, i + 1) == "to" and stem(_peek(words, i + 2)) in _VERBS:
+            p.future = True
+            i += 1
+        elif w in ("have", "has", "'ve", "had") and _peek(words, i + 1) == "been":
+            i += 1
+            nxt = _peek(words, i + 1)
+            if nxt.endswith("ing") and len(nxt) > 4:
+                p.progressive = True
+            else:
+                p.head = "be"
+                p.words = _trailing(words[i + 1 :], p)
+                return p
+        elif (
+            w in ("have", "has", "had", "'ve")
+            and _peek(words, i + 1) == "to"
+            and stem(_peek(words, i + 2)) in _VERBS
+        ):
+            i += 1
+        elif w in ("have", "has", "'ve", "had") and _perfect(words, i + 1):
+            if w == "had":
+                p.past = True
+        elif w in ("got", "get", "gets", "getting") and _peek(words, i + 1) in _PARTICIPLES:
+            p.change = True
+            p.head = "be"
+            p.words = _trailing(words[i + 1 :], p)
+            return p
+        elif w in _COPULAS or w in ("'s",):
+            nxt = _peek(words, i + 1)
+            if w in ("was", "were") and not (
+                nxt in _PARTICIPLES or _PARTICIPLE.match(nxt) or nxt.endswith("ing")
+            ):
+                p.past = True
+            if nxt.endswith("ing") and len(nxt) > 4 and nxt not in ("during", "something"):
+                p.progressive = True
+            elif nxt in ("not", "no", "never", "NOLONGER") or nxt.casefold() in _CHANGE_ADVERBS:
+                # "am not", "is no longer", "am now": keep reading markers before the rest.
+                p.head = "be"
+            elif nxt in _ALSO_WORDS or nxt in _SKIP_ADVERBS:
+                p.head = "be"
+            else:
+                p.head = "be"
+                p.words = _trailing(words[i + 1 :], p)
+                if nxt in _PARTICIPLES or _PARTICIPLE.match(nxt):
+                    p.passive = True
+                return p
+        elif w in ("start", "started", "starting", "starts", "began", "begin", "begun") and (
+            _peek(words, i + 1).endswith("ing") or _peek(words, i + 1) == "to"
+        ):
+            p.start = p.change = True
+            if _peek(words, i + 1) == "to":
+                i += 1
+        elif w in ("stopped", "stop", "stops", "quit", "quitting") and _peek(words, i + 1).endswith(
+            "ing"
+        ):
+            p.stop = p.negated = p.change = True
+        elif w == "gave" and _peek(words, i + 1) == "up" and _peek(words, i + 2).endswith("ing"):
+            p.stop = p.negated = p.change = True
+            i += 1
+        elif p.head == "be":
+            p.words = _trailing(words[i:], p)
+            return p
+        elif w in ("a", "an", "the") or (
+            p.negated and stem(w) not in _VERBS and not w.endswith(("s", "ed", "ing"))
+        ):
+            # "not a morning person": a copula left out after the negation.
+            p.head = "be"
+            p.words = _trailing(words[i:], p)
+            return p
+        else:
+            p.head = stem(w)
+            if w.endswith("ing") and len(w) > 4:
+                p.progressive = True
+            after = words[i + 1 :]
+            while after and after[0].casefold() in _SKIP_ADVERBS | _CHANGE_ADVERBS | _ALSO_WORDS:
+                marker = after.pop(0).casefold()
+                p.change = p.change or marker in _CHANGE_ADVERBS
+                p.also = p.also or marker in _ALSO_WORDS
+            p.words = _trailing(after, p)
+            return p
+        i += 1
+    if p.head == "be":
+        return p
+    return None
+
+
+def _trailing(words: list[str], p: _Predicate) -> list[str]:
+    """Take markers off the end of the rest ("... anymore", "... now", "... too")."""
+    out = list(words)
+    while out:
+        last = out[-1].casefold().strip(",.!")
+        if out[-1] == "ANYMORE" or last == "anymore":
+            p.negated = p.change = True
+        elif last in ("now", "again", "nowadays", "lately", "instead"):
+            p.change = True
+        elif last in ("too", "also"):
+            p.also = True
+        elif last in ("either", "btw", "lol", "haha", "tbh", "fyi", "though", "lmao", "xd", "ha"):
+            pass
+        else:
+            break
+        out.pop()
+    cleaned = []
+    for word in out:
+        low = word.casefold().strip(",.!")
+        if word in ("NOLONGER", "ANYMORE"):
+            p.negated = p.change = True
+            continue
+        if word == "USEDTO":
+            p.past = p.change = True
+            continue
+        if low in ("now", "instead", "nowadays"):
+            p.change = True
+        cleaned.append(word)
+    return cleaned
+
+
+def _peek(words: Sequence[str], i: int) -> str:
+    return words[i].casefold().strip(",") if i < len(words) else ""
+
+
+def _perfect(words: Sequence[str], i: int) -> bool:
+    """Return True if a participle follows (over adverbs and a negation): "have not played"."""
+    while i < len(words) and (
+        words[i] in ("NOLONGER",)
+        or _peek(words, i) in ("not", "never", "just", "finally", "recently", "already", "ever")
+        or _peek(words, i) in _SKIP_ADVERBS
+    ):
+        i += 1
+    return _is_participle(_peek(words, i))
+
+
+def _is_participle(word: str) -> bool:
+    return word in _PARTICIPLES or bool(_PARTICIPLE.match(word)) or word in _IRREGULAR
+
+
+# -- values --------------------------------------------------------------------------------
+
+_TIME_TAIL = re.compile(
+    r"\s+(?P<when>(?:(?:last|this|next|early|late|every|each)\s+(?:\w+\s+)?"
+    r"(?:week|month|year|summer|winter|spring|fall|autumn|weekend|night|monday|tuesday"
+    r"|wednesday|thursday|friday|saturday|sunday|decade|semester|term|quarter)s?"
+    r"|(?:in|since|on|by|until|till|from|starting|as of|back in|around|before|after|during"
+    r"|over)\s+(?:the\s+)?(?:\d{1,4}(?:st|nd|rd|th)?|(?:jan|feb|mar|apr|may|jun|jul|aug|sep"
+    r"|sept|oct|nov|dec)[a-z]*\.?|spring|summer|fall|autumn|winter|christmas|easter"
+    r"|monday|tuesday|wednesday|thursday|friday|saturday|sunday|the\s+(?:\d{1,2}(?:st|nd|rd|th)"
+    r"|weekend|summer|winter|spring|fall|autumn|morning|evening|past|future|end\s+of\s+\w+"
+    r"|start\s+of\s+\w+|beginning\s+of\s+\w+|moment|new year)|a\s+(?:week|month|year|while"
+    r"|bit|few\s+\w+|couple\s+of\s+\w+)|\w+\s+ago)"
+    r"(?:\s+\d{1,4}(?:st|nd|rd|th)?)?(?:,?\s+\d{4})?"
+    r"|(?:a|one|two|three|four|five|six|seven|eight|nine|ten|\d+|a few|a couple of|several"
+    r"|many)\s+(?:days|weeks|months|years|day|week|month|year)\s+ago"
+    r"|for\s+(?:the\s+)?(?:past\s+|last\s+)?(?:a|one|two|three|four|five|six|seven|eight"
+    r"|nine|ten|\d+|a few|a couple of|several|many)?\s*(?:days|weeks|months|years|day|week"
+    r"|month|year|decades|decade|ages|a while|a bit|now|good|life|ever)"
+    r"|yesterday|today|tomorrow|tonight|recently|lately|now|nowadays|soon|again|already"
+    r"|at the moment|right now|for now|these days|anymore|ANYMORE|full-time|part-time"
+    r"|for good|for work|for a living|permanently|temporarily|a lot|so much|very much"
+    r"|from now on|instead|any day|every day|everyday|these days|in the mornings?|halfway through"
+    r"|full time|for good"
+    r"|too|also|as well|either|ever since|originally|though|lol|haha|btw|\(.*?\)))\b.*$",
+    re.IGNORECASE,
+)
+_STOP_WORDS = re.compile(
+    r"\s+(?:because|since|as|so|but|although|though|while|whereas|when|whenever|until|unless"
+    r"|after|before|which|who|whom|whose|where|that|then|than|cause|cuz|coz|bc|if|and\s+(?:i"
+    r"|we|my|our|she|he|they|it|now|then|also|just)\b|with\s+(?:my|our|his|her|their|the"
+    r"|a|an)\b|for\s+(?:my|our|his|her|their|the|a|an|work|school|college|university|uni|"
+    r"fun|love)\b|to\s+(?:be|get|see|work|study|live|help|take|visit|start|join|find)\b"
+    r"|,|;|:|\(|\.\s|!|\?)(?:\s|$).*$|[.!?,;:]+$",
+    re.IGNORECASE,
+)
+_DETERMINER = re.compile(
+    r"^(?:a|an|the|my|our|his|her|their|some|this|that|one|two|three|four|five|another"
+    r"|a couple of|a few|several|any)\s+",
+    re.IGNORECASE,
+)
+_VAGUE = re.compile(
+    r"^(?:it|that|this|these|those|them|you|your|him|her|us|me|one|something|anything"
+    r"|everything|nothing|stuff|things|here|there|what|which|who|how|when|where|why|so|such"
+    r"|the idea|the way|the fact|way|lot|bit|lots|a lot|a bit|the same|same|more|less)\b",
+    re.IGNORECASE,
+)
+
+
+_PUNCT_CUT = re.compile(r"\s*(?:[,;:!?(]|\.(?:\s|$)|\s-\s).*$")
+
+
+_QUANTITY = re.compile(
+    r"^(?:way\s+too\s+much|way\s+too\s+many|too\s+much|too\s+many|so\s+much|a\s+lot\s+of"
+    r"|lots\s+of|tons\s+of|loads\s+of|plenty\s+of)\s+",
+    re.IGNORECASE,
+)
+
+
+def clean_value(text: str) -> str:
+    """Cut a value at the words that end it and the time phrases that trail it."""
+    value = _QUANTITY.sub("", _PUNCT_CUT.sub("", " ".join(text.split())))
+    for _ in range(3):
+        before = value
+        value = _STOP_WORDS.sub("", value).strip()
+        value = _TIME_TAIL.sub("", " " + value).strip()
+    while before != value:
+        before = value
+        value = _STOP_WORDS.sub("", value).strip()
+    return value.strip(" \"'.,;:!?")
+
+
+def when_of(text: str) -> str | None:
+    """Return the first time phrase in ``text`` ("last month", "on June 3rd"), if any."""
+    match = _TIME_TAIL.search(" " + text)
+    if match is None:
+        return None
+    when = match.group("when")
+    return when if when.casefold() not in ("too", "also", "as well", "either", "again") else None
+
+
+def _split_values(value: str) -> list[str]:
+    parts = re.split(r",\s*(?:and\s+|&\s+)?|\s+and\s+|\s+&\s+|\s+as well as\s+", value)
+    return [p.strip() for p in parts if p.strip()]
+
+
+def vague(value: str) -> bool:
+    """Return True if ``value`` points outside the statement ("that", "it", "something")."""
+    return not value or _VAGUE.match(value) is not None
+
+
+# -- the rules -----------------------------------------------------------------------------
+
+
+class _Reader:
+    """Turns one clause's subject and predicate into claims."""
+
+    def __init__(
+        self, subject: _Subject, pred: _Predicate, strict: bool, antecedent: str | None
+    ) -> None:
+        self.s = subject
+        self.p = pred
+        self.strict = strict
+        self.antecedent = antecedent
+        """The value of the sentence's previous claim, which "it" and "them" point to."""
+        self.when = when_of(pred.rest)
+
+    def claim(self, attribute: str, value: str, **kw: object) -> Claim:
+        p = self.p
+        fields: dict[str, object] = {
+            "negated": p.negated,
+            "past": p.past,
+            "change": p.change,
+            "also": p.also,
+            "when": self.when,
+        }
+        fields.update(kw)
+        return Claim(self.s.key, attribute, value, **fields)  # type: ignore[arg-type]
+
+    def read(self) -> list[Claim]:
+        p, s = self.p, self.s
+        if p.modal:
+            return []
+        if s.thing is not None:
+            return self._thing()
+        if s.pet is not None:
+            return self._pet_subject()
+        out = self._copula() if p.head == "be" else self._verb()
+        if s.with_person is not None:
+            out = self._together(out, s.with_person)
+        if s.relation is not None and s.name is not None and s.first_person:
+            # "My sister Maya lives in Porto": a fact about Maya, and Maya is the user's sister.
+            attribute, name, qualifier = _relation_claim(s.relation, s.name)
+            out = [*out, Claim("user", attribute, name, qualifier=qualifier)]
+        return out
+
+    def _together(self, claims: list[Claim], other: str) -> list[Claim]:
+        """ "Me and Ben got engaged": Ben is the partner; "Ana and Luis split up": both."""
+        out = list(claims)
+        for claim in claims:
+            if claim.attribute == "relationship":
+                ended = claim.value in lx.ENDED_RELATIONSHIP
+                if self.s.key == "user" and _is_name(other, lower_ok=True):
+                    name = other[:1].upper() + other[1:]
+                    out.append(
+                        replace(
+                            claim, attribute="partner", value="" if ended else name, negated=ended
+                        )
+                    )
+                elif self.s.key != "user":
+                    out.append(replace(claim, subject=other))
+                    if ended:
+                        out.extend(
+                            Claim(who, "partner", "", negated=True, change=True)
+                            for who in (self.s.key, other)
+                        )
+            elif self.s.key != "user":
+                out.append(replace(claim, subject=other))
+        return out
+
+    # -- "my wedding is in June", "my name is Dana", "Job title: analyst"
+    def _thing(self) -> list[Claim]:
+        thing = self.s.thing or ""
+        if thing.startswith("event:"):
+            return self._event(thing[6:])
+        p = self.p
+        if p.head != "be":
+            return []
+        rest = re.sub(r"^(?:called|named|now)\s+", "", p.rest, flags=re.I)
+        value = clean_value(rest)
+        if thing.startswith(("favourite", "favorite")):
+            topic = thing.split(" ", 1)[1] if " " in thing else "thing"
+            return [] if vague(value) else [self.claim("favourite", value, qualifier=topic)]
+        attribute = ATTRIBUTE_NOUNS.get(thing)
+        if attribute is None:
+            if thing.replace(" ", "-") not in HANDLE_NOUNS:
+                return []
+            return [] if not value else [self.claim("handle", value, qualifier=thing)]
+        if attribute == "age":
+            return self._age(rest)
+        if attribute == "residence":
+            value = clean_value(re.sub(r"^(?:in|at|near|outside(?: of)?)\s+", "", rest, flags=re.I))
+            return [] if vague(value) else [self.claim("residence", _place(value))]
+        if attribute in ("birthday", "birth_year"):
+            date = clean_value(re.sub(r"^(?:on|in)\s+", "", rest, flags=re.I)) or rest.strip(" .")
+            return [self.claim(attribute, date)] if date else []
+        if attribute in ("name", "surname", "nickname"):
+            words = value.split()[:3]
+            if not words or not all(_is_name(w, lower_ok=True) for w in words):
+                return []
+            return [self.claim(attribute, " ".join(words))]
+        if attribute == "diet":
+            diet = _diet(value.casefold())
+            return [self.claim("diet", diet or value)] if value else []
+        if vague(value):
+            return []
+        if attribute == "job":
+            return [self.claim("job", _with_article(_strip_det(value)))]
+        if attribute == "hobby":
+            return [self.claim("hobby", v) for v in _split_values(value)]
+        return [self.claim(attribute, value)]
+
+    def _event(self, event: str) -> list[Claim]:
+        """An event's date, a new date, or its cancellation."""
+        p = self.p
+        low = p.lower
+        if p.head in _CANCEL or re.match(r"^(?:cancell?ed|called off|off)\b", low) or p.negated:
+            return [self.claim("plan", event, negated=True, change=True)]
+        if p.head in _RESCHEDULE or re.match(
+            r"^(?:moved|pushed|postponed|rescheduled|delayed|bumped|changed)\b", low
+        ):
+            tail = p.rest if p.head in _RESCHEDULE else p.rest.split(" ", 1)[-1]
+            date = _date_phrase(re.sub(r"^(?:back\s+)?(?:to|until|till)\s+", "", tail))
+            return [self.claim("plan", event, change=True, when=date or None)]
+        rest = re.sub(
+            r"^(?:planned|scheduled|booked|set|happening|coming up|taking place)\s+(?:for\s+)?",
+            "",
+            p.rest,
+            flags=re.I,
+        )
+        date = rest.strip(" .!")
+        if p.head not in ("be", stem("happen")) and p.head not in _SCHEDULED:
+            return []
+        if not date or not _has_date(date):
+            return []
+        return [self.claim("plan", event, when=_date_phrase(date))]
+
+    # -- "my dog Rex died", "my cat is 12"
+    def _pet_subject(self) -> list[Claim]:
+        p = self.p
+        pet = self.s.pet or ""
+        if p.head in (stem("die"), stem("pass")) or (
+            p.head == "be" and re.match(r"^(?:dead|gone|put down)\b", p.lower)
+        ):
+            return [Claim(self.s.key, "pet", pet, negated=True, change=True)]
+        if p.head == stem("run") and p.lower.startswith("away"):
+            return [Claim(self.s.key, "pet", pet, negated=True, change=True)]
+        if p.head == "be" and re.match(r"^(?:called|named)\s+", p.lower):
+            name = clean_value(re.sub(r"^(?:called|named)\s+", "", p.rest, flags=re.I))
+            return [Claim(self.s.key, "pet", f"{pet} {name}")]
+        if p.head == "be" and not p.negated:
+            name = clean_value(p.rest)
+            if name and _is_name(name.split(" ")[0]) and len(name.split()) == 1:
+                return [Claim(self.s.key, "pet", f"{pet} {name}")]
+        return []
+
+    # -- copula ("am", "is", "'m", "got married")
+    def _copula(self) -> list[Claim]:
+        p = self.p
+        rest = p.rest
+        low = rest.casefold()
+        if not rest:
+            return []
+        age = self._age(rest)
+        if age:
+            return age
+        for rule in (
+            self._relationship_state,
+            self._diagnosis,
+            self._birth,
+            self._residence_state,
+            self._origin,
+            self._allergy,
+            self._employment_state,
+            self._fan,
+            self._student,
+        ):
+            found = rule(rest, low)
+            if found is not None:
+                return found
+        head = low.split(" ", 1)[0].strip(",.")
+        diet = _diet(low)
+        if diet is not None:
+            return [self.claim("diet", diet)]
+        if head in lx.NATIONALITIES and len(low.split()) <= 2:
+            return [self.claim("nationality", head)]
+        if head in lx.RELIGIONS:
+            return [self.claim("religion", head)]
+        if head in lx.TRAITS:
+            return [self.claim("trait", head)]
+        trait = re.match(
+            r"^(?:an?\s+)?(?:total\s+|real\s+|complete\s+|big\s+|huge\s+|bit of an?\s+)?(?P<t>"
+            + "|".join(sorted(map(re.escape, lx.TRAIT_NOUNS), key=len, reverse=True))
+            + r")\b",
+            low,
+        )
+        if trait is not None:
+            return [self.claim("trait", trait.group("t"))]
+        condition = re.match(
+            r"^(?:an?\s+)?(?:\d+\s+(?:weeks|months)\s+)?(?P<type>type\s+[12]\s+)?(?P<adj>"
+            + "|".join(sorted(map(re.escape, lx.CONDITION_ADJECTIVES), key=len, reverse=True))
+            + r")\b",
+            low,
+        )
+        if condition is not None:
+            value = condition.group("adj")
+            if condition.group("type"):
+                value = f"{condition.group('type').strip()} {value}"
+            return [self.claim("condition", value)]
+        if head == "sober":
+            return [self.claim("trait", "sober")]
+        habit = re.match(
+            r"^(?:an?\s+)?(?P<ex>ex-|former\s+|reformed\s+)?(?:heavy\s+|social\s+|light\s+"
+            r"|occasional\s+|chain\s+|daily\s+)?(?P<what>smoker|drinker|vaper)\b",
+            low,
+        )
+        if habit is not None:
+            verb = {"smoker": "smokes", "drinker": "drinks alcohol", "vaper": "vapes"}
+            return [self.claim("habit", verb[habit.group("what")], past=bool(habit.group("ex")))]
+        player = re.match(
+            r"^(?:an?\s+)?(?:keen\s+|avid\s+|big\s+)?(?P<game>[\w\-]+(?:\s+[\w\-]+)?)"
+            r"\s+player\b",
+            low,
+        )
+        if player is not None:
+            return [self.claim("hobby", f"plays {player.group('game')}")]
+        if re.match(r"^an?\s+only\s+child\b", low):
+            return [self.claim("family", "", negated=True, qualifier="sibling")]
+        if re.match(
+            r"^an?\s+(?:new\s+|first-time\s+|proud\s+)?(?:mom|mum|mother|dad|father|parent"
+            r"|mama|papa)\b",
+            low,
+        ):
+            return [self.claim("trait", "parent")]
+        place = re.match(
+            r"^(?:back\s+)?(?:home\s+)?(?:in|at)\s+(?P<where>(?-i:[A-Z])[\w\-]*"
+            r"(?:\s+(?-i:[A-Z])[\w\-]*)*)",
+            rest,
+        )
+        if place is not None and (
+            p.change or low.startswith("back") or not self.strict or not _TRANSIENT.search(rest)
+        ):
+            where = place.group("where")
+            if low.startswith(("at ", "back at")) and not self.strict:
+                return [self.claim("employer", where)]
+            if not low.startswith(("at ", "back at")):
+                return [self.claim("residence", where, change=True)]
+        inhouse = re.match(r"^(?:now\s+)?in-?house\s+at\s+", low)
+        if inhouse is not None:
+            return [self.claim("employer", clean_value(rest[inhouse.end() :]), change=True)]
+        if head in ("afraid", "scared", "terrified") and " of " in f" {low}":
+            value = clean_value(re.sub(r"^\w+\s+of\s+", "", rest))
+            return [] if vague(value) else [self.claim("fear", value)]
+        if head == "fluent" and low.startswith("fluent in "):
+            return [self.claim("language", v) for v in _split_values(clean_value(rest[10:]))]
+        rel = self._relation_named(rest)
+        if rel is not None:
+            return rel
+        job = self._occupation(rest)
+        if job is not None:
+            return job
+        name = self._own_name(rest)
+        if name is not None:
+            return name
+        if low.startswith(("in a relationship with ", "with ")) and self.s.key == "user":
+            partner = clean_value(re.sub(r"^(?:in a relationship\s+)?with\s+", "", rest))
+            if partner and _is_name(partner.split(" ")[0], lower_ok=True):
+                return [self.claim("partner", partner)]
+        if not self.strict and not p.passive:
+            value = clean_value(rest)
+            if value and not vague(value):
+                return [self.claim("state", value)]
+        if p.passive and not self.strict:
+            head_word = low.split(" ", 1)[0]
+            value = clean_value(" ".join(rest.split(" ")[1:]))
+            if value and not vague(value):
+                return [self.claim(f"verb:{stem(head_word)}", value)]
+        return []
+
+    def _age(self, rest: str) -> list[Claim]:
+        decade = re.match(
+            r"^in\s+(?:my|his|her|their|the)\s+(?:early\s+|mid\s+|late\s+)?(?P<d>\d0s|twenties"
+            r"|thirties|forties|fifties|sixties|seventies|eighties|nineties)\b",
+            rest.strip(),
+            re.IGNORECASE,
+        )
+        if decade is not None:
+            return [self.claim("age", decade.group(0).split(" ", 2)[-1])]
+        match = re.match(
+            r"^(?:now\s+|just\s+)?(?P<n>\d{1,3}|[a-z]+(?:[- ][a-z]+)?)"
+            r"(?:\s+(?:years?|yrs?)(?:\s+old)?|\s*y/?o|\s+(?:this|next)\s+\w+)?\s*(?:now|old)?"
+            r"\s*[.!]?$",
+            rest.strip(),
+            re.IGNORECASE,
+        )
+        if match is None:
+            return []
+        n = _number(match.group("n"))
+        if n is None or not 0 < n < 120:
+            return []
+        if not re.search(r"\d", match.group("n")) and "year" not in rest.casefold():
+            return []
+        return [self.claim("age", str(n))]
+
+    def _relationship_state(self, rest: str, low: str) -> list[Claim] | None:
+        match = re.match(
+            r"^(?:(?:now|recently|newly|happily|finally|getting)\s+)*(?P<state>married|single|divorced"
+            r"|engaged|separated|widowed|a widow(?:er)?|dating|taken|in a relationship"
+            r"|seeing someone)\b(?:\s+(?:to|with|from)\s+(?P<who>.+))?",
+            low,
+        )
+        if match is None:
+            return None
+        state = lx.RELATIONSHIP_STATES[match.group("state")]
+        if low.startswith("getting") and state == "married" and _has_date(rest):
+            return [self.claim("plan", "wedding", when=when_of(rest))]
+        out = [self.claim("relationship", state)]
+        if match.group("who"):
+            who = clean_value(rest[match.start("who") :])
+            if who and not vague(who):
+                if state in lx.ENDED_RELATIONSHIP:
+                    out.append(self.claim("partner", who, negated=True, change=True))
+                else:
+                    out.append(self.claim("partner", who))
+        return out
+
+    def _diagnosis(self, rest: str, low: str) -> list[Claim] | None:
+        match = re.match(r"^(?:diagnosed|living|struggling|dealing)\s+with\s+", low)
+        if match is None:
+            return None
+        value = clean_value(rest[match.end() :])
+        if vague(value):
+            return []
+        return [
+            self.claim("condition", v, change=True, past=False)
+            for v in _split_values(_strip_det(value))
+        ]
+
+    def _birth(self, rest: str, low: str) -> list[Claim] | None:
+        match = re.match(r"^born\s+(?P<prep>in|on|at)\s+", low)
+        if match is None:
+            return None
+        value = clean_value(rest[match.end() :]) or rest[match.end() :].strip(" .")
+        if re.fullmatch(r"\d{4}", value):
+            return [self.claim("birth_year", value, past=False)]
+        if match.group("prep") == "on" or _has_date(value):
+            return [self.claim("birthday", value, past=False)]
+        return [self.claim("origin", value, past=False)]
+
+    def _residence_state(self, rest: str, low: str) -> list[Claim] | None:
+        match = re.match(
+            r"^(?:based|located|living|settled|stationed|staying|residing)\s+(?:in|at|out of"
+            r"|near|outside(?: of)?|around)\s+",
+            low,
+        )
+        if match is None:
+            match = re.match(r"^(?:moved|relocated|transferred)\s+(?:back\s+)?to\s+", low)
+            if match is None:
+                return None
+            return self._moved(rest[match.end() :])
+        value = clean_value(rest[match.end() :])
+        return [] if vague(value) else [self.claim("residence", _place(value))]
+
+    def _origin(self, rest: str, low: str) -> list[Claim] | None:
+        match = re.match(r"^(?:originally\s+)?from\s+", low)
+        if match is None:
+            return None
+        value = clean_value(rest[match.end() :])
+        return [] if vague(value) else [self.claim("origin", value, past=False)]
+
+    def _allergy(self, rest: str, low: str) -> list[Claim] | None:
+        match = re.match(r"^(?:severely\s+|very\s+|deathly\s+|mildly\s+)?allergic\s+to\s+", low)
+        if match is None:
+            return None
+        value = clean_value(rest[match.end() :])
+        return [self.claim("allergy", _strip_det(v)) for v in _split_values(value) if v]
+
+    def _employment_state(self, rest: str, low: str) -> list[Claim] | None:
+        match = re.match(
+            r"^(?:employed|working)\s+(?:at|by|for)\s+|^(?:hired|recruited)\s+(?:at|by)\s+"
+            r"|^(?:now\s+)?with\s+(?=[A-Z])",
+            rest,
+            re.IGNORECASE,
+        )
+        if match is not None:
+            if low.startswith("with ") and self.strict:
+                return None
+            value = clean_value(rest[match.end() :])
+            return [] if vague(value) else [self.claim("employer", value)]
+        match = re.match(r"^(?:fired|laid off|let go|sacked|made redundant)\b(?:\s+from)?\s*", low)
+        if match is not None:
+            value = clean_value(rest[match.end() :])
+            value = "" if vague(value) or value.casefold() in ("my job", "work") else value
+            return [self.claim("employer", _strip_job(value), negated=True, change=True)]
+        match = re.match(r"^promoted\s+to\s+", low)
+        if match is not None:
+            value = clean_value(rest[match.end() :])
+            return [] if vague(value) else [self.claim("job", value, change=True)]
+        if re.match(r"^(?:retired|a retiree|a pensioner)\b", low):
+            return [
+                self.claim("job", "retired", change=True),
+                self.claim("employer", "", negated=True, change=True),
+            ]
+        if re.match(r"^(?:unemployed|jobless|out of work|between jobs|looking for work)\b", low):
+            return [self.claim("employer", "", negated=True, change=True)]
+        if re.match(r"^(?:self-employed|self employed|freelance|freelancing)\b", low):
+            return [self.claim("employer", "self-employed")]
+        return None
+
+    def _fan(self, rest: str, low: str) -> list[Claim] | None:
+        match = re.match(
+            r"^(?:an?\s+)?(?:big\s+|huge\s+|massive\s+|great\s+)?(?:fan|lover)\s+of\s+"
+            r"|^(?:really\s+)?(?:into|obsessed with|crazy about|passionate about|addicted to"
+            r"|hooked on|keen on|fond of|mad about)\s+",
+            low,
+        )
+        if match is None:
+            fan = re.match(
+                r"^(?:an?\s+)?(?:big\s+|huge\s+|massive\s+|great\s+|lifelong\s+)?"
+                r"(?P<x>.+?)\s+(?:fan|lover|nut|enthusiast|buff)$",
+                clean_value(rest),
+                re.I,
+            )
+            if fan is None or vague(fan.group("x")):
+                return None
+            return [self.claim("likes", fan.group("x"))]
+        value = clean_value(rest[match.end() :])
+        if vague(value):
+            return []
+        return [self.claim("likes", v) for v in _split_values(value)]
+
+    def _student(self, rest: str, low: str) -> list[Claim] | None:
+        match = re.match(
+            r"^(?:an?\s+)?(?P<what>(?:[\w\-']+\s+){0,3}?)(?:student|undergrad|freshman|sophomore"
+            r"|phd candidate|doctoral candidate)\b",
+            low,
+        )
+        if match is None or re.search(r"\b(?:former|ex)\b", match.group(0)):
+            match = re.match(r"^(?:studying|majoring in|enrolled (?:in|at)|doing a \w+ in)\s+", low)
+            if match is None:
+                return None
+            value = clean_value(rest[match.end() :])
+            return [] if vague(value) else [self.claim("education", value)]
+        what = " ".join(match.group("what").split())
+        what = re.sub(r"\b(?:first|second|third|fourth|final)[- ]year\b", "", what).strip()
+        tail = rest[match.end() :].strip()
+        place = re.match(r"^(?P<prep>at|in|of)\s+(?P<x>.+)$", tail, re.I)
+        where = clean_value(place.group("x")) if place else ""
+        prep = place.group("prep").casefold() if place else ""
+        joiner = ("in" if prep == "in" else "at") if where and what else ""
+        value = " ".join(part for part in (what, joiner, where) if part)
+        return [self.claim("education", value or "student")]
+
+    def _relation_named(self, rest: str) -> list[Claim] | None:
+        """ "Maya is my sister", "my sister is Maya", "my wife is called Jen"."""
+        s = self.s
+        low = rest.casefold()
+        mine = re.match(rf"^(?:my|the user's|user's)\s+(?P<rel>{_REL_WORD})\b", low)
+        if mine is not None and s.name is not None and s.relation is None:
+            rel = lx.relation_of(mine.group("rel")) or mine.group("rel")
+            attribute, name, qualifier = _relation_claim(rel, s.name)
+            return [Claim("user", attribute, name, qualifier=qualifier, change=self.p.change)]
+        if s.relation is not None and s.name is None and s.key.startswith("user's "):
+            value = re.sub(r"^(?:called|named)\s+", "", rest, flags=re.I)
+            value = clean_value(value)
+            words = value.split()
+            if 1 <= len(words) <= 2 and all(_is_name(w, lower_ok=True) for w in words):
+                named = words[0][:1].isupper() or re.match(r"^(?:called|named)\s", low)
+                if not named and (_diet(value.casefold()) or is_place_like(value)):
+                    return None
+                attribute, name, qualifier = _relation_claim(s.relation, value)
+                return [
+                    Claim(
+                        "user",
+                        attribute,
+                        name,
+                        qualifier=qualifier,
+                        change=self.p.change,
+                        negated=self.p.negated,
+                    )
+                ]
+        return None
+
+    def _occupation(self, rest: str) -> list[Claim] | None:
+        text = re.sub(r"\s+(?:there|here)$", "", clean_value(rest), flags=re.I)
+        match = re.match(
+            r"^(?P<article>(?:a|an|the)\s+)?(?P<job>.+?)(?:\s+(?P<prep>at|for|with|in|on|from)\s+"
+            r"(?P<org>.+))?$",
+            text,
+            re.IGNORECASE,
+        )
+        if match is None:
+            return None
+        job = match.group("job")
+        head = re.split(r"\s+of\s+", job, maxsplit=1)[0]
+        job_low = head.casefold()
+        if _diet(job_low) is not None or re.search(
+            r"\b(?:person|fan|lover|type|kind|sort|bit|lot|big|huge|morning|night)\b", job_low
+        ):
+            return None
+        org = match.group("org")
+        prep = (match.group("prep") or "").casefold()
+        employer = (
+            clean_value(org)
+            if org is not None and prep in ("at", "for", "with") and not _has_date(org)
+            else ""
+        )
+        known = lx.is_occupation(job_low)
+        if not known and not (employer and match.group("article") and not self.strict):
+            return None
+        if self.strict and not match.group("article") and not lx.is_occupation(job_low.split()[-1]):
+            return None
+        job_text = _with_article(job) if match.group("article") else job
+        named = bool(employer) and employer[:1].isupper()
+        if (
+            org is not None
+            and not named
+            and not _has_date(org)
+            and prep in ("at", "for", "with", "in")
+            and (prep != "in" or not org[:1].isupper())
+        ):
+            job_text = f"{job_text} {prep} {clean_value(org)}"
+        out = [self.claim("job", job_text)]
+        if named and not vague(employer):
+            out.append(self.claim("employer", employer))
+        if prep == "in" and org is not None and is_place_like(clean_value(org)):
+            out.append(self.claim("residence", clean_value(org)))
+        return out
+
+    def _own_name(self, rest: str) -> list[Claim] | None:
+        s = self.s
+        if not s.first_person or s.key != "user" or s.relation is not None:
+            return None
+        words = rest.strip(" .!,").split()
+        if not 1 <= len(words) <= 2 or not all(_is_name(w) for w in words):
+            return None
+        if any(w.casefold() in lx.NATIONALITIES | lx.RELIGIONS for w in words):
+            return None
+        return [self.claim("name", " ".join(words))]
+
+    # -- verbs
+    def _verb(self) -> list[Claim]:
+        p = self.p
+        h = p.head
+        rest = p.rest
+        low = p.lower
+        if p.future and not _has_date(rest) and h not in (stem("turn"),):
+            return []
+        for verbs, rule in _VERB_RULES:
+            if h in verbs:
+                found = rule(self, rest, low)
+                if found is not None:
+                    return found
+        if self.strict:
+            return []
+        return self._generic(rest, low)
+
+    def _generic(self, rest: str, low: str) -> list[Claim]:
+        prep = re.match(r"^(in|at|for|with|on|to|from|as|about|into|of)\s+", low)
+        qualifier = prep.group(1) if prep else ""
+        value = clean_value(rest[prep.end() :] if prep else rest)
+        attribute = f"verb:{self.p.head}" + (f"_{qualifier}" if qualifier else "")
+        if not value and self.p.negated:
+            return [self.claim(attribute, "")]
+        if not value or vague(value):
+            return []
+        return [self.claim(attribute, value)]
+
+    def _live(self, rest: str, low: str) -> list[Claim] | None:
+        rest = re.sub(r"^(?:alone|together|happily|full[- ]time)\s+", "", rest, flags=re.I)
+        low = rest.casefold()
+        with_whom = re.match(
+            r"^with\s+(?P<who>.+?)(?:\s+(?:in|at|near|outside)\s+(?P<where>.+))?$", rest, re.I
+        )
+        if with_whom is not None:
+            out = []
+            if with_whom.group("where"):
+                where = clean_value(with_whom.group("where"))
+                if not vague(where):
+                    out.append(self.claim("residence", _place(where)))
+            who = clean_value(with_whom.group("who"))
+            if who and not self.strict:
+                out.append(self.claim("lives_with", _strip_det(who)))
+            return out
+        match = re.match(r"^(?:in|at|near|outside(?: of)?|around|on|by|just outside)\s+", low)
+        if match is None:
+            return [] if self.strict else None
+        value = clean_value(rest[match.end() :])
+        return [] if vague(value) else [self.claim("residence", _place(value))]
+
+    def _move(self, rest: str, low: str) -> list[Claim] | None:
+        inside = re.match(r"^in\s+with\s+.+?\s+(?:in|near)\s+(?P<where>.+)$", rest, re.I)
+        if inside is not None:
+            return self._moved(inside.group("where"))
+        event = re.match(
+            rf"^(?:the|my|our)\s+(?P<what>(?:[\w\-]+\s+)?(?:{_EVENT_ALT}))\b"
+            r"(?:\s+(?:to|until)\s+(?P<when>.+))?",
+            rest,
+            re.I,
+        )
+        if event is not None:
+            when = _date_phrase(event.group("when")) if event.group("when") else None
+            return [self.claim("plan", event.group("what"), change=True, when=when)]
+        match = re.match(r"^(?:back\s+|over\s+|out\s+|here\s+|away\s+)?(?:to|into)\s+", low)
+        if match is not None:
+            return self._moved(rest[match.end() :])
+        match = re.match(r"^(?:away\s+)?from\s+(?P<a>.+?)\s+to\s+(?P<b>.+)$", rest, re.I)
+        if match is not None:
+            claims = self._moved(match.group("b"))
+            prev = clean_value(match.group("a"))
+            return [replace(c, previous=prev) for c in claims]
+        match = re.match(r"^out\s+of\s+", low)
+        if match is not None:
+            value = clean_value(rest[match.end() :])
+            if vague(value) or re.match(r"^(?:my|our|the)\b", value, re.I):
+                return []
+            return [self.claim("residence", _place(value), negated=True, change=True)]
+        return []
+
+    def _moved(self, target: str) -> list[Claim]:
+        value = clean_value(target)
+        housing = re.match(
+            r"^(?:a|an|the|my|our)\s+(?:new\s+|bigger\s+|smaller\s+|own\s+)?(?:apartment|flat"
+            r"|house|place|home|condo|studio|neighbou?rhood|town|city|area)\b(?:\s+(?:in|near|on)\s+"
+            r"(?P<where>.+))?",
+            value,
+            re.I,
+        )
+        if housing is not None:
+            if not housing.group("where"):
+                return []
+            value = clean_value(housing.group("where"))
+        if vague(value) or value.casefold() in ("here", "there", "home"):
+            return []
+        if self.p.progressive or self.p.future:
+            return [self.claim("plan", f"move to {value}", when=when_of(target))]
+        return [self.claim("residence", _place(value), change=True)]
+
+    def _grow(self, rest: str, low: str) -> list[Claim] | None:
+        match = re.match(r"^up\s+(?:in|on|near|outside)\s+", low)
+        if match is None:
+            return [] if self.strict else None
+        value = clean_value(rest[match.end() :])
+        return [] if vague(value) else [self.claim("origin", value, past=False)]
+
+    def _come(self, rest: str, low: str) -> list[Claim] | None:
+        match = re.match(r"^(?:originally\s+)?from\s+", low)
+        if match is None:
+            return [] if self.strict else None
+        value = clean_value(rest[match.end() :])
+        return [] if vague(value) else [self.claim("origin", value, past=False)]
+
+    def _work(self, rest: str, low: str) -> list[Claim] | None:
+        rest = re.sub(
+            r"^(?:nights|days|weekends|evenings|part[- ]time|full[- ]time|shifts"
+            r"|night shifts|remotely)\s+(?=as\b)",
+            "",
+            rest,
+            flags=re.I,
+        )
+        low = rest.casefold()
+        match = re.match(r"^(?:as|as an?)\s+", low)
+        if match is not None:
+            value = clean_value(rest[match.end() :])
+            if vague(value):
+                return []
+            out = [self.claim("job", _with_article(value))]
+            org = re.search(r"\s(?:at|for|with)\s+(?P<org>[^,.;!?]+)", rest[match.end() :], re.I)
+            if org is not None:
+                org_value = clean_value(org.group("org"))
+                if org_value and not vague(org_value):
+                    out.append(self.claim("employer", org_value))
+            return out
+        match = re.match(
+            r"^(?:[\w\-]+\s+){0,3}?(?:at|for)\s+(?=(?-i:[A-Z]))|^(?:at|for)\s+", rest, re.I
+        )
+        if match is not None:
+            value = clean_value(rest[match.end() :])
+            if vague(value) or re.match(r"^(?:myself|home|a living)\b", value, re.I):
+                if value.casefold() == "myself":
+                    return [self.claim("employer", "self-employed")]
+                return []
+            if value.casefold() in _NOT_EMPLOYERS:
+                return []
+            return [self.claim("employer", _strip_job(value))]
+        mode = re.match(r"^(?:from home|remotely|remote)\b", low)
+        if mode is not None:
+            return [self.claim("work_mode", mode.group(0))]
+        if re.match(r"^(?:in the office|on-?site|in person)\b", low):
+            return [self.claim("work_mode", "in the office")]
+        match = re.match(r"^in\s+", low)
+        if match is not None:
+            value = clean_value(rest[match.end() :])
+            if vague(value):
+                return []
+            if is_place_like(value):
+                return [self.claim("work_location", value)] if not self.strict else []
+            return [self.claim("work_field", _strip_det(value))]
+        match = re.match(r"^on\s+", low)
+        if match is not None and not self.strict:
+            value = clean_value(rest[match.end() :])
+            return [] if vague(value) else [self.claim("project", value)]
+        return [] if self.strict else None
+
+    def _join(self, rest: str, low: str) -> list[Claim] | None:
+        if self.p.head == stem("start") and re.match(r"^(?:a\s+)?(?:new\s+)?job\b", low):
+            tail = re.sub(r"^(?:a\s+)?(?:new\s+)?job\s*", "", rest, flags=re.I)
+            return self._new_job(tail) or [self.claim("employer", "", negated=True, change=True)]
+        if self.p.head == stem("start") and re.match(r"^(?:at|with)\s+", low):
+            value = clean_value(re.sub(r"^(?:at|with)\s+", "", rest, flags=re.I))
+            return [] if vague(value) else [self.claim("employer", value, change=True)]
+        if self.p.head == stem("start"):
+            return self._generic_or_none(rest, low)
+        value = clean_value(rest)
+        value = re.sub(r"^(?:the\s+)?(?:team\s+at|staff\s+(?:at|of))\s+", "", value, flags=re.I)
+        if vague(value) or re.match(
+            r"^(?:a|an|the)\s+(?:gym|club|band|team|choir|group)", value, re.I
+        ):
+            if re.match(r"^(?:a|an|the)\s+(?:gym|club|band|team|choir|group)", value, re.I):
+                return [self.claim("hobby", value)] if not self.p.negated else []
+            return []
+        return [self.claim("employer", value, change=True)]
+
+    def _new_job(self, tail: str) -> list[Claim]:
+        out = []
+        match = re.search(r"\bas\s+(?:an?\s+)?(?P<job>[^,.;!?]+?)(?=\s+(?:at|for|with)\b|$)", tail)
+        if match is not None:
+            job = clean_value(match.group("job"))
+            if job and not vague(job):
+                out.append(self.claim("job", _with_article(job), change=True))
+        match = re.search(r"\b(?:at|for|with)\s+(?P<org>[^,.;!?]+)", tail)
+        if match is not None:
+            org = clean_value(match.group("org"))
+            if org and not vague(org):
+                out.append(self.claim("employer", org, change=True))
+        return out
+
+    def _get(self, rest: str, low: str) -> list[Claim] | None:
+        if self.p.head == stem("take") and not re.match(r"^(?:a\s+)?(?:new\s+)?job\b", low):
+            if re.search(r"\b(?:class|course|lessons?)\b", low):
+                value = clean_value(_strip_det(rest))
+                return [self.claim("learning", value)]
+            return [] if self.strict else None
+        if re.match(r"^into\s+", low):
+            value = clean_value(rest[5:])
+            if vague(value):
+                return []
+            if value[:1].isupper():
+                return [self.claim("education", value, change=True)]
+            return [self.claim("likes", re.sub(r"^really\s+", "", value), change=True)]
+        if re.match(r"^(?:a\s+)?(?:new\s+)?job\b", low):
+            tail = re.sub(r"^(?:a\s+)?(?:new\s+)?job\s*", "", rest, flags=re.I)
+            found = self._new_job(tail)
+            return found if found else []
+        if re.match(r"^(?:a\s+)?(?:promotion|promoted)\b", low):
+            tail = re.sub(r"^(?:a\s+)?(?:promotion|promoted)\s*(?:to\s+)?", "", rest, flags=re.I)
+            value = clean_value(tail)
+            return [self.claim("job", value, change=True)] if value and not vague(value) else []
+        return self._have(rest, low, acquired=True)
+
+    def _have(self, rest: str, low: str, acquired: bool = False) -> list[Claim] | None:
+        p = self.p
+        none = re.match(r"^(?:no|any)\s+(?:known\s+)?(?P<kind>[\w\-]+)\b", low)
+        if none is not None and (p.negated or low.startswith("no ")):
+            kind = none.group("kind")
+            attribute = _KIND_ATTRIBUTE.get(kind) or ("pet" if lx.is_pet(kind) else None)
+            if attribute is not None:
+                qualifier = lx.relation_of(kind) if attribute == "family" else None
+                return [self.claim(attribute, "", negated=True, qualifier=qualifier)]
+        if re.match(r"^(?:an?\s+|my\s+|our\s+)?(?:new\s+)?job\s+(?:at|with)\s+", low):
+            value = clean_value(re.sub(r"^.*?\bjob\s+(?:at|with)\s+", "", rest, flags=re.I))
+            return [] if vague(value) else [self.claim("employer", value, change=acquired)]
+        housing = re.match(
+            r"^(?:an?\s+|our\s+own\s+|my\s+own\s+|our\s+|my\s+)?(?:new\s+|small\s+|tiny\s+"
+            r"|little\s+|big\s+)?(?:apartment|flat|house|condo|studio|place|home|lease)\s+"
+            r"(?:in|near|outside)\s+(?P<where>.+)$",
+            rest,
+            re.I,
+        )
+        if housing is not None and p.head in _HOUSING_VERBS:
+            value = clean_value(housing.group("where"))
+            return [] if vague(value) else [self.claim("residence", _place(value), change=acquired)]
+        event = re.match(
+            rf"^(?:an?\s+|my\s+|the\s+)?(?P<what>(?:[\w\-]+\s+){{0,2}}?(?:{_EVENT_ALT}))\b"
+            r"(?P<tail>.*)$",
+            rest,
+            re.I,
+        )
+        if event is not None and _has_date(event.group("tail")):
+            where = re.match(
+                r"^\s+(?:at|with|in)\s+(?P<org>(?-i:[A-Z])[\w\-]*(?:\s+(?-i:[A-Z])[\w\-]*)*)",
+                event.group("tail"),
+            )
+            what = event.group("what") + (f" at {where.group('org')}" if where else "")
+            return [self.claim("plan", what, when=when_of(event.group("tail")))]
+        injury = re.match(
+            r"^(?:an?\s+)?(?:bad\s+|badly\s+)?(?P<how>broken|sprained|torn|fractured|dislocated"
+            r"|injured|pulled|twisted|bad)\s+(?P<part>[\w\-]+)",
+            low,
+        )
+        if injury is not None:
+            return [self.claim("condition", f"{injury.group('how')} {injury.group('part')}")]
+        pets = _pets(rest)
+        if pets:
+            return [self.claim("pet", pet, change=p.change or acquired) for pet in pets]
+        family = self._family(rest, low)
+        if family is not None:
+            return family
+        match = re.match(
+            r"^(?:an?\s+|bad\s+|severe\s+|mild\s+|chronic\s+)*(?P<what>[\w\-']+(?:\s+[\w\-']+)?)"
+            r"\s+allergy\b",
+            low,
+        )
+        if match is not None:
+            return [self.claim("allergy", _strip_det(match.group("what")))]
+        match = re.match(r"^(?:an?\s+)?allergy\s+to\s+", low)
+        if match is not None:
+            value = clean_value(rest[match.end() :])
+            return [self.claim("allergy", _strip_det(v)) for v in _split_values(value)]
+        words = [w.strip(",.") for w in low.split()]
+        stripped = [w for w in words if w not in ("a", "an", "bad", "severe", "mild", "chronic")]
+        if stripped and (stripped[0] in lx.CONDITIONS or " ".join(stripped[:2]) in lx.CONDITIONS):
+            value = clean_value(rest)
+            return [self.claim("condition", _strip_det(v)) for v in _split_values(value)]
+        if re.search(
+            r"\b(?:type [12] diabetes|high blood pressure|a bad back|a heart condition)", low
+        ):
+            return [self.claim("condition", clean_value(_strip_det(rest)))]
+        match = re.match(
+            r"^(?:an?\s+)?(?:phd|ph\.d\.|doctorate|master'?s|masters|bachelor'?s|bachelors|degree"
+            r"|mba|ba|bs|bsc|msc|ma)\b(?:\s+degree)?\s+(?:in\s+)?",
+            low,
+        )
+        if match is not None:
+            return [self.claim("degree", clean_value(rest))]
+        vehicle = _vehicle(rest)
+        if vehicle is not None:
+            return [self.claim("vehicle", vehicle, change=p.change or acquired)]
+        phone = _phone(rest)
+        if phone is not None:
+            return [self.claim("phone", phone, change=p.change or acquired)]
+        if self.p.head in (stem("own"), stem("buy")) or (acquired and self.p.head == stem("buy")):
+            value = clean_value(rest)
+            return [] if vague(value) else [self.claim("possession", _strip_det(value))]
+        if re.match(r"^(?:a\s+)?(?:house|home|condo|apartment|flat|cabin|cottage)\b", low):
+            value = clean_value(rest)
+            return [self.claim("possession", _strip_det(value))]
+        if self.strict:
+            return []
+        value = clean_value(rest)
+        if vague(value) or re.match(
+            r"^(?:to|a (?:question|meeting|call|chat|look))\b", value, re.I
+        ):
+            return []
+        return [self.claim("possession", _strip_det(value), change=acquired)]
+
+    def _family(self, rest: str, low: str) -> list[Claim] | None:
+        match = re.match(
+            rf"^(?:our\s+|my\s+)?(?P<count>an?|one|two|three|four|five|six|seven|eight|nine|ten"
+            rf"|\d+|a couple of|no|first|second|third|fourth|fifth|sixth)"
+            rf"\s+(?:(?:older|younger|little|big|baby|twin|grown|adult|step|half|teenage|"
+            rf"young|small)\s+)*(?P<rel>{_REL_WORD})\b(?:\s*,?\s*(?:named|called)?\s*"
+            r"(?P<names>.+))?",
+            rest,
+            re.IGNORECASE,
+        )
+        if match is None:
+            return None
+        rel = lx.relation_of(match.group("rel"))
+        if rel is None or rel in ("friend", "boss", "colleague", "coworker", "neighbor"):
+            return None
+        count_word = match.group("count").casefold()
+        names_text = match.group("names") or ""
+        names = [n for n in _split_values(clean_value(names_text)) if _is_name(n.split(" ")[0])]
+        if rel in lx.PARTNER_RELATIONS:
+            if names:
+                return [self.claim("partner", names[0], qualifier=rel)]
+            state = {
+                "fiance": "engaged",
+                "wife": "married",
+                "husband": "married",
+                "spouse": "married",
+            }.get(rel, "in a relationship")
+            return [self.claim("relationship", state)]
+        out: list[Claim] = []
+        count = _number(count_word) if count_word not in ("a", "an") else 1
+        ordinal = {"second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6}.get(count_word)
+        if ordinal is not None and rel in ("child", "baby", "son", "daughter"):
+            return [self.claim("family_count", str(ordinal), qualifier="child", change=True)]
+        if count_word == "no":
+            return [self.claim("family_count", "0", qualifier=rel)]
+        if count is not None and count > 1 and match.group("rel").casefold().endswith("s"):
+            out.append(self.claim("family_count", str(count), qualifier=rel))
+        for name in names:
+            out.append(self.claim("family", name, qualifier=rel))
+        if not out:
+            out.append(self.claim("family", rel, qualifier=rel))
+        return out
+
+    def _lose(self, rest: str, low: str) -> list[Claim] | None:
+        if re.match(r"^(?:my|our)\s+job\b", low):
+            return [self.claim("employer", "", negated=True, change=True)]
+        pets = _pets(rest)
+        if pets:
+            return [self.claim("pet", pet, negated=True, change=True) for pet in pets]
+        return [] if self.strict else None
+
+    def _sell(self, rest: str, low: str) -> list[Claim] | None:
+        value = clean_value(re.split(r"\s+(?:to|for)\s+", rest, maxsplit=1)[0])
+        if vague(value):
+            return []
+        vehicle = _vehicle(value)
+        if vehicle is not None:
+            return [self.claim("vehicle", vehicle, negated=True, change=True)]
+        if _is_name(value.split(" ")[0]) or self.p.head != stem("sell"):
+            return [self.claim("any", value, negated=True, change=True)]
+        return [self.claim("possession", _strip_det(value), negated=True, change=True)]
+
+    def _leave(self, rest: str, low: str) -> list[Claim] | None:
+        if re.match(r"^(?:my|our|the)\s+(?:job|position|role|company|firm)\b", low):
+            match = re.search(r"\b(?:at|with)\s+(?P<org>.+)$", rest, re.I)
+            org = clean_value(match.group("org")) if match else ""
+            return [self.claim("employer", org, negated=True, change=True)]
+        value = clean_value(rest)
+        if vague(value) or not _is_name(value.split(" ")[0]):
+            return []
+        return [self.claim("any", value, negated=True, change=True)]
+
+    def _quit(self, rest: str, low: str) -> list[Claim] | None:
+        if not rest or re.match(r"^(?:my|the|our)\s+(?:job|position|role)\b", low):
+            match = re.search(r"\b(?:at|with)\s+(?P<org>.+)$", rest, re.I)
+            org = clean_value(match.group("org")) if match else ""
+            return [self.claim("employer", org, negated=True, change=True)]
+        value = clean_value(re.sub(r"^(?:up\s+)?(?:on\s+)?", "", rest, flags=re.I))
+        if vague(value):
+            return []
+        if value.casefold() in ("smoking", "drinking", "vaping"):
+            return [
+                self.claim(
+                    "habit",
+                    {"smoking": "smokes", "drinking": "drinks alcohol", "vaping": "vapes"}[
+                        value.casefold()
+                    ],
+                    negated=True,
+                    change=True,
+                )
+            ]
+        return [self.claim("any", value, negated=True, change=True)]
+
+    def _retire(self, rest: str, low: str) -> list[Claim] | None:
+        match = re.match(r"^from\s+", low)
+        org = clean_value(rest[match.end() :]) if match else ""
+        return [
+            self.claim("job", "retired", change=True),
+            self.claim("employer", org if not vague(org) else "", negated=True, change=True),
+        ]
+
+    def _become(self, rest: str, low: str) -> list[Claim] | None:
+        value = clean_value(rest)
+        if vague(value):
+            return []
+        if re.match(
+            r"^(?:a\s+)?(?:mom|mum|mother|dad|father|parent|grandma|grandmother|"
+            r"grandpa|grandfather|grandparent)\b",
+            value,
+            re.I,
+        ):
+            return [self.claim("trait", _strip_det(value), change=True)]
+        diet = _diet(value.casefold())
+        if diet is not None:
+            return [self.claim("diet", diet, change=True)]
+        head = re.split(r"\s+of\s+", _strip_det(value), maxsplit=1)[0]
+        if lx.is_occupation(head.casefold()):
+            return [self.claim("job", _with_article(_strip_det(value)), change=True)]
+        return [] if self.strict else [self.claim("state", value, change=True)]
+
+    def _teach(self, rest: str, low: str) -> list[Claim] | None:
+        subject = clean_value(re.split(r"\s+(?:at|in)\s+", rest, maxsplit=1)[0])
+        if vague(subject):
+            return []
+        out = [self.claim("job", f"{subject} teacher")]
+        match = re.search(r"\sat\s+(?P<org>[A-Z][^,.;!?]*)", rest)
+        if match is not None:
+            out.append(self.claim("employer", clean_value(match.group("org"))))
+        return out
+
+    def _study(self, rest: str, low: str) -> list[Claim] | None:
+        value = clean_value(re.sub(r"^(?:in|at|on)\s+", "", rest, flags=re.I))
+        if vague(value) or re.match(r"^(?:for|hard|a lot)\b", value, re.I):
+            return []
+        value = re.sub(r"^(?:at|in)\s+", "", value, flags=re.I)
+        return [self.claim("education", value)]
+
+    def _graduate(self, rest: str, low: str) -> list[Claim] | None:
+        match = re.match(r"^(?:from\s+)?", low)
+        value = clean_value(rest[match.end() if match else 0 :])
+        if vague(value):
+            return [self.claim("education", "graduated", change=True)]
+        return [self.claim("education", f"graduated from {value}", change=True)]
+
+    def _drop(self, rest: str, low: str) -> list[Claim] | None:
+        match = re.match(r"^out\s+(?:of\s+)?", low)
+        if match is None:
+            return [] if self.strict else None
+        value = clean_value(rest[match.end() :])
+        return [self.claim("education", "" if vague(value) else value, negated=True, change=True)]
+
+    def _marry(self, rest: str, low: str) -> list[Claim] | None:
+        if (self.p.progressive or self.p.future) and _has_date(rest):
+            return [self.claim("plan", "wedding", when=when_of(rest))]
+        value = clean_value(rest)
+        out = [self.claim("relationship", "married", change=True)]
+        if value and not vague(value) and _is_name(value.split(" ")[0], lower_ok=True):
+            out.append(self.claim("partner", value, change=True))
+        return out
+
+    def _divorce(self, rest: str, low: str) -> list[Claim] | None:
+        who = re.match(r"^(?:from\s+)?(?P<who>.+)$", rest, re.I)
+        name = clean_value(who.group("who")) if who else ""
+        if vague(name) or not _is_name(name.split(" ")[0], lower_ok=True):
+            name = ""
+        return [
+            self.claim("relationship", "divorced", change=True),
+            self.claim("partner", name, negated=True, change=True),
+        ]
+
+    def _date(self, rest: str, low: str) -> list[Claim] | None:
+        if not self.p.progressive and self.p.head == stem("see"):
+            return [] if self.strict else None
+        if self.p.negated and re.match(r"^(?:anyone|anybody|someone|somebody)?\s*$", low):
+            return [self.claim("relationship", "single", negated=False)]
+        value = clean_value(rest)
+        named = re.match(
+            r"^(?:an?|this)\s+(?:guy|girl|man|woman|person|boy|lady|dude)\s+"
+            r"(?:called|named)\s+(?P<name>.+)$",
+            value,
+            re.I,
+        )
+        if named is not None:
+            value = clean_value(named.group("name"))
+        if vague(value) or not _is_name(value.split(" ")[0], lower_ok=True):
+            if self.p.head == stem("date") and re.match(r"^(?:someone|somebody)\b", low):
+                return [self.claim("relationship", "in a relationship")]
+            return [] if self.strict else None
+        return [self.claim("relationship", "in a relationship"), self.claim("partner", value)]
+
+    def _break_up(self, rest: str, low: str) -> list[Claim] | None:
+        match = re.match(r"^up\b(?:\s+with\s+)?", low)
+        if match is None:
+            if self.p.head == stem("break") and re.match(r"^(?:my|her|his)\s+\w+", low):
+                part = clean_value(re.sub(r"^(?:my|her|his)\s+", "", rest, flags=re.I))
+                return [self.claim("condition", f"broken {part}", change=True)]
+            return [] if self.strict else None
+        who = clean_value(rest[match.end() :])
+        who = "" if vague(who) or re.match(r"^(?:my|our)\b", who, re.I) else who
+        return [
+            self.claim("relationship", "single", change=True, qualifier="broke up"),
+            self.claim("partner", who, negated=True, change=True),
+        ]
+
+    def _separate(self, rest: str, low: str) -> list[Claim] | None:
+        return [
+            self.claim("relationship", "separated", change=True),
+            self.claim("partner", "", negated=True, change=True),
+        ]
+
+    def _like(self, rest: str, low: str) -> list[Claim] | None:
+        p = self.p
+        negated = p.negated
+        if p.head in _DISLIKE:
+            negated = not negated
+        if p.head in (stem("mind"), stem("stand"), stem("bear")) and not p.negated:
+            return []
+        if p.head in (stem("stand"), stem("bear")):
+            negated = True
+        if p.head == stem("mind"):
+            negated = False
+        called = re.match(r"^(?:to\s+)?be\s+called\s+", rest, re.I)
+        if called is not None and not negated:
+            value = clean_value(rest[called.end() :])
+            return [] if vague(value) else [self.claim("nickname", value)]
+        value = clean_value(re.sub(r"^(?:to|it when)\s+", "", rest, flags=re.I))
+        if value.casefold() in ("it", "them", "that") and self.antecedent:
+            value = self.antecedent
+        if vague(value):
+            return []
+        return [self.claim("likes", v, negated=negated) for v in _split_values(value)]
+
+    def _prefer(self, rest: str, low: str) -> list[Claim] | None:
+        called = re.match(r"^(?:to\s+)?be\s+called\s+", rest, re.I)
+        if called is not None:
+            value = clean_value(rest[called.end() :])
+            return [] if vague(value) else [self.claim("nickname", value)]
+        match = re.match(
+            r"^(?P<a>.+?)\s+(?:over|to|rather than|instead of|more than|than)\s+(?P<b>.+)$",
+            rest,
+            re.I,
+        )
+        if match is not None:
+            a, b = clean_value(match.group("a")), clean_value(match.group("b"))
+            if vague(a):
+                return []
+            return [self.claim("preference", a, alternative=b or None)]
+        value = clean_value(rest)
+        return [] if vague(value) else [self.claim("preference", value)]
+
+    def _eat(self, rest: str, low: str) -> list[Claim] | None:
+        value = clean_value(rest)
+        if vague(value) or re.match(
+            r"^(?:out|in|lunch|dinner|breakfast|a lot|well)\b", value, re.I
+        ):
+            return [] if self.strict else None
+        if self.p.future and not self.p.negated:
+            return []
+        verb = {stem("eat"): "eats", stem("drink"): "drinks"}.get(self.p.head, "eats")
+        return [self.claim("habit", f"{verb} {_strip_det(value)}")]
+
+    def _smoke(self, rest: str, low: str) -> list[Claim] | None:
+        verb = "smokes" if self.p.head == stem("smoke") else "vapes"
+        return [self.claim("habit", verb)]
+
+    def _speak(self, rest: str, low: str) -> list[Claim] | None:
+        values = [w.strip(",.!") for w in rest.split() if w.casefold().strip(",.!") in lx.LANGUAGES]
+        if not values:
+            return [] if self.strict else None
+        return [self.claim("language", v) for v in dict.fromkeys(values)]
+
+    def _learn(self, rest: str, low: str) -> list[Claim] | None:
+        value = clean_value(re.sub(r"^(?:how\s+)?to\s+", "", rest, flags=re.I))
+        if vague(value) or self.p.past:
+            return []
+        return [self.claim("learning", v) for v in _split_values(value)]
+
+    def _play(self, rest: str, low: str) -> list[Claim] | None:
+        league = re.match(
+            r"^(?:in|on|for)\s+(?:an?|the|my|our)\s+(?:[\w\-]+\s+)?(?P<game>[\w\-]+)\s+"
+            r"(?:league|team|club|band|orchestra)\b",
+            low,
+        )
+        if league is not None:
+            return [self.claim("hobby", f"plays {league.group('game')}")]
+        value = clean_value(rest)
+        if vague(value) or re.match(r"^(?:with|around|along|games? with)\b", value, re.I):
+            return [] if self.strict else None
+        return [self.claim("hobby", f"plays {_strip_det(value)}")]
+
+    def _drive(self, rest: str, low: str) -> list[Claim] | None:
+        vehicle = _vehicle(rest) or clean_value(rest)
+        if vague(vehicle) or re.match(r"^(?:to|for|home|around|a lot)\b", vehicle, re.I):
+            return [] if self.strict else None
+        return [self.claim("vehicle", vehicle)]
+
+    def _use(self, rest: str, low: str) -> list[Claim] | None:
+        phone = _phone(rest)
+        if phone is not None:
+            return [self.claim("phone", phone)]
+        return [] if self.strict else None
+
+    def _switch(self, rest: str, low: str) -> list[Claim] | None:
+        match = re.match(
+            r"^(?:over\s+)?(?:[\w\-]+\s+)?(?:from\s+(?P<a>.+?)\s+)?to\s+(?P<b>.+)$", rest, re.I
+        )
+        swap = re.match(r"^(?P<a>.+?)\s+for\s+(?P<b>.+)$", rest, re.I)
+        if match is None and swap is not None and self.p.head == stem("swap"):
+            match = swap
+        if match is None:
+            return [] if self.strict else None
+        b = clean_value(match.group("b"))
+        a = clean_value(match.group("a")) if match.group("a") else None
+        if vague(b):
+            return []
+        diet = _diet(b.casefold())
+        if diet is not None:
+            return [self.claim("diet", diet, change=True, previous=a)]
+        phone = _phone(b)
+        if phone is not None:
+            return [self.claim("phone", phone, change=True, previous=a)]
+        if a is None:
+            return [self.claim("switch", b, change=True)]
+        return [self.claim("preference", b, change=True, previous=a)]
+
+    def _change(self, rest: str, low: str) -> list[Claim] | None:
+        renamed = re.match(r"^(?:my|our)\s+(?P<thing>[\w\- ]+?)\s+to\s+(?P<x>.+)$", rest, re.I)
+        if renamed is not None:
+            thing = renamed.group("thing").casefold()
+            attribute = ATTRIBUTE_NOUNS.get(thing) or (
+                "handle" if thing.replace(" ", "-") in HANDLE_NOUNS else None
+            )
+            value = clean_value(renamed.group("x"))
+            if attribute is not None and not vague(value):
+                qualifier = thing if attribute == "handle" else None
+                return [self.claim(attribute, value, change=True, qualifier=qualifier)]
+        if re.match(r"^(?:my\s+)?(?:jobs?|careers?|employers?|companies)\b", low):
+            return [self.claim("employer", "", negated=True, change=True)]
+        if re.match(r"^my mind about\s+", low):
+            value = clean_value(re.sub(r"^my mind about\s+", "", rest, flags=re.I))
+            return [] if vague(value) else [self.claim("likes", value, negated=True, change=True)]
+        return [] if self.strict else None
+
+    def _travel(self, rest: str, low: str) -> list[Claim] | None:
+        match = re.match(r"^(?:back\s+)?(?:to|for)\s+", low)
+        if self.p.head == stem("visit"):
+            match = re.match(r"^", low)
+        if match is None:
+            return [] if self.strict else None
+        target = rest[match.end() :]
+        value = clean_value(target)
+        when = when_of(target)
+        if vague(value):
+            return [] if self.strict else None
+        noun = {stem("fly"): "flight to", stem("visit"): "visit to"}.get(self.p.head, "trip to")
+        event = f"{noun} {value}"
+        if self.p.negated:
+            return [self.claim("plan", event, negated=True, change=True)]
+        if when is None or self.p.past or not (self.p.future or self.p.progressive):
+            return [] if self.strict else None
+        return [self.claim("plan", event, when=when)]
+
+    def _plan(self, rest: str, low: str) -> list[Claim] | None:
+        match = re.match(r"^(?:to|on)\s+", low)
+        target = rest[match.end() :] if match else rest
+        value = clean_value(target)
+        if vague(value) or self.p.negated:
+            return [] if self.strict else None
+        return [self.claim("plan", _strip_det(value), when=when_of(target))]
+
+    def _turn(self, rest: str, low: str) -> list[Claim] | None:
+        match = re.match(r"^(\d{1,3}|[a-z]+(?:[- ][a-z]+)?)\b", low)
+        if match is None:
+            return [] if self.strict else None
+        n = _number(match.group(1))
+        if n is None or not 0 < n < 120:
+            return [] if self.strict else None
+        return [self.claim("age", str(n), change=True)]
+
+    def _recover(self, rest: str, low: str) -> list[Claim] | None:
+        match = re.match(r"^(?:fully\s+)?from\s+", low)
+        if match is None:
+            return [] if self.strict else None
+        value = clean_value(rest[match.end() :])
+        if vague(value):
+            return []
+        done = not self.p.progressive
+        return [
+            self.claim("condition", _strip_det(v), negated=done, change=True)
+            for v in _split_values(value)
+        ]
+
+    def _suffer(self, rest: str, low: str) -> list[Claim] | None:
+        match = re.match(r"^from\s+", low)
+        if match is None:
+            return [] if self.strict else None
+        value = clean_value(rest[match.end() :])
+        return [] if vague(value) else [self.claim("condition", _strip_det(value))]
+
+    def _call(self, rest: str, low: str) -> list[Claim] | None:
+        match = re.match(r"^(?:me|him|her)\s+", low)
+        if match is None:
+            return [] if self.strict else None
+        value = clean_value(rest[match.end() :])
+        return [] if vague(value) else [self.claim("nickname", value)]
+
+    def _go_by(self, rest: str, low: str) -> list[Claim] | None:
+        match = re.match(r"^by\s+", low)
+        if match is None:
+            return self._travel(rest, low)
+        value = clean_value(rest[match.end() :])
+        return [] if vague(value) else [self.claim("nickname", value)]
+
+    def _cancel(self, rest: str, low: str) -> list[Claim] | None:
+        value = clean_value(re.sub(r"^(?:my|our|the)\s+", "", rest, flags=re.I))
+        if vague(value):
+            return []
+        return [self.claim("any", value, negated=True, change=True)]
+
+    def _reschedule(self, rest: str, low: str) -> list[Claim] | None:
+        match = re.match(r"^(?P<what>.+?)\s+(?:to|until|till)\s+(?P<when>.+)$", rest, re.I)
+        what = clean_value(
+            re.sub(r"^(?:my|our|the)\s+", "", match.group("what") if match else rest, flags=re.I)
+        )
+        if vague(what):
+            return []
+        when = _date_phrase(match.group("when")) if match else None
+        return [self.claim("plan", what, change=True, when=when)]
+
+    def _give(self, rest: str, low: str) -> list[Claim] | None:
+        if re.match(r"^up\b", low):
+            return self._quit(re.sub(r"^up\s+", "", rest, flags=re.I), low[3:])
+        if re.match(r"^birth\b", low):
+            return [self.claim("condition", "pregnant", negated=True, change=True)]
+        if re.search(r"\baway\b", low):
+            value = clean_value(re.sub(r"\baway\b", "", rest, flags=re.I))
+            return [] if vague(value) else [self.claim("any", value, negated=True, change=True)]
+        return [] if self.strict else None
+
+    def _rehome(self, rest: str, low: str) -> list[Claim] | None:
+        value = clean_value(rest)
+        return [] if vague(value) else [self.claim("any", value, negated=True, change=True)]
+
+    def _keep(self, rest: str, low: str) -> list[Claim] | None:
+        pets = _pets(rest)
+        if pets:
+            return [self.claim("pet", pet) for pet in pets]
+        return [] if self.strict else None
+
+    def _avoid(self, rest: str, low: str) -> list[Claim] | None:
+        value = clean_value(rest)
+        if vague(value):
+            return []
+        return [self.claim("habit", f"eats {_strip_det(value)}", negated=True)]
+
+    def _follow(self, rest: str, low: str) -> list[Claim] | None:
+        diet = re.match(r"^(?:an?\s+|the\s+)?(?:strict\s+)?(?P<diet>[\w\- ]+?)\s+diet\b", low)
+        if diet is not None:
+            value = _diet(diet.group("diet")) or diet.group("diet")
+            return [self.claim("diet", value)]
+        return [] if self.strict else None
+
+    def _die(self, rest: str, low: str) -> list[Claim] | None:
+        if self.p.head == stem("pass") and not re.match(r"^(?:away|on)\b", low):
+            return [] if self.strict else None
+        return [self.claim("alive", "", negated=True, change=True)]
+
+    def _finish(self, rest: str, low: str) -> list[Claim] | None:
+        value = clean_value(re.sub(r"^(?:my|our|the)\s+", "", rest, flags=re.I))
+        if vague(value):
+            return []
+        if self.p.negated:
+            return [self.claim("education", value, negated=True, change=True)]
+        return [self.claim("education", value, past=True, change=True)]
+
+    def _diagnosed(self, rest: str, low: str) -> list[Claim] | None:
+        return self._diagnosis(f"diagnosed {rest}", f"diagnosed {low}")
+
+    def _hold(self, rest: str, low: str) -> list[Claim] | None:
+        match = re.match(
+            r"^(?:an?\s+)?(?:phd|ph\.d\.|doctorate|master'?s|masters|bachelor'?s|bachelors|degree"
+            r"|mba|ba|bs|bsc|msc|ma|diploma)\b",
+            low,
+        )
+        if match is None:
+            return [] if self.strict else None
+        return [self.claim("degree", clean_value(_strip_det(rest)))]
+
+    def _make(self, rest: str, low: str) -> list[Claim] | None:
+        value = clean_value(rest)
+        if lx.is_occupation(value.casefold()) or value.casefold() in ("partner", "captain"):
+            return [self.claim("job", value, change=True)]
+        return [] if self.strict else None
+
+    def _celebrate(self, rest: str, low: str) -> list[Claim] | None:
+        match = re.match(r"^(?:my|his|her|their|our)\s+(\d{1,3})(?:st|nd|rd|th)\s+birthday", low)
+        if match is not None:
+            return [self.claim("age", match.group(1), change=True)]
+        return [] if self.strict else None
+
+    def _generic_or_none(self, rest: str, low: str) -> list[Claim] | None:
+        return [] if self.strict else None
+
+
+_DISLIKE = _stems("hate dislike detest loathe despise")
+_TRANSIENT = re.compile(
+    r"\b(?:today|tonight|this week|this weekend|right now|for work|for a conference|visiting"
+    r"|on (?:vacation|holiday|a trip|business)|for the (?:day|week|weekend)|until|till|at the"
+    r"|airport|hotel|for a few)\b",
+    re.IGNORECASE,
+)
+_NOT_EMPLOYERS = frozenset(
+    [
+        "night",
+        "nights",
+        "home",
+        "weekends",
+        "the",
+        "weekend",
+        "the",
+        "moment",
+        "the",
+        "moment",
+        "night",
+        "shift",
+        "night",
+        "shifts",
+        "a",
+        "desk",
+        "my",
+        "desk",
+        "the",
+        "office",
+    ]
+) | {"night", "nights", "home", "weekends", "the weekend", "the moment", "my desk", "the office"}
+_HOUSING_VERBS = _stems("have own rent buy get sign lease find")
+# "no <kind>": the attribute every value of the kind belongs to.
+_KIND_ATTRIBUTE = {
+    "pets": "pet",
+    "pet": "pet",
+    "animals": "pet",
+    "kids": "family",
+    "children": "family",
+    "kid": "family",
+    "child": "family",
+    "siblings": "family",
+    "sibling": "family",
+    "allergies": "allergy",
+    "car": "vehicle",
+    "cars": "vehicle",
+    "job": "employer",
+    "partner": "partner",
+    "boyfriend": "partner",
+    "girlfriend": "partner",
+}
+_CANCEL = _stems("cancel scrap")
+_RESCHEDULE = _stems("postpone reschedule push delay move bump")
+_SCHEDULED = _stems("plan schedule book set")
+
+
+_Rule = Callable[[_Reader, str, str], list[Claim] | None]
+
+
+def _rules() -> tuple[tuple[frozenset[str], _Rule], ...]:
+    r = _Reader
+    table: tuple[tuple[str, _Rule], ...] = (
+        ("live reside", r._live),
+        ("move relocate", r._move),
+        ("grow", r._grow),
+        ("come", r._come),
+        ("work freelance", r._work),
+        ("join start", r._join),
+        ("get land take", r._get),
+        ("have own adopt buy rescue rent sign lease find", r._have),
+        ("lose", r._lose),
+        ("sell trade", r._sell),
+        ("leave", r._leave),
+        ("quit stop abandon ditch", r._quit),
+        ("retire", r._retire),
+        ("become", r._become),
+        ("teach", r._teach),
+        ("study enrol enroll", r._study),
+        ("graduate", r._graduate),
+        ("drop", r._drop),
+        ("marry wed remarry", r._marry),
+        ("divorce", r._divorce),
+        ("date see", r._date),
+        ("break split", r._break_up),
+        ("separate", r._separate),
+        ("like love enjoy adore hate dislike detest loathe despise mind stand bear", r._like),
+        ("prefer", r._prefer),
+        ("eat drink", r._eat),
+        ("smoke vape", r._smoke),
+        ("speak", r._speak),
+        ("learn", r._learn),
+        ("play", r._play),
+        ("drive", r._drive),
+        ("use", r._use),
+        ("switch swap", r._switch),
+        ("change rename update", r._change),
+        ("travel fly visit head", r._travel),
+        ("plan intend", r._plan),
+        ("go", r._go_by),
+        ("turn", r._turn),
+        ("recover", r._recover),
+        ("suffer", r._suffer),
+        ("call", r._call),
+        ("cancel", r._cancel),
+        ("postpone reschedule push delay", r._reschedule),
+        ("give", r._give),
+        ("keep", r._keep),
+        ("avoid", r._avoid),
+        ("follow", r._follow),
+        ("die", r._die),
+        ("pass", r._die),
+        ("finish complete", r._finish),
+        ("diagnose", r._diagnosed),
+        ("hold earn", r._hold),
+        ("upgrade", r._switch),
+        ("make", r._make),
+        ("celebrate", r._celebrate),
+        ("rehome", r._rehome),
+    )
+    return tuple((_stems(verbs), rule) for verbs, rule in table)
+
+
+_VERB_RULES: tuple[tuple[frozenset[str], _Rule], ...] = ()
+
+
+# -- helpers -------------------------------------------------------------------------------
+
+
+def _relation_claim(rel: str, name: str) -> tuple[str, str, str | None]:
+    """(attribute, value, qualifier) saying that ``name`` is the user's ``rel``."""
+    if rel in lx.PARTNER_RELATIONS:
+        return "partner", name, rel
+    return "family", name, rel
+
+
+def _number(word: str) -> int | None:
+    w = word.casefold().strip()
+    if w.isdigit():
+        return int(w)
+    if w in lx.NUMBER_WORDS:
+        return lx.NUMBER_WORDS[w]
+    tens = {
+        "twenty": 20,
+        "thirty": 30,
+        "forty": 40,
+        "fifty": 50,
+        "sixty": 60,
+        "seventy": 70,
+        "eighty": 80,
+        "ninety": 90,
+    }
+    teens = {
+        "thirteen": 13,
+        "fourteen": 14,
+        "fifteen": 15,
+        "sixteen": 16,
+        "seventeen": 17,
+        "eighteen": 18,
+        "nineteen": 19,
+    }
+    if w in teens:
+        return teens[w]
+    parts = re.split(r"[- ]", w)
+    if parts[0] in tens:
+        unit = lx.NUMBER_WORDS.get(parts[1], 0) if len(parts) > 1 else 0
+        if len(parts) > 1 and parts[1] not in lx.NUMBER_WORDS:
+            return None
+        return tens[parts[0]] + unit
+    return None
+
+
+def _diet(low: str) -> str | None:
+    text = re.sub(r"^(?:an?\s+|(?:strict|full|fully|mostly|100%)\s+)+", "", low.strip())
+    text = text.rstrip(" .!")
+    for word, diet in lx.DIETS.items():
+        if text == word or (text.startswith(word + " ") and len(text.split()) <= 3):
+            if re.search(r"\b(?:restaurant|recipe|food|place|option|cafe|meal)s?\b", text):
+                return None
+            return diet
+    return None
+
+
+def _date_phrase(text: str) -> str:
+    """The date part of "on June 3rd, at the Hilton" (cut where the date ends)."""
+    return re.split(r",|\s+(?:at|with|in the|because|so)\s+", text.strip(" .!"), maxsplit=1)[0]
+
+
+def _has_date(text: str) -> bool:
+    low = text.casefold()
+    if re.search(r"\b\d{1,2}(?:st|nd|rd|th)\b|\b\d{4}\b|\b\d{1,2}/\d{1,2}\b", low):
+        return True
+    if any(re.search(rf"\b{m}\b", low) for m in lx.MONTHS | lx.WEEKDAYS):
+        return True
+    return bool(
+        re.search(
+            r"\b(?:next|this|coming)\s+(?:week|month|year|spring|summer|fall|autumn|winter"
+            r"|weekend)\b|\btomorrow\b|\btonight\b|\bin\s+(?:a|two|three|\d+)\s+(?:days?|weeks?"
+            r"|months?)\b",
+            low,
+        )
+    )
+
+
+def _strip_det(value: str) -> str:
+    return _DETERMINER.sub("", value.strip()).strip()
+
+
+def _strip_job(value: str) -> str:
+    return re.sub(r"^(?:my\s+)?(?:job|work)\s+(?:at|with)\s+", "", value, flags=re.I)
+
+
+def _with_article(value: str) -> str:
+    v = value.strip()
+    if re.match(r"^(?:an?|the)\s", v, re.I) or not v:
+        return v
+    first = v.split(" ", 1)[0].casefold()
+    if first.endswith("s") and not first.endswith("ss") and len(v.split()) == 1:
+        return v
+    if first in ("head", "senior", "junior", "lead", "chief") or v[:1].isupper():
+        return f"a {v}" if not v[:1].isupper() else v
+    return f"an {v}" if v[:1].casefold() in "aeiou" else f"a {v}"
+
+
+def _place(value: str) -> str:
+    return re.sub(r"^(?:the\s+)?(?:city|town|village)\s+of\s+", "", value, flags=re.I)
+
+
+def is_place_like(value: str) -> bool:
+    """Return True for a value that looks like a place name ("London", "New York", "LA")."""
+    words = value.split()
+    return (
+        bool(words)
+        and all(w[:1].isupper() for w in words)
+        and len(words) <= 3
+        and not any(
+            w.casefold() in ("inc", "inc.", "ltd", "llc", "corp", "co", "bank", "labs", "group")
+            for w in words
+        )
+    )
+
+
+def _pets(rest: str) -> list[str]:
+    """Pets named in "a dog named Rex", "two cats, Miso and Tofu", "a golden retriever"."""
+    match = re.match(
+        r"^(?P<count>a couple of|a pair of|a new|another|a second|an?|one|two|three|four|five"
+        r"|\d+)?\s*"
+        r"(?:(?:new|little|old|young|rescue|senior|adopted|sweet|big|small|fluffy|black|white"
+        r"|grey|gray|orange|brown|tabby|ginger|german|golden|border|french|english|jack)\s+)*"
+        r"(?P<kind>(?:[\w\-]+\s+)?[\w\-]+?)s?(?:\s*,?\s*(?:named|called)?\s+(?P<names>[^.;!?]+))?"
+        r"\s*[.!]?$",
+        rest.strip(),
+        re.IGNORECASE,
+    )
+    if match is None:
+        return []
+    kind_words = match.group("kind").casefold().split()
+    kind = next((w for w in reversed(kind_words) if lx.is_pet(w)), None)
+    if kind is None:
+        return []
+    kind = kind[:-1] if kind.endswith("s") and kind[:-1] in lx.PETS | lx.DOG_BREEDS else kind
+    names_text = match.group("names") or ""
+    names = [n for n in _split_values(clean_value(names_text)) if _is_name(n.split(" ")[0])]
+    if names:
+        return [f"{kind} {n}" for n in names]
+    return [kind]
+
+
+def _vehicle(rest: str) -> str | None:
+    value = clean_value(rest)
+    words = [w.casefold().strip(",.") for w in value.split()]
+    if not words:
+        return None
+    if any(w in lx.CAR_BRANDS for w in words) or any(w in lx.VEHICLES for w in words[-2:]):
+        return _strip_det(value)
+    return None
+
+
+def _phone(rest: str) -> str | None:
+    value = clean_value(rest)
+    if any(w.casefold().strip(",.") in lx.PHONES for w in value.split()):
+        return _strip_det(value)
+    return None
+
+
+# -- entry points --------------------------------------------------------------------------
+
+
+def _claims_of_clause(
+    clause: str,
+    *,
+    speaker: str,
+    last_person: str | None,
+    strict: bool,
+    fact_text: bool,
+    inherited: _Subject | None,
+    antecedent: str | None,
+) -> tuple[list[Claim], _Subject | None]:
+    text = _LEADING_FILLER.sub("", clause.strip())
+    when = None
+    match = _LEADING_TIME.match(text)
+    if match is not None:
+        when = match.group("when")
+        text = text[match.end() :]
+    text = _LEADING_FILLER.sub("", text)
+    inverted = _inverted(text, speaker)
+    if inverted is not None:
+        return inverted, None
+    subject, rest = _subject(text, speaker=speaker, last_person=last_person, fact_text=fact_text)
+    if subject is None:
+        if inherited is not None and _starts_predicate(text):
+            subject, rest = inherited, text
+            if _bare_complement(text):
+                rest = f"is {text}"
+        elif fact_text or _subjectless_ok(text, strict):
+            subject, rest = _Subject(speaker, speaker == "user"), text
+            first = text.split(" ", 1)[0].casefold()
+            if not _starts_predicate(text) or (first in _PARTICIPLES and stem(first) not in _VERBS):
+                # A note with its copula left out: "Allergic to shellfish.", "Born in 1988."
+                rest = f"is {text}"
+        else:
+            return [], None
+    pred = _Predicate(words=rest.split(), head="be") if subject.note else _predicate(rest)
+    if pred is None:
+        return [], subject
+    if when is not None and when.casefold() in _NOW_PHRASES:
+        pred.change = True
+        when = None
+    reader = _Reader(subject, pred, strict, antecedent)
+    if when is not None and reader.when is None:
+        reader.when = when
+    claims = reader.read()
+    return claims, subject
+
+
+_FAVOURITE_OF = re.compile(
+    r"^(?P<x>.+?)\s+(?:is|are|'s|has become|have become|became|is now|are now)\s+(?:now\s+)?"
+    r"(?:my|our|the user's|user's)\s+(?:new\s+|all-time\s+)?favou?rite\s+(?P<what>[\w\- ]+?)"
+    r"(?:\s+(?:now|these days|lately))?\s*[.!]*$",
+    re.IGNORECASE,
+)
+_HOME_OF = re.compile(
+    r"^(?P<x>.+?)\s+is\s+where\s+(?:i|we|the user|user)\s+(?:live|lives|am based|is based)\b"
+    r"|^home\s+(?:for me|for us)\s+is\s+(?P<y>.+?)\s*[.!]*$",
+    re.IGNORECASE,
+)
+_CALL_ME = re.compile(r"^(?:please\s+)?(?:just\s+)?call\s+me\s+(?P<x>.+)$", re.IGNORECASE)
+
+
+def _inverted(text: str, speaker: str) -> list[Claim] | None:
+    """Statements whose subject is not at the front: "ramen is my favourite food",
+    "Reykjavik is where I live", "please call me Dan"."""
+    match = _FAVOURITE_OF.match(text)
+    if match is not None:
+        value = clean_value(match.group("x"))
+        return (
+            []
+            if vague(value)
+            else [
+                Claim(speaker, "favourite", value, qualifier=match.group("what").casefold().strip())
+            ]
+        )
+    match = _HOME_OF.match(text)
+    if match is not None:
+        value = clean_value(match.group("x") or match.group("y") or "")
+        return [] if vague(value) else [Claim(speaker, "residence", value)]
+    match = _CALL_ME.match(text)
+    if match is not None:
+        value = clean_value(match.group("x"))
+        value = re.sub(r"\s+(?:from now on|please)$", "", value, flags=re.I)
+        return [] if vague(value) else [Claim(speaker, "nickname", value, change=True)]
+    return None
+
+
+def _bare_complement(text: str) -> bool:
+    """ "completely obsessed with dinosaurs": a complement whose copula was left out."""
+    for word in text.split():
+        w = word.casefold().strip(",")
+        if w in _SKIP_ADVERBS or w in _CHANGE_ADVERBS or w == "completely":
+            continue
+        return w in _COMPLEMENT_START
+    return False
+
+
+_NOW_PHRASES = frozenset(
+    {
+        "now",
+        "currently",
+        "nowadays",
+        "these days",
+        "recently",
+        "lately",
+        "as of now",
+        "right now",
+        "at the moment",
+    }
+)
+
+
+def _subjectless_ok(text: str, strict: bool) -> bool:
+    if not strict:
+        return True
+    words = [w.casefold().strip(",") for w in text.split()]
+    while words and (words[0] in _CHANGE_ADVERBS or words[0] in _SKIP_ADVERBS):
+        words.pop(0)
+    if not words:
+        return False
+    first = words[0]
+    if first == "been":
+        return True
+    # In a chat turn a subject-less statement starts with a verb ("Moved to Denver.",
+    # "just bought a flat", "flying to Tokyo on the 3rd").
+    return stem(first) in _VERBS and (
+        first.endswith(("s", "ed", "ing")) or first in _IRREGULAR or first in ("allergic",)
+    )
+
+
+def parse(
+    text: str,
+    *,
+    speaker: str = "user",
+    strict: bool = False,
+    fact_text: bool = True,
+    keep: Callable[[str], bool] | None = None,
+) -> list[Claim]:
+    """Return every claim ``text`` makes.
+
+    ``speaker`` is who "I" is (``"user"`` for a user's turn or a fact about the user).
+    ``fact_text`` reads a subject-less clause as being about the user ("Lives in Boston.").
+    ``strict`` keeps only the durable kinds of statement the grammar knows (for extraction).
+    ``keep`` passes over the clauses it refuses (a reader's own idea of what is not a
+    statement: "maybe", "if", a joke), keeping their subject for the clauses after them.
+    """
+    out: list[Claim] = []
+    last_person: str | None = None
+    for sentence in sentences(text):
+        inherited: _Subject | None = None
+        antecedent: str | None = None
+        for clause in clauses(sentence):
+            if keep is not None and not keep(clause):
+                continue
+            claims, subject = _claims_of_clause(
+                clause,
+                speaker=speaker,
+                last_person=last_person,
+                strict=strict,
+                fact_text=fact_text,
+                inherited=inherited,
+                antecedent=antecedent,
+            )
+            inherited = None if subject is None else replace(subject, thing=None, pet=None)
+            if claims:
+                antecedent = claims[0].value
+            if subject is not None and subject.name is not None:
+                last_person = subject.name
+            for claim in claims:
+                if claim.subject != speaker and claim.subject[:1].isupper():
+                    last_person = claim.subject
+                out.append(claim)
+    return out
+
+
+def iter_values(claims: Sequence[Claim]) -> Iterator[str]:
+    """Yield the values of ``claims`` (for tests and debugging)."""
+    for claim in claims:
+        yield claim.value
+
+
+_VERB_RULES = _rules()

@@ -1,0 +1,382 @@
+"""Word lists the statement grammar (:mod:`plugins.extractors.claims`) classifies words with.
+
+Kept apart from the grammar so the rules read as rules. Every list is lower case. The lists
+are deliberately general (kinds of things people say about themselves), never phrases taken
+from a test set: a word belongs here because of what it means, not because a sentence used it.
+"""
+
+from __future__ import annotations
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(w.strip() for w in text.split() if w.strip())
+
+
+# Who a person is to the speaker. Plural forms are added by :func:`relation_of`.
+RELATIONS: frozenset[str] = _words(
+    """
+    sister brother sibling mother mom mum mommy mummy father dad daddy parent stepmother
+    stepfather stepmom stepdad stepsister stepbrother half-sister half-brother son daughter
+    child kid baby stepson stepdaughter grandmother grandfather grandma grandpa granny
+    grandparent grandson granddaughter grandchild grandkid aunt uncle cousin niece nephew
+    mother-in-law father-in-law sister-in-law brother-in-law in-laws wife husband spouse
+    partner boyfriend girlfriend fiance fiancee fiancé fiancée ex ex-wife ex-husband
+    ex-boyfriend ex-girlfriend friend bff bestie roommate flatmate housemate neighbor
+    neighbour boss manager supervisor colleague coworker co-worker teammate mentor therapist
+    doctor dentist landlord landlady classmate teacher coach twin godmother godfather
+    stepchild godson goddaughter
+    """
+) | {"best friend"}
+PARTNER_RELATIONS: frozenset[str] = _words(
+    "wife husband spouse partner boyfriend girlfriend fiance fiancee fiancé fiancée"
+)
+_PLURALS = {
+    "children": "child",
+    "kids": "kid",
+    "parents": "parent",
+    "siblings": "sibling",
+    "grandparents": "grandparent",
+    "grandchildren": "grandchild",
+    "grandkids": "grandkid",
+    "babies": "baby",
+    "wives": "wife",
+    "cousins": "cousin",
+    "friends": "friend",
+}
+
+PETS: frozenset[str] = _words(
+    """
+    dog puppy pup cat kitten kitty rabbit bunny hamster guinea-pig parrot bird budgie
+    canary fish goldfish turtle tortoise snake lizard gecko iguana horse pony ferret rat
+    mouse chicken chickens hen goat pig cockatiel hedgehog chinchilla axolotl dragon
+    """
+)
+DOG_BREEDS: frozenset[str] = _words(
+    """
+    labrador lab retriever golden poodle beagle corgi husky pug dachshund bulldog terrier
+    shepherd collie chihuahua spaniel greyhound whippet rottweiler boxer doodle labradoodle
+    goldendoodle shiba schnauzer maltese pomeranian
+    """
+)
+
+VEHICLES: frozenset[str] = _words(
+    """
+    car truck van suv motorbike motorcycle scooter bike bicycle e-bike jeep minivan pickup
+    sedan hatchback convertible camper rv
+    """
+)
+CAR_BRANDS: frozenset[str] = _words(
+    """
+    toyota honda ford tesla subaru bmw audi mercedes volkswagen vw volvo mazda nissan kia
+    hyundai chevy chevrolet jeep prius civic corolla camry golf fiat peugeot renault skoda
+    porsche lexus mini jaguar polestar rivian
+    """
+)
+PHONES: frozenset[str] = _words("iphone android pixel samsung galaxy oneplus blackberry")
+
+DIETS: dict[str, str] = {
+    "vegan": "vegan",
+    "vegetarian": "vegetarian",
+    "veggie": "vegetarian",
+    "pescatarian": "pescatarian",
+    "pescetarian": "pescatarian",
+    "keto": "keto",
+    "paleo": "paleo",
+    "carnivore": "carnivore",
+    "omnivore": "omnivore",
+    "gluten-free": "gluten-free",
+    "dairy-free": "dairy-free",
+    "plant-based": "plant-based",
+    "kosher": "kosher",
+    "halal": "halal",
+}
+# A diet and the habits that contradict it ("I eat meat again" ends being vegetarian).
+DIET_EXCLUDES: dict[str, frozenset[str]] = {
+    "vegan": frozenset({"meat", "fish", "chicken", "beef", "pork", "dairy", "cheese", "eggs"}),
+    "vegetarian": frozenset({"meat", "fish", "chicken", "beef", "pork", "seafood"}),
+    "plant-based": frozenset({"meat", "fish", "chicken", "beef", "pork", "dairy", "cheese"}),
+    "pescatarian": frozenset({"meat", "chicken", "beef", "pork"}),
+}
+
+CONDITIONS: frozenset[str] = _words(
+    """
+    asthma diabetes adhd add autism depression anxiety migraines migraine arthritis
+    eczema psoriasis epilepsy insomnia ibs crohn's celiac coeliac cancer covid long-covid
+    hypertension scoliosis tinnitus dyslexia ptsd ocd bipolar fibromyalgia lupus gout
+    endometriosis pcos sleep-apnea apnea vertigo anemia anaemia hypothyroidism allergies
+    hay-fever concussion tendinitis sciatica shingles flu
+    """
+)
+INJURIES: frozenset[str] = _words(
+    "broke broken sprained torn fractured dislocated injured hurt pulled twisted"
+)
+
+# Single words that name an occupation (suffix rules in :func:`is_occupation` add more).
+OCCUPATIONS: frozenset[str] = _words(
+    """
+    associate sommelier sergeant lieutenant captain colonel corporal commander admiral
+    reporter nanny au-pair rn lpn np emt cna doula
+    nurse doctor physician surgeon dentist pharmacist paramedic midwife therapist
+    psychologist psychiatrist counselor counsellor vet veterinarian chef cook baker
+    butcher barista bartender waiter waitress server cashier teacher professor lecturer
+    tutor librarian principal student intern lawyer attorney solicitor barrister judge
+    paralegal accountant auditor analyst consultant engineer developer programmer coder
+    architect designer artist painter sculptor photographer writer author journalist
+    editor poet musician singer drummer guitarist pianist violinist composer dj producer
+    actor actress dancer comedian model pilot flight-attendant steward stewardess driver
+    trucker mechanic electrician plumber carpenter welder mason roofer painter gardener
+    landscaper farmer rancher fisherman firefighter firefighter police officer cop
+    detective soldier marine sailor veteran scientist researcher biologist chemist
+    physicist mathematician statistician economist historian archaeologist geologist
+    astronomer entrepreneur founder ceo cto cfo coo vp director manager supervisor
+    administrator admin secretary receptionist assistant clerk banker trader broker
+    realtor agent recruiter salesperson salesman saleswoman marketer copywriter
+    translator interpreter social-worker caregiver carer nanny babysitter housekeeper
+    cleaner janitor custodian security guard bouncer coach trainer instructor athlete
+    footballer cricketer golfer swimmer runner cyclist boxer priest pastor minister rabbi
+    imam monk nun chaplain optometrist radiologist anesthesiologist anaesthetist
+    dietitian nutritionist physiotherapist physio chiropractor optician psychotherapist
+    technician lab-tech hygienist sonographer surveyor planner strategist diplomat
+    politician mayor senator councillor ambassador freelancer contractor tailor
+    seamstress jeweler jeweller florist hairdresser hairstylist stylist barber
+    beautician makeup-artist esthetician tattooist tattoo-artist animator illustrator
+    cartoonist filmmaker director screenwriter podcaster streamer youtuber influencer
+    blogger vlogger housewife homemaker stay-at-home retiree pensioner apprentice
+    resident fellow postdoc phd dean registrar curator archivist zookeeper ranger
+    lifeguard miner logger courier postman mailman postwoman dispatcher
+    """
+)
+_OCCUPATION_SUFFIXES = ("ologist", "ician", "ist", "eer", "smith", "wright")
+_AGENT_SUFFIXES = ("er", "or")
+# Words with an agent-like ending that are not occupations.
+NOT_OCCUPATIONS: frozenset[str] = _words(
+    """
+    associate sommelier sergeant lieutenant captain colonel corporal commander admiral
+    reporter nanny au-pair rn lpn np emt cna doula
+    sister brother mother father daughter other user water winter summer number dinner
+    lover member fan beginner mess introvert extrovert ambivert person people owner
+    parent partner neighbor neighbour roommate flatmate helper supporter believer
+    follower fighter survivor loner gamer reader thinker dreamer worrier sleeper eater
+    drinker smoker runner-up regular customer listener viewer watcher user leader
+    newcomer foreigner stranger outsider insider player lover hater nerd geek fanboy
+    fangirl optimist pessimist perfectionist minimalist vegetarian vegan pescatarian
+    tourist passenger visitor traveler traveller speaker baker's river spider error
+    mirror color colour honor honour humor humour flavor flavour favor favour major
+    minor senior junior doctor's monster power tower paper matter letter
+    corner daughter's order border butter ginger finger shoulder super ever never over
+    under after later better bitter faster slower closer older younger bigger smaller
+    """
+)
+# Occupations that the suffix rules would miss but people often name with "as".
+RETIRED_WORDS: frozenset[str] = _words("retired retiree pensioner")
+
+LANGUAGES: frozenset[str] = _words(
+    """
+    english spanish french german italian portuguese dutch russian ukrainian polish czech
+    slovak hungarian romanian bulgarian greek turkish arabic hebrew persian farsi urdu
+    hindi bengali punjabi tamil telugu marathi gujarati kannada malayalam nepali sinhala
+    mandarin cantonese chinese japanese korean vietnamese thai indonesian malay tagalog
+    filipino swahili amharic yoruba igbo zulu xhosa afrikaans swedish norwegian danish
+    finnish icelandic estonian latvian lithuanian serbian croatian bosnian slovenian
+    albanian macedonian georgian armenian azerbaijani kazakh uzbek mongolian latin welsh
+    irish gaelic catalan basque galician esperanto asl sign
+    """
+)
+NATIONALITIES: frozenset[str] = _words(
+    """
+    american canadian mexican brazilian argentinian argentine chilean colombian peruvian
+    venezuelan cuban british english scottish welsh irish french german italian spanish
+    portuguese dutch belgian swiss austrian swedish norwegian danish finnish icelandic
+    polish czech slovak hungarian romanian bulgarian greek turkish russian ukrainian
+    israeli lebanese syrian iraqi iranian egyptian moroccan algerian tunisian nigerian
+    ghanaian kenyan ethiopian south-african indian pakistani bangladeshi sri-lankan nepali
+    chinese japanese korean vietnamese thai filipino indonesian malaysian singaporean
+    australian kiwi new-zealander jamaican haitian puerto-rican dominican
+    """
+)
+RELIGIONS: frozenset[str] = _words(
+    """
+    christian catholic protestant orthodox mormon jewish muslim hindu buddhist sikh jain
+    atheist agnostic pagan quaker
+    """
+)
+# Traits people state about themselves that stay true.
+# Adjectives that name a condition ("asthmatic": has asthma).
+# Trait nouns people call themselves ("a night owl").
+TRAIT_NOUNS: frozenset[str] = frozenset(
+    """night owl|morning person|early bird|introvert|extrovert|ambivert|homebody|people person
+    |dog person|cat person|neat freak|perfectionist|optimist|pessimist|workaholic|foodie
+    |bookworm|gym rat|coffee addict|tea drinker|coffee drinker|night person|light sleeper
+    |heavy sleeper|picky eater|adrenaline junkie|creature of habit|news junkie""".replace(
+        "\n", ""
+    ).split("|")
+)
+CONDITION_ADJECTIVES: dict[str, str] = {
+    "asthmatic": "asthma",
+    "diabetic": "diabetes",
+    "epileptic": "epilepsy",
+    "anemic": "anemia",
+    "anaemic": "anaemia",
+    "arthritic": "arthritis",
+    "dyslexic": "dyslexia",
+    "autistic": "autism",
+    "celiac": "coeliac disease",
+    "coeliac": "coeliac disease",
+    "lactose intolerant": "lactose intolerance",
+    "lactose-intolerant": "lactose intolerance",
+    "gluten intolerant": "gluten intolerance",
+    "pregnant": "pregnant",
+    "hypertensive": "hypertension",
+    "insomniac": "insomnia",
+}
+TRAITS: frozenset[str] = _words(
+    """
+    left-handed right-handed ambidextrous colorblind colourblind deaf blind dyslexic
+    introverted extroverted introvert extrovert shy vegan-curious diabetic autistic
+    neurodivergent sober transgender nonbinary non-binary bilingual trilingual
+    """
+)
+RELATIONSHIP_STATES: dict[str, str] = {
+    "married": "married",
+    "single": "single",
+    "divorced": "divorced",
+    "engaged": "engaged",
+    "separated": "separated",
+    "widowed": "widowed",
+    "a widow": "widowed",
+    "a widower": "widowed",
+    "dating": "in a relationship",
+    "taken": "in a relationship",
+    "in a relationship": "in a relationship",
+    "seeing someone": "in a relationship",
+}
+# Relationship states after which a partner named earlier is no longer the partner.
+ENDED_RELATIONSHIP: frozenset[str] = frozenset({"single", "divorced", "separated", "widowed"})
+
+# Words that end a value: what follows them is no longer the thing itself.
+VALUE_STOPS: frozenset[str] = _words(
+    """
+    because since as so but although though while whereas when whenever until unless
+    after before for with which who whom whose where that and or nor then than
+    """
+)
+# Phrases of time and manner that trail a value ("... in Lisbon last month").
+TIME_WORDS: frozenset[str] = _words(
+    """
+    now currently today tonight yesterday tomorrow recently lately nowadays anymore again
+    too also still already just soon ago these those days weeks months years week month
+    year weekend weekends morning mornings evening evenings night nights full-time
+    part-time permanently temporarily right moment finally officially
+    """
+)
+MONTHS: frozenset[str] = _words(
+    """
+    january february march april may june july august september october november december
+    jan feb mar apr jun jul aug sep sept oct nov dec
+    """
+)
+WEEKDAYS: frozenset[str] = _words("monday tuesday wednesday thursday friday saturday sunday")
+NUMBER_WORDS: dict[str, int] = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "a couple of": 2,
+    "a pair of": 2,
+}
+# Common words that are capitalised at the start of a sentence but are never names.
+NOT_NAMES: frozenset[str] = _words(
+    """
+    i i'm im i've i'll i'd me my mine we our us you your he she they them it this that
+    these those the a an and but or so just really very also still now then here there
+    fine good great ok okay sure sorry thanks thank yes yeah yep no nope not hi hello hey
+    tired hungry sick busy bored happy sad excited nervous sure glad ready done back home
+    here new old married single divorced engaged pregnant retired allergic vegan
+    vegetarian from in at on into going gonna trying looking working living moving
+    about almost always never ever actually honestly basically literally totally kinda
+    sort kind of
+    """
+)
+
+
+# One name per relation, so "my grandma" and "the user's grandmother" are one person.
+_CANONICAL = {
+    "mom": "mother",
+    "mum": "mother",
+    "mommy": "mother",
+    "mummy": "mother",
+    "dad": "father",
+    "daddy": "father",
+    "grandma": "grandmother",
+    "granny": "grandmother",
+    "grandpa": "grandfather",
+    "kid": "child",
+    "grandkid": "grandchild",
+    "stepmom": "stepmother",
+    "stepdad": "stepfather",
+    "fiancee": "fiance",
+    "fiancé": "fiance",
+    "fiancée": "fiance",
+    "coworker": "colleague",
+    "co-worker": "colleague",
+    "neighbour": "neighbor",
+    "flatmate": "roommate",
+    "housemate": "roommate",
+    "bestie": "best friend",
+    "bff": "best friend",
+    "mama": "mother",
+    "papa": "father",
+}
+
+
+def relation_of(word: str, *, canonical: bool = False) -> str | None:
+    """Return the relation a word names ("sisters" -> "sister"), or None.
+
+    With ``canonical`` one name per relation ("mum" -> "mother"), for comparing; without it
+    the word as said (singular), for the sentences memory writes.
+    """
+    w = " ".join(word.casefold().split())
+    if w in _PLURALS:
+        w = _PLURALS[w]
+    elif w not in RELATIONS and w.endswith("s") and w[:-1] in RELATIONS:
+        w = w[:-1]
+    if w not in RELATIONS:
+        return None
+    return _CANONICAL.get(w, w) if canonical else w
+
+
+def canonical_relations(text: str) -> str:
+    """Replace each relation word of ``text`` by its canonical name ("my mum" -> "my mother")."""
+    return " ".join(relation_of(w, canonical=True) or w for w in text.split())
+
+
+def is_occupation(phrase: str) -> bool:
+    """Return True if the head (last word) of ``phrase`` names an occupation."""
+    words = phrase.casefold().replace("-", " ").split()
+    if not words:
+        return False
+    head = words[-1]
+    joined = "-".join(words[-2:]) if len(words) >= 2 else head
+    if joined in OCCUPATIONS or head in OCCUPATIONS:
+        return True
+    if head in NOT_OCCUPATIONS or len(head) < 5:
+        return False
+    if head.endswith(_OCCUPATION_SUFFIXES):
+        return True
+    # "manager", "designer", "director": an agent noun; most are occupations when a person
+    # says they are one ("I'm a hiker" is rare, "I'm a welder" common).
+    return head.endswith(_AGENT_SUFFIXES) and not head.endswith(("ever", "ther", "ter"))
+
+
+def is_pet(word: str) -> bool:
+    """Return True if ``word`` names a kind of pet (singular or plural)."""
+    w = word.casefold()
+    return w in PETS or w in DOG_BREEDS or (w.endswith("s") and w[:-1] in PETS | DOG_BREEDS)

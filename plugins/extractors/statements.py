@@ -1,0 +1,425 @@
+"""The embedded default extractor: durable facts from what the user says, offline.
+
+Used when no ``[llm]`` is configured, so a retrospective works end to end out of the box. It
+answers a completion request the way a model would: one ``remember`` tool call per fact, or
+the exact reply "Nothing new to save.". Each call carries the fact's subject, predicate and
+object (read by :mod:`plugins.extractors.claims`) and the id of the message that said it.
+
+What it reads: the user's own turns only (never the assistant's suggestions or restatements,
+never tool output). What it passes over, sentence by sentence: questions, hypotheticals and
+wishes, plans still being weighed ("thinking about", "maybe"), jokes and sarcasm, other
+people's words (quotes, "she said"), requests to the assistant ("write me ...", "translate
+..."), and anything the grammar cannot place. A sentence about someone else becomes a fact
+about them ("My sister Maya lives in Porto": Maya lives in Porto; Maya is the user's sister).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from plugins.extractors.claims import Claim, parse, sentences
+from plugins.llm.types import Completion, CompletionRequest, ToolCall, TranscriptEntry, Usage
+
+EXTRACTOR_NAME = "offline-extractor"
+EXTRACTOR_ID = "statements-v2"
+EXTRACTOR_TAG = f"extractor:{EXTRACTOR_ID}"
+NOTHING_NEW = "Nothing new to save."
+
+# -- what is not a statement of fact ---------------------------------------------------------
+
+_QUESTION_START = re.compile(
+    r"^(?:what|how|why|where|when|which|who|whom|whose|do|does|did|should|shall|can|could"
+    r"|would|will|is|are|am|was|were|have|has|any idea|any tips|any thoughts|thoughts on"
+    r"|wondering|i wonder)\b",
+    re.IGNORECASE,
+)
+_HYPOTHETICAL = re.compile(
+    r"\b(?:if|what if|suppose|supposing|imagine|imagining|pretend|hypothetically|in theory"
+    r"|wish|i'd|i would|would be|someday|one day|dream of|dreaming of|fantasi[sz]e)\b",
+    re.IGNORECASE,
+)
+_WEIGHING = re.compile(
+    r"\b(?:thinking (?:about|of)|considering|might|maybe|perhaps|probably|possibly|not sure"
+    r"|debating|wondering|hoping to|hope to|want to|wanna|would like to|trying to decide"
+    r"|on the fence|tempted to|toying with|torn between|weighing|figuring out|planning on"
+    r"|looking into|looking at|deciding|undecided|unsure|may or may not)\b",
+    re.IGNORECASE,
+)
+_SARCASM = re.compile(
+    r"(?:/s\b|\bjk\b|\bj/k\b|just kidding|\bkidding\b|yeah right|\bas if\b|\bsarcasm"
+    r"|^\s*oh (?:great|joy|wonderful|fantastic|sure|yeah|perfect|lovely)\b|\b(?:not|never)\b"
+    r".{0,20}\blol\b|\brofl\b|🙄|🙃)",
+    re.IGNORECASE,
+)
+_LAUGH = re.compile(r"\b(?:lol|lmao|haha+|hehe+|rofl)\b|😂|🤣|😜|😉", re.IGNORECASE)
+_HYPERBOLE = re.compile(
+    r"\b(?:totally|obviously|definitely|literally|clearly|of course|sure)\b|\b(?:millionaire"
+    r"|billionaire|astronaut|president|king|queen|superhero|wizard|unicorn|genius|celebrity"
+    r"|famous|rockstar|secret agent|spy|vampire|robot|alien|basically|practically"
+    r"|at this point|professional)\b",
+    re.IGNORECASE,
+)
+_REPORTED = re.compile(
+    r"\b(?:said|says|say|told me|tells me|tell me that|wrote|writes|texted|asked|asks|replied"
+    r"|according to|claims?|claimed|posted|tweeted|quote|quoted|the (?:email|message|letter"
+    r"|text|sign|note|ad|article|book|song|movie|show|line) (?:said|says|reads|read))\b",
+    re.IGNORECASE,
+)
+_QUOTED = re.compile(
+    "\"[^\"]*\"|(?<!\\w)'[^']{3,}'(?!\\w)|\u201c[^\u201d]*\u201d|\u2018[^\u2019]{3,}\u2019"
+)
+_REQUEST = re.compile(
+    r"^(?:please\s+)?(?:write|translate|tell me|give me|help|show me|explain|summari[sz]e|draft"
+    r"|make|create|find|list|generate|compose|rewrite|rephrase|fix|check|suggest|recommend"
+    r"|remind me|let's|lets|can you|could you|would you|will you|pls|plz|say|describe|calculate"
+    r"|convert|compare|book|search|look up|proofread|edit|correct|answer|ignore|forget|act as"
+    r"|pretend|roleplay|respond|reply)\b",
+    re.IGNORECASE,
+)
+_CAPS_EMPHASIS = re.compile(r"\b(?:LOVE|ADORE|ENJOY|LIKE|BEST|GREAT|AMAZING|FUN)\b")
+
+
+def statement_sentences(text: str) -> list[str]:
+    """Return the sentences of a user's turn that can state a fact (see the module doc)."""
+    kept: list[str] = []
+    whole = text.strip()
+    if _LAUGH.search(whole) and _HYPERBOLE.search(whole) and not _has_plain_fact(whole):
+        return []
+    for sentence in sentences(whole):
+        if _is_statement(sentence):
+            kept.append(_QUOTED.sub(" ", sentence).strip())
+    return [s for s in kept if s]
+
+
+def is_statement_clause(clause: str) -> bool:
+    """Return True if one clause of a kept sentence can state a fact (not weighed, wished,
+    joked or asked)."""
+    return not (
+        _HYPOTHETICAL.search(clause)
+        or _WEIGHING.search(clause)
+        or _SARCASM.search(clause)
+        or clause.strip().endswith("?")
+    )
+
+
+def _has_plain_fact(text: str) -> bool:
+    # "lol" on its own in a long message does not make every sentence a joke.
+    return len(sentences(text)) > 2
+
+
+def _is_statement(sentence: str) -> bool:
+    s = sentence.strip()
+    if not s or s.endswith("?") or _QUESTION_START.match(s):
+        return False
+    if _SARCASM.search(s) or _HYPOTHETICAL.match(s):
+        return False
+    if _LAUGH.search(s) and _HYPERBOLE.search(s):
+        return False
+    if _CAPS_EMPHASIS.search(s) and re.search(r"\bjust\b", s, re.I):
+        return False
+    if _REPORTED.search(s) or _REQUEST.match(s):
+        return False
+    return not re.match(r"^\s*(?:system|assistant|user)\s*:", s, re.I)
+
+
+# -- facts in words --------------------------------------------------------------------------
+
+
+def _who(subject: str) -> str:
+    if subject == "user":
+        return "The user"
+    if subject.startswith("user's "):
+        return "The " + subject
+    return subject
+
+
+def _mid(who: str) -> str:
+    """The subject inside a sentence ("The user" -> "the user")."""
+    return "the" + who[3:] if who.startswith("The ") else who
+
+
+def _possessive(who: str) -> str:
+    return f"{who}'" if who.endswith("s") and not who.endswith("'s") else f"{who}'s"
+
+
+def _article(value: str) -> str:
+    v = value.strip()
+    if not v or re.match(r"^(?:an?|the|my|his|her|their|some|\d+)\s", v, re.I):
+        return v
+    if v[:1].isupper() or (v.endswith("s") and not v.endswith("ss")):
+        return v
+    return f"an {v}" if v[:1].casefold() in "aeiou" else f"a {v}"
+
+
+def _base(verb_phrase: str) -> str:
+    """ "eats meat" -> "eat meat" (for "does not ...")."""
+    first, _, rest = verb_phrase.partition(" ")
+    if first.endswith("ies"):
+        first = first[:-3] + "y"
+    elif first.endswith(("ches", "shes", "sses", "xes")):
+        first = first[:-2]
+    elif first.endswith("s") and not first.endswith("ss"):
+        first = first[:-1]
+    return f"{first} {rest}".strip()
+
+
+def render(claim: Claim) -> str | None:
+    """Return one self-contained sentence saying ``claim``, or None if it says nothing."""
+    who = _who(claim.subject)
+    v = claim.value.strip()
+    a = claim.attribute
+    q = claim.qualifier
+    neg, past = claim.negated, claim.past
+    whose = _possessive(who)
+    when = f" ({claim.when})" if claim.when and a in ("residence", "employer", "job") else ""
+    text: str | None
+    if a == "residence":
+        text = (
+            f"{who} used to live in {v}"
+            if past
+            else f"{who} no longer lives in {v}"
+            if neg
+            else f"{who} lives in {v}"
+        )
+    elif a == "origin":
+        text = f"{who} is from {v}"
+    elif a == "employer":
+        if neg:
+            text = f"{who} no longer works at {v}" if v else f"{who} left their job"
+        elif v == "self-employed":
+            text = f"{who} is self-employed"
+        else:
+            text = f"{who} used to work at {v}" if past else f"{who} works at {v}"
+    elif a == "job":
+        if v == "retired":
+            text = f"{who} is retired"
+        elif v.startswith("teaches "):
+            text = f"{who} {v}"
+        else:
+            verb = "used to work" if past else "no longer works" if neg else "works"
+            text = f"{who} {verb} as {_article(v)}"
+    elif a == "work_field":
+        text = f"{who} works in {v}"
+    elif a == "work_mode":
+        text = f"{who} works remotely" if v == "remote" else f"{who} works {v}"
+    elif a == "relationship":
+        if q == "broke up" and not neg:
+            text = f"{who} broke up with their partner and is {v}"
+        else:
+            text = f"{who} is not {v}" if neg else f"{who} is {v}"
+    elif a == "partner":
+        if neg:
+            text = f"{who} is no longer with {v}" if v else None
+        else:
+            text = f"{whose} {q or 'partner'} is {v}"
+    elif a == "age":
+        text = f"{who} is in their {v}" if v.endswith("s") else f"{who} is {v} years old"
+    elif a == "birthday":
+        text = f"{whose} birthday is {v}"
+    elif a == "birth_year":
+        text = f"{who} was born in {v}"
+    elif a == "name":
+        text = f"{whose} name is {v}"
+    elif a == "surname":
+        text = f"{whose} surname is {v}"
+    elif a == "nickname":
+        text = f"{who} goes by {v}"
+    elif a == "diet":
+        text = f"{who} is no longer {v}" if neg or past else f"{who} is {v}"
+    elif a == "allergy":
+        text = f"{who} is not allergic to {v}" if neg else f"{who} is allergic to {v}"
+    elif a == "condition":
+        if v == "pregnant":
+            text = f"{who} is no longer pregnant" if neg else f"{who} is pregnant"
+        else:
+            text = f"{who} no longer has {v}" if neg or past else f"{who} has {v}"
+    elif a == "pet":
+        kind, _, name = v.partition(" ")
+        pet = f"a {kind} named {name}" if name else _article(kind) if kind else "pets"
+        text = f"{who} no longer has {pet}" if neg else f"{who} has {pet}"
+        if neg and not v:
+            text = f"{who} has no pets"
+    elif a == "family":
+        theirs = _possessive(_mid(who))
+        if neg:
+            text = f"{who} has no {q or 'family'}s" if not v else f"{v} is no longer {theirs} {q}"
+        elif v and v != q:
+            text = f"{v} is {theirs} {q}" if q else f"{v} is family of {_mid(who)}"
+        else:
+            text = f"{who} has {_article(q or v)}"
+    elif a == "family_count":
+        text = f"{who} has {v} {q}ren" if q == "child" else f"{who} has {v} {q}s"
+    elif a == "likes":
+        text = (
+            f"{who} used to like {v}"
+            if past
+            else f"{who} no longer likes {v}"
+            if neg and claim.change
+            else f"{who} dislikes {v}"
+            if neg
+            else f"{who} likes {v}"
+        )
+    elif a == "preference":
+        alt = f" over {claim.alternative}" if claim.alternative else ""
+        text = f"{who} does not prefer {v}" if neg else f"{who} prefers {v}{alt}"
+    elif a == "favourite":
+        text = f"{whose} favourite {q or 'thing'} is {v}"
+    elif a in ("habit", "hobby"):
+        if past:
+            text = f"{who} used to {_base(v)}"
+        elif neg:
+            text = f"{who} no longer {v}" if claim.change else f"{who} does not {_base(v)}"
+        else:
+            text = f"{who} {v}"
+    elif a == "language":
+        text = f"{who} speaks {v}"
+    elif a == "learning":
+        text = f"{who} is learning {v}"
+    elif a == "vehicle":
+        text = f"{who} no longer has {_article(v)}" if neg else f"{who} drives {_article(v)}"
+    elif a == "phone":
+        text = f"{who} uses {_article(v)}"
+    elif a == "possession":
+        text = f"{who} no longer has {_article(v)}" if neg else f"{who} has {_article(v)}"
+    elif a == "plan":
+        if neg:
+            text = f"{whose} {v} was cancelled"
+        else:
+            text = f"{whose} {v} is {claim.when}" if claim.when else None
+    elif a == "education":
+        if neg:
+            text = f"{who} dropped out of {v}" if v else f"{who} dropped out"
+        elif past:
+            text = f"{who} finished {v}"
+        else:
+            text = f"{who} studies {v}"
+    elif a == "degree":
+        text = f"{who} has {_article(v)}"
+    elif a == "trait":
+        text = f"{who} is a parent" if v == "parent" else f"{who} is {v}"
+    elif a in ("nationality", "religion"):
+        text = f"{who} is {v[:1].upper() + v[1:]}"
+    elif a == "fear":
+        text = f"{who} is afraid of {v}"
+    elif a == "native_language":
+        text = f"{whose} native language is {v}"
+    elif a == "alive":
+        text = f"{who} passed away" if neg else None
+    elif a == "any":
+        text = f"{who} stopped {v}" if v else None
+    elif a == "switch":
+        text = f"{who} switched to {v}"
+    else:
+        text = None
+    if text is None:
+        return None
+    return text + when + "."
+
+
+_IMPORTANCE = {
+    "name": 0.9,
+    "allergy": 0.95,
+    "condition": 0.8,
+    "diet": 0.8,
+    "residence": 0.8,
+    "employer": 0.75,
+    "job": 0.75,
+    "partner": 0.8,
+    "relationship": 0.75,
+    "family": 0.75,
+    "pet": 0.7,
+    "plan": 0.7,
+    "birthday": 0.8,
+    "age": 0.6,
+}
+
+
+# -- the extractor ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """One fact found in a user's turn."""
+
+    text: str
+    claim: Claim
+    message_id: str
+
+    @property
+    def importance(self) -> float:
+        return _IMPORTANCE.get(self.claim.attribute, 0.5)
+
+
+def extract_statements(entries: Iterable[TranscriptEntry]) -> list[Statement]:
+    """Return the facts the user's turns state, each once, in the order they were said."""
+    found: list[Statement] = []
+    seen: set[str] = set()
+    for entry in entries:
+        if entry.role != "user":
+            continue
+        for sentence in statement_sentences(entry.text):
+            claims = parse(
+                sentence, speaker="user", strict=True, fact_text=False, keep=is_statement_clause
+            )
+            for claim in claims:
+                text = render(claim)
+                if text is None or text.casefold() in seen:
+                    continue
+                seen.add(text.casefold())
+                found.append(Statement(text, claim, entry.message_id))
+    return found
+
+
+class StatementExtractor:
+    """An offline provider: answers with ``remember`` calls built from the user's statements."""
+
+    def __init__(self, config: Mapping[str, Any] | None = None) -> None:
+        self._config = dict(config or {})
+
+    def __repr__(self) -> str:
+        return f"StatementExtractor(id={EXTRACTOR_ID!r})"
+
+    @property
+    def name(self) -> str:
+        """Return the provider name."""
+        return EXTRACTOR_NAME
+
+    @property
+    def model(self) -> str:
+        """Return the extractor id recorded with what it writes."""
+        return f"{EXTRACTOR_NAME}/{EXTRACTOR_ID}"
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        """Answer with one ``remember`` call per statement, or "Nothing new to save."."""
+        if not any(t.name == "remember" for t in request.tools):
+            return Completion(text=NOTHING_NEW, model=self.model)
+        statements = extract_statements(request.transcript)
+        calls = tuple(
+            ToolCall(
+                call_id=f"extract_{i}",
+                name="remember",
+                arguments={
+                    "text": s.text,
+                    "tags": [EXTRACTOR_TAG, s.claim.attribute],
+                    "importance": s.importance,
+                    "subject": s.claim.subject,
+                    "predicate": s.claim.attribute,
+                    "object": s.claim.value,
+                    "source_message_ids": [s.message_id],
+                },
+            )
+            for i, s in enumerate(statements)
+        )
+        return Completion(
+            text="" if calls else NOTHING_NEW,
+            tool_calls=calls,
+            usage=Usage(),
+            model=self.model,
+            stop_reason="tool_use" if calls else "end_turn",
+        )
+
+    async def aclose(self) -> None:
+        """Nothing to release."""
