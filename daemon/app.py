@@ -27,6 +27,7 @@ import events.daemon_events  # noqa: F401  (registers CompactionAnnounced with t
 from daemon.api.errors import ApiError, error_response, from_http_exception
 from daemon.auth import TokenSet
 from daemon.backend import Backend
+from daemon.config import MemoryConfig
 from daemon.logging import get_logger, request_context
 from daemon.metrics import Metrics
 from daemon.projector import ProjectorExited, ProjectorProcess, async_follow_log
@@ -85,6 +86,8 @@ class AppSettings:
     """For the projection process: the daemon's ``[logging] level`` at start."""
     log_format: str = "auto"
     """For the projection process: the daemon's ``[logging] format`` at start."""
+    memory: MemoryConfig = field(default_factory=MemoryConfig)
+    """``[memory]``: the trust policy and the reconciliation thresholds (live)."""
 
 
 RunnerFactory = Callable[[EventStore, AsyncEngine], ProjectionRunner]

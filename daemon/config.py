@@ -51,7 +51,7 @@ CONFIG_FILE_NAME = "memoryd.toml"
 CONFIG_PATH_ENV = "MEMORYD_CONFIG"
 
 _T = TypeVar("_T")
-_Ordered = TypeVar("_Ordered", int, timedelta)
+_Ordered = TypeVar("_Ordered", int, float, timedelta)
 
 
 class ConfigError(Exception):
@@ -180,6 +180,24 @@ class _Int(_Kind):
             return int(text.strip(), 10)
         except ValueError:
             raise ValueError(f"{text!r} is not an integer") from None
+
+
+@dataclass(frozen=True, slots=True)
+class _Float(_Kind):
+    name: ClassVar[str] = "number"
+    minimum: float = 0.0
+    maximum: float | None = None
+
+    def parse(self, value: object, base_dir: Path) -> Any:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise _type_error("a number", value)
+        return _check_bounds(float(value), self.minimum, self.maximum, str(value), str)
+
+    def from_env(self, text: str) -> object:
+        try:
+            return float(text.strip())
+        except ValueError:
+            raise ValueError(f"{text!r} is not a number") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -496,6 +514,12 @@ class RetrospectiveConfig:
         _Path(optional=True),
         "A prompt file replacing the bundled one (falls back to it with a warning when unusable).",
     )
+    extractor: str = _key(
+        "offline-extractor",
+        _Str(pattern=_NAME_PATTERN, pattern_help="a plugin name (lower case, digits, . _ -)"),
+        "Extractor plugin a retrospective uses when [llm] provider is none (the registered "
+        "extractors; offline-extractor reads the user's statements with rules, no model).",
+    )
     max_transcript_chars: int = _key(
         60_000,
         _Int(minimum=1_000, maximum=10_000_000),
@@ -625,6 +649,55 @@ class RecallConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class MemoryConfig:
+    """``[memory]``: what memory trusts, and when a new fact replaces what it held."""
+
+    trust_user_statements: bool = _key(
+        True,
+        _Bool(),
+        "Facts a retrospective distils from the user's own words (cited user turns, nothing the "
+        "ingest gate flags) are written active, so recall uses them at once; facts from "
+        "assistant or tool turns stay quarantined until validated or promoted.",
+    )
+    update_threshold_user: float = _key(
+        0.5,
+        _Float(maximum=1.0),
+        "Least confidence at which a fact the user states (provenance user) replaces one it "
+        "contradicts; below it the write is queued as a conflict for a person.",
+    )
+    update_threshold_extraction: float = _key(
+        0.75,
+        _Float(maximum=1.0),
+        "The same for facts a retrospective extracted (provenance extraction).",
+    )
+    update_threshold_other: float = _key(
+        0.9,
+        _Float(maximum=1.0),
+        "The same for tool, imported and reflection facts.",
+    )
+    reconcile_with_model: bool = _key(
+        True,
+        _Bool(),
+        "With an [llm] provider, decide a write that touches current facts with one model call "
+        "(JSON verdict, within the daily budget); the rules decide when it fails or is off.",
+    )
+    promote_min_recalls: int = _key(
+        3,
+        _Int(minimum=1, maximum=1_000_000),
+        "Recalls (searches that returned it, or would have if it were not quarantined) a "
+        "quarantined fact needs before consolidation promotes it, at every tier.",
+    )
+    promote_min_queries: int = _key(
+        2, _Int(minimum=1, maximum=1_000_000), "Distinct queries among those recalls."
+    )
+    promote_min_age: timedelta = _key(
+        timedelta(hours=24),
+        _Duration(maximum=timedelta(days=3650)),
+        "Least age of a quarantined fact before it can be promoted.",
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class ConsolidationConfig:
     """``[consolidation]``."""
 
@@ -676,11 +749,21 @@ SECTIONS: dict[str, type[Any]] = {
     "llm": LlmConfig,
     "llm.budget": LlmBudgetConfig,
     "recall": RecallConfig,
+    "memory": MemoryConfig,
     "consolidation": ConsolidationConfig,
 }
 """Every section (nested ones by dotted name) and its dataclass."""
 
-_SECTION_ORDER = ("server", "storage", "logging", "retrospective", "llm", "recall", "consolidation")
+_SECTION_ORDER = (
+    "server",
+    "storage",
+    "logging",
+    "retrospective",
+    "llm",
+    "recall",
+    "memory",
+    "consolidation",
+)
 """The top-level sections, in the order they are shown."""
 
 _BUILD_ORDER = (
@@ -691,6 +774,7 @@ _BUILD_ORDER = (
     "llm.budget",  # nested sections before their parent
     "llm",
     "recall",
+    "memory",
     "consolidation",
 )
 
@@ -705,6 +789,7 @@ class Config:
     retrospective: RetrospectiveConfig
     llm: LlmConfig
     recall: RecallConfig
+    memory: MemoryConfig
     consolidation: ConsolidationConfig
     source: Path | None = field(default=None, compare=False)
     """The file it was read from, if any."""

@@ -187,6 +187,7 @@ def _live_settings(config: Config) -> dict[str, Any]:
         "recall_embedder": config.recall.embedder,
         "recall_top_k": config.recall.top_k,
         "recall_candidate_top_k": config.recall.candidate_top_k,
+        "memory": config.memory,
     }
 
 

@@ -124,6 +124,9 @@ class RetrospectiveSucceeded(_RunEvent):
 
     attempt: int
     fact_ids: list[str] = field(default_factory=list)
+    """The facts written in the same commit (added, updated, or in conflict)."""
+    reinforced: list[str] = field(default_factory=list)
+    """Current facts the run's statements restated (deduplicated into them)."""
     remembered: list[str] = field(default_factory=list)
     outcome: Literal["remembered", "nothing_new"] = "remembered"
     input_tokens: int = 0

@@ -154,6 +154,47 @@ class FactWritten(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class FactReconciled(Event):
+    """How a fact write was reconciled with what memory held: the decision and its inputs.
+
+    Appended in the same commit as the decision's effects: with the ``FactWritten`` of
+    ``fact_id`` for ``added``, ``updated`` (and a ``FactSuperseded`` per id in ``superseded``)
+    and ``conflict`` (the new fact quarantined, a review item queued); for ``deduplicated``,
+    ``fact_id`` is the current fact that already says it, reinforced instead of a new write, and
+    ``proposed_text`` is what was not written.
+
+    ``claims`` are what the text was read to say (subject, attribute, value, negated, past,
+    change, previous, alternative, qualifier, when, and the comparison keys), ``candidates``
+    how each current fact considered relates to it (``{fact_id, relation, rule,
+    confidence}``), ``decided_by`` which rules or model decided.
+    """
+
+    event_type: ClassVar[str] = "FactReconciled"
+
+    fact_id: str
+    outcome: Literal["added", "updated", "deduplicated", "conflict"]
+    at: datetime
+    superseded: list[str] = field(default_factory=list)
+    conflicts_with: list[str] = field(default_factory=list)
+    reason: str = ""
+    confidence: float = 1.0
+    decided_by: str = ""
+    provenance: str = "user"
+    policy_threshold: float = 0.0
+    gate_flags: list[str] = field(default_factory=list)
+    claims: list[dict[str, JSON]] = field(default_factory=list)
+    candidates: list[dict[str, JSON]] = field(default_factory=list)
+    proposed_text: str | None = None
+
+    @property
+    def stream_id(self) -> str:
+        return fact_stream(self.fact_id)
+
+    def redacted(self) -> FactReconciled:
+        return dataclasses.replace(self, claims=[], proposed_text=None, reason="")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class FactSuperseded(Event):
     """``new_fact_id`` replaced ``old_fact_id``; the old fact stopped being true at ``at``."""
 
@@ -177,6 +218,8 @@ class FactValidated(Event):
     fact_id: str
     by: str
     note: str | None = None
+    evidence: dict[str, JSON] = field(default_factory=dict)
+    """What earned it (a promotion: recall counts, distinct queries, the recalls' positions)."""
 
     @property
     def stream_id(self) -> str:
@@ -221,6 +264,7 @@ CORE_EVENT_CLASSES: tuple[type[Event], ...] = (
     ConversationForked,
     ConversationDeleted,
     FactWritten,
+    FactReconciled,
     FactSuperseded,
     FactValidated,
     FactForgotten,

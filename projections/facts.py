@@ -28,14 +28,22 @@ Fold rules:
   still returned by :func:`get_fact` with the flag.
 - ``FactPurged``: every row of the fact is deleted (the store redacts its earlier events in
   the same commit, so a rebuild reaches the same tables).
+- ``FactReconciled`` (the decision of a write) makes no version: its claims go to
+  ``fact_claims`` (what reconciliation of later writes looks facts up by) and the decision to
+  ``fact_decisions``, once for each fact it names (written, superseded, in conflict,
+  deduplicated into), so a fact's history says why it is here or gone.
 - Changes to a fact that does not exist (never written, or purged) are ignored.
 
 Every applicable event makes exactly one new version of each fact it changes, even when the
-fields come out equal; a version's ``position`` is the position of that event.
+fields come out equal; a version's ``position`` is the position of that event and its
+``closed_position`` the position of the event that replaced it, so the belief at a log
+position is exact even inside one commit.
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -50,6 +58,7 @@ from events.store.base import StoredEvent
 from events.types import (
     FactForgotten,
     FactPurged,
+    FactReconciled,
     FactSuperseded,
     FactValidated,
     FactWritten,
@@ -71,6 +80,8 @@ fact_versions_table = sa.Table(
     sa.Column("written_position", sa.BigInteger, nullable=False),
     sa.Column("text", sa.Text, nullable=False),
     sa.Column("subject", sa.Text),
+    # The subject as compared: lower case, "the user" and "user" one (filters and lookups).
+    sa.Column("subject_key", sa.String(300)),
     sa.Column("predicate", sa.Text),
     sa.Column("object", sa.Text),
     sa.Column("tags_json", sa.Text, nullable=False),
@@ -83,6 +94,7 @@ fact_versions_table = sa.Table(
     sa.Column("valid_to", sa.BigInteger),
     sa.Column("recorded_from", sa.BigInteger, nullable=False),
     sa.Column("recorded_to", sa.BigInteger),
+    sa.Column("closed_position", sa.BigInteger),
     sa.Column("superseded_by", sa.String(300)),
     sa.Column("supersedes", sa.String(300)),
     sa.Column("forgotten", sa.Boolean, nullable=False),
@@ -105,6 +117,49 @@ sa.Index(
     fact_versions_table.c.recorded_to,
 )
 
+sa.Index(
+    "ix_fact_versions_subject",
+    fact_versions_table.c.namespace,
+    fact_versions_table.c.subject_key,
+    fact_versions_table.c.recorded_to,
+)
+
+fact_claims_table = sa.Table(
+    "fact_claims",
+    metadata,
+    sa.Column("namespace", sa.String(200), primary_key=True),
+    sa.Column("fact_id", sa.String(300), primary_key=True),
+    sa.Column("seq", sa.Integer, primary_key=True),
+    sa.Column("subject_key", sa.String(300), nullable=False),
+    sa.Column("attribute", sa.String(200), nullable=False),
+    sa.Column("value_key", sa.String(500), nullable=False),
+    sa.Column("claim_json", sa.Text, nullable=False),
+)
+sa.Index(
+    "ix_fact_claims_attribute",
+    fact_claims_table.c.namespace,
+    fact_claims_table.c.subject_key,
+    fact_claims_table.c.attribute,
+)
+sa.Index(
+    "ix_fact_claims_value",
+    fact_claims_table.c.namespace,
+    fact_claims_table.c.subject_key,
+    fact_claims_table.c.value_key,
+)
+
+fact_decisions_table = sa.Table(
+    "fact_decisions",
+    metadata,
+    sa.Column("namespace", sa.String(200), primary_key=True),
+    sa.Column("fact_id", sa.String(300), primary_key=True),
+    sa.Column("position", sa.BigInteger, primary_key=True),
+    # written | superseded | conflict | deduplicated: what the decision did to this fact.
+    sa.Column("role", sa.String(20), nullable=False),
+    sa.Column("outcome", sa.String(20), nullable=False),
+    sa.Column("decision_json", sa.Text, nullable=False),
+)
+
 fact_tags_table = sa.Table(
     "fact_tags",
     metadata,
@@ -116,6 +171,8 @@ sa.Index("ix_fact_tags_tag", fact_tags_table.c.namespace, fact_tags_table.c.tag)
 
 _V = fact_versions_table.c
 _G = fact_tags_table.c
+_C = fact_claims_table.c
+_D = fact_decisions_table.c
 
 _close_version = (
     fact_versions_table.update()
@@ -124,7 +181,10 @@ _close_version = (
         _V.fact_id == sa.bindparam("b_fact_id"),
         _V.position == sa.bindparam("b_position"),
     )
-    .values(recorded_to=sa.bindparam("b_recorded_to"))
+    .values(
+        recorded_to=sa.bindparam("b_recorded_to"),
+        closed_position=sa.bindparam("b_closed_position"),
+    )
 )
 
 
@@ -160,6 +220,7 @@ class FactRow:
     forgotten_reason: str | None = None
     namespace: str = ""
     archived: bool = False
+    closed_position: int | None = None
 
 
 def _fact(row: sa.Row[Any]) -> FactRow:
@@ -190,6 +251,7 @@ def _fact(row: sa.Row[Any]) -> FactRow:
         forgotten_reason=row.forgotten_reason,
         namespace=row.namespace,
         archived=bool(row.archived),
+        closed_position=None if row.closed_position is None else int(row.closed_position),
     )
 
 
@@ -200,7 +262,8 @@ class FactsProjection(Projection):
     """Folds fact events into ``fact_versions`` and ``fact_tags``."""
 
     name: ClassVar[str] = "facts"
-    version: ClassVar[int] = 2
+    # 3: subject_key and closed_position columns; fact_claims and fact_decisions (FactReconciled).
+    version: ClassVar[int] = 3
     metadata: ClassVar[sa.MetaData] = metadata
 
     async def apply(self, conn: AsyncConnection, events: Sequence[StoredEvent]) -> None:
@@ -223,6 +286,8 @@ def _fact_ids(event: object) -> tuple[str, ...]:
         FactWritten | FactValidated | FactForgotten | FactPurged | FactArchived | FactRestored,
     ):
         return (clean(event.fact_id),)
+    if isinstance(event, FactReconciled):
+        return (clean(event.fact_id),)
     return ()
 
 
@@ -236,6 +301,8 @@ class _FactFold:
         self.inserts: list[dict[str, Any]] = []
         self.closes: list[dict[str, Any]] = []
         self.tags: list[dict[str, Any]] = []
+        self.claims: list[dict[str, Any]] = []
+        self.decisions: list[dict[str, Any]] = []
         self.purges: list[_FactKey] = []
 
     async def load(self, events: Sequence[StoredEvent]) -> None:
@@ -290,6 +357,59 @@ class _FactFold:
             self._change(stored, clean(event.fact_id), archived=isinstance(event, FactArchived))
         elif isinstance(event, FactPurged):
             self._purge(ns, clean(event.fact_id))
+        elif isinstance(event, FactReconciled):
+            self._reconciled(stored, event)
+
+    def _reconciled(self, stored: StoredEvent, event: FactReconciled) -> None:
+        ns = stored.namespace
+        fact_id = clean(event.fact_id)
+        if self.current.get((ns, fact_id)) is None:
+            return
+        decision = dumps(
+            {
+                "position": stored.position,
+                "fact_id": fact_id,
+                "outcome": event.outcome,
+                "at": event.at.isoformat(),
+                "superseded": event.superseded,
+                "conflicts_with": event.conflicts_with,
+                "reason": event.reason,
+                "confidence": event.confidence,
+                "decided_by": event.decided_by,
+                "provenance": event.provenance,
+                "policy_threshold": event.policy_threshold,
+                "gate_flags": event.gate_flags,
+                "candidates": event.candidates,
+            }
+        )
+        roles = [(fact_id, "deduplicated" if event.outcome == "deduplicated" else "written")]
+        roles += [(clean(f), "superseded") for f in event.superseded]
+        roles += [(clean(f), "conflict") for f in event.conflicts_with]
+        for target, role in dict(roles).items():
+            self.decisions.append(
+                {
+                    "namespace": ns,
+                    "fact_id": target,
+                    "position": stored.position,
+                    "role": role,
+                    "outcome": event.outcome,
+                    "decision_json": decision,
+                }
+            )
+        if event.outcome == "deduplicated":
+            return
+        for seq, claim in enumerate(event.claims):
+            self.claims.append(
+                {
+                    "namespace": ns,
+                    "fact_id": fact_id,
+                    "seq": seq,
+                    "subject_key": clean(str(claim.get("subject_key", "")))[:300],
+                    "attribute": clean(str(claim.get("attribute", "")))[:200],
+                    "value_key": clean(str(claim.get("value_key", "")))[:500],
+                    "claim_json": dumps(claim),
+                }
+            )
 
     def _write(self, stored: StoredEvent, event: FactWritten) -> None:
         ns = stored.namespace
@@ -303,6 +423,7 @@ class _FactFold:
             "written_position": stored.position,
             "text": clean(event.text),
             "subject": clean_opt(event.subject),
+            "subject_key": subject_key(event.subject),
             "predicate": clean_opt(event.predicate),
             "object": clean_opt(event.object),
             "tags_json": dumps(event.tags),
@@ -315,6 +436,7 @@ class _FactFold:
             "valid_to": None if event.valid_to is None else to_micros(event.valid_to),
             "recorded_from": to_micros(stored.recorded_at),
             "recorded_to": None,
+            "closed_position": None,
             "superseded_by": None,
             "supersedes": None,
             "forgotten": False,
@@ -341,6 +463,7 @@ class _FactFold:
         when = max(to_micros(stored.recorded_at), current["recorded_from"])
         if (ns, fact_id, current["position"]) in self.pending:
             current["recorded_to"] = when
+            current["closed_position"] = stored.position
         else:
             self.closes.append(
                 {
@@ -348,6 +471,7 @@ class _FactFold:
                     "b_fact_id": fact_id,
                     "b_position": current["position"],
                     "b_recorded_to": when,
+                    "b_closed_position": stored.position,
                 }
             )
         row = dict(current)
@@ -355,6 +479,7 @@ class _FactFold:
         row["position"] = stored.position
         row["recorded_from"] = when
         row["recorded_to"] = None
+        row["closed_position"] = None
         self._insert(row)
 
     def _purge(self, ns: str, fact_id: str) -> None:
@@ -363,6 +488,8 @@ class _FactFold:
         key = (ns, fact_id)
         self.inserts = [r for r in self.inserts if (r["namespace"], r["fact_id"]) != key]
         self.tags = [r for r in self.tags if (r["namespace"], r["fact_id"]) != key]
+        self.claims = [r for r in self.claims if (r["namespace"], r["fact_id"]) != key]
+        self.decisions = [r for r in self.decisions if (r["namespace"], r["fact_id"]) != key]
         self.purges.append(key)
         self.current[key] = None
 
@@ -376,16 +503,33 @@ class _FactFold:
             await conn.execute(
                 fact_tags_table.delete().where(_G.namespace == ns, _G.fact_id == fact_id)
             )
+            await conn.execute(
+                fact_claims_table.delete().where(_C.namespace == ns, _C.fact_id == fact_id)
+            )
+            await conn.execute(
+                fact_decisions_table.delete().where(_D.namespace == ns, _D.fact_id == fact_id)
+            )
         await execute_many(conn, fact_versions_table.insert(), self.inserts)
         await execute_many(conn, fact_tags_table.insert(), self.tags)
+        await execute_many(conn, fact_claims_table.insert(), self.claims)
+        await execute_many(conn, fact_decisions_table.insert(), self.decisions)
 
 
 # -- reads ---------------------------------------------------------------------------------
 
 
-def _believed_at(known_at: datetime | None) -> sa.ColumnElement[bool]:
+Belief = datetime | int | None
+"""When a belief is read: now (None), a moment (transaction time) or a log position."""
+
+
+def _believed_at(known_at: Belief) -> sa.ColumnElement[bool]:
     if known_at is None:
         return _V.recorded_to.is_(None)
+    if isinstance(known_at, int):
+        return sa.and_(
+            _V.position <= known_at,
+            sa.or_(_V.closed_position.is_(None), _V.closed_position > known_at),
+        )
     k = to_micros(known_at)
     return sa.and_(_V.recorded_from <= k, sa.or_(_V.recorded_to.is_(None), _V.recorded_to > k))
 
@@ -395,10 +539,11 @@ async def query_facts(
     namespace: str,
     *,
     as_of: datetime | None = None,
-    known_at: datetime | None = None,
+    known_at: Belief = None,
     status: str | None = None,
     tag: str | None = None,
     owner: str | None = None,
+    subject: str | None = None,
     include_quarantined: bool = False,
     include_superseded: bool = False,
     include_archived: bool = False,
@@ -412,6 +557,10 @@ async def query_facts(
     - ``known_at=K``: the versions believed at K (``recorded_from <= K < recorded_to``),
       without the facts superseded by then unless ``include_superseded``.
     - both: the belief at K, valid at T.
+    - ``known_at`` may also be a log position P: the versions made at or before P and not
+      replaced by then (exact within a commit).
+    - ``subject``: facts about that subject (compared as :func:`subject_key` compares), by
+      the fact's own subject or any claim read from it.
 
     Forgotten facts are never returned; archived ones (as believed at ``known_at``) only with
     ``include_archived``. Only ``active`` facts unless ``include_quarantined``
@@ -433,6 +582,16 @@ async def query_facts(
         query = query.where(_V.archived.is_(False))
     if owner is not None:
         query = query.where(_V.owner == owner)
+    if subject is not None:
+        key = subject_key(subject)
+        query = query.where(
+            sa.or_(
+                _V.subject_key == key,
+                sa.select(sa.literal(1))
+                .where(_C.namespace == namespace, _C.fact_id == _V.fact_id, _C.subject_key == key)
+                .exists(),
+            )
+        )
     if tag is not None:
         query = query.where(
             sa.select(sa.literal(1))
@@ -444,7 +603,7 @@ async def query_facts(
 
 
 async def get_fact(
-    conn: AsyncConnection, namespace: str, fact_id: str, *, known_at: datetime | None = None
+    conn: AsyncConnection, namespace: str, fact_id: str, *, known_at: Belief = None
 ) -> FactRow | None:
     """Return the version of a fact believed now (or at ``known_at``), flags included."""
     row = (
@@ -500,3 +659,119 @@ async def fact_history(conn: AsyncConnection, namespace: str, fact_id: str) -> l
     back = await _walk(conn, namespace, start, lambda f: f.supersedes, seen)
     forward = await _walk(conn, namespace, start, lambda f: f.superseded_by, seen)
     return [*reversed(back), start, *forward]
+
+
+# -- reconciliation's reads -----------------------------------------------------------------
+
+
+def subject_key(subject: str | None) -> str:
+    """Return the comparison key of a subject: "The user", "user" and no subject are "user"."""
+    if not subject:
+        return "user"
+    key = " ".join(unicodedata.normalize("NFKC", subject).casefold().split())
+    if key in ("i", "me", "myself", "we", "us"):
+        return "user"
+    return clean(re.sub(r"^(?:the\s+)?users?\b", "user", key))[:300]
+
+
+@dataclass(frozen=True, slots=True)
+class KnownClaims:
+    """A current fact's text, status and the claims read from it when it was written."""
+
+    fact_id: str
+    text: str
+    status: str
+    claims: list[dict[str, Any]]
+    valid_from: datetime | None = None
+
+
+async def facts_about(
+    conn: AsyncConnection,
+    namespace: str,
+    subject_keys: Sequence[str],
+    attributes: Sequence[str],
+    value_keys: Sequence[str] = (),
+    *,
+    any_attribute: bool = False,
+    limit: int = 200,
+) -> list[KnownClaims]:
+    """Return current facts (not superseded, forgotten or archived) with a claim about one of
+    ``subject_keys`` and one of ``attributes`` (any, with ``any_attribute``) or one of
+    ``value_keys``, newest first, with their claims."""
+    if not subject_keys or not (attributes or value_keys or any_attribute):
+        return []
+    match = sa.or_(
+        sa.true() if any_attribute else sa.false(),
+        _C.attribute.in_(list(attributes)) if attributes else sa.false(),
+        _C.value_key.in_(list(value_keys)) if value_keys else sa.false(),
+    )
+    ids_query = (
+        sa.select(_C.fact_id)
+        .where(_C.namespace == namespace, _C.subject_key.in_(list(subject_keys)), match)
+        .distinct()
+        .subquery()
+    )
+    rows = (
+        await conn.execute(
+            sa.select(_V.fact_id, _V.text, _V.status, _V.valid_from)
+            .where(
+                _V.namespace == namespace,
+                _V.fact_id.in_(sa.select(ids_query.c.fact_id)),
+                _V.recorded_to.is_(None),
+                _V.superseded_by.is_(None),
+                _V.forgotten.is_(False),
+                _V.archived.is_(False),
+            )
+            .order_by(_V.written_position.desc())
+            .limit(limit)
+        )
+    ).all()
+    return await _with_claims(
+        conn, namespace, [(r.fact_id, r.text, r.status, r.valid_from) for r in rows]
+    )
+
+
+_FactKeyRow = tuple[str, str, str, int]
+"""``(fact_id, text, status, valid_from micros)``."""
+
+
+async def claims_of_facts(
+    conn: AsyncConnection, namespace: str, facts: Sequence[_FactKeyRow]
+) -> list[KnownClaims]:
+    """Attach their stored claims to ``(fact_id, text, status, valid_from)`` rows."""
+    return await _with_claims(conn, namespace, facts)
+
+
+async def _with_claims(
+    conn: AsyncConnection, namespace: str, facts: Sequence[_FactKeyRow]
+) -> list[KnownClaims]:
+    claims: dict[str, list[dict[str, Any]]] = {}
+    for part in chunks([f[0] for f in facts]):
+        result = await conn.execute(
+            sa.select(_C.fact_id, _C.claim_json)
+            .where(_C.namespace == namespace, _C.fact_id.in_(part))
+            .order_by(_C.fact_id, _C.seq)
+        )
+        for row in result:
+            claims.setdefault(row.fact_id, []).append(loads(row.claim_json))
+    return [
+        KnownClaims(f, text, status, claims.get(f, []), from_micros(valid_from))
+        for f, text, status, valid_from in facts
+    ]
+
+
+async def decisions_of(
+    conn: AsyncConnection, namespace: str, fact_ids: Sequence[str], *, roles: Sequence[str] = ()
+) -> dict[str, list[dict[str, Any]]]:
+    """Return the reconciliation decisions that name each fact, oldest first, with the role
+    the fact played in each (``written``, ``superseded``, ``conflict``, ``deduplicated``)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for part in chunks(list(dict.fromkeys(fact_ids))):
+        query = sa.select(_D.fact_id, _D.role, _D.decision_json).where(
+            _D.namespace == namespace, _D.fact_id.in_(part)
+        )
+        if roles:
+            query = query.where(_D.role.in_(list(roles)))
+        for row in await conn.execute(query.order_by(_D.fact_id, _D.position)):
+            out.setdefault(row.fact_id, []).append({"role": row.role, **loads(row.decision_json)})
+    return out

@@ -128,6 +128,8 @@ class RunState:
     not_before: datetime | None = None
     attempt: int = 0
     facts_written: int = 0
+    fact_ids: list[str] = field(default_factory=list)
+    """The facts the run left current: written, or restated and reinforced."""
     error: str | None = None
     error_message: str | None = None
     retry_at: datetime | None = None
@@ -147,6 +149,7 @@ class RunState:
             "trigger": self.trigger,
             "status": self.status,
             "facts_written": self.facts_written,
+            "fact_ids": self.fact_ids,
             "attempt": self.attempt,
             "scheduled_at": self.scheduled_at.isoformat(),
         }
@@ -360,6 +363,7 @@ def apply_run_event(
         _end_run(conv, run, "skipped", event.at)
     elif isinstance(event, RetrospectiveSucceeded):
         run.facts_written = len(event.fact_ids)
+        run.fact_ids = list(dict.fromkeys([*event.fact_ids, *event.reinforced]))
         run.error = None
         run.retry_at = None
         conv.last_success_at = event.at
@@ -540,6 +544,7 @@ def _run_to_row(run: RunState) -> dict[str, Any]:
         "not_before": None if run.not_before is None else to_micros(run.not_before),
         "attempt": run.attempt,
         "facts_written": run.facts_written,
+        "fact_ids": run.fact_ids,
         "error": run.error,
         "error_message": run.error_message,
         "retry_at": None if run.retry_at is None else to_micros(run.retry_at),
@@ -567,6 +572,7 @@ def _run_from_row(data: dict[str, Any], position: int) -> RunState:
         not_before=when("not_before"),
         attempt=int(data.get("attempt", 0)),
         facts_written=int(data.get("facts_written", 0)),
+        fact_ids=list(data.get("fact_ids", [])),
         error=data.get("error"),
         error_message=data.get("error_message"),
         retry_at=when("retry_at"),
@@ -582,7 +588,8 @@ class RetrospectiveProjection(Projection):
     """Folds run events into ``retrospective_conversations`` and ``retrospective_runs``."""
 
     name: ClassVar[str] = "retrospective"
-    version: ClassVar[int] = 1
+    # 2: runs keep the ids of the facts they left current.
+    version: ClassVar[int] = 2
     metadata: ClassVar[sa.MetaData] = metadata
 
     async def apply(self, conn: AsyncConnection, events: Sequence[StoredEvent]) -> None:

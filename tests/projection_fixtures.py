@@ -383,14 +383,14 @@ class FactModel:
         elif isinstance(ev, FactPurged):
             facts.pop((ns, ev.fact_id), None)
 
-    def _next_change(self, key: tuple[str, str], version: int) -> datetime | None:
-        """recorded_at of the first later event after which the fact is another version."""
+    def _next_change(self, key: tuple[str, str], version: int) -> StoredEvent | None:
+        """The first later event after which the fact is another version."""
         for e, state in zip(self.events, self.states, strict=True):
             if e.position <= version:
                 continue
             now = state.get(key)
             if now is None or now.fields["position"] != version:
-                return e.recorded_at
+                return e
         return None
 
     def believed(self, known_at: datetime | None) -> list[FactRow]:
@@ -405,9 +405,9 @@ class FactModel:
             if (*key, f.incarnation) in self.purged:
                 continue
             fields = dict(f.fields)
-            fields["recorded_to"] = (
-                None if known_at is None else self._next_change(key, fields["position"])
-            )
+            closing = None if known_at is None else self._next_change(key, fields["position"])
+            fields["recorded_to"] = None if closing is None else closing.recorded_at
+            fields["closed_position"] = None if closing is None else closing.position
             out.append(FactRow(**fields))
         return out
 

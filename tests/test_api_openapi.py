@@ -78,4 +78,5 @@ async def test_documented_request_schemas_refuse_what_the_handlers_refuse(
             "include_quarantined",
             "include_superseded",
             "include_archived",
+            "subject",
         }

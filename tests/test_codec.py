@@ -20,6 +20,7 @@ from events.types import (
     Event,
     FactForgotten,
     FactPurged,
+    FactReconciled,
     FactSuperseded,
     FactValidated,
     FactWritten,
@@ -75,8 +76,19 @@ EXAMPLES: list[Event] = [
         importance=0.9,
         source_message_ids=["m1"],
     ),
+    FactReconciled(
+        fact_id="f2",
+        outcome="updated",
+        at=T0,
+        superseded=["f1"],
+        reason="replaces 1 fact(s): one residence at a time",
+        confidence=0.95,
+        decided_by="rules/v1",
+        claims=[{"subject": "user", "attribute": "residence", "value": "Seattle"}],
+        candidates=[{"fact_id": "f1", "relation": "replaces", "rule": "r", "confidence": 0.95}],
+    ),
     FactSuperseded(old_fact_id="f1", new_fact_id="f2", at=T0),
-    FactValidated(fact_id="f2", by="user", note="confirmed"),
+    FactValidated(fact_id="f2", by="user", note="confirmed", evidence={"recalls": 3}),
     FactForgotten(fact_id="f2", reason="asked to"),
     FactPurged(fact_id="f2"),
 ]
@@ -200,7 +212,8 @@ def test_registering_a_clashing_type_is_refused() -> None:
 
 
 def test_payload_is_plain_json() -> None:
-    payload = orjson.loads(default_codec.encode(EXAMPLES[5]))
+    [superseded] = [e for e in EXAMPLES if isinstance(e, FactSuperseded)]
+    payload = orjson.loads(default_codec.encode(superseded))
     assert payload == {"old_fact_id": "f1", "new_fact_id": "f2", "at": "2026-01-01T12:30:00+00:00"}
 
 

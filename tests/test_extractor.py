@@ -1,13 +1,13 @@
-"""The offline self-statement extractor behind the provider interface."""
+"""The offline statement extractor behind the provider interface."""
 
 from __future__ import annotations
 
 import pytest
 
-from plugins.extractors.selfstatements import (
+from plugins.extractors.statements import (
     EXTRACTOR_TAG,
     NOTHING_NEW,
-    SelfStatementExtractor,
+    StatementExtractor,
     extract_statements,
 )
 from plugins.llm.types import CompletionRequest, LLMProvider, ToolSpec, TranscriptEntry
@@ -22,80 +22,118 @@ def _texts(*messages: tuple[str, str]) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    ("said", "fact"),
+    ("said", "facts"),
     [
-        ("I live in Lyon with two cats.", "The user lives in Lyon with two cats."),
-        ("Hi! My sister is called Ana, she is great", "The user's sister is Ana."),
-        ("my brother's name is Tom.", "The user's brother is Tom."),
-        ("I prefer tea over coffee.", "The user prefers tea over coffee."),
-        ("I work as nurse at night", "The user works as a nurse at night."),
-        ("I work as an engineer.", "The user works as an engineer."),
-        ("I work at Acme Corp.", "The user works at Acme Corp."),
-        ("My favourite colour is green.", "The user's favourite colour is green."),
-        ("my favorite band is Low", "The user's favourite band is Low."),
-        ("I'm allergic to peanuts", "The user is allergic to peanuts."),
-        ("I am vegetarian.", "The user is vegetarian."),
-        ("My name is Maria and I like hiking.", "The user's name is Maria."),
-        ("I'm originally from Porto.", "The user is from Porto."),
-        ("My birthday is on 3 March.", "The user's birthday is on 3 March."),
-        ("My dog lives in Berlin with my ex", "The user's dog lives in Berlin with my ex."),
+        (
+            "Hi, I'm Dana. I moved to Lisbon last month and I work as a nurse.",
+            [
+                "The user's name is Dana.",
+                "The user lives in Lisbon (last month).",
+                "The user works as a nurse.",
+            ],
+        ),
+        (
+            "My sister Maya lives in Porto. I'm allergic to peanuts.",
+            [
+                "Maya lives in Porto.",
+                "Maya is the user's sister.",
+                "The user is allergic to peanuts.",
+            ],
+        ),
+        ("I'm a nurse.", ["The user works as a nurse."]),
+        ("I'm 31.", ["The user is 31 years old."]),
+        ("I'm based in Glasgow.", ["The user lives in Glasgow."]),
+        ("I'm not vegan anymore", ["The user is no longer vegan."]),
+        ("I prefer tea over coffee.", ["The user prefers tea over coffee."]),
+        ("my favorite band is Low", ["The user's favourite band is Low."]),
+        (
+            "I have two cats, Miso and Tofu",
+            ["The user has a cat named Miso.", "The user has a cat named Tofu."],
+        ),
+        ("I quit my job at Deloitte.", ["The user no longer works at Deloitte."]),
+        ("i speak French and Spanish", ["The user speaks French.", "The user speaks Spanish."]),
+        ("we broke up", ["The user broke up with their partner and is single."]),
+        ("I'm flying to Tokyo on June 3rd", ["The user's flight to Tokyo is on June 3rd."]),
     ],
 )
-def test_self_statements_become_facts(said: str, fact: str) -> None:
-    assert fact in _texts(("user", said))
+def test_statements_become_facts(said: str, facts: list[str]) -> None:
+    assert _texts(("user", said)) == facts
 
 
 @pytest.mark.parametrize(
     "said",
     [
         "Do I live in Lyon?",
-        "If I live in Lyon, what then.",
-        "My sister is not called Ana.",
-        "I don't live in Lyon.",
+        "what if I moved to Mars",
+        "If I were rich I'd buy a boat.",
+        "I'm thinking about quitting my job.",
+        "maybe I'll learn Spanish",
+        "oh great, I just LOVE waiting in line for two hours",
+        "yeah I'm totally a millionaire lol",
+        'my friend said "I live in Berlin now"',
+        "translate 'I am hungry' into French",
         "I like that idea.",
-        "What is the weather like?",
+        "I'm tired today",
+        "thanks!",
     ],
 )
-def test_questions_conditionals_negations_and_vague_values_are_skipped(said: str) -> None:
+def test_what_is_not_a_statement_is_passed_over(said: str) -> None:
     assert _texts(("user", said)) == []
 
 
-def test_only_user_messages_are_read_and_repeats_collapse() -> None:
+def test_only_user_turns_are_read_and_repeats_collapse() -> None:
     texts = _texts(
-        ("assistant", "I live in the cloud."),
+        ("assistant", "Since you live in Paris, you might like the Louvre."),
+        ("assistant", "You could try becoming a vegetarian."),
         ("user", "I live in Lyon."),
         ("user", "As I said, I live in Lyon."),
     )
     assert texts == ["The user lives in Lyon."]
 
 
-async def test_provider_answers_with_remember_calls_tagged_by_extractor() -> None:
-    extractor: LLMProvider = SelfStatementExtractor()
+def test_a_sentence_keeps_the_clauses_that_state_something() -> None:
+    # The weighed half of a sentence is dropped, not the half that states a fact.
+    assert _texts(("user", "I hate flying, I take the train whenever I possibly can")) == [
+        "The user dislikes flying."
+    ]
+
+
+async def test_provider_answers_with_cited_remember_calls() -> None:
+    extractor: LLMProvider = StatementExtractor()
     request = CompletionRequest(
         system="",
         messages=[],
         tools=[REMEMBER],
         transcript=[
-            TranscriptEntry("m1", "user", "I live in Lyon. I prefer trains."),
+            TranscriptEntry("m1", "user", "I live in Lyon."),
             TranscriptEntry("m2", "assistant", "Noted."),
+            TranscriptEntry("m3", "user", "My brother Tom is a chef."),
         ],
     )
     completion = await extractor.complete(request)
-    assert [c.arguments["text"] for c in completion.tool_calls] == [
+    calls = [c.arguments for c in completion.tool_calls]
+    assert [c["text"] for c in calls] == [
         "The user lives in Lyon.",
-        "The user prefers trains.",
+        "Tom works as a chef.",
+        "Tom is the user's brother.",
+    ]
+    assert [c["source_message_ids"] for c in calls] == [["m1"], ["m3"], ["m3"]]
+    assert [(c["subject"], c["predicate"], c["object"]) for c in calls] == [
+        ("user", "residence", "Lyon"),
+        ("Tom", "job", "a chef"),
+        ("user", "family", "Tom"),
     ]
     for call in completion.tool_calls:
         assert call.name == "remember"
         assert EXTRACTOR_TAG in call.arguments["tags"]
-    assert "selfstatements" in completion.model
+    assert completion.model == "offline-extractor/statements-v2"
 
 
 async def test_provider_says_nothing_new_when_nothing_found() -> None:
     request = CompletionRequest(
         system="", messages=[], tools=[REMEMBER], transcript=[TranscriptEntry("m", "user", "ok")]
     )
-    completion = await SelfStatementExtractor().complete(request)
+    completion = await StatementExtractor().complete(request)
     assert completion.text == NOTHING_NEW
     assert completion.tool_calls == ()
 
@@ -103,4 +141,4 @@ async def test_provider_says_nothing_new_when_nothing_found() -> None:
 def test_extractor_registers_as_plugin() -> None:
     registry = load_plugins(entry_points=False, extra_modules=["plugins.extractors"])
     built = registry.create("extractor", "offline-extractor")
-    assert isinstance(built, SelfStatementExtractor)
+    assert isinstance(built, StatementExtractor)

@@ -157,7 +157,14 @@ async def test_digest_names_every_table_and_sees_a_change(tmp_path: Path) -> Non
         await env.append("ns", message("c", "m1"), fact("f"))
         await env.fold()
         before = await env.runner.digest()
-        assert set(before) == {"conversations", "messages", "fact_versions", "fact_tags"}
+        assert set(before) == {
+            "conversations",
+            "messages",
+            "fact_versions",
+            "fact_tags",
+            "fact_claims",
+            "fact_decisions",
+        }
         async with env.engine.begin() as conn:
             await conn.execute(messages_table.update().values(finalized=False))
         after = await env.runner.digest()

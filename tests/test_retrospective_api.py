@@ -129,9 +129,10 @@ def test_llm_section_builds_the_provider_with_its_budget(provider: str) -> None:
         assert choice.budget.settings.calls_per_day == 5
 
 
-async def test_auto_promote_from_config_and_reload(api: tuple[Api, _Watcher]) -> None:
-    """Off by default (quarantined); a reload turning it on makes new facts active, and a fact
-    flagged as a possible prompt injection stays quarantined regardless."""
+async def test_trust_and_auto_promote_from_config_and_reload(api: tuple[Api, _Watcher]) -> None:
+    """The user's own statements are active by default; with the trust policy off they are
+    quarantined; auto_promote makes every fact active but one flagged as a possible prompt
+    injection, which stays quarantined regardless."""
     client, watcher = api
     say = "POST", "/v1/conversations/{}/messages"
 
@@ -140,6 +141,12 @@ async def test_auto_promote_from_config_and_reload(api: tuple[Api, _Watcher]) ->
         assert status == 201
         await _state_when(client, cid, lambda b: [r["status"] for r in b["runs"]] == runs)
 
+    await remember("c0", "I speak Welsh.", ["succeeded"])
+    untrusting = dataclasses.replace(
+        watcher.current,
+        memory=dataclasses.replace(watcher.current.memory, trust_user_statements=False),
+    )
+    await watcher.reload(untrusting)
     await remember("c1", "I live in Lyon.", ["succeeded"])
     new = dataclasses.replace(
         watcher.current,
@@ -151,6 +158,7 @@ async def test_auto_promote_from_config_and_reload(api: tuple[Api, _Watcher]) ->
     status, body = await client.call("GET", "/v1/facts?include_quarantined=true")
     assert status == 200
     by_text = {f["text"]: f for f in body["facts"]}
+    assert by_text["The user speaks Welsh."]["status"] == "active"
     assert by_text["The user lives in Lyon."]["status"] == "quarantined"
     assert by_text["The user works as a baker."]["status"] == "active"
     flagged_texts = [t for t in by_text if "system prompt" in t]

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from daemon.config import RetrospectiveConfig
+from daemon.memory.writes import MemoryWriter
 from daemon.retrospective.service import (
     ProjectionSliceReader,
     RetrospectiveError,
@@ -41,11 +42,12 @@ from events.types import (
     FactWritten,
     MessageAppended,
 )
-from plugins.extractors.selfstatements import EXTRACTOR_TAG, SelfStatementExtractor
+from plugins.extractors.statements import EXTRACTOR_TAG, StatementExtractor
 from plugins.llm import PROVIDERS
 from plugins.llm.budget import BudgetedProvider, BudgetTracker
 from plugins.llm.settings import BudgetSettings, LLMSettings
 from plugins.llm.types import Completion, CompletionRequest, LLMProvider
+from projections.facts import FactsProjection
 from projections.messages import MessagesProjection
 from projections.retrospective import (
     RetrospectiveFold,
@@ -74,6 +76,7 @@ class Harness:
     async def start_service(
         self, provider: LLMProvider, cfg: RetrospectiveConfig, **kwargs: Any
     ) -> RetrospectiveService:
+        kwargs.setdefault("writer", self.writer)
         service = RetrospectiveService(
             self.store,
             ProjectionSliceReader(self.engine, self.runner),
@@ -87,6 +90,15 @@ class Harness:
         await service.start()
         self.service = service
         return service
+
+    def writer(self) -> MemoryWriter:
+        """A writer reconciling against this harness's facts projection."""
+
+        async def reads() -> Any:
+            await self.runner.wait_for(await self.store.head(), timeout=10)
+            return self.engine
+
+        return MemoryWriter(reads, self.store, now=self.clock.now)
 
     async def say(
         self,
@@ -121,7 +133,9 @@ async def harness(tmp_path: Path) -> AsyncIterator[Harness]:
     store = SqliteEventStore.in_data_dir(tmp_path)
     await store.open()
     engine = sqlite_engine(tmp_path / "projections.sqlite3", write=True)
-    runner = ProjectionRunner(store, engine, [MessagesProjection(), RetrospectiveProjection()])
+    runner = ProjectionRunner(
+        store, engine, [MessagesProjection(), RetrospectiveProjection(), FactsProjection()]
+    )
     await runner.setup()
     task = asyncio.create_task(runner.run())
     h = Harness(tmp_path, store, ManualClock(T0), runner, task, engine)
@@ -167,20 +181,22 @@ async def _fake(dialect: str, *replies: Reply) -> tuple[FakeLLMServer, LLMProvid
 
 
 async def test_offline_extractor_end_to_end(harness: Harness) -> None:
-    service = await harness.start_service(SelfStatementExtractor(), config())
+    service = await harness.start_service(StatementExtractor(), config())
     await harness.say("c", "m1", "Hi! I live in Lyon and my sister is called Ana.")
     await harness.say("c", "m2", "Glad to hear it.", role="assistant")
     await wait_until(lambda: "succeeded" in _statuses(service), service)
     facts = await harness.of_type(FactWritten)
-    assert sorted(f.text for f in facts) == ["The user lives in Lyon.", "The user's sister is Ana."]
+    assert sorted(f.text for f in facts) == ["Ana is the user's sister.", "The user lives in Lyon."]
     for fact in facts:
         assert fact.provenance == "extraction"
-        assert fact.status == "quarantined"
+        # The user said it in their own words: trusted, straight to recall.
+        assert fact.status == "active"
         assert EXTRACTOR_TAG in fact.tags
+        assert "said-by-user" in fact.tags
     started = (await harness.of_type(RetrospectiveStarted))[0]
     assert started.message_ids[0] == "m1"
     for fact in facts:
-        assert fact.source_message_ids == started.message_ids
+        assert fact.source_message_ids == ["m1"]
     view = _view(service)
     assert view["cursor"] == started.through_message_id
     assert sorted(view["remembered"]) == sorted(f.text for f in facts)
@@ -188,7 +204,7 @@ async def test_offline_extractor_end_to_end(harness: Harness) -> None:
     assert scheduled.trigger == "interval"
     assert scheduled.inputs["last_attempt_at"] is None
     succeeded = (await harness.of_type(RetrospectiveSucceeded))[0]
-    assert succeeded.model == "offline-extractor/selfstatements-v1"
+    assert succeeded.model == "offline-extractor/statements-v2"
     assert len(succeeded.fact_ids) == 2
     # The API's table projection tells the same story as the scheduler's fold.
     await harness.runner.wait_for(await harness.store.head(), timeout=10)
@@ -357,7 +373,7 @@ async def test_crash_mid_run_then_restart_recovers_and_replay_matches(harness: H
     started = (await harness.of_type(RetrospectiveStarted))[0]
     assert not await harness.of_type(RetrospectiveFailed)
 
-    restarted = await harness.start_service(SelfStatementExtractor(), config())
+    restarted = await harness.start_service(StatementExtractor(), config())
     await wait_until(lambda: _statuses(restarted) == ["failed"], restarted)
     failed = (await harness.of_type(RetrospectiveFailed))[0]
     assert failed.error_class == "interrupted"
@@ -390,7 +406,7 @@ async def _two_successful_runs(harness: Harness, service: RetrospectiveService) 
 
 
 async def test_superseded_fork_is_cleaned_with_the_success(harness: Harness) -> None:
-    service = await harness.start_service(SelfStatementExtractor(), config())
+    service = await harness.start_service(StatementExtractor(), config())
     await _two_successful_runs(harness, service)
     forks = [e.fork_id for e in await harness.of_type(ConversationForked)]
     deleted = [e.conversation_id for e in await harness.of_type(ConversationDeleted)]
@@ -399,21 +415,19 @@ async def test_superseded_fork_is_cleaned_with_the_success(harness: Harness) -> 
 
 
 async def test_superseded_forks_kept_then_cleaned_at_start(harness: Harness) -> None:
-    service = await harness.start_service(
-        SelfStatementExtractor(), config(keep_superseded_runs=True)
-    )
+    service = await harness.start_service(StatementExtractor(), config(keep_superseded_runs=True))
     await _two_successful_runs(harness, service)
     assert not await harness.of_type(ConversationDeleted)
     await service.stop()
     harness.service = None
-    await harness.start_service(SelfStatementExtractor(), config())
+    await harness.start_service(StatementExtractor(), config())
     forks = [e.fork_id for e in await harness.of_type(ConversationForked)]
     deleted = [e.conversation_id for e in await harness.of_type(ConversationDeleted)]
     assert deleted == [forks[0]]
 
 
 async def test_mid_turn_defers_without_an_attempt(harness: Harness) -> None:
-    service = await harness.start_service(SelfStatementExtractor(), config())
+    service = await harness.start_service(StatementExtractor(), config())
     user = MessageAppended(
         conversation_id="c",
         message_id="m1",
@@ -449,7 +463,7 @@ def await_deferred(service: RetrospectiveService) -> bool:
 async def test_mid_turn_deferral_is_recorded_for_a_pending_run(harness: Harness) -> None:
     await harness.say("c", "m1", "I live in Lyon.")
     await harness.say("c", "m2", "Let me", role="assistant", finalized=False)
-    service = await harness.start_service(SelfStatementExtractor(), config())
+    service = await harness.start_service(StatementExtractor(), config())
     result = await service.request_run(NS, "c")
     assert result.action == "schedule"
     await wait_until(lambda: bool(_statuses(service)), service)
@@ -487,7 +501,7 @@ async def test_kill_switch_finishes_queued_runs_as_no_ops(harness: Harness) -> N
 
 
 async def test_pre_compaction_bypasses_cooldown(harness: Harness) -> None:
-    service = await harness.start_service(SelfStatementExtractor(), config())
+    service = await harness.start_service(StatementExtractor(), config())
     await harness.say("c", "m1", "I live in Lyon.")
     await wait_until(lambda: _statuses(service) == ["succeeded"], service)
     harness.clock.advance(timedelta(minutes=1))
@@ -503,9 +517,7 @@ async def test_pre_compaction_bypasses_cooldown(harness: Harness) -> None:
 
 
 async def test_manual_request_and_unknown_conversation(harness: Harness) -> None:
-    service = await harness.start_service(
-        SelfStatementExtractor(), config(require_user_activity=False)
-    )
+    service = await harness.start_service(StatementExtractor(), config(require_user_activity=False))
     with pytest.raises(RetrospectiveError) as caught:
         await service.request_run(NS, "nope")
     assert caught.value.code == "unknown_conversation"
@@ -519,7 +531,7 @@ async def test_sweep_seeds_first_then_enqueues(harness: Harness) -> None:
     cfg = config(min_cooldown=timedelta(0), sweep_interval=timedelta(hours=1))
     await harness.say("a", "m1", "I live in Lyon.")
     await harness.say("b", "m1", "I prefer tea.")
-    service = await harness.start_service(SelfStatementExtractor(), cfg)
+    service = await harness.start_service(StatementExtractor(), cfg)
     await service.sweep_if_due()  # the ticker may have run it already: then this is a no-op
     await service.drain()
     assert not await harness.of_type(RetrospectiveSweepCompleted)  # seeding decides nothing
@@ -539,7 +551,7 @@ async def test_sweep_seeds_first_then_enqueues(harness: Harness) -> None:
 
 async def test_budget_pause_defers_runs_until_the_budget_resets(harness: Harness) -> None:
     tracker = BudgetTracker(BudgetSettings(calls_per_day=1, reset="utc"))
-    provider = BudgetedProvider(SelfStatementExtractor(), tracker, harness.clock.now)
+    provider = BudgetedProvider(StatementExtractor(), tracker, harness.clock.now)
     cfg = config(min_cooldown=timedelta(0))
     service = await harness.start_service(provider, cfg, budget=tracker)
     await harness.say("c", "m1", "I live in Lyon.")
@@ -564,7 +576,7 @@ def await_budget(service: RetrospectiveService) -> bool:
 
 
 async def test_pending_run_of_a_deleted_conversation_is_skipped(harness: Harness) -> None:
-    service = await harness.start_service(SelfStatementExtractor(), config())
+    service = await harness.start_service(StatementExtractor(), config())
     await harness.store.append(
         NS,
         [

@@ -1,14 +1,21 @@
 """``/v1/facts``: write, read, query, supersede, validate, forget and trace facts.
 
+A write (``POST /v1/facts``) is reconciled with the facts memory holds
+(:mod:`daemon.memory.writes`) and answers what it did: ``{fact_id, outcome: added | updated |
+deduplicated | conflict, superseded: [...], deduplicated, reason, position, gate_flags?}``.
+The decision and its effects are one append, so ``GET /v1/facts/{id}/history`` can say why a
+fact is current or gone.
+
 Writes check the fact's own stream in the log (not the projection) and append with the
-stream's expected version, so two concurrent changes of one fact cannot both win (409).
+streams' expected versions, so two concurrent changes of one fact cannot both win (409).
 
 Status on write: a fact with ``provenance`` ``user`` (the default) is ``active``; every other
 provenance (``tool``, ``extraction``, ``reflection``, ``imported``) enters ``quarantined``
-until someone validates it (``POST /v1/facts/{id}/validate``).
+until someone validates it (``POST /v1/facts/{id}/validate``), and so does a fact the ingest
+gate flags or a write the reconciliation policy leaves to a person (``conflict``).
 
 Idempotency: an ``Idempotency-Key`` header makes a write repeatable: the fact id is derived
-from the key, and a retry returns the original ``{fact_id, position}``.
+from the key, and a retry returns the original answer.
 """
 
 from __future__ import annotations
@@ -21,22 +28,35 @@ from aiohttp import web
 
 from daemon.api.common import async_append, derived_id, header_key, new_id, path_id
 from daemon.api.errors import ApiError, invalid, json_response, not_found
-from daemon.api.validation import Field, Schema, parse_body, parse_query
+from daemon.api.validation import Field, Schema, parse_body, parse_query, parse_timestamp
 from daemon.app import GRANT, namespace_of, state_of
 from daemon.consolidation import ingest
+from daemon.memory.reconcile import subject_key
+from daemon.memory.wiring import writer_for
+from daemon.memory.writes import Draft
 from events.store.base import NO_STREAM, NewEvent, StoredEvent
 from events.types import (
     FACT_STATUSES,
     OWNERS,
     PROVENANCES,
+    Event,
     FactForgotten,
     FactPurged,
+    FactReconciled,
     FactSuperseded,
     FactValidated,
     FactWritten,
     fact_stream,
 )
-from projections.facts import FactRow, fact_history, fact_versions, get_fact, query_facts
+from projections.facts import (
+    Belief,
+    FactRow,
+    decisions_of,
+    fact_history,
+    fact_versions,
+    get_fact,
+    query_facts,
+)
 
 MAX_LIST = 1000
 MAX_TEXT = 20_000
@@ -71,8 +91,21 @@ FACT_BODY = Schema(
             max_length=1000,
             items=Field("message_id", "string", min_length=1, max_length=200),
         ),
-        Field("dedupe", "boolean", description="default true; false writes a duplicate anyway"),
+        Field(
+            "dedupe",
+            "boolean",
+            description="default true; false writes it as a new fact whatever memory holds "
+            "(no reconciliation)",
+        ),
     ),
+)
+
+KNOWN_AT = Field(
+    "known_at",
+    "string",
+    max_length=64,
+    description="transaction time: as memoryd knew then; an ISO timestamp, or a log position "
+    "(an integer: the belief right after that event)",
 )
 
 VALIDATE_BODY = Schema(
@@ -87,8 +120,14 @@ LIST_QUERY = Schema(
     "FactsQuery",
     (
         Field("as_of", "datetime", description="valid time: facts true at this instant"),
-        Field("known_at", "datetime", description="transaction time: as memoryd knew then"),
+        KNOWN_AT,
         Field("status", "string", enum=FACT_STATUSES),
+        Field(
+            "subject",
+            "string",
+            max_length=300,
+            description="facts about this subject (user, a name, user's sister)",
+        ),
         Field("tag", "string", max_length=200),
         Field("owner", "string", enum=OWNERS),
         Field("limit", "integer", minimum=1, maximum=MAX_LIST, description="default 100"),
@@ -102,12 +141,39 @@ LIST_QUERY = Schema(
     ),
 )
 
-GET_QUERY = Schema("FactQuery", (Field("known_at", "datetime"),))
+GET_QUERY = Schema("FactQuery", (KNOWN_AT,))
 FORGET_QUERY = Schema("ForgetQuery", (Field("reason", "string", max_length=2000),))
 
 
-def fact_json(row: FactRow) -> dict[str, Any]:
-    """Return the API's view of one fact version."""
+def known_at_of(query: dict[str, Any]) -> Belief:
+    """The ``known_at`` of a query: a log position (digits) or a moment (ISO timestamp)."""
+    raw = query.get("known_at")
+    if raw is None:
+        return None
+    text = str(raw).strip()
+    if text.isascii() and text.isdigit():
+        if len(text) > 18:
+            raise invalid("known_at", "a log position must fit in 64 bits")
+        return int(text)
+    return parse_timestamp(text, "known_at")
+
+
+def fact_json(row: FactRow, decision: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Return the API's view of one fact version, with the decision that wrote it."""
+    reconciliation = None
+    if decision is not None:
+        reconciliation = {
+            k: decision.get(k)
+            for k in (
+                "outcome",
+                "superseded",
+                "conflicts_with",
+                "reason",
+                "confidence",
+                "decided_by",
+                "position",
+            )
+        }
     return {
         "fact_id": row.fact_id,
         "text": row.text,
@@ -134,7 +200,16 @@ def fact_json(row: FactRow) -> dict[str, Any]:
         "validation_note": row.validation_note,
         "position": row.position,
         "written_position": row.written_position,
+        "gate_flags": [] if decision is None else decision.get("gate_flags", []),
+        "reconciliation": reconciliation,
     }
+
+
+async def _written_decisions(
+    conn: Any, namespace: str, rows: list[FactRow]
+) -> dict[str, dict[str, Any]]:
+    found = await decisions_of(conn, namespace, [r.fact_id for r in rows], roles=("written",))
+    return {fact_id: decisions[-1] for fact_id, decisions in found.items() if decisions}
 
 
 @dataclass(slots=True)
@@ -184,13 +259,18 @@ async def _async_fact_log(request: web.Request, fact_id: str) -> _FactLog:
     return _FactLog(fact_id, events)
 
 
-def _new_fact(request: web.Request, body: dict[str, Any], fact_id: str) -> FactWritten:
-    valid_from: datetime = body.get("valid_from") or state_of(request).clock.now()
+async def _new_draft(request: web.Request, body: dict[str, Any], fact_id: str) -> Draft:
+    valid_from: datetime | None = body.get("valid_from")
+    sources = body.get("source_message_ids", [])
+    if valid_from is None and sources:
+        # The change happened when it was said: the latest of the messages it cites.
+        valid_from = await _said_at(request, sources)
+    valid_from = valid_from or state_of(request).clock.now()
     valid_to: datetime | None = body.get("valid_to")
     if valid_to is not None and valid_to <= valid_from:
         raise invalid("valid_to", "must be later than valid_from")
     provenance = body.get("provenance", "user")
-    return FactWritten(
+    return Draft(
         fact_id=fact_id,
         text=body["text"],
         valid_from=valid_from,
@@ -198,14 +278,81 @@ def _new_fact(request: web.Request, body: dict[str, Any], fact_id: str) -> FactW
         subject=body.get("subject"),
         predicate=body.get("predicate"),
         object=body.get("object"),
-        tags=list(dict.fromkeys(body.get("tags", []))),
+        tags=tuple(dict.fromkeys(body.get("tags", []))),
         owner=body.get("owner", "user"),
         provenance=provenance,
         status="active" if provenance == "user" else "quarantined",
         confidence=body.get("confidence", 1.0),
         importance=body.get("importance", 0.5),
-        source_message_ids=body.get("source_message_ids", []),
+        source_message_ids=tuple(sources),
     )
+
+
+async def _said_at(request: web.Request, message_ids: list[str]) -> datetime | None:
+    import sqlalchemy as sa
+
+    from projections.messages import messages_table
+
+    engine = await state_of(request).async_reads()
+    m = messages_table.c
+    async with engine.connect() as conn:
+        latest = (
+            await conn.execute(
+                sa.select(sa.func.max(m.created_at)).where(
+                    m.namespace == namespace_of(request), m.message_id.in_(message_ids[:1000])
+                )
+            )
+        ).scalar()
+    if latest is None:
+        return None
+    from events.clock import from_micros
+
+    return from_micros(int(latest))
+
+
+def _keyed(events: list[Event], key: str | None) -> list[NewEvent]:
+    """Idempotency keys for a write's events: the fact itself takes the client's key."""
+    if key is None:
+        return [NewEvent(e) for e in events]
+    out = []
+    for event in events:
+        if isinstance(event, FactWritten):
+            suffix = ""
+        elif isinstance(event, FactSuperseded):
+            suffix = f"#supersedes:{event.old_fact_id}"
+        else:
+            suffix = f"#{event.event_type}"
+        out.append(NewEvent(event, idempotency_key=f"{key}{suffix}"))
+    return out
+
+
+def _answer_from_log(events: list[StoredEvent]) -> dict[str, Any] | None:
+    """The answer of a keyed write that already happened (a retry)."""
+    decision = next((e for e in events if isinstance(e.event, FactReconciled)), None)
+    written = next((e for e in events if isinstance(e.event, FactWritten)), None)
+    if written is None or not isinstance(written.event, FactWritten):
+        return None
+    answer: dict[str, Any] = {"fact_id": written.event.fact_id, "position": written.position}
+    if decision is not None and isinstance(decision.event, FactReconciled):
+        d = decision.event
+        answer.update(
+            outcome=d.outcome,
+            superseded=d.superseded,
+            deduplicated=False,
+            reason=d.reason,
+            # The write was one append: the fact, its decision, the supersedes, the review item.
+            position=written.position
+            + 1
+            + len(d.superseded)
+            + (1 if d.outcome == "conflict" else 0),
+        )
+        if d.conflicts_with:
+            answer["conflicts_with"] = d.conflicts_with
+        if d.gate_flags:
+            answer["gate_flags"] = d.gate_flags
+    else:
+        answer.update(outcome="added", superseded=[], deduplicated=False)
+    return answer
 
 
 def _fact_id_for(request: web.Request, key: str | None) -> str:
@@ -213,23 +360,30 @@ def _fact_id_for(request: web.Request, key: str | None) -> str:
 
 
 async def post_fact(request: web.Request) -> web.Response:
-    """Write a new fact."""
+    """Write a new fact, reconciled with what memory holds."""
     key = header_key(request)
     body = await parse_body(request, FACT_BODY)
-    admission = await ingest.admit(
-        request, body, _new_fact(request, body, _fact_id_for(request, key)), key
+    fact_id = _fact_id_for(request, key)
+    store = state_of(request).require_store()
+    namespace = namespace_of(request)
+    if key is not None:
+        answer = _answer_from_log(await store.read_stream(namespace, fact_stream(fact_id)))
+        if answer is not None:
+            return json_response(answer, status=201)
+    draft = await _new_draft(request, body, fact_id)
+    writer = writer_for(request.app)
+    if not body.get("dedupe", True):
+        planned = writer.unreconciled(draft)
+    else:
+        [planned] = await writer.plan(namespace, [draft])
+    positions = await async_append(
+        request, _keyed(planned.events, key), expected_versions=planned.expected
     )
-    if admission.response is not None:
-        return admission.response
-    fact = admission.fact
-    [position] = await async_append(
-        request,
-        [NewEvent(fact, idempotency_key=key)],
-        expected_versions={fact.stream_id: NO_STREAM},
-    )
-    return json_response(
-        {"fact_id": fact.fact_id, "position": position, **admission.extra}, status=201
-    )
+    answer = {**planned.answer(), "position": max(positions)}
+    if planned.verdict.outcome == "deduplicated":
+        answer["similarity"] = round(planned.verdict.confidence, 6)
+        return json_response(answer)
+    return json_response(answer, status=201)
 
 
 async def post_supersede(request: web.Request) -> web.Response:
@@ -237,26 +391,20 @@ async def post_supersede(request: web.Request) -> web.Response:
     old_id = path_id(request, "fact_id")
     key = header_key(request)
     body = await parse_body(request, FACT_BODY)
+    fact_id = _fact_id_for(request, key)
+    if key is not None:
+        store = state_of(request).require_store()
+        done = await store.read_stream(namespace_of(request), fact_stream(fact_id))
+        answer = _answer_from_log(done)
+        if answer is not None:
+            return json_response(answer, status=201)
     log = await _async_fact_log(request, old_id)
-    retried = log.by_key(None if key is None else f"{key}#supersedes")
-    if retried is not None and isinstance(retried.event, FactSuperseded):
-        return json_response(
-            {"fact_id": retried.event.new_fact_id, "position": retried.position}, status=201
-        )
     log.require_live()
-    fact = _new_fact(request, body, _fact_id_for(request, key))
-    positions = await async_append(
-        request,
-        [
-            NewEvent(fact, idempotency_key=key),
-            NewEvent(
-                FactSuperseded(old_fact_id=old_id, new_fact_id=fact.fact_id, at=fact.valid_from),
-                idempotency_key=None if key is None else f"{key}#supersedes",
-            ),
-        ],
-        expected_versions={fact_stream(old_id): log.version, fact.stream_id: NO_STREAM},
-    )
-    return json_response({"fact_id": fact.fact_id, "position": positions[-1]}, status=201)
+    draft = await _new_draft(request, body, fact_id)
+    planned = writer_for(request.app).forced(draft, [old_id], decided_by=_actor(request))
+    expected = {**planned.expected, fact_stream(old_id): log.version}
+    positions = await async_append(request, _keyed(planned.events, key), expected_versions=expected)
+    return json_response({**planned.answer(), "position": max(positions)}, status=201)
 
 
 def _actor(request: web.Request) -> str:
@@ -307,33 +455,39 @@ async def get_one(request: web.Request) -> web.Response:
     """Return a fact as believed now (or at ``known_at``); a forgotten fact is 404."""
     fact_id = path_id(request, "fact_id")
     query = parse_query(request.query, GET_QUERY)
+    namespace = namespace_of(request)
     engine = await state_of(request).async_reads()
     async with engine.connect() as conn:
-        row = await get_fact(conn, namespace_of(request), fact_id, known_at=query.get("known_at"))
-    if row is None or row.forgotten:
-        raise not_found("fact", fact_id)
-    return json_response(fact_json(row))
+        row = await get_fact(conn, namespace, fact_id, known_at=known_at_of(query))
+        if row is None or row.forgotten:
+            raise not_found("fact", fact_id)
+        decisions = await _written_decisions(conn, namespace, [row])
+    return json_response(fact_json(row, decisions.get(row.fact_id)))
 
 
 async def list_facts(request: web.Request) -> web.Response:
     """Query facts by valid time, transaction time, status, tag and owner."""
     query = parse_query(request.query, LIST_QUERY)
+    namespace = namespace_of(request)
+    subject = query.get("subject")
     engine = await state_of(request).async_reads()
     async with engine.connect() as conn:
         rows = await query_facts(
             conn,
-            namespace_of(request),
+            namespace,
             as_of=query.get("as_of"),
-            known_at=query.get("known_at"),
+            known_at=known_at_of(query),
             status=query.get("status"),
             tag=query.get("tag"),
             owner=query.get("owner"),
+            subject=None if subject is None else subject_key(subject),
             include_quarantined=query.get("include_quarantined", False),
             include_superseded=query.get("include_superseded", False),
             include_archived=query.get("include_archived", False),
             limit=query.get("limit", 100),
         )
-    return json_response({"facts": [fact_json(r) for r in rows]})
+        decisions = await _written_decisions(conn, namespace, rows)
+    return json_response({"facts": [fact_json(r, decisions.get(r.fact_id)) for r in rows]})
 
 
 async def get_history(request: web.Request) -> web.Response:
@@ -346,11 +500,21 @@ async def get_history(request: web.Request) -> web.Response:
         if not versions:
             raise not_found("fact", fact_id)
         chain = await fact_history(conn, namespace, fact_id)
+        decisions = await decisions_of(conn, namespace, [r.fact_id for r in chain] + [fact_id])
+    written = {f: [d for d in ds if d["role"] == "written"] for f, ds in decisions.items()}
+
+    def view(row: FactRow) -> dict[str, Any]:
+        own = written.get(row.fact_id)
+        return fact_json(row, own[-1] if own else None)
+
     return json_response(
         {
             "fact_id": fact_id,
-            "chain": [fact_json(r) for r in chain],
-            "versions": [fact_json(r) for r in versions],
+            "chain": [view(r) for r in chain],
+            "versions": [view(r) for r in versions],
+            # Every decision that named this fact: what wrote it, what replaced it, the
+            # conflicts it was part of and the restatements folded into it.
+            "decisions": decisions.get(fact_id, []),
         }
     )
 

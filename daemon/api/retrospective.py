@@ -2,7 +2,10 @@
 
 - ``POST /v1/conversations/{cid}/retrospective:run``: the ``manual`` trigger. 202 with
   ``{action: schedule|merge|skip, run_id, reason, not_before}``; 404 for an unknown
-  conversation, 409 ``retrospectives_disabled`` when the kill switch is off.
+  conversation, 409 ``retrospectives_disabled`` when the kill switch is off. With
+  ``{"wait": true, "timeout": seconds}`` the run starts now (no cooldown) and the answer comes
+  when it ends: 200 with the run (``status``, ``fact_ids`` it left current, ``error``), or 202
+  with ``finished: false`` if the timeout came first.
 - ``GET /v1/conversations/{cid}/retrospective``: ``{cursor, last_attempt_at,
   last_success_at, remembered, runs: [{run_id, trigger, status, facts_written, error?}]}``
   (newest run first) from the ``retrospective`` projection, read-your-writes.
@@ -18,11 +21,15 @@ from aiohttp import web
 
 from daemon.api.common import path_id
 from daemon.api.errors import ApiError, json_response, not_found
+from daemon.api.validation import Field, Schema, parse_body
 from daemon.app import namespace_of, state_of
 from daemon.retrospective.service import RetrospectiveError, RetrospectiveService
 from daemon.retrospective.wiring import RETROSPECTIVE
 from projections.messages import get_conversation
 from projections.retrospective import get_retrospective
+
+DEFAULT_WAIT = 60.0
+MAX_WAIT = 600.0
 
 
 def _service(request: web.Request) -> RetrospectiveService:
@@ -37,18 +44,52 @@ def _service(request: web.Request) -> RetrospectiveService:
     return holder.service
 
 
+RUN_BODY = Schema(
+    "RetrospectiveRunIn",
+    (
+        Field(
+            "wait",
+            "boolean",
+            description="default false; true runs it now (no cooldown) and answers when it ends",
+        ),
+        Field(
+            "timeout",
+            "number",
+            minimum=0.1,
+            maximum=MAX_WAIT,
+            description=f"seconds to wait with wait=true (default {DEFAULT_WAIT:g})",
+        ),
+    ),
+)
+
+
 async def post_run(request: web.Request) -> web.Response:
-    """Schedule a manual retrospective of a conversation."""
+    """Schedule a manual retrospective of a conversation (and wait for it, if asked)."""
     cid = path_id(request, "cid")
+    body = await parse_body(request, RUN_BODY, allow_empty=True)
+    wait = bool(body.get("wait", False))
     service = _service(request)
+    namespace = namespace_of(request)
     try:
-        result = await service.request_run(namespace_of(request), cid)
+        result = await service.request_run(namespace, cid, immediate=wait)
     except RetrospectiveError as exc:
         if exc.code == "unknown_conversation":
             raise not_found("conversation", cid) from exc
         code = "retrospectives_disabled" if exc.code == "disabled" else exc.code
         raise ApiError(409, code, exc.message, {"conversation_id": cid}) from exc
-    return json_response({"conversation_id": cid, **result.to_json()}, status=202)
+    answer = {"conversation_id": cid, **result.to_json()}
+    if not wait or result.run_id is None:
+        return json_response(answer, status=200 if wait else 202)
+    run = await service.wait_for_run(
+        namespace, cid, result.run_id, float(body.get("timeout", DEFAULT_WAIT))
+    )
+    if run is None:
+        return json_response(answer, status=202)
+    finished = run.status in ("succeeded", "skipped", "abandoned", "failed")
+    answer.update(run.to_json())
+    answer["fact_ids"] = run.fact_ids
+    answer["finished"] = finished
+    return json_response(answer, status=200 if finished else 202)
 
 
 async def get_state(request: web.Request) -> web.Response:

@@ -106,8 +106,8 @@ async def _keys(args: argparse.Namespace) -> int:
 def _toml_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
+    if isinstance(value, int | float):
+        return repr(value)
     # JSON string escapes are valid TOML basic-string escapes.
     return json.dumps(str(value))
 

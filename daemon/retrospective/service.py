@@ -36,7 +36,7 @@ import contextlib
 import dataclasses
 import random
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -46,17 +46,19 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from daemon.config import RetrospectiveConfig
 from daemon.logging import get_logger
+from daemon.memory import trust
+from daemon.memory.writes import Draft, MemoryWriter, Planned
 from daemon.retrospective import triggers
 from daemon.retrospective.prompt import PromptSource, load_prompt
 from daemon.retrospective.review import (
     Judgement,
     NoUsableOutput,
+    Remembered,
     SliceMessage,
     Transcript,
     build_request,
     fit_transcript,
     judge,
-    normalise,
 )
 from events.clock import Clock
 from events.daemon_events import CompactionAnnounced
@@ -77,7 +79,6 @@ from events.types import (
     ConversationDeleted,
     ConversationForked,
     Event,
-    FactWritten,
     MessageAppended,
     content_text,
     conversation_stream,
@@ -86,7 +87,8 @@ from plugins.llm.budget import BudgetTracker
 from plugins.llm.types import LLMError, LLMProvider
 from projections.base import cooperate
 from projections.messages import UnknownMessage, list_messages
-from projections.retrospective import ConversationRetro, RetrospectiveFold, RunState
+from projections.retrospective import TERMINAL, ConversationRetro, RetrospectiveFold, RunState
+from projections.text import normalise
 
 log = get_logger(__name__)
 
@@ -99,6 +101,8 @@ FOLLOW_CHUNK = 1000
 FOLLOW_DELAY = 0.05
 """Seconds a wake-up waits for more commits before the scheduler reads the log."""
 USAGE_MEMORY = timedelta(days=2)
+RUN_POLL = 0.05
+"""Seconds between looks at a run someone waits for."""
 RETROSPECTIVE_TAG = "retrospective"
 INJECTION_TAG = "injection-suspect"
 
@@ -239,6 +243,15 @@ class _Settings:
     prompt: PromptSource
     auto_promote: bool
     max_tokens: int | None
+    trust_user_statements: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class _Closing:
+    """The closing commit of an attempt: its events and the fact streams they change."""
+
+    events: list[Event]
+    expected: dict[str, int]
 
 
 def _conv_key(stored: StoredEvent) -> tuple[str, str]:
@@ -356,8 +369,12 @@ class RetrospectiveService:
         poll_interval: float = 1.0,
         follow_delay: float = FOLLOW_DELAY,
         fence: Callable[[], Awaitable[bool]] | None = None,
+        writer: Callable[[], MemoryWriter] | None = None,
+        trust_user_statements: bool = True,
     ) -> None:
         self.store = store
+        self.writer = writer
+        """Builds the writer that reconciles a run's facts (none: written as they are)."""
         self.follow_delay = follow_delay
         """How long a wake-up lets further commits gather before the log is read."""
         self.fence = fence
@@ -374,6 +391,7 @@ class RetrospectiveService:
             prompt=load_prompt(config.prompt_path, workspace),
             auto_promote=auto_promote,
             max_tokens=max_tokens,
+            trust_user_statements=trust_user_statements,
         )
         self.fold = RetrospectiveFold()
         self.counters = Counters()
@@ -413,18 +431,30 @@ class RetrospectiveService:
         return self._settings.provider
 
     @property
+    def uses_model(self) -> bool:
+        """Return True when the provider is a model (the daemon wraps every model in a daily
+        budget; the offline extractor has none)."""
+        return self._settings.budget is not None
+
+    @property
     def budget(self) -> BudgetTracker | None:
         """Return the budget tracker, if the provider has one."""
         return self._settings.budget
 
     def apply_config(
-        self, config: RetrospectiveConfig, *, auto_promote: bool | None = None
+        self,
+        config: RetrospectiveConfig,
+        *,
+        auto_promote: bool | None = None,
+        trust_user_statements: bool | None = None,
     ) -> None:
         """Switch to a new ``[retrospective]`` configuration (live reload)."""
         old = self._settings.config
         self._settings.config = config
         if auto_promote is not None:
             self._settings.auto_promote = auto_promote
+        if trust_user_statements is not None:
+            self._settings.trust_user_statements = trust_user_statements
         if config.llm_concurrency != old.llm_concurrency:
             self._sem = asyncio.Semaphore(config.llm_concurrency)
         if config.prompt_path != old.prompt_path:
@@ -676,9 +706,15 @@ class RetrospectiveService:
         return RequestResult(decision.action, run_id, decision.reason, decision.not_before)
 
     async def _append(
-        self, conv: ConversationRetro, events: Sequence[Event], *, keys: Sequence[str] = ()
+        self,
+        conv: ConversationRetro,
+        events: Sequence[Event],
+        *,
+        keys: Sequence[str] = (),
+        also_expect: Mapping[str, int] | None = None,
     ) -> list[int] | None:
-        """Append decision events checked against the retrospective stream's version."""
+        """Append decision events checked against the retrospective stream's version (and the
+        versions of any fact streams the events change)."""
         stream = retrospective_stream(conv.conversation_id)
         new = [
             NewEvent(e, idempotency_key=keys[i] if i < len(keys) else None)
@@ -687,7 +723,9 @@ class RetrospectiveService:
         self._hurry.set()
         try:
             positions = await self.store.append(
-                conv.namespace, new, expected_versions={stream: conv.stream_version}
+                conv.namespace,
+                new,
+                expected_versions={**(also_expect or {}), stream: conv.stream_version},
             )
         except ConcurrencyError:
             self.counters.refused_appends += 1
@@ -698,7 +736,9 @@ class RetrospectiveService:
 
     # -- requests (API, CLI) ----------------------------------------------------------------
 
-    async def request_run(self, namespace: str, conversation_id: str) -> RequestResult:
+    async def request_run(
+        self, namespace: str, conversation_id: str, *, immediate: bool = False
+    ) -> RequestResult:
         """Handle a ``manual`` request; raise :class:`RetrospectiveError` if it cannot be."""
         for _ in range(APPEND_ATTEMPTS):
             await self.sync()
@@ -707,7 +747,7 @@ class RetrospectiveService:
                 raise RetrospectiveError(
                     "unknown_conversation", f"no conversation {conversation_id!r} in {namespace!r}"
                 )
-            decision = triggers.manual(self.config, conv, self.clock.now())
+            decision = triggers.manual(self.config, conv, self.clock.now(), immediate=immediate)
             if decision.action == "none":
                 raise RetrospectiveError(decision.reason, f"retrospectives are {decision.reason}")
             result = await self._decide(conv, decision)
@@ -737,6 +777,25 @@ class RetrospectiveService:
             if ns == namespace and run_id in conv.runs:
                 return conv, conv.runs[run_id]
         return None
+
+    async def wait_for_run(
+        self, namespace: str, conversation_id: str, run_id: str, timeout: float
+    ) -> RunState | None:
+        """Wait until a run ends (or an attempt fails) or ``timeout`` seconds pass; return the
+        run as it stands then (None: no such run)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            await self.sync()
+            conv = self.fold.get(namespace, conversation_id)
+            run = None if conv is None else conv.runs.get(run_id)
+            if run is None or run.status in TERMINAL or run.status == "failed":
+                return run
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                return run
+            self._wake.set()
+            await asyncio.sleep(min(RUN_POLL, remaining))
 
     def status(self, namespace: str, conversation_id: str) -> dict[str, Any] | None:
         """Return the conversation's retrospective view from the fold."""
@@ -1138,9 +1197,10 @@ class RetrospectiveService:
         key: tuple[str, str],
         run_id: str,
         attempt: int,
-        build: Callable[[ConversationRetro, RunState], list[Event]],
+        build: Callable[[ConversationRetro, RunState], Awaitable[_Closing]],
     ) -> bool:
-        """Append the closing commit of an attempt, re-checking the run on fresh state."""
+        """Append the closing commit of an attempt, re-checking the run on fresh state (and
+        re-deciding its facts: another write may have changed what they reconcile with)."""
         for _ in range(APPEND_ATTEMPTS):
             await self.sync()
             conv = self.fold.conversations.get(key)
@@ -1148,9 +1208,12 @@ class RetrospectiveService:
             if conv is None or run is None or run.status != "running" or run.attempt != attempt:
                 log.warning("retrospective.run_moved_on", run_id=run_id, attempt=attempt)
                 return False
-            events: list[Event] = build(conv, run)
-            keys = [f"retro:{run_id}:{attempt}:end:{i}" for i in range(len(events))]
-            if await self._append(conv, events, keys=keys) is not None:
+            closing = await build(conv, run)
+            keys = [f"retro:{run_id}:{attempt}:end:{i}" for i in range(len(closing.events))]
+            if (
+                await self._append(conv, closing.events, keys=keys, also_expect=closing.expected)
+                is not None
+            ):
                 return True
         log.error("retrospective.final_append_gave_up", run_id=run_id, attempt=attempt)
         return False
@@ -1167,37 +1230,28 @@ class RetrospectiveService:
         now = self.clock.now()
         judgement = review.judgement
         ids = [m.message_id for m in messages]
-        valid_from = max(m.created_at for m in messages)
-        facts = [
-            FactWritten(
-                fact_id=uuid.uuid4().hex,
-                text=r.text,
-                valid_from=valid_from,
-                tags=sorted(
-                    {*r.tags, RETROSPECTIVE_TAG, *([INJECTION_TAG] if r.injection else [])}
-                ),
-                owner="user",
-                provenance="extraction",
-                status="active"
-                if self._settings.auto_promote and not r.injection
-                else "quarantined",
-                importance=r.importance,
-                source_message_ids=ids,
-            )
-            for r in judgement.accepted
-        ]
+        drafts = self._drafts(judgement.accepted, messages)
         usage = review.usage
+        written: list[str] = []
+        reinforced: list[str] = []
 
-        def build(conv: ConversationRetro, run: RunState) -> list[Event]:
-            events: list[Event] = [*facts]
+        async def build(conv: ConversationRetro, run: RunState) -> _Closing:
+            planned = await self._plan(conv.namespace, drafts)
+            events: list[Event] = [e for p in planned for e in p.events]
+            expected: dict[str, int] = {}
+            for p in planned:
+                expected.update(p.expected)
+            written[:] = [p.draft.fact_id for p in planned if p.verdict.outcome != "deduplicated"]
+            reinforced[:] = [p.fact_id for p in planned if p.verdict.outcome == "deduplicated"]
             events.append(
                 RetrospectiveSucceeded(
                     conversation_id=conv.conversation_id,
                     run_id=run_id,
                     at=now,
                     attempt=attempt,
-                    fact_ids=[f.fact_id for f in facts],
-                    remembered=[f.text for f in facts],
+                    fact_ids=list(written),
+                    reinforced=list(dict.fromkeys(reinforced)),
+                    remembered=[d.text for d in drafts],
                     outcome="remembered"
                     if judgement.accepted or judgement.duplicates
                     else "nothing_new",
@@ -1224,22 +1278,72 @@ class RetrospectiveService:
                 )
             for fork_id in self._orphan_forks(conv, run.fork_id):
                 events.append(ConversationDeleted(conversation_id=fork_id))
-            return events
+            return _Closing(events, expected)
 
         if await self._final_append(key, run_id, attempt, build):
             self.counters.succeeded += 1
-            self.counters.facts_written += len(facts)
+            self.counters.facts_written += len(written)
             self._count_usage(usage)
             log.debug(
                 "retrospective.succeeded",
                 run_id=run_id,
                 attempt=attempt,
-                facts=len(facts),
+                facts=len(written),
+                reinforced=len(reinforced),
                 duplicates=judgement.duplicates,
                 rejected=len(judgement.rejected),
                 chunks=len(review.transcript.chunks),
                 truncated=len(review.transcript.truncated),
+                messages=len(ids),
             )
+
+    def _drafts(
+        self, accepted: Sequence[Remembered], messages: Sequence[SliceMessage]
+    ) -> list[Draft]:
+        """One draft per remembered fact: its status from the trust policy, its valid time from
+        the messages it cites (when it was said), in the order it was said."""
+        by_id = {m.message_id: m for m in messages}
+        order = {m.message_id: i for i, m in enumerate(messages)}
+        latest = max(m.created_at for m in messages)
+        drafts: list[tuple[int, int, Draft]] = []
+        for i, r in enumerate(accepted):
+            cited = [by_id[m] for m in r.source_message_ids if m in by_id]
+            verdict = trust.decide(
+                [trust.SourceMessage(m.message_id, m.role, m.text) for m in cited],
+                injection=r.injection,
+                trust_user_statements=self._settings.trust_user_statements,
+                auto_promote=self._settings.auto_promote,
+            )
+            tags = {*r.tags, RETROSPECTIVE_TAG}
+            if r.injection:
+                tags.add(INJECTION_TAG)
+            if verdict.user_stated:
+                tags.add(trust.USER_STATED_TAG)
+            said = max((m.created_at for m in cited), default=latest)
+            draft = Draft(
+                fact_id=uuid.uuid4().hex,
+                text=r.text,
+                valid_from=said,
+                subject=r.subject,
+                predicate=r.predicate,
+                object=r.object,
+                tags=tuple(sorted(tags)),
+                owner="user",
+                provenance="extraction",
+                status=verdict.status,
+                importance=r.importance,
+                source_message_ids=tuple(m.message_id for m in cited)
+                or tuple(m.message_id for m in messages),
+                flags=verdict.flags,
+            )
+            position = max((order[m.message_id] for m in cited), default=len(messages))
+            drafts.append((position, i, draft))
+        return [d for _, _, d in sorted(drafts, key=lambda t: (t[0], t[1]))]
+
+    async def _plan(self, namespace: str, drafts: Sequence[Draft]) -> list[Planned]:
+        if self.writer is None:
+            raise RetrospectiveError("no_writer", "the service has no memory writer")
+        return await self.writer().plan(namespace, drafts)
 
     async def _end_failed(
         self,
@@ -1259,7 +1363,7 @@ class RetrospectiveService:
             None if abandon else now + triggers.retry_delay(cfg, attempt, self.rng, retry_after)
         )
 
-        def build(conv: ConversationRetro, run: RunState) -> list[Event]:
+        async def build(conv: ConversationRetro, run: RunState) -> _Closing:
             events: list[Event] = [
                 RetrospectiveFailed(
                     conversation_id=conv.conversation_id,
@@ -1301,7 +1405,7 @@ class RetrospectiveService:
             record = None if run.fork_id is None else conv.forks.get(run.fork_id)
             if run.fork_id is not None and (record is None or not record.deleted):
                 events.append(ConversationDeleted(conversation_id=run.fork_id))
-            return events
+            return _Closing(events, {})
 
         if await self._final_append(key, run_id, attempt, build):
             self.counters.failed += 1

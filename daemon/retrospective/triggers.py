@@ -134,13 +134,21 @@ def pre_compaction(cfg: RetrospectiveConfig, conv: ConversationRetro, now: datet
     return _explicit("pre_compaction", cfg, conv, now, now)
 
 
-def manual(cfg: RetrospectiveConfig, conv: ConversationRetro, now: datetime) -> Decision:
-    """Evaluate a ``manual`` request: due now, or when the cooldown since the last attempt ends."""
+def manual(
+    cfg: RetrospectiveConfig, conv: ConversationRetro, now: datetime, *, immediate: bool = False
+) -> Decision:
+    """Evaluate a ``manual`` request: due now, or when the cooldown since the last attempt ends.
+
+    ``immediate`` (a person or app that runs one now and waits for it) skips the cooldown, which
+    is there to space out automatic runs, and says so in the decision's inputs.
+    """
     not_before = now
-    if conv.last_attempt_at is not None:
+    if conv.last_attempt_at is not None and not immediate:
         not_before = max(now, conv.last_attempt_at + cfg.min_cooldown)
     decision = _explicit("manual", cfg, conv, now, not_before)
     decision.inputs["min_cooldown_s"] = cfg.min_cooldown.total_seconds()
+    if immediate:
+        decision.inputs["immediate"] = True
     return decision
 
 

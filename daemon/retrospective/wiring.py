@@ -6,8 +6,11 @@ starts the service once the store and the projection runner are up (in the backg
 long log does not delay the sockets) and stops it before they close, subscribes to config
 reloads (``[retrospective]`` and ``[llm]`` apply live), and registers the ``/metrics`` gauges.
 
-The model: ``[llm] provider = "none"`` (the default) uses the offline self-statement extractor;
+The model: ``[llm] provider = "none"`` (the default) uses the extractor ``[retrospective]
+extractor`` names (the offline statement extractor unless a plugin adds another);
 ``openai`` / ``anthropic`` build that plugin from the registry and wrap it in its daily budget.
+A run's facts are reconciled by :func:`daemon.memory.wiring.writer_for` and their status set
+by the ``[memory]`` trust policy.
 """
 
 from __future__ import annotations
@@ -24,9 +27,9 @@ from aiohttp import web
 from daemon.app import STATE, AppState
 from daemon.config import Config, LlmConfig
 from daemon.logging import get_logger
+from daemon.memory.wiring import writer_for
 from daemon.retrospective.service import ProjectionSliceReader, RetrospectiveService
 from events.tasks import cancel_and_wait
-from plugins.extractors.selfstatements import SelfStatementExtractor
 from plugins.llm.budget import BudgetedProvider, BudgetTracker
 from plugins.llm.settings import LLMSettings
 from plugins.llm.types import LLMProvider
@@ -97,11 +100,14 @@ class ProviderChoice:
     max_tokens: int | None
 
 
-def build_provider(llm: LlmConfig, now: Callable[[], datetime]) -> ProviderChoice:
-    """Build the model provider ``[llm]`` names (the offline extractor for ``none``)."""
+def build_provider(
+    llm: LlmConfig, now: Callable[[], datetime], extractor: str = "offline-extractor"
+) -> ProviderChoice:
+    """Build the model provider ``[llm]`` names (the ``extractor`` plugin for ``none``)."""
     mapping = llm.provider_settings()
     if mapping is None:
-        return ProviderChoice(SelfStatementExtractor(), None, None)
+        offline: LLMProvider = load_plugins().create("extractor", extractor, {})
+        return ProviderChoice(offline, None, None)
     settings = LLMSettings.from_mapping(mapping)
     inner: LLMProvider = load_plugins().create("llm_provider", llm.provider, mapping)
     tracker = BudgetTracker(settings.budget)
@@ -140,7 +146,7 @@ def _retrospective_ctx(
     async def ctx(app: web.Application) -> AsyncIterator[None]:
         state = app[STATE]
         holder.task = asyncio.create_task(
-            _start(holder, state, watcher.current), name="retrospective-start"
+            _start(holder, app, state, watcher.current), name="retrospective-start"
         )
         try:
             yield
@@ -154,14 +160,16 @@ def _retrospective_ctx(
     return ctx
 
 
-async def _start(holder: RetrospectiveHolder, state: AppState, config: Config) -> None:
+async def _start(
+    holder: RetrospectiveHolder, app: web.Application, state: AppState, config: Config
+) -> None:
     store = state.require_store()
     if state.runner is None or state.read_engine is None:
         holder.error = "the daemon runs without projections"
         log.warning("retrospective.not_started", reason=holder.error)
         return
     try:
-        choice = build_provider(config.llm, state.clock.now)
+        choice = build_provider(config.llm, state.clock.now, config.retrospective.extractor)
     except Exception as exc:  # a bad plugin must not take the daemon down
         holder.error = f"cannot build the [llm] provider: {exc}"
         log.error("retrospective.not_started", reason=holder.error)
@@ -177,6 +185,8 @@ async def _start(holder: RetrospectiveHolder, state: AppState, config: Config) -
         max_tokens=choice.max_tokens,
         fence=holder.fence,
         auto_promote=config.retrospective.auto_promote,
+        writer=lambda: writer_for(app),
+        trust_user_statements=config.memory.trust_user_statements,
     )
     await service.start(lead=holder.fence is None)
     holder.service = service
@@ -187,13 +197,17 @@ def _reload_callback(holder: RetrospectiveHolder) -> Callable[[Config, Config], 
         service = holder.service
         if service is None:
             return
-        if new.retrospective != old.retrospective:
+        if new.retrospective != old.retrospective or new.memory != old.memory:
             service.workspace = _workspace(new)
-            service.apply_config(new.retrospective, auto_promote=new.retrospective.auto_promote)
+            service.apply_config(
+                new.retrospective,
+                auto_promote=new.retrospective.auto_promote,
+                trust_user_statements=new.memory.trust_user_statements,
+            )
             log.info("retrospective.config_applied")
-        if new.llm != old.llm:
+        if new.llm != old.llm or new.retrospective.extractor != old.retrospective.extractor:
             try:
-                choice = build_provider(new.llm, service.clock.now)
+                choice = build_provider(new.llm, service.clock.now, new.retrospective.extractor)
             except Exception as exc:
                 log.error("retrospective.llm_reload_failed", error=str(exc))
                 return

@@ -1,0 +1,1 @@
+"""Memory writes: reading claims from facts, reconciling them, and the trust policy."""

@@ -1,0 +1,55 @@
+"""The trust policy for facts a retrospective distils: which go straight to recall.
+
+A fact is *user-stated* when every message it cites is a user turn: the person said it in
+their own words. With ``[memory] trust_user_statements`` (the default) such a fact is written
+``active``, so it reaches default recall within one retrospective. Anything else stays
+``quarantined`` until a person validates it or ordinary use earns its promotion (recalls,
+see :mod:`daemon.consolidation.phases`): a fact that cites an assistant or tool turn, a fact
+that cites nothing, a fact whose text looks like an injection, or one whose cited message the
+ingest gate flags. ``[retrospective] auto_promote`` activates every fact but a flagged one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from daemon.consolidation.rules import scan
+
+USER_STATED_TAG = "said-by-user"
+"""Tag of a fact whose cited messages are all user turns."""
+
+
+@dataclass(frozen=True, slots=True)
+class SourceMessage:
+    """A message a fact cites, as the policy needs it."""
+
+    message_id: str
+    role: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Trust:
+    """The policy's decision for one fact."""
+
+    status: str
+    user_stated: bool
+    flags: tuple[str, ...]
+
+
+def decide(
+    cited: Sequence[SourceMessage],
+    *,
+    injection: bool,
+    trust_user_statements: bool,
+    auto_promote: bool,
+) -> Trust:
+    """Decide a distilled fact's status from the messages it cites."""
+    flags: list[str] = ["injection_suspect"] if injection else []
+    for message in cited:
+        flags.extend(f"source_message:{flag}" for flag in scan(message.text))
+    user_stated = bool(cited) and all(m.role == "user" for m in cited)
+    trusted = auto_promote or (trust_user_statements and user_stated)
+    status = "active" if trusted and not flags else "quarantined"
+    return Trust(status, user_stated, tuple(dict.fromkeys(flags)))
