@@ -50,7 +50,7 @@ def _texts(*messages: tuple[str, str]) -> list[str]:
             "I have two cats, Miso and Tofu",
             ["The user has a cat named Miso.", "The user has a cat named Tofu."],
         ),
-        ("I quit my job at Deloitte.", ["The user no longer works at Deloitte."]),
+        ("I quit my job at Deloitte.", ["The user quit their job at Deloitte."]),
         ("i speak French and Spanish", ["The user speaks French.", "The user speaks Spanish."]),
         ("we broke up", ["The user broke up with their partner and is single."]),
         ("I'm flying to Tokyo on June 3rd", ["The user's flight to Tokyo is on June 3rd."]),
@@ -94,7 +94,7 @@ def test_only_user_turns_are_read_and_repeats_collapse() -> None:
 def test_a_sentence_keeps_the_clauses_that_state_something() -> None:
     # The weighed half of a sentence is dropped, not the half that states a fact.
     assert _texts(("user", "I hate flying, I take the train whenever I possibly can")) == [
-        "The user dislikes flying."
+        "The user hates flying."
     ]
 
 

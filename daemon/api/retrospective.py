@@ -71,23 +71,28 @@ async def post_run(request: web.Request) -> web.Response:
     service = _service(request)
     namespace = namespace_of(request)
     try:
-        result = await service.request_run(namespace, cid, immediate=wait)
+        if wait:
+            result, run, fact_ids = await service.run_now(
+                namespace, cid, float(body.get("timeout", DEFAULT_WAIT))
+            )
+        else:
+            result, run, fact_ids = await service.request_run(namespace, cid), None, []
     except RetrospectiveError as exc:
         if exc.code == "unknown_conversation":
             raise not_found("conversation", cid) from exc
         code = "retrospectives_disabled" if exc.code == "disabled" else exc.code
         raise ApiError(409, code, exc.message, {"conversation_id": cid}) from exc
     answer = {"conversation_id": cid, **result.to_json()}
-    if not wait or result.run_id is None:
-        return json_response(answer, status=200 if wait else 202)
-    run = await service.wait_for_run(
-        namespace, cid, result.run_id, float(body.get("timeout", DEFAULT_WAIT))
-    )
-    if run is None:
+    if not wait:
         return json_response(answer, status=202)
+    if run is None:
+        return json_response({**answer, "finished": result.run_id is None, "fact_ids": []})
+    # What the runs wrote is read back by this client's next reads (read-your-writes).
+    state = state_of(request)
+    await state.async_note_written(await state.require_store().head())
     finished = run.status in ("succeeded", "skipped", "abandoned", "failed")
     answer.update(run.to_json())
-    answer["fact_ids"] = run.fact_ids
+    answer["fact_ids"] = fact_ids
     answer["finished"] = finished
     return json_response(answer, status=200 if finished else 202)
 

@@ -317,7 +317,7 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
     new_any = new.value == "" or (new.negated and _kind_word(new.value))
     old_any = old.value == "" or (old.negated and _kind_word(old.value))
     if new_any or old_any:
-        if new_any and new.negated and _positive(old):
+        if new_any and (new.negated or new.past) and _positive(old):
             return "replaces", "ends every value", 0.9
         if old_any and old.negated and _positive(new):
             return "replaces", "no longer none", 0.85

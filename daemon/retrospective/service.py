@@ -797,6 +797,36 @@ class RetrospectiveService:
             self._wake.set()
             await asyncio.sleep(min(RUN_POLL, remaining))
 
+    async def run_now(
+        self, namespace: str, conversation_id: str, timeout: float
+    ) -> tuple[RequestResult, RunState | None, list[str]]:
+        """Run a retrospective over everything unreviewed now and wait for it.
+
+        A run already pending covers the messages that had arrived when it was scheduled; if
+        messages remain unreviewed when it ends, another run is requested for them, until none
+        remain, a run does not succeed, or ``timeout`` seconds pass. Returns the first request's
+        answer, the last run and the ids of the facts every run left current.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        first: RequestResult | None = None
+        fact_ids: list[str] = []
+        run: RunState | None = None
+        while True:
+            result = await self.request_run(namespace, conversation_id, immediate=True)
+            first = first or result
+            if result.run_id is None or result.action == "skip":
+                return first, run, fact_ids
+            run = await self.wait_for_run(
+                namespace, conversation_id, result.run_id, max(0.0, deadline - loop.time())
+            )
+            if run is None or run.status != "succeeded":
+                return first, run, fact_ids
+            fact_ids.extend(f for f in run.fact_ids if f not in fact_ids)
+            conv = self.fold.get(namespace, conversation_id)
+            if conv is None or not conv.tail or loop.time() >= deadline:
+                return first, run, fact_ids
+
     def status(self, namespace: str, conversation_id: str) -> dict[str, Any] | None:
         """Return the conversation's retrospective view from the fold."""
         conv = self.fold.get(namespace, conversation_id)

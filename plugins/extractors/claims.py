@@ -390,10 +390,12 @@ _CONJUNCTION = re.compile(
 )
 _STATEMENT_START = re.compile(
     r"^(?:(?i:i|i'm|i've|i'd|i'll|we|we're|we've|my|our|she|he|they|she's|he's|they're"
-    r"|the user|user'?s?)\b|[A-Z][\w\-]*(?:'s)?\s+(?=\S))"
+    r"|the user|user'?s?|everyone|everybody|people|friends|his|her|its|their)\b"
+    r"|[A-Z][\w\-]*(?:'s)?\s+(?=\S))"
 )
 _LEADING_FILLER = re.compile(
-    r"^(?:(?:yes|yeah|yep|no|nope|ok|okay|sure)[,!.]+\s*"
+    r"^(?:(?:yes|yeah|yep|no|nope|ok|okay|sure|fine)(?:[,!.]+\s*|\s+(?=(?:i|i'm|we|my)\b))"
+    r"|(?:[\w ]{1,20}):\s+(?=\S)"
     r"|(?:so|well|oh|btw|anyway|anyways|and|but|actually|honestly|fyi|ps|um|uh"
     r"|hey|hi|hello|lol|haha|hmm|oh well|by the way|fun fact|update"
     r"|news|good news|big news|guess what|just so you know|for the record|for context"
@@ -472,6 +474,8 @@ def _starts_statement(text: str) -> bool:
     if words and words[0].casefold() in _COMPLEMENT_START:
         return True
     text = " ".join(words)
+    if _HEALED.match(text):
+        return True
     match = _STATEMENT_START.match(text)
     if match is not None:
         word = match.group(0).strip()
@@ -616,7 +620,8 @@ def _alternation(words: Iterable[str]) -> str:
 
 _EVENT_ALT = _alternation(EVENT_NOUNS)
 _THING_PATTERN = (
-    r"^(?:(?:my|our|the user's|user's|users|his|her|their|the|(?P<owner>(?-i:[A-Z])[\w\-]*)'s)\s+)?"
+    r"^(?:(?:my|our|the user's|user's|users|the|(?P<pronoun>his|her|its|their)"
+    r"|(?P<owner>(?-i:[A-Z])[\w\-]*)'s)\s+)?"
     r"(?P<mod>(?:[\w\-]+\s+){0,2}?)"
     r"(?P<thing>favou?rite\s+[\w\-]+(?:\s+[\w\-]+)?|"
     + _alternation([*ATTRIBUTE_NOUNS, *HANDLE_NOUNS, *EVENT_NOUNS])
@@ -631,6 +636,7 @@ _THING_PATTERN = (
 
 _REL_ALT = "|".join(sorted((re.escape(r) for r in lx.RELATIONS), key=len, reverse=True))
 _REL_WORD = rf"(?:{_REL_ALT})(?:s)?"
+_THING_RE = re.compile(_THING_PATTERN, re.IGNORECASE)
 _SUBJECT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (kind, re.compile(pattern, re.IGNORECASE))
     for kind, pattern in (
@@ -699,6 +705,15 @@ def _subject(
         if kind in ("user_rel", "my_rel"):
             rel = lx.relation_of(match.group("rel")) or match.group("rel").casefold()
             name, rest = _leading_name(rest)
+            if name is not None and name.endswith("'s"):
+                # "my sister Efua's wedding is ...": a thing of Efua's, and Efua is the sister.
+                owner = name[:-2]
+                found = _THING_RE.match(f"{owner}'s {rest}")
+                if found is not None:
+                    sub = _thing_subject(found, owner)
+                    after = f"{owner}'s {rest}"[found.end() :]
+                    return replace(sub, relation=rel, name=owner), after
+                name = owner
             owner = speaker if kind == "my_rel" else "user"
             key = name if name is not None else f"{owner}'s {rel}"
             return _Subject(key, kind == "my_rel", relation=rel, name=name), rest
@@ -707,14 +722,18 @@ def _subject(
             name, rest = _leading_name(rest)
             return _Subject(speaker, True, pet=f"{pet} {name}" if name else pet), rest
         if kind == "thing":
+            if match.group("pronoun"):
+                # "her name's Mochi": whose is the sentence's, not the user's (see parse()).
+                of_pronoun = _thing_subject(match, "~pronoun")
+                return of_pronoun, f"is {rest}" if ":" in match.group(0) else rest
             named = match.group("owner")
             whose = named if named and named.casefold() != "user" and _is_name(named) else speaker
-            thing = _thing_subject(match, whose)
+            subject = _thing_subject(match, whose)
             if ":" in match.group(0):
-                return replace(thing, note=True), rest
+                return replace(subject, note=True), rest
             if re.match(r"(?i)(?:on|next|this|tomorrow|tonight)\b", rest):
                 rest = f"is {rest}"
-            return thing, rest
+            return subject, rest
         if kind == "pronoun":
             if last_person is None:
                 return None, rest
@@ -801,6 +820,8 @@ class _Predicate:
     """The rest after the head verb (original case)."""
     head: str
     """The head verb's stem, or ``be`` for a copula."""
+    said: str = ""
+    """The head verb as it was written ("hate", "split")."""
     negated: bool = False
     past: bool = False
     change: bool = False
@@ -986,6 +1007,7 @@ def _predicate(rest: str) -> _Predicate | None:
             return p
         else:
             p.head = stem(w)
+            p.said = w
             if w.endswith("ing") and len(w) > 4:
                 p.progressive = True
             after = words[i + 1 :]
@@ -1082,7 +1104,7 @@ _STOP_WORDS = re.compile(
     r"\s+(?:because|since|as|so|but|although|though|while|whereas|when|whenever|until|unless"
     r"|after|before|which|who|whom|whose|where|that|then|than|cause|cuz|coz|bc|if|and\s+(?:i"
     r"|we|my|our|she|he|they|it|now|then|also|just)\b|with\s+(?:my|our|his|her|their|the"
-    r"|a|an)\b|for\s+(?:my|our|his|her|their|the|a|an|work|school|college|university|uni|"
+    r"|a|an|\d+|one|two|three|four|five|six)\b|myself|ourselves|starting\b|for\s+(?:my|our|his|her|their|the|a|an|work|school|college|university|uni|"
     r"fun|love)\b|to\s+(?:be|get|see|work|study|live|help|take|visit|start|join|find)\b"
     r"|,|;|:|\(|\.\s|!|\?)(?:\s|$).*$|[.!?,;:]+$",
     re.IGNORECASE,
@@ -1095,7 +1117,8 @@ _DETERMINER = re.compile(
 _VAGUE = re.compile(
     r"^(?:it|that|this|these|those|them|you|your|him|her|us|me|one|something|anything"
     r"|everything|nothing|stuff|things|here|there|what|which|who|how|when|where|why|so|such"
-    r"|the idea|the way|the fact|way|lot|bit|lots|a lot|a bit|the same|same|more|less)\b",
+    r"|the idea|the way|the fact|way|lot|bit|lots|a lot|a bit|the same|same|more|less|someone"
+    r"|somebody|anyone|anybody|everyone|everybody)\b",
     re.IGNORECASE,
 )
 
@@ -1322,7 +1345,7 @@ class _Reader:
             if found is not None:
                 return found
         head = low.split(" ", 1)[0].strip(",.")
-        diet = _diet(low)
+        diet = _diet(clean_value(rest).casefold())
         if diet is not None:
             return [self.claim("diet", diet)]
         if head in lx.NATIONALITIES and len(low.split()) <= 2:
@@ -1376,7 +1399,7 @@ class _Reader:
         ):
             return [self.claim("trait", "parent")]
         place = re.match(
-            r"^(?:back\s+)?(?:home\s+)?(?:in|at)\s+(?P<where>(?-i:[A-Z])[\w\-]*"
+            r"^(?:(?:back|over|out|up|down)\s+)?(?:home\s+)?(?:in|at)\s+(?P<where>(?-i:[A-Z])[\w\-]*"
             r"(?:\s+(?-i:[A-Z])[\w\-]*)*)",
             rest,
         )
@@ -1421,6 +1444,7 @@ class _Reader:
         return []
 
     def _age(self, rest: str) -> list[Claim]:
+        rest = clean_value(rest) or rest
         decade = re.match(
             r"^in\s+(?:my|his|her|their|the)\s+(?:early\s+|mid\s+|late\s+)?(?P<d>\d0s|twenties"
             r"|thirties|forties|fifties|sixties|seventies|eighties|nineties)\b",
@@ -1529,12 +1553,21 @@ class _Reader:
             if low.startswith("with ") and self.strict:
                 return None
             value = clean_value(rest[match.end() :])
-            return [] if vague(value) else [self.claim("employer", value)]
+            if vague(value):
+                return []
+            out = [self.claim("employer", value, change=p_change(self.p, low))]
+            role = re.search(r"\bas\s+(?:an?\s+)?(?P<job>[^,.;!?]+)", rest, re.I)
+            if role is not None and lx.is_occupation(clean_value(role.group("job")).casefold()):
+                out.append(self.claim("job", _with_article(clean_value(role.group("job")))))
+            return out
         match = re.match(r"^(?:fired|laid off|let go|sacked|made redundant)\b(?:\s+from)?\s*", low)
         if match is not None:
             value = clean_value(rest[match.end() :])
             value = "" if vague(value) or value.casefold() in ("my job", "work") else value
-            return [self.claim("employer", _strip_job(value), negated=True, change=True)]
+            how = match.group(0).split(" from")[0].strip()
+            return [
+                self.claim("employer", _strip_job(value), negated=True, change=True, qualifier=how)
+            ]
         match = re.match(r"^promoted\s+to\s+", low)
         if match is not None:
             value = clean_value(rest[match.end() :])
@@ -1780,6 +1813,12 @@ class _Reader:
         return [self.claim("residence", _place(value), change=True)]
 
     def _grow(self, rest: str, low: str) -> list[Claim] | None:
+        spoke = re.match(r"^up\s+speaking\s+", low)
+        if spoke is not None:
+            values = [
+                w.strip(",.!") for w in rest.split() if w.casefold().strip(",.!") in lx.LANGUAGES
+            ]
+            return [self.claim("language", v, past=False) for v in dict.fromkeys(values)]
         match = re.match(r"^up\s+(?:in|on|near|outside)\s+", low)
         if match is None:
             return [] if self.strict else None
@@ -1795,8 +1834,9 @@ class _Reader:
 
     def _work(self, rest: str, low: str) -> list[Claim] | None:
         rest = re.sub(
-            r"^(?:nights|days|weekends|evenings|part[- ]time|full[- ]time|shifts"
-            r"|night shifts|remotely)\s+(?=as\b)",
+            r"^(?:(?:early|late|long|night|day|evening|weekend|double)\s+)?(?:nights|days"
+            r"|weekends|evenings|part[- ]time|full[- ]time|shifts?|remotely)\s+"
+            r"(?=as\b|at\b|for\b)",
             "",
             rest,
             flags=re.I,
@@ -1853,6 +1893,21 @@ class _Reader:
             value = clean_value(re.sub(r"^(?:at|with)\s+", "", rest, flags=re.I))
             return [] if vague(value) else [self.claim("employer", value, change=True)]
         if self.p.head == stem("start"):
+            school = re.match(
+                r"^(?:a\s+|my\s+|the\s+)?(?P<what>(?:[\w\-]+\s+){0,2}?(?:class|classes|course"
+                r"|lessons|university|college|uni|school|kindergarten|grad school|med school"
+                r"|law school|apprenticeship|degree|masters|phd))\b(?:\s+(?:at|in)\s+(?P<at>.+))?",
+                rest,
+                re.I,
+            )
+            if school is not None:
+                what = school.group("what")
+                where = clean_value(school.group("at") or "")
+                attribute = (
+                    "learning" if re.search(r"class|course|lesson", what, re.I) else "education"
+                )
+                value = f"{what} at {where}" if where and not _has_date(where) else what
+                return [self.claim(attribute, value, change=True)]
             return self._generic_or_none(rest, low)
         value = clean_value(rest)
         value = re.sub(r"^(?:the\s+)?(?:team\s+at|staff\s+(?:at|of))\s+", "", value, flags=re.I)
@@ -2070,10 +2125,12 @@ class _Reader:
         return [self.claim("any", value, negated=True, change=True)]
 
     def _quit(self, rest: str, low: str) -> list[Claim] | None:
-        if not rest or re.match(r"^(?:my|the|our)\s+(?:job|position|role)\b", low):
+        if not rest.strip(" .!"):
+            return []
+        if re.match(r"^(?:my|the|our)\s+(?:job|position|role)\b", low):
             match = re.search(r"\b(?:at|with)\s+(?P<org>.+)$", rest, re.I)
             org = clean_value(match.group("org")) if match else ""
-            return [self.claim("employer", org, negated=True, change=True)]
+            return [self.claim("employer", org, negated=True, change=True, qualifier=self.p.said)]
         value = clean_value(re.sub(r"^(?:up\s+)?(?:on\s+)?", "", rest, flags=re.I))
         if vague(value):
             return []
@@ -2137,9 +2194,15 @@ class _Reader:
     def _graduate(self, rest: str, low: str) -> list[Claim] | None:
         match = re.match(r"^(?:from\s+)?", low)
         value = clean_value(rest[match.end() if match else 0 :])
-        if vague(value):
-            return [self.claim("education", "graduated", change=True)]
-        return [self.claim("education", f"graduated from {value}", change=True)]
+        return [
+            self.claim(
+                "education",
+                "" if vague(value) else value,
+                past=True,
+                change=True,
+                qualifier="graduated",
+            )
+        ]
 
     def _drop(self, rest: str, low: str) -> list[Claim] | None:
         match = re.match(r"^out\s+(?:of\s+)?", low)
@@ -2192,12 +2255,18 @@ class _Reader:
         if match is None:
             if self.p.head == stem("break") and re.match(r"^(?:my|her|his)\s+\w+", low):
                 part = clean_value(re.sub(r"^(?:my|her|his)\s+", "", rest, flags=re.I))
+                part = re.split(r"\s+\w+ing\b", part, maxsplit=1)[0]
                 return [self.claim("condition", f"broken {part}", change=True)]
             return [] if self.strict else None
         who = clean_value(rest[match.end() :])
         who = "" if vague(who) or re.match(r"^(?:my|our)\b", who, re.I) else who
         return [
-            self.claim("relationship", "single", change=True, qualifier="broke up"),
+            self.claim(
+                "relationship",
+                "single",
+                change=True,
+                qualifier=f"{_past(self.p.said)} up",
+            ),
             self.claim("partner", who, negated=True, change=True),
         ]
 
@@ -2227,7 +2296,11 @@ class _Reader:
             value = self.antecedent
         if vague(value):
             return []
-        return [self.claim("likes", v, negated=negated) for v in _split_values(value)]
+        # The verb as said ("can't stand", "loves") is kept for the sentence memory writes.
+        how = "can't stand" if p.head in (stem("stand"), stem("bear")) else _base_verb(p.said)
+        return [
+            self.claim("likes", v, negated=negated, qualifier=how) for v in _split_values(value)
+        ]
 
     def _prefer(self, rest: str, low: str) -> list[Claim] | None:
         called = re.match(r"^(?:to\s+)?be\s+called\s+", rest, re.I)
@@ -2404,6 +2477,13 @@ class _Reader:
         return [] if vague(value) else [self.claim("nickname", value)]
 
     def _go_by(self, rest: str, low: str) -> list[Claim] | None:
+        diet = _diet(
+            clean_value(
+                re.sub(r"^(?:fully|full|totally|completely)\s+", "", rest, flags=re.I)
+            ).casefold()
+        )
+        if diet is not None:
+            return [self.claim("diet", diet, change=True, negated=False)]
         match = re.match(r"^by\s+", low)
         if match is None:
             return self._travel(rest, low)
@@ -2497,11 +2577,58 @@ class _Reader:
             return [self.claim("age", match.group(1), change=True)]
         return [] if self.strict else None
 
+    def _do(self, rest: str, low: str) -> list[Claim] | None:
+        value = clean_value(_QUANTITY.sub("", rest))
+        if vague(value) or not _is_activity(value):
+            return [] if self.strict else None
+        return [self.claim("hobby", f"does {_strip_det(value)}")]
+
+    def _habitual(self, rest: str, low: str) -> list[Claim] | None:
+        if self.p.progressive and not self.p.negated:
+            return [] if self.strict else None
+        verb = {stem(v): v for v in _HABITUAL_VERBS.split()}.get(self.p.head, "")
+        value = clean_value(rest)
+        if value.casefold() in ("everywhere", "a lot", "daily", "every day"):
+            value = ""
+        third = verb + ("es" if verb.endswith(("sh", "ch", "ss")) else "s")
+        return [self.claim("hobby", f"{third} {value}".strip())]
+
+    def _pass(self, rest: str, low: str) -> list[Claim] | None:
+        if re.match(r"^(?:away|on)\b", low):
+            return self._die(rest, low)
+        exam = re.match(
+            r"^(?:my|the|our)?\s*(?P<what>(?:[\w\-]+\s+){0,2}?(?:bar|exam|exams|test"
+            r"|boards|finals|driving test|thesis defen[cs]e))\b",
+            low,
+        )
+        if exam is None or self.p.negated:
+            return [] if self.strict else None
+        return [self.claim("event", f"passed the {exam.group('what').strip()}", change=True)]
+
+    def _heal(self, rest: str, low: str) -> list[Claim] | None:
+        return [] if self.strict else None
+
     def _generic_or_none(self, rest: str, low: str) -> list[Claim] | None:
         return [] if self.strict else None
 
 
 _DISLIKE = _stems("hate dislike detest loathe despise")
+_HABITUAL_VERBS = (
+    "knit crochet sew bike cycle hike climb surf ski skate paint draw garden meditate swim run "
+    "jog bake cook volunteer fish hunt dance sing write journal foster"
+)
+_ACTIVITY = re.compile(
+    r"(?:ing|ics|graphy|yoga|pilates|crossfit|karate|judo|ballet|taekwondo|archery|pottery|tai chi"
+    r"|kung fu|aikido|jiu[- ]jitsu|boxing|parkour|triathlons?|marathons?|improv|theatre|theater"
+    r"|calligraphy|origami|woodwork|embroidery)$",
+    re.IGNORECASE,
+)
+
+
+def _is_activity(value: str) -> bool:
+    return bool(_ACTIVITY.search(_strip_det(value).split(" (")[0].strip()))
+
+
 _TRANSIENT = re.compile(
     r"\b(?:today|tonight|this week|this weekend|right now|for work|for a conference|visiting"
     r"|on (?:vacation|holiday|a trip|business)|for the (?:day|week|weekend)|until|till|at the"
@@ -2611,7 +2738,9 @@ def _rules() -> tuple[tuple[frozenset[str], _Rule], ...]:
         ("avoid", r._avoid),
         ("follow", r._follow),
         ("die", r._die),
-        ("pass", r._die),
+        ("pass", r._pass),
+        ("do practice", r._do),
+        (_HABITUAL_VERBS, r._habitual),
         ("finish complete", r._finish),
         ("diagnose", r._diagnosed),
         ("hold earn", r._hold),
@@ -2627,6 +2756,24 @@ _VERB_RULES: tuple[tuple[frozenset[str], _Rule], ...] = ()
 
 
 # -- helpers -------------------------------------------------------------------------------
+
+
+_PAST = {"split": "split", "break": "broke", "broke": "broke", "breaking": "broke"}
+
+
+def _past(verb: str) -> str:
+    """ "split" -> "split", "broke" -> "broke" (how a breakup was said, in the past)."""
+    return _PAST.get(verb.casefold(), "broke")
+
+
+def _base_verb(word: str) -> str | None:
+    """The verb a preference was said with ("loves" -> "love"), for the sentence memory
+    writes; None when it is the plain "like"."""
+    base = {
+        stem(v): v
+        for v in ["love", "hate", "enjoy", "adore", "dislike", "detest", "loathe", "despise"]
+    }
+    return base.get(stem(word))
 
 
 def _relation_claim(rel: str, name: str) -> tuple[str, str, str | None]:
@@ -2673,7 +2820,11 @@ def _number(word: str) -> int | None:
 
 
 def _diet(low: str) -> str | None:
-    text = re.sub(r"^(?:an?\s+|(?:strict|full|fully|mostly|100%)\s+)+", "", low.strip())
+    text = re.sub(
+        r"^(?:an?\s+|(?:strict|full|fully|mostly|100%|total|complete|real|big|huge|proper)\s+)+",
+        "",
+        low.strip(),
+    )
     text = text.rstrip(" .!")
     for word, diet in lx.DIETS.items():
         if text == word or (text.startswith(word + " ") and len(text.split()) <= 3):
@@ -2740,6 +2891,11 @@ def is_place_like(value: str) -> bool:
             for w in words
         )
     )
+
+
+def p_change(p: _Predicate, low: str) -> bool:
+    """A change: marked, or said as an event (hired, promoted)."""
+    return p.change or low.startswith(("hired", "recruited"))
 
 
 def _pets(rest: str) -> list[str]:
@@ -2849,9 +3005,20 @@ _HOME_OF = re.compile(
 _CALL_ME = re.compile(r"^(?:please\s+)?(?:just\s+)?call\s+me\s+(?P<x>.+)$", re.IGNORECASE)
 
 
+_HEALED = re.compile(
+    r"^(?:my\s+|the\s+)?(?P<part>[\w\-]+?)(?:'s|\s+is|\s+has)?\s+(?:(?:fully|finally|completely"
+    r"|all)\s+)?(?:healed|recovered|better|back to normal)\b",
+    re.IGNORECASE,
+)
+
+
 def _inverted(text: str, speaker: str) -> list[Claim] | None:
     """Statements whose subject is not at the front: "ramen is my favourite food",
     "Reykjavik is where I live", "please call me Dan"."""
+    healed = _HEALED.match(text)
+    if healed is not None and healed.group("part").casefold() not in lx.NOT_NAMES:
+        part = healed.group("part").casefold()
+        return [Claim(speaker, "condition", part, negated=True, change=True, qualifier="healed")]
     match = _FAVOURITE_OF.match(text)
     if match is not None:
         value = clean_value(match.group("x"))
@@ -2902,14 +3069,21 @@ _NOW_PHRASES = frozenset(
 def _subjectless_ok(text: str, strict: bool) -> bool:
     if not strict:
         return True
-    words = [w.casefold().strip(",") for w in text.split()]
+    words = [w.casefold().strip(",.!?") for w in text.split()]
     while words and (words[0] in _CHANGE_ADVERBS or words[0] in _SKIP_ADVERBS):
         words.pop(0)
     if not words:
         return False
     first = words[0]
-    if first == "been":
+    if first in ("been", "don't", "dont", "didn't", "haven't", "havent", "never", "can't", "no"):
         return True
+    if first in ("a", "an"):
+        noun = []
+        for word in words[1:5]:
+            if word in ("as", "at", "in", "for", "since", "from", "now", "with"):
+                break
+            noun.append(word)
+        return lx.is_occupation(" ".join(noun))
     # In a chat turn a subject-less statement starts with a verb ("Moved to Denver.",
     # "just bought a flat", "flying to Tokyo on the 3rd").
     return stem(first) in _VERBS and (
@@ -2956,10 +3130,39 @@ def parse(
             if subject is not None and subject.name is not None:
                 last_person = subject.name
             for claim in claims:
+                if claim.subject == "~pronoun":
+                    resolved = _resolve_pronoun(claim, out, last_person)
+                    if resolved is None:
+                        continue
+                    if resolved[0] is not None:
+                        out[resolved[0]] = resolved[1]
+                        continue
+                    claim = resolved[1]
                 if claim.subject != speaker and claim.subject[:1].isupper():
                     last_person = claim.subject
                 out.append(claim)
     return out
+
+
+def _resolve_pronoun(
+    claim: Claim, before: Sequence[Claim], last_person: str | None
+) -> tuple[int | None, Claim] | None:
+    """ "we adopted a cat, her name's Mochi": the pronoun's claim about what came before.
+
+    Returns ``(index, claim)`` to replace an earlier claim, ``(None, claim)`` to add one, or
+    None when nothing it could mean was said."""
+    previous = len(before) - 1
+    last = before[previous] if before else None
+    if claim.attribute == "name" and last is not None:
+        if last.attribute == "pet" and " " not in last.value:
+            return previous, replace(last, value=f"{last.value} {claim.value}")
+        if last.attribute == "family" and last.value == last.qualifier:
+            return previous, replace(last, value=claim.value)
+        if last.attribute == "relationship" and last.value not in lx.ENDED_RELATIONSHIP:
+            return None, replace(claim, subject=last.subject, attribute="partner")
+    if last_person is not None and claim.attribute != "name":
+        return None, replace(claim, subject=last_person)
+    return None
 
 
 def iter_values(claims: Sequence[Claim]) -> Iterator[str]:

@@ -89,19 +89,35 @@ def statement_sentences(text: str) -> list[str]:
     if _LAUGH.search(whole) and _HYPERBOLE.search(whole) and not _has_plain_fact(whole):
         return []
     for sentence in sentences(whole):
+        # "could you call me Greta from now on?" asks for a name to be used: a statement.
+        sentence = (
+            _ASKED_TO_CALL.sub("call me ", sentence).rstrip("?")
+            if _ASKED_TO_CALL.match(sentence)
+            else sentence
+        )
+        # "I'm a librarian in Lyon, can you recommend ...?": the statement before the question.
+        sentence = _QUESTION_TAIL.sub("", sentence)
         if _is_statement(sentence):
             kept.append(_QUOTED.sub(" ", sentence).strip())
     return [s for s in kept if s]
 
 
+_SUBORDINATE = re.compile(
+    r",?\s+(?:in case|if|unless|so that|because|since|whenever|but|though|although|so)\b.*$",
+    re.IGNORECASE,
+)
+
+
 def is_statement_clause(clause: str) -> bool:
     """Return True if one clause of a kept sentence can state a fact (not weighed, wished,
-    joked or asked)."""
+    joked or asked). Only the main part counts: "my birthday is in October, in case you want
+    to send cake" states the birthday."""
+    main = _SUBORDINATE.sub("", clause) or clause
     return not (
-        _HYPOTHETICAL.search(clause)
-        or _WEIGHING.search(clause)
-        or _SARCASM.search(clause)
-        or clause.strip().endswith("?")
+        _HYPOTHETICAL.search(main)
+        or _WEIGHING.search(main)
+        or _SARCASM.search(main)
+        or main.strip().endswith("?")
     )
 
 
@@ -110,9 +126,18 @@ def _has_plain_fact(text: str) -> bool:
     return len(sentences(text)) > 2
 
 
+_ASKED_TO_CALL = re.compile(
+    r"^(?:could|can|would|will)\s+you\s+(?:please\s+)?(?:just\s+)?call\s+me\s+", re.IGNORECASE
+)
+_QUESTION_TAIL = re.compile(
+    r",\s*(?:can|could|would|will|do|does|any|what|how|should|is|are)\b[^,]*\?\s*$",
+    re.IGNORECASE,
+)
+
+
 def _is_statement(sentence: str) -> bool:
     s = sentence.strip()
-    if not s or s.endswith("?") or _QUESTION_START.match(s):
+    if not s or _QUESTION_START.match(s) or s.endswith("?"):
         return False
     if _SARCASM.search(s) or _HYPOTHETICAL.match(s):
         return False
@@ -154,6 +179,14 @@ def _article(value: str) -> str:
     return f"an {v}" if v[:1].casefold() in "aeiou" else f"a {v}"
 
 
+_NOW = re.compile(r"^(?:today|tonight|now|as of today|right now)$", re.IGNORECASE)
+
+
+def _third(verb: str) -> str:
+    """ "love" -> "loves", "despise" -> "despises"."""
+    return verb + "es" if verb.endswith(("sh", "ch", "ss", "x")) else verb + "s"
+
+
 def _base(verb_phrase: str) -> str:
     """ "eats meat" -> "eat meat" (for "does not ...")."""
     first, _, rest = verb_phrase.partition(" ")
@@ -174,7 +207,9 @@ def render(claim: Claim) -> str | None:
     q = claim.qualifier
     neg, past = claim.negated, claim.past
     whose = _possessive(who)
-    when = f" ({claim.when})" if claim.when and a in ("residence", "employer", "job") else ""
+    when = ""
+    if claim.when and a in ("residence", "employer", "job") and not _NOW.match(claim.when):
+        when = f" ({claim.when})"
     text: str | None
     if a == "residence":
         text = (
@@ -187,7 +222,11 @@ def render(claim: Claim) -> str | None:
     elif a == "origin":
         text = f"{who} is from {v}"
     elif a == "employer":
-        if neg:
+        if neg and q in ("laid off", "fired", "let go", "sacked", "made redundant"):
+            text = f"{who} was {q}" + (f" from {v}" if v else "")
+        elif neg and q in ("quit", "left"):
+            text = f"{who} {q} their job" + (f" at {v}" if v else "")
+        elif neg:
             text = f"{who} no longer works at {v}" if v else f"{who} left their job"
         elif v == "self-employed":
             text = f"{who} is self-employed"
@@ -206,8 +245,8 @@ def render(claim: Claim) -> str | None:
     elif a == "work_mode":
         text = f"{who} works remotely" if v == "remote" else f"{who} works {v}"
     elif a == "relationship":
-        if q == "broke up" and not neg:
-            text = f"{who} broke up with their partner and is {v}"
+        if q in ("broke up", "split up") and not neg:
+            text = f"{who} {q} with their partner and is {v}"
         else:
             text = f"{who} is not {v}" if neg else f"{who} is {v}"
     elif a == "partner":
@@ -232,7 +271,9 @@ def render(claim: Claim) -> str | None:
     elif a == "allergy":
         text = f"{who} is not allergic to {v}" if neg else f"{who} is allergic to {v}"
     elif a == "condition":
-        if v == "pregnant":
+        if q == "healed":
+            text = f"{_possessive(who)} {v} has healed"
+        elif v == "pregnant":
             text = f"{who} is no longer pregnant" if neg else f"{who} is pregnant"
         else:
             text = f"{who} no longer has {v}" if neg or past else f"{who} has {v}"
@@ -253,15 +294,16 @@ def render(claim: Claim) -> str | None:
     elif a == "family_count":
         text = f"{who} has {v} {q}ren" if q == "child" else f"{who} has {v} {q}s"
     elif a == "likes":
-        text = (
-            f"{who} used to like {v}"
-            if past
-            else f"{who} no longer likes {v}"
-            if neg and claim.change
-            else f"{who} dislikes {v}"
-            if neg
-            else f"{who} likes {v}"
-        )
+        if past:
+            text = f"{who} used to like {v}"
+        elif neg and claim.change:
+            text = f"{who} no longer likes {v}"
+        elif q == "can't stand":
+            text = f"{who} can't stand {v}"
+        elif q is not None:
+            text = f"{who} {_third(q)} {v}"
+        else:
+            text = f"{who} dislikes {v}" if neg else f"{who} likes {v}"
     elif a == "preference":
         alt = f" over {claim.alternative}" if claim.alternative else ""
         text = f"{who} does not prefer {v}" if neg else f"{who} prefers {v}{alt}"
@@ -277,7 +319,8 @@ def render(claim: Claim) -> str | None:
     elif a == "language":
         text = f"{who} speaks {v}"
     elif a == "learning":
-        text = f"{who} is learning {v}"
+        taking = re.search(r"\b(?:class|classes|course|lessons)$", v, re.I)
+        text = f"{who} is taking {_article(v)}" if taking else f"{who} is learning {v}"
     elif a == "vehicle":
         text = f"{who} no longer has {_article(v)}" if neg else f"{who} drives {_article(v)}"
     elif a == "phone":
@@ -290,7 +333,9 @@ def render(claim: Claim) -> str | None:
         else:
             text = f"{whose} {v} is {claim.when}" if claim.when else None
     elif a == "education":
-        if neg:
+        if q == "graduated":
+            text = f"{who} graduated from {v}" if v else f"{who} graduated"
+        elif neg:
             text = f"{who} dropped out of {v}" if v else f"{who} dropped out"
         elif past:
             text = f"{who} finished {v}"
@@ -306,6 +351,8 @@ def render(claim: Claim) -> str | None:
         text = f"{who} is afraid of {v}"
     elif a == "native_language":
         text = f"{whose} native language is {v}"
+    elif a == "event":
+        text = f"{who} {v}"
     elif a == "alive":
         text = f"{who} passed away" if neg else None
     elif a == "any":
@@ -360,9 +407,11 @@ def extract_statements(entries: Iterable[TranscriptEntry]) -> list[Statement]:
     for entry in entries:
         if entry.role != "user":
             continue
-        for sentence in statement_sentences(entry.text):
+        # One parse over the turn's kept sentences: "we got a cat! her name is Waffles".
+        kept = "\n".join(statement_sentences(entry.text))
+        if kept:
             claims = parse(
-                sentence, speaker="user", strict=True, fact_text=False, keep=is_statement_clause
+                kept, speaker="user", strict=True, fact_text=False, keep=is_statement_clause
             )
             for claim in claims:
                 text = render(claim)
