@@ -22,7 +22,9 @@ class RecallRecorded(Event):
     """A batch of searches and what each returned.
 
     ``recalls`` holds one object per search: ``at`` (ISO time of the search), ``query``,
-    ``conversation_id`` (or null), ``scope``, and ``hits``: ``[{kind, id, score}]`` in rank order.
+    ``conversation_id`` (or null), ``scope``, and ``hits``: ``[{kind, id, score}]`` in rank order;
+    ``shadow`` (when present): the quarantined facts the search would have returned had they not
+    been quarantined (their recall evidence).
     """
 
     event_type: ClassVar[str] = "RecallRecorded"

@@ -627,7 +627,9 @@ class _Fold:
             at = to_micros(parse_datetime(at_text)) if isinstance(at_text, str) else None
             qhash = query_hash(str(recall.get("query", "")))
             seen: set[str] = set()
-            for hit in recall.get("hits", []):
+            # A quarantined fact a default search would have returned ("shadow") counts as a
+            # recall: it is how a quarantined fact earns promotion from ordinary use.
+            for hit in [*recall.get("hits", []), *recall.get("shadow", [])]:
                 if not isinstance(hit, dict) or hit.get("kind") != "fact":
                     continue
                 fact_id = str(hit.get("id"))

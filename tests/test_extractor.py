@@ -28,7 +28,7 @@ def _texts(*messages: tuple[str, str]) -> list[str]:
             "Hi, I'm Dana. I moved to Lisbon last month and I work as a nurse.",
             [
                 "The user's name is Dana.",
-                "The user lives in Lisbon (last month).",
+                "The user lives in Lisbon.",
                 "The user works as a nurse.",
             ],
         ),

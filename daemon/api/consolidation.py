@@ -31,10 +31,11 @@ from daemon.api.search import RECALL
 from daemon.api.validation import Field, Schema, parse_body, parse_query
 from daemon.app import GRANT, STATE, AppState, namespace_of, state_of
 from daemon.backend import Backend
-from daemon.config import Config, ConsolidationConfig, LlmConfig
+from daemon.config import Config, ConsolidationConfig, LlmConfig, MemoryConfig
 from daemon.consolidation import review
 from daemon.consolidation.extraction import request_retrospectives
 from daemon.consolidation.ingest import embedder_of
+from daemon.consolidation.phases import PromotionRule
 from daemon.consolidation.plans import (
     PlanError,
     PreviewSettings,
@@ -386,6 +387,7 @@ def install_consolidation(app: web.Application, watcher: _Watcher) -> Consolidat
         if service is not None:
             service.config = setup.config
             service.provider = setup.provider
+            service.promotion = promotion_rule(new.memory)
 
     watcher.subscribe(reload)
     return setup
@@ -433,8 +435,18 @@ def build_service(
         sync=sync,
         search=search,
         retrospect=retrospect,
+        promotion=promotion_rule(settings.memory),
     )
     return service, leases
+
+
+def promotion_rule(memory: MemoryConfig) -> PromotionRule:
+    """The promotion rule ``[memory]`` describes."""
+    return PromotionRule(
+        min_recalls=memory.promote_min_recalls,
+        min_queries=memory.promote_min_queries,
+        min_age_micros=int(memory.promote_min_age.total_seconds() * 1_000_000),
+    )
 
 
 async def _consolidation_ctx(app: web.Application) -> AsyncIterator[None]:

@@ -9,6 +9,7 @@ module also owns the recall service's lifetime (vector index, embedding cache, i
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -30,6 +31,16 @@ log = get_logger("memoryd.recall")
 
 RECALL: web.AppKey[RecallService] = web.AppKey("memoryd_recall", RecallService)
 RECORDER: web.AppKey[RecallRecorder] = web.AppKey("memoryd_recall_recorder", RecallRecorder)
+
+
+@dataclasses.dataclass
+class ShadowSearches:
+    """The shadow searches under way (see :func:`_record_with_shadow`)."""
+
+    tasks: set[asyncio.Task[None]] = dataclasses.field(default_factory=set)
+
+
+SHADOWS: web.AppKey[ShadowSearches] = web.AppKey("memoryd_recall_shadows", ShadowSearches)
 
 SEARCH_BODY = Schema(
     "SearchIn",
@@ -156,14 +167,72 @@ async def post_search(request: web.Request) -> web.Response:
     hits = await service.engine.search(req)
     recorder = request.app.get(RECORDER)
     if recorder is not None:
-        recorder.record(
-            req.filters.namespace,
-            req.query,
-            req.filters.conversation_id,
-            req.filters.scope,
-            [(h.kind, h.id, h.score) for h in hits],
-        )
+        found = [(h.kind, h.id, h.score) for h in hits]
+        shadows = request.app[SHADOWS].tasks
+        if _may_pass_over(req, service) and len(shadows) < MAX_SHADOW_SEARCHES:
+            # After the answer, off the request's path: which quarantined facts this search
+            # would have returned. That is their recall evidence (see promotion).
+            task = asyncio.create_task(_record_with_shadow(service, recorder, req, found))
+            shadows.add(task)
+            task.add_done_callback(shadows.discard)
+        else:
+            _record(recorder, req, found, ())
     return json_response({"hits": [h.to_json() for h in hits]})
+
+
+MAX_SHADOW_SEARCHES = 4
+"""Shadow searches running at once; beyond it a search is recorded without one."""
+
+
+def _may_pass_over(req: SearchRequest, service: RecallService) -> bool:
+    return (
+        not req.filters.include_quarantined
+        and "facts" in req.filters.scope
+        and service.index.has_quarantined(req.filters.namespace)
+    )
+
+
+def _record(
+    recorder: RecallRecorder,
+    req: SearchRequest,
+    hits: list[tuple[str, str, float]],
+    shadow: list[tuple[str, str, float]] | tuple[()],
+) -> None:
+    recorder.record(
+        req.filters.namespace,
+        req.query,
+        req.filters.conversation_id,
+        req.filters.scope,
+        hits,
+        shadow,
+    )
+
+
+async def _record_with_shadow(
+    service: RecallService,
+    recorder: RecallRecorder,
+    req: SearchRequest,
+    hits: list[tuple[str, str, float]],
+) -> None:
+    shadow: list[tuple[str, str, float]] = []
+    try:
+        wider = dataclasses.replace(
+            req,
+            filters=dataclasses.replace(req.filters, include_quarantined=True),
+            trust_weighting=False,
+            explain=False,
+        )
+        returned = {(k, i) for k, i, _ in hits}
+        shadow = [
+            (hit.kind, hit.id, hit.score)
+            for hit in await service.engine.search(wider)
+            if hit.kind == "fact"
+            and (hit.kind, hit.id) not in returned
+            and hit.metadata.get("status") == "quarantined"
+        ]
+    except Exception as exc:  # evidence is best effort; the search itself was answered
+        log.warning("recall.shadow_failed", error=repr(exc))
+    _record(recorder, req, hits, shadow)
 
 
 async def _recall_ctx(app: web.Application) -> AsyncIterator[None]:
@@ -196,11 +265,14 @@ async def _recall_ctx(app: web.Application) -> AsyncIterator[None]:
     if state.store is not None and not state.store.readonly:
         recorder = RecallRecorder(state.store, state.clock)
         app[RECORDER] = recorder
+    app[SHADOWS] = ShadowSearches()
     watcher = asyncio.create_task(_watch_embedder(state, service), name="memoryd-embedder-watch")
     try:
         yield
     finally:
         await cancel_and_wait(watcher)
+        for task in list(app[SHADOWS].tasks):
+            await cancel_and_wait(task)
         if recorder is not None:
             await recorder.stop()
         await service.stop()

@@ -30,6 +30,7 @@ import asyncio
 import re
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from daemon.consolidation.facts_view import (
@@ -70,11 +71,17 @@ ARCHIVE_BELOW = 0.05
 RECONCILE_FLOOR = 0.75
 DUPLICATE = 0.95
 REFLECTION_THRESHOLD = 5.0
-PROMOTE_MIN_RECALLS = 3
-PROMOTE_MIN_QUERIES = 2
-PROMOTE_MIN_AGE_MICROS = 24 * 3600 * 1_000_000
-PROMOTE_MAX_PER_RUN = 10
 EVIDENCE = 5
+
+
+@dataclass(frozen=True, slots=True)
+class PromotionRule:
+    """What ordinary use must show before a quarantined fact is promoted (``[memory]``)."""
+
+    min_recalls: int = 3
+    min_queries: int = 2
+    min_age_micros: int = 24 * 3600 * 1_000_000
+    max_per_run: int = 10
 
 
 def _expect(ctx: RunContext, versions: dict[str, tuple[int, int, Any]]) -> None:
@@ -167,6 +174,7 @@ async def light(ctx: RunContext, _agents: Sequence[str]) -> None:
         )
         ctx.effects.append(plan)
         ctx.actions.append({"action": "plan", "plan_id": plan.plan_id, "items": len(items)})
+    await promote(ctx, kept)
 
 
 # -- standard --------------------------------------------------------------------------------
@@ -404,12 +412,11 @@ INSIGHT_SYSTEM = (
 
 
 async def deep(ctx: RunContext, _agents: Sequence[str]) -> None:
-    """Conflict judge, reflection, promotion, learned_context."""
+    """Conflict judge, reflection, learned_context."""
     async with ctx.engine.connect() as conn:
         views = {v.fact_id: v for v in await current_facts(conn, ctx.namespace)}
     await _judge_conflicts(ctx, views)
     await _reflect(ctx, views)
-    await promote(ctx, list(views.values()))
     await write_learned_context(ctx, list(views.values()))
 
 
@@ -514,7 +521,13 @@ async def _evidence(ctx: RunContext, question: str, views: dict[str, FactView]) 
 
 
 async def promote(ctx: RunContext, views: list[FactView]) -> None:
-    """Validate quarantined facts with enough recall evidence (see the module docstring)."""
+    """Validate quarantined facts that ordinary use vouched for (see the module docstring).
+
+    Runs in the light phase, so at every tier. The evidence is what recall recorded: searches
+    that returned the fact, and default searches that would have returned it had it not been
+    quarantined (``RecallRecorded`` ``shadow`` hits). Each promotion names its evidence.
+    """
+    rule = ctx.promotion
     now_us = to_micros(ctx.now)
     ready = []
     for v in views:
@@ -523,9 +536,9 @@ async def promote(ctx: RunContext, views: list[FactView]) -> None:
             continue
         age = now_us - to_micros(v.row.recorded_from)
         if (
-            st.recall_count >= PROMOTE_MIN_RECALLS
-            and st.distinct_queries >= PROMOTE_MIN_QUERIES
-            and age >= PROMOTE_MIN_AGE_MICROS
+            st.recall_count >= rule.min_recalls
+            and st.distinct_queries >= rule.min_queries
+            and age >= rule.min_age_micros
         ):
             flags = scan(v.row.text)
             if flags:
@@ -536,7 +549,7 @@ async def promote(ctx: RunContext, views: list[FactView]) -> None:
                 continue
             ready.append(v)
     ready.sort(key=lambda v: (-v.state.recall_count, -v.state.distinct_queries, v.fact_id))
-    chosen = ready[:PROMOTE_MAX_PER_RUN]
+    chosen = ready[: rule.max_per_run]
     await _expect_facts(ctx, [v.fact_id for v in chosen])
     for v in chosen:
         ctx.effects.append(
@@ -547,6 +560,19 @@ async def promote(ctx: RunContext, views: list[FactView]) -> None:
                     f"recalled {v.state.recall_count} times by "
                     f"{v.state.distinct_queries} distinct queries"
                 ),
+                evidence={
+                    "recalls": v.state.recall_count,
+                    "distinct_queries": v.state.distinct_queries,
+                    "first_recalled_at": v.state.first_recalled_at,
+                    "last_recalled_at": v.state.last_recalled_at,
+                    "age_hours": round((now_us - to_micros(v.row.recorded_from)) / 3.6e9, 2),
+                    "rule": {
+                        "min_recalls": rule.min_recalls,
+                        "min_queries": rule.min_queries,
+                        "min_age_hours": round(rule.min_age_micros / 3.6e9, 2),
+                    },
+                    "run_id": ctx.run_id,
+                },
             )
         )
         ctx.actions.append({"action": "promote", "fact_ids": [v.fact_id]})

@@ -54,6 +54,7 @@ from events.types import (
     FactForgotten,
     FactPurged,
     FactSuperseded,
+    FactValidated,
     FactWritten,
     fact_stream,
 )
@@ -528,10 +529,18 @@ def _build(
                 for f in ids
             )
         elif action == "supersede":
-            old_id, new_id = ids
+            # The last id replaces every one before it; with "validate" the replacement (a
+            # write reconciliation held for a person) also becomes active.
+            *old_ids, new_id = ids
             newer = facts[new_id].written
             at = newer.valid_from if newer is not None else now
-            effects.append(FactSuperseded(old_fact_id=old_id, new_fact_id=new_id, at=at))
+            effects.extend(
+                FactSuperseded(old_fact_id=old_id, new_fact_id=new_id, at=at) for old_id in old_ids
+            )
+            if item.get("validate") and newer is not None and newer.status == "quarantined":
+                effects.append(
+                    FactValidated(fact_id=new_id, by=source, note=f"plan {plan.plan_id}: {item_id}")
+                )
         elif action == "link":
             effects.append(
                 FactLinked(

@@ -51,6 +51,11 @@ async def plan_item(store: EventStore, namespace: str, action: dict[str, Any]) -
     reasoning = f"approved {verb}"
     if verb == "MERGE" or verb == "COMPRESS":
         item.update(action="merge", merged_text=texts[0])
+    elif verb == "CONFLICT" and action.get("validate"):
+        # Held by reconciliation: the new write replaces what it contradicts, once approved.
+        new_id = str(action["validate"])
+        olds = [f for f in ids if f != new_id]
+        item.update(action="supersede", fact_ids=[*olds, new_id], validate=True)
     elif verb == "CONFLICT":
         versions = await stream_versions(store, namespace, ids)
         written: list[tuple[datetime, int, str]] = []

@@ -29,6 +29,7 @@ from typing import Any, Protocol
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from daemon.consolidation.facts_view import substantive_version
 from daemon.consolidation.rules import gate_flags
 from daemon.memory.reconcile import (
     RULES_ID,
@@ -287,6 +288,17 @@ class MemoryWriter:
             stream = await self.store.read_stream(namespace, fact_stream(old_id))
             if stream and old_id not in overlay.written:
                 planned.expected[fact_stream(old_id)] = stream[-1].stream_version
+        if verdict.conflicts_with:
+            # The review item remembers the versions it was raised on: approving it later is
+            # refused if those facts changed meanwhile.
+            seen = {draft.fact_id: 1}
+            for old_id in verdict.conflicts_with:
+                stream = await self.store.read_stream(namespace, fact_stream(old_id))
+                seen[old_id] = substantive_version(stream)
+            planned.events = [
+                replace(e, based_on=seen) if isinstance(e, ReviewItemQueued) else e
+                for e in planned.events
+            ]
         self._remember(overlay, draft, claims, verdict)
         return planned
 

@@ -41,18 +41,21 @@ class RecallRecorder:
         conversation_id: str | None,
         scope: Sequence[str],
         hits: Sequence[tuple[str, str, float]],
+        shadow: Sequence[tuple[str, str, float]] = (),
     ) -> None:
-        """Buffer one search: ``hits`` are ``(kind, id, score)`` in rank order."""
+        """Buffer one search: ``hits`` are ``(kind, id, score)`` in rank order; ``shadow`` the
+        quarantined facts it would have returned had they not been quarantined."""
         now = self.clock.now()
-        self._buffers.setdefault(namespace, []).append(
-            {
-                "at": now.isoformat(),
-                "query": query,
-                "conversation_id": conversation_id,
-                "scope": list(scope),
-                "hits": [{"kind": k, "id": i, "score": s} for k, i, s in hits],
-            }
-        )
+        entry: dict[str, Any] = {
+            "at": now.isoformat(),
+            "query": query,
+            "conversation_id": conversation_id,
+            "scope": list(scope),
+            "hits": [{"kind": k, "id": i, "score": s} for k, i, s in hits],
+        }
+        if shadow:
+            entry["shadow"] = [{"kind": k, "id": i, "score": s} for k, i, s in shadow]
+        self._buffers.setdefault(namespace, []).append(entry)
         self._times.setdefault(namespace, []).append(now)
         if len(self._buffers[namespace]) >= self.max_batch:
             self._schedule(0.0)

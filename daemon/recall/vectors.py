@@ -650,6 +650,15 @@ class VectorIndex:
         code = self._namespaces.find(namespace)
         return int(np.count_nonzero(self.live[:n] & (self.ns[:n] == code)))
 
+    def has_quarantined(self, namespace: str) -> bool:
+        """Return True if the namespace holds a live, unvalidated quarantined fact (a default
+        search may then have passed one over)."""
+        n = self.size
+        code = self._namespaces.find(namespace)
+        m = self.live[:n] & (self.ns[:n] == code) & self.quarantined[:n]
+        m &= (self.validated_tx[:n] == NULL) & (self.forgotten_tx[:n] == NULL)
+        return bool(m.any())
+
     def live_count(self) -> int:
         """Return how many live documents the index holds (every namespace)."""
         return int(np.count_nonzero(self.live[: self.size]))

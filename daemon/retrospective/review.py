@@ -50,6 +50,10 @@ REMEMBER_TOOL = ToolSpec(
             },
             "predicate": {"type": "string", "description": "What about them (lives in, ...)."},
             "object": {"type": "string", "description": "The value (Lisbon, ...)."},
+            "when": {
+                "type": "string",
+                "description": 'When it happened, as said ("last month", "3 weeks ago").',
+            },
             "source_message_ids": {
                 "type": "array",
                 "items": {"type": "string"},
@@ -61,7 +65,7 @@ REMEMBER_TOOL = ToolSpec(
         "additionalProperties": False,
     },
 )
-_OPTIONAL_TEXT = ("subject", "predicate", "object")
+_OPTIONAL_TEXT = ("subject", "predicate", "object", "when")
 MAX_FIELD_CHARS = 300
 
 _INJECTION = re.compile(
@@ -185,6 +189,7 @@ class Remembered:
     predicate: str | None = None
     object: str | None = None
     source_message_ids: tuple[str, ...] = ()
+    when: str | None = None
 
 
 @dataclass(slots=True)
@@ -243,6 +248,7 @@ def _check_remember(arguments: Any) -> tuple[Remembered | None, str | None]:
             subject=optional["subject"],
             predicate=optional["predicate"],
             object=optional["object"],
+            when=optional["when"],
             source_message_ids=tuple(dict.fromkeys(m for m in sources if m))[:50],
         ),
         None,

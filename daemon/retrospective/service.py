@@ -83,6 +83,7 @@ from events.types import (
     content_text,
     conversation_stream,
 )
+from plugins.extractors.claims import when_offset
 from plugins.llm.budget import BudgetTracker
 from plugins.llm.types import LLMError, LLMProvider
 from projections.base import cooperate
@@ -244,6 +245,10 @@ class _Settings:
     auto_promote: bool
     max_tokens: int | None
     trust_user_statements: bool = True
+
+
+def _union(fact_ids: list[str], run: RunState | None) -> list[str]:
+    return list(dict.fromkeys([*fact_ids, *([] if run is None else run.fact_ids)]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -813,19 +818,38 @@ class RetrospectiveService:
         fact_ids: list[str] = []
         run: RunState | None = None
         while True:
+            conv = self.fold.get(namespace, conversation_id)
+            if conv is not None and conv.running_run_id is not None:
+                # A run under way covers part of the tail: let it end first.
+                await self.wait_for_run(
+                    namespace,
+                    conversation_id,
+                    conv.running_run_id,
+                    max(0.0, deadline - loop.time()),
+                )
             result = await self.request_run(namespace, conversation_id, immediate=True)
             first = first or result
             if result.run_id is None or result.action == "skip":
-                return first, run, fact_ids
+                latest = self._latest_success(namespace, conversation_id)
+                return first, latest or run, _union(fact_ids, latest)
             run = await self.wait_for_run(
                 namespace, conversation_id, result.run_id, max(0.0, deadline - loop.time())
             )
+            if run is not None and run.status == "skipped":
+                # Another run reviewed everything first: its success is the answer.
+                latest = self._latest_success(namespace, conversation_id)
+                return first, latest or run, _union(fact_ids, latest)
             if run is None or run.status != "succeeded":
                 return first, run, fact_ids
             fact_ids.extend(f for f in run.fact_ids if f not in fact_ids)
             conv = self.fold.get(namespace, conversation_id)
             if conv is None or not conv.tail or loop.time() >= deadline:
                 return first, run, fact_ids
+
+    def _latest_success(self, namespace: str, conversation_id: str) -> RunState | None:
+        conv = self.fold.get(namespace, conversation_id)
+        done = [] if conv is None else [r for r in conv.runs.values() if r.status == "succeeded"]
+        return max(done, key=lambda r: r.scheduled_position, default=None)
 
     def status(self, namespace: str, conversation_id: str) -> dict[str, Any] | None:
         """Return the conversation's retrospective view from the fold."""
@@ -1350,6 +1374,8 @@ class RetrospectiveService:
             if verdict.user_stated:
                 tags.add(trust.USER_STATED_TAG)
             said = max((m.created_at for m in cited), default=latest)
+            # "I moved to Lisbon last month": true from about a month before it was said.
+            said -= when_offset(r.when) or timedelta(0)
             draft = Draft(
                 fact_id=uuid.uuid4().hex,
                 text=r.text,

@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from datetime import timedelta
 
 from plugins.extractors import lexicon as lx
 
@@ -1153,6 +1154,55 @@ def when_of(text: str) -> str | None:
         return None
     when = match.group("when")
     return when if when.casefold() not in ("too", "also", "as well", "either", "again") else None
+
+
+_UNITS = {"day": 1, "week": 7, "month": 30, "year": 365}
+_COUNTS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "a few": 3,
+    "a couple of": 2,
+    "several": 4,
+}
+
+
+def when_offset(when: str | None) -> timedelta | None:
+    """How long before it was said a time phrase puts an event ("last month": about 30
+    days; "3 weeks ago": 21 days; "yesterday": 1 day); None when it names no past moment."""
+    if not when:
+        return None
+    low = " ".join(when.casefold().split())
+    if low == "yesterday":
+        return timedelta(days=1)
+    match = re.fullmatch(
+        r"(?:just\s+)?last\s+(day|week|weekend|month|year|summer|winter|spring|fall|autumn)", low
+    )
+    if match is not None:
+        unit = match.group(1)
+        days = {
+            "weekend": 3,
+            "summer": 180,
+            "winter": 180,
+            "spring": 180,
+            "fall": 180,
+            "autumn": 180,
+        }.get(unit, _UNITS.get(unit, 0))
+        return timedelta(days=days)
+    match = re.fullmatch(
+        r"(\d+|a|an|one|two|three|four|five|six|a few|a couple of|several)\s+"
+        r"(day|week|month|year)s?\s+ago",
+        low,
+    )
+    if match is not None:
+        count = int(match.group(1)) if match.group(1).isdigit() else _COUNTS[match.group(1)]
+        return timedelta(days=count * _UNITS[match.group(2)])
+    return None
 
 
 def _split_values(value: str) -> list[str]:

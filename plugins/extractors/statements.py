@@ -179,9 +179,6 @@ def _article(value: str) -> str:
     return f"an {v}" if v[:1].casefold() in "aeiou" else f"a {v}"
 
 
-_NOW = re.compile(r"^(?:today|tonight|now|as of today|right now)$", re.IGNORECASE)
-
-
 def _third(verb: str) -> str:
     """ "love" -> "loves", "despise" -> "despises"."""
     return verb + "es" if verb.endswith(("sh", "ch", "ss", "x")) else verb + "s"
@@ -207,9 +204,8 @@ def render(claim: Claim) -> str | None:
     q = claim.qualifier
     neg, past = claim.negated, claim.past
     whose = _possessive(who)
+    # When it happened is the fact's valid time (see claims.when_offset), not its text.
     when = ""
-    if claim.when and a in ("residence", "employer", "job") and not _NOW.match(claim.when):
-        when = f" ({claim.when})"
     text: str | None
     if a == "residence":
         text = (
@@ -458,6 +454,7 @@ class StatementExtractor:
                     "predicate": s.claim.attribute,
                     "object": s.claim.value,
                     "source_message_ids": [s.message_id],
+                    **({"when": s.claim.when} if s.claim.when else {}),
                 },
             )
             for i, s in enumerate(statements)
