@@ -12,7 +12,15 @@ from typing import Any
 
 from aiohttp import web
 
-from daemon.api import consolidation, conversations, events, facts, messages, search
+from daemon.api import (
+    consolidation,
+    conversations,
+    events,
+    facts,
+    messages,
+    retrospective,
+    search,
+)
 from daemon.api.common import ID_PATTERN, IDEMPOTENCY_HEADER
 from daemon.api.errors import json_response
 from daemon.api.validation import Schema
@@ -76,6 +84,25 @@ COMPONENTS: dict[str, _S] = {
     ),
     "Forked": _obj(["conversation_id", "position"], conversation_id=_STR, position=_INT),
     "FactWritten": _obj(["fact_id", "position"], fact_id=_STR, position=_INT),
+    "FactWriteOutcome": _obj(
+        ["fact_id", "outcome", "superseded", "deduplicated", "position"],
+        fact_id={
+            "type": "string",
+            "description": "the fact written, or the current fact that already said it",
+        },
+        outcome={"type": "string", "enum": ["added", "updated", "deduplicated", "conflict"]},
+        superseded={"type": "array", "items": _STR, "description": "facts this one replaced"},
+        conflicts_with={
+            "type": "array",
+            "items": _STR,
+            "description": "facts it contradicts; a review item waits for a person",
+        },
+        deduplicated={"type": "boolean", "description": "outcome is deduplicated (answer 200)"},
+        similarity={"type": "number", "description": "with deduplicated"},
+        reason=_STR,
+        gate_flags={"type": "array", "items": _STR},
+        position=_INT,
+    ),
     "Fact": _obj(
         ["fact_id", "text", "status", "provenance", "tags", "owner", "valid_from", "valid_to"],
         fact_id=_STR,
@@ -103,15 +130,27 @@ COMPONENTS: dict[str, _S] = {
         validation_note=_NSTR,
         position=_INT,
         written_position=_INT,
+        gate_flags={"type": "array", "items": _STR, "description": "why the gate held it"},
+        reconciliation={
+            "type": ["object", "null"],
+            "description": "the decision that wrote it: outcome, superseded, conflicts_with, "
+            "reason, confidence, decided_by, position",
+        },
     ),
     "Facts": _obj(
         ["facts"], facts={"type": "array", "items": {"$ref": "#/components/schemas/Fact"}}
     ),
     "FactHistory": _obj(
-        ["fact_id", "chain", "versions"],
+        ["fact_id", "chain", "versions", "decisions"],
         fact_id=_STR,
         chain={"type": "array", "items": {"$ref": "#/components/schemas/Fact"}},
         versions={"type": "array", "items": {"$ref": "#/components/schemas/Fact"}},
+        decisions={
+            "type": "array",
+            "items": {"type": "object"},
+            "description": "every reconciliation decision that named the fact, with its role "
+            "(written, superseded, conflict, deduplicated), reason and candidates",
+        },
     ),
     "Event": _obj(
         [
@@ -165,6 +204,8 @@ class Operation:
     idempotent_header: bool = False
     namespaced: bool = True
     content_type: str = "application/json"
+    also: tuple[tuple[int, str | None], ...] = ()
+    """Other success answers: (status, schema name or None for any object)."""
 
 
 OPERATIONS: tuple[Operation, ...] = (
@@ -216,11 +257,12 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation(
         "POST",
         "/v1/facts",
-        "Write a fact",
+        "Write a fact, reconciled with what memory holds (200 when it only restates one)",
         201,
-        "FactWritten",
+        "FactWriteOutcome",
         body=facts.FACT_BODY,
         idempotent_header=True,
+        also=((200, "FactWriteOutcome"),),
     ),
     Operation("GET", "/v1/facts", "Query facts", response="Facts", query=facts.LIST_QUERY),
     Operation("GET", "/v1/facts/{fact_id}", "Read a fact", response="Fact", query=facts.GET_QUERY),
@@ -236,7 +278,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "/v1/facts/{fact_id}/supersede",
         "Replace a fact by a new one",
         201,
-        "FactWritten",
+        "FactWriteOutcome",
         body=facts.FACT_BODY,
         idempotent_header=True,
     ),
@@ -294,8 +336,12 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation(
         "POST",
         "/v1/conversations/{cid}/retrospective:run",
-        "Schedule a manual retrospective (merges into a pending run)",
+        "Schedule a manual retrospective (merges into a pending run); with wait, run it now "
+        "and answer 200 when it ends",
         202,
+        body=retrospective.RUN_BODY,
+        body_optional=True,
+        also=((200, None),),
     ),
     Operation(
         "GET",
@@ -376,6 +422,12 @@ def _operation(op: Operation) -> _S:
     else:
         content = {op.content_type: {"schema": {"type": "string"}}}
     responses: _S = {str(op.status): {"description": "success", "content": content}}
+    for code, schema in op.also:
+        ref = {"$ref": f"#/components/schemas/{schema}"} if schema else {"type": "object"}
+        responses[str(code)] = {
+            "description": "success",
+            "content": {"application/json": {"schema": ref}},
+        }
     error = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
     for status, text in _ERROR_RESPONSES.items():
         responses[status] = {"description": text, "content": error}

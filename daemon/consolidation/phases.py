@@ -48,6 +48,7 @@ from daemon.consolidation.plans import (
     recommendations,
 )
 from daemon.consolidation.rules import judge_pair, scan
+from daemon.memory.writes import recorded_decision
 from events.clock import to_micros
 from events.consolidation_events import (
     FactArchived,
@@ -487,16 +488,23 @@ async def _reflect(ctx: RunContext, views: dict[str, FactView]) -> None:
         if not text or text.lower() == "none":
             continue
         fact_id = f"insight-{uuid.uuid4().hex[:16]}"
+        insight = FactWritten(
+            fact_id=fact_id,
+            text=text,
+            valid_from=ctx.now,
+            tags=["insight"],
+            provenance="reflection",
+            status="quarantined",
+            importance=0.6,
+            confidence=0.7,
+        )
+        ctx.effects.append(insight)
         ctx.effects.append(
-            FactWritten(
-                fact_id=fact_id,
-                text=text,
-                valid_from=ctx.now,
-                tags=["insight"],
-                provenance="reflection",
-                status="quarantined",
-                importance=0.6,
-                confidence=0.7,
+            recorded_decision(
+                insight,
+                at=ctx.now,
+                decided_by=f"consolidation:{ctx.run_id}",
+                reason="an insight of reflection",
             )
         )
         # The citations are the evidence memoryd retrieved, never ids the model named.

@@ -38,6 +38,7 @@ from daemon.consolidation.facts_view import (
     stream_versions,
 )
 from daemon.consolidation.rules import judge_pair, normalise, salience
+from daemon.memory.writes import recorded_decision
 from events.consolidation_events import (
     FactArchived,
     FactCategorized,
@@ -507,6 +508,15 @@ def _build(
             sources = [w for w in (facts[f].written for f in ids) if w is not None]
             merged = _merge_fact(plan, item, sources)
             effects.append(merged)
+            effects.append(
+                recorded_decision(
+                    merged,
+                    at=now,
+                    decided_by=f"plan:{plan.plan_id}",
+                    reason=f"merged by plan {plan.plan_id} ({item_id})",
+                    superseded=ids,
+                )
+            )
             effects.extend(
                 FactSuperseded(old_fact_id=f, new_fact_id=merged.fact_id, at=now) for f in ids
             )
@@ -568,6 +578,14 @@ def _build(
                 importance=0.6,
             )
             effects.append(written)
+            effects.append(
+                recorded_decision(
+                    written,
+                    at=now,
+                    decided_by=f"plan:{plan.plan_id}",
+                    reason=f"written by plan {plan.plan_id} ({item_id})",
+                )
+            )
             effects.extend(
                 FactLinked(
                     fact_id=written.fact_id, other_fact_id=f, at=now, kind="cites", by=source

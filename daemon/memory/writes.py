@@ -180,6 +180,36 @@ def claim_from(record: Mapping[str, Any]) -> Claim:
     )
 
 
+def recorded_decision(
+    fact: FactWritten,
+    *,
+    at: datetime,
+    decided_by: str,
+    reason: str,
+    superseded: Sequence[str] = (),
+) -> FactReconciled:
+    """The decision record of a write its writer decided itself (a consolidation merge, an
+    insight): the claims are read and stored as for any write, so later writes find it."""
+    draft = Draft(
+        fact_id=fact.fact_id,
+        text=fact.text,
+        valid_from=fact.valid_from,
+        subject=fact.subject,
+        predicate=fact.predicate,
+        object=fact.object,
+    )
+    return FactReconciled(
+        fact_id=fact.fact_id,
+        outcome="updated" if superseded else "added",
+        at=at,
+        superseded=list(superseded),
+        reason=reason,
+        decided_by=decided_by,
+        provenance=fact.provenance,
+        claims=[claim_record(c) for c in draft_claims(draft)],
+    )
+
+
 def draft_claims(draft: Draft) -> tuple[Claim, ...]:
     """The claims a draft makes: read from its text, else its own subject/predicate/object."""
     claims = claims_of(draft.text)

@@ -1,0 +1,91 @@
+"""The offline reconciliation rules: what a new fact does to the facts memory holds."""
+
+from __future__ import annotations
+
+import pytest
+
+from daemon.memory.reconcile import (
+    Known,
+    Policy,
+    claims_of,
+    match_values,
+    reconcile,
+    subject_key,
+    value_key,
+)
+
+
+def _decide(existing: list[str], new: str, provenance: str = "user") -> tuple[str, list[int]]:
+    known = [Known(str(i), text, claims_of(text)) for i, text in enumerate(existing)]
+    verdict = reconcile(new, claims_of(new), known, provenance=provenance)
+    ids = verdict.superseded or verdict.conflicts_with
+    if verdict.duplicate_of is not None:
+        ids = (verdict.duplicate_of,)
+    return verdict.outcome, sorted(int(i) for i in ids)
+
+
+@pytest.mark.parametrize(
+    ("existing", "new", "outcome", "targets"),
+    [
+        # A new value of a one-at-a-time attribute replaces the old, in any wording.
+        (["Lives in Boston."], "I just moved to Seattle.", "updated", [0]),
+        (["The user lives in Leeds.", "Has a dog."], "we relocated to York", "updated", [0]),
+        (["I work at Acme."], "The user joined Globex last month.", "updated", [0]),
+        (["Works as a plumber."], "I'm an electrician now", "updated", [0]),
+        (["The user is married."], "We got divorced in the spring.", "updated", [0]),
+        (["I'm 41."], "just turned 42", "updated", [0]),
+        # A negation or "used to" ends what it names.
+        (["The user is vegetarian."], "I'm not vegetarian anymore", "updated", [0]),
+        (["Likes jazz."], "I used to like jazz", "updated", [0]),
+        (["Has a cat named Pip."], "Pip died last night", "updated", [0]),
+        (["Plays the cello."], "I stopped playing the cello", "updated", [0]),
+        (["Is allergic to cats."], "I'm no longer allergic to cats", "updated", [0]),
+        # A change that names the old value replaces it.
+        (["Drinks black coffee."], "switched from coffee to green tea", "updated", [0]),
+        (["Prefers trains over planes."], "I prefer planes now", "updated", [0]),
+        # A habit a diet excludes ends the diet.
+        (["The user is vegan."], "I eat fish again", "updated", [0]),
+        # Restatements are one fact.
+        (["Lives in Boston."], "I live in Boston", "deduplicated", [0]),
+        (["The user is allergic to peanuts."], "I have a peanut allergy", "deduplicated", [0]),
+        (["My sister is called Ana."], "Ana is my sister.", "deduplicated", [0]),
+        # More of a many-valued attribute is an addition.
+        (["Speaks Spanish."], "I speak Portuguese too", "added", []),
+        (["Has a dog named Rex."], "we also adopted a cat", "added", []),
+        (["Likes hiking."], "I love climbing", "added", []),
+        # Different people never touch.
+        (["Bob is 35 years old."], "Carol is 40 years old.", "added", []),
+        (["My brother lives in Oslo."], "I live in Bergen.", "added", []),
+        (["Sam works at Google."], "The user works at Meta.", "added", []),
+        # Shared words are not shared facts.
+        (["Lives in Boston."], "Loves Boston cream pie.", "added", []),
+        (["Works at Acme."], "Works nights.", "added", []),
+    ],
+)
+def test_decisions(existing: list[str], new: str, outcome: str, targets: list[int]) -> None:
+    assert _decide(existing, new) == (outcome, targets)
+
+
+def test_an_unsure_replacement_waits_for_a_person_by_provenance() -> None:
+    existing, new = ["The user reads the Times."], "The user reads the Post now."
+    assert _decide(existing, new, "user") == ("updated", [0])
+    assert _decide(existing, new, "extraction") == ("conflict", [0])
+    strict = Policy(apply_at={"user": 0.99})
+    known = [Known("0", existing[0], claims_of(existing[0]))]
+    assert reconcile(new, claims_of(new), known, policy=strict).outcome == "conflict"
+
+
+def test_a_fact_no_claim_is_read_from_falls_back_to_the_text() -> None:
+    known = [Known("0", "Zorblax glimmers at dusk", ())]
+    verdict = reconcile("zorblax glimmers at dusk!", (), known)
+    assert verdict.outcome == "deduplicated"
+
+
+def test_keys() -> None:
+    assert subject_key("The user") == subject_key("user") == subject_key(None) == "user"
+    assert subject_key("the user's Mum") == subject_key("user's mother")
+    assert value_key("the 14th of March") == value_key("March 14") == ("03-14",)
+    assert value_key("Björn") == value_key("bjorn")
+    assert value_key("three cats") == value_key("3 cat")
+    assert match_values("Seattle, WA", "Seattle") == "narrower"
+    assert match_values("Portland", "Boston") == "differs"
