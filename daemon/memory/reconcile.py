@@ -121,6 +121,22 @@ _FILLER = frozenset(
         "pet",
     ]
 )
+_SYNONYMS = {
+    **{k.replace(" ", ""): v for k, v in lx.CONDITION_ADJECTIVES.items() if " " not in k},
+    "rn": "registered nurse",
+    "np": "nurse practitioner",
+    "gp": "general practitioner",
+    "swe": "software engineer",
+    "pm": "product manager",
+    "emt": "emergency medical technician",
+    "vet": "veterinarian",
+    "dev": "developer",
+    "prof": "professor",
+    "uni": "university",
+    "mum": "mother",
+    "mom": "mother",
+    "dad": "father",
+}
 _NUMBERS = {
     "one": "1",
     "two": "2",
@@ -202,7 +218,10 @@ def value_key(value: str) -> tuple[str, ...]:
     folded = "".join(
         ch for ch in unicodedata.normalize("NFKD", value) if not unicodedata.combining(ch)
     )
-    words = [_NUMBERS.get(w, w) for w in normalise(folded).split()]
+    words: list[str] = []
+    for w in normalise(folded).split():
+        # One word for a thing: "asthmatic" is asthma, "RN" a registered nurse, "two" 2.
+        words.extend(_SYNONYMS.get(w, _NUMBERS.get(w, w)).split())
     return tuple(stem(w) if not w.isdigit() else w for w in words if w not in _FILLER)
 
 
@@ -303,9 +322,16 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
         ):
             return "replaces", "switched to another", 0.7
         return "none", "", 0.0
-    if old.attribute == "plan" and new.attribute.startswith("verb:") and _positive(old):
+    if old.attribute == "plan" and _positive(old) and _positive(new):
         verb, _, planned = old.value.partition(" ")
-        if stem(verb) == new.attribute[5:].split("_")[0] and _values_meet(new.value, planned):
+        if new.attribute.startswith("verb:"):
+            done_verb, done = new.attribute[5:].split("_")[0], new.value
+        elif new.attribute == "event":
+            said, _, done = new.value.partition(" ")
+            done_verb = stem(said)
+        else:
+            done_verb, done = "", ""
+        if done_verb and stem(verb) == done_verb and _values_meet(done, planned):
             return "replaces", "done as planned", 0.75
     cross = _cross_attribute(new, old)
     if cross is not None:
@@ -440,7 +466,7 @@ def _cross_attribute(new: Claim, old: Claim) -> tuple[Relation, str, float] | No
             return "replaces", "the relationship ended", 0.85
         return "none", "", 0.0
     if pair == ("partner", "relationship"):
-        if _positive(new) and _positive(old) and old.value in lx.ENDED_RELATIONSHIP | {"single"}:
+        if _positive(new) and _positive(old) and old.value in ("single", "separated"):
             return "replaces", "a partner now", 0.8
         if (
             new.negated

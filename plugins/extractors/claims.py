@@ -653,7 +653,8 @@ _SUBJECT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "my_pet",
             r"^(?:my|our)\s+(?:\w+\s+)?(?P<pet>dog|puppy|cat|kitten|rabbit|bunny|hamster"
-            r"|parrot|bird|fish|turtle|horse|pony|ferret|snake|lizard|gecko|guinea pig|pet)\b,?\s*",
+            r"|parrot|bird|fish|turtle|horse|pony|ferret|snake|lizard|gecko|guinea pig|pet"
+            r"|phone|iphone|laptop|macbook|computer|tablet|ipad|car|bike|scooter|motorbike)\b,?\s*",
         ),
         (
             "with_user",
@@ -961,6 +962,7 @@ def _predicate(rest: str) -> _Predicate | None:
                 p.past = True
         elif w in ("got", "get", "gets", "getting") and _peek(words, i + 1) in _PARTICIPLES:
             p.change = True
+            p.progressive = p.progressive or w == "getting"
             p.head = "be"
             p.words = _trailing(words[i + 1 :], p)
             return p
@@ -1355,6 +1357,12 @@ class _Reader:
     def _pet_subject(self) -> list[Claim]:
         p = self.p
         pet = self.s.pet or ""
+        kind = _OWNED_KIND.get(pet.split(" ")[0], "pet")
+        if kind != "pet":
+            gone = p.head in _BROKE or (
+                p.head == "be" and re.match(r"^(?:dead|gone|broken|stolen|totall?ed)\b", p.lower)
+            )
+            return [Claim(self.s.key, kind, pet, negated=True, change=True)] if gone else []
         if p.head in (stem("die"), stem("pass")) or (
             p.head == "be" and re.match(r"^(?:dead|gone|put down)\b", p.lower)
         ):
@@ -1494,6 +1502,8 @@ class _Reader:
         return []
 
     def _age(self, rest: str) -> list[Claim]:
+        if re.match(r"^\s*\d{1,2}[:h]\d", rest):
+            return []
         rest = clean_value(rest) or rest
         decade = re.match(
             r"^in\s+(?:my|his|her|their|the)\s+(?:early\s+|mid\s+|late\s+)?(?P<d>\d0s|twenties"
@@ -1529,7 +1539,8 @@ class _Reader:
         if match is None:
             return None
         state = lx.RELATIONSHIP_STATES[match.group("state")]
-        if low.startswith("getting") and state == "married" and _has_date(rest):
+        getting = low.startswith("getting") or self.p.progressive
+        if getting and state == "married" and _has_date(rest):
             return [self.claim("plan", "wedding", when=when_of(rest))]
         out = [self.claim("relationship", state)]
         if match.group("who"):
@@ -2041,6 +2052,13 @@ class _Reader:
             )
             what = event.group("what") + (f" at {where.group('org')}" if where else "")
             return [self.claim("plan", what, when=when_of(event.group("tail")))]
+        if self.p.said.casefold() == "had" and re.match(
+            r"^(?:a|her|his|their|our|my)\s+(?:first\s+|second\s+|new\s+)?baby\b", low
+        ):
+            return [
+                self.claim("condition", "pregnant", negated=True, change=True),
+                self.claim("event", f"had {clean_value(rest)}", change=True),
+            ]
         injury = re.match(
             r"^(?:an?\s+)?(?:bad\s+|badly\s+)?(?P<how>broken|sprained|torn|fractured|dislocated"
             r"|injured|pulled|twisted|bad)\s+(?P<part>[\w\-]+)",
@@ -2128,7 +2146,7 @@ class _Reader:
                 "wife": "married",
                 "husband": "married",
                 "spouse": "married",
-            }.get(rel, "in a relationship")
+            }.get(lx.relation_of(rel, canonical=True) or rel, "in a relationship")
             return [self.claim("relationship", state)]
         out: list[Claim] = []
         count = _number(count_word) if count_word not in ("a", "an") else 1
@@ -2287,7 +2305,7 @@ class _Reader:
             return [self.claim("relationship", "single", negated=False)]
         value = clean_value(rest)
         named = re.match(
-            r"^(?:an?|this)\s+(?:guy|girl|man|woman|person|boy|lady|dude)\s+"
+            r"^(?:(?:an?|this)\s+(?:guy|girl|man|woman|person|boy|lady|dude)|someone|somebody)\s+"
             r"(?:called|named)\s+(?P<name>.+)$",
             value,
             re.I,
@@ -2636,6 +2654,11 @@ class _Reader:
     def _habitual(self, rest: str, low: str) -> list[Claim] | None:
         if self.p.progressive and not self.p.negated:
             return [] if self.strict else None
+        said = self.p.said.casefold()
+        if (said in _IRREGULAR or said.endswith("ed")) and not self.p.negated:
+            # "ran the Berlin Marathon": something done, not a habit.
+            value = clean_value(rest)
+            return [] if vague(value) else [self.claim("event", f"{said} {value}")]
         verb = {stem(v): v for v in _HABITUAL_VERBS.split()}.get(self.p.head, "")
         value = clean_value(rest)
         if value.casefold() in ("everywhere", "a lot", "daily", "every day"):
@@ -2663,6 +2686,20 @@ class _Reader:
 
 
 _DISLIKE = _stems("hate dislike detest loathe despise")
+_BROKE = _stems("die break crash quit fail")
+_OWNED_KIND = {
+    "phone": "phone",
+    "iphone": "phone",
+    "laptop": "computer",
+    "macbook": "computer",
+    "computer": "computer",
+    "tablet": "computer",
+    "ipad": "computer",
+    "car": "vehicle",
+    "bike": "vehicle",
+    "scooter": "vehicle",
+    "motorbike": "vehicle",
+}
 _HABITUAL_VERBS = (
     "knit crochet sew bike cycle hike climb surf ski skate paint draw garden meditate swim run "
     "jog bake cook volunteer fish hunt dance sing write journal foster"
@@ -3023,7 +3060,9 @@ def _claims_of_clause(
         elif fact_text or _subjectless_ok(text, strict):
             subject, rest = _Subject(speaker, speaker == "user"), text
             first = text.split(" ", 1)[0].casefold()
-            if not _starts_predicate(text) or (first in _PARTICIPLES and stem(first) not in _VERBS):
+            if not _starts_predicate(text) or (
+                first in _PARTICIPLES and (stem(first) not in _VERBS or first == "born")
+            ):
                 # A note with its copula left out: "Allergic to shellfish.", "Born in 1988."
                 rest = f"is {text}"
         else:
