@@ -301,7 +301,7 @@ FACT_COLUMNS = ("fact_id", "status", "owner", "valid_from", "tags", "text")
 
 async def _facts_list(args: argparse.Namespace, client: ApiClient) -> int:
     query = {"limit": str(args.limit)}
-    for name in ("tag", "owner", "status", "as_of", "known_at"):
+    for name in ("tag", "owner", "status", "as_of", "known_at", "subject"):
         value = getattr(args, name)
         if value:
             query[name] = value
@@ -330,6 +330,10 @@ async def _facts_history(args: argparse.Namespace, client: ApiClient) -> int:
         + render_table(
             result["versions"], ("position", "status", "recorded_from", "forgotten", "text")
         )
+        + "\n\ndecisions that named it:\n"
+        + render_table(
+            result.get("decisions", []), ("position", "role", "outcome", "decided_by", "reason")
+        )
     )
     _emit(args, result, text)
     return 0
@@ -355,7 +359,9 @@ async def _facts_add(args: argparse.Namespace, client: ApiClient) -> int:
             body[name] = value
     headers = {"Idempotency-Key": args.idempotency_key} if args.idempotency_key else None
     result = await client.call("POST", "/v1/facts", body, headers=headers)
-    _emit(args, result, f"{result['fact_id']}  (position {result['position']})")
+    replaced = ", ".join(result.get("superseded") or result.get("conflicts_with") or [])
+    outcome = result.get("outcome", "added") + (f" ({replaced})" if replaced else "")
+    _emit(args, result, f"{result['fact_id']}  {outcome}  (position {result['position']})")
     return 0
 
 
@@ -414,7 +420,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     flist.add_argument("--owner", default=None)
     flist.add_argument("--status", default=None)
     flist.add_argument("--as-of", default=None, help="valid time (ISO 8601)")
-    flist.add_argument("--known-at", default=None, help="transaction time (ISO 8601)")
+    flist.add_argument(
+        "--known-at", default=None, help="transaction time (ISO 8601) or a log position"
+    )
+    flist.add_argument("--subject", default=None, help="facts about this subject (user, a name)")
     flist.add_argument("--all", action="store_true", help="include quarantined facts")
     flist.add_argument("--include-superseded", action="store_true")
     flist.add_argument("--limit", type=int, default=100)
