@@ -3,7 +3,7 @@
 Usage::
 
     .venv/bin/python -m bench.conversations [--file bench/data/conversations.jsonl] [-v]
-        [--config FILE]
+        [--config FILE] [--keep DIR]
 
 Starts ``memoryd serve`` on a temporary data dir with the default configuration (no model),
 and for each conversation, in a namespace of its own: posts its turns (with their times),
@@ -173,7 +173,9 @@ async def run_conversation(
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     convs = [json.loads(line) for line in args.file.read_text().splitlines() if line.strip()]
     with tempfile.TemporaryDirectory(prefix="memoryd-conv-") as tmp:
-        daemon = Daemon(Path(tmp), args.config)
+        data_dir = args.keep or Path(tmp)
+        data_dir.mkdir(parents=True, exist_ok=True)
+        daemon = Daemon(data_dir, args.config)
         try:
             await daemon.start()
             passed: Counter[str] = Counter()
@@ -206,6 +208,9 @@ def main() -> None:
     parser.add_argument("--file", type=Path, default=DEFAULT_FILE)
     parser.add_argument("--config", type=Path, default=None)
     parser.add_argument("-v", "--verbose", action="store_true")
+    parser.add_argument(
+        "--keep", type=Path, default=None, help="use and keep this data dir (for an audit)"
+    )
     args = parser.parse_args()
     print(json.dumps(asyncio.run(main_async(args)), indent=2))
 

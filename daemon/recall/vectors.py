@@ -228,6 +228,7 @@ class VectorIndex:
         self.failures = 0
         self._lock = asyncio.Lock()
         self._masks: dict[Filters, tuple[int, BoolArray]] = {}
+        self._quarantine_seen: dict[str, tuple[int, bool]] = {}
         self._changes = 0
         """Bumped after every change of the filter columns: a kept mask is valid while it
         has not moved (searches read masks in worker threads while a refresh writes rows)."""
@@ -652,12 +653,21 @@ class VectorIndex:
 
     def has_quarantined(self, namespace: str) -> bool:
         """Return True if the namespace holds a live, unvalidated quarantined fact (a default
-        search may then have passed one over)."""
+        search may then have passed one over). Kept until a row changes."""
+        changes = self._changes
+        found = self._quarantine_seen.get(namespace)
+        if found is not None and found[0] == changes:
+            return found[1]
         n = self.size
         code = self._namespaces.find(namespace)
         m = self.live[:n] & (self.ns[:n] == code) & self.quarantined[:n]
         m &= (self.validated_tx[:n] == NULL) & (self.forgotten_tx[:n] == NULL)
-        return bool(m.any())
+        answer = bool(m.any())
+        if self._changes == changes:
+            if len(self._quarantine_seen) >= MASKS_KEPT:
+                self._quarantine_seen.clear()
+            self._quarantine_seen[namespace] = (changes, answer)
+        return answer
 
     def live_count(self) -> int:
         """Return how many live documents the index holds (every namespace)."""
