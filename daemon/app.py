@@ -41,6 +41,8 @@ NAMESPACE_HEADER = "X-Memoryd-Namespace"
 DEFAULT_NAMESPACE = "default"
 NAMESPACE_RE = re.compile(r"[A-Za-z0-9._-]{1,64}")
 REQUEST_ID_HEADER = "X-Request-Id"
+REQUEST_ID_RE = re.compile(r"[A-Za-z0-9._:@/+=-]{1,200}")
+"""A client's own request id is echoed and logged only when it is this plain."""
 MiB = 1024 * 1024
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -217,9 +219,10 @@ _REQUEST_SEQ = itertools.count(1)
 async def observe_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
     """Tag the request with an id and record its count and latency."""
     start = time.perf_counter()
-    request_id = (
-        request.headers.get(REQUEST_ID_HEADER) or f"{_REQUEST_ID_PREFIX}{next(_REQUEST_SEQ):x}"
-    )
+    given = request.headers.get(REQUEST_ID_HEADER)
+    if given is None or REQUEST_ID_RE.fullmatch(given) is None:
+        given = None
+    request_id = given or f"{_REQUEST_ID_PREFIX}{next(_REQUEST_SEQ):x}"
     status = 500
     state = request.app[STATE]
     state.in_flight += 1
@@ -257,17 +260,19 @@ async def observe_middleware(request: web.Request, handler: Handler) -> web.Stre
 async def error_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
     """Turn every error into the API's JSON error body."""
     try:
+        declared = request.content_length
+        limit = request.app[STATE].settings.max_body_bytes
+        if declared is not None and declared > limit:
+            # Refused before reading a byte of it; the connection closes, so nothing lingers to
+            # read the rest.
+            response = _too_large(limit)
+            response.force_close()
+            return response
         return await handler(request)
     except ApiError as exc:
         return exc.response()
     except web.HTTPRequestEntityTooLarge:
-        limit = request.app[STATE].settings.max_body_bytes
-        return error_response(
-            413,
-            "body_too_large",
-            f"request body is larger than the limit of {limit} bytes",
-            {"max_bytes": limit},
-        )
+        return _too_large(request.app[STATE].settings.max_body_bytes)
     except web.HTTPException as exc:
         if exc.status < 400:
             raise
@@ -277,6 +282,15 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
     except Exception:
         log.exception("unhandled error", method=request.method, path=request.path)
         return error_response(500, "internal_error", "internal error; see the daemon's log")
+
+
+def _too_large(limit: int) -> web.Response:
+    return error_response(
+        413,
+        "body_too_large",
+        f"request body is larger than the limit of {limit} bytes",
+        {"max_bytes": limit},
+    )
 
 
 def _is_unix(request: web.Request) -> bool:

@@ -392,6 +392,24 @@ class ServerConfig:
         _Duration(minimum=timedelta(milliseconds=1), maximum=timedelta(hours=1)),
         "Longest time one request may take (streaming endpoints excepted).",
     )
+    max_connections: int = _key(
+        1000,
+        _Int(minimum=1, maximum=1_000_000),
+        "Most connections open at once; one more is answered 503 too_many_connections and "
+        "closed. Keep it below the file-descriptor limit (LimitNOFILE in the units).",
+    )
+    header_timeout: timedelta = _key(
+        10 * _S,
+        _Duration(minimum=timedelta(milliseconds=1), maximum=timedelta(hours=1)),
+        "Longest a request's head (request line and headers) may take to arrive once it has "
+        "begun; a slower one is answered 408 and the connection closed.",
+    )
+    idle_timeout: timedelta = _key(
+        60 * _S,
+        _Duration(minimum=timedelta(milliseconds=1), maximum=timedelta(hours=1)),
+        "A connection with no request under way is closed after this long (also one that "
+        "never sends anything).",
+    )
     shutdown_timeout: timedelta = _key(
         10 * _S,
         _Duration(maximum=timedelta(minutes=10)),

@@ -18,7 +18,8 @@ from events.store.base import (
     ReadOnlyStoreError,
 )
 
-ID_PATTERN = r"[A-Za-z0-9._:@-]{1,200}"
+ID_PATTERN = r"[A-Za-z0-9._:@~-]{1,200}"
+"""Ids in paths; ``~`` included, for the forks retrospectives make (``retro~<run>~1``)."""
 _ID_RE = re.compile(ID_PATTERN)
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 MAX_KEY_LENGTH = 200
@@ -72,14 +73,27 @@ def header_key(request: web.Request) -> str | None:
     key = request.headers.get(IDEMPOTENCY_HEADER)
     if key is None:
         return None
-    if not key or len(key) > MAX_KEY_LENGTH:
+    if not key or len(key) > MAX_KEY_LENGTH or not is_header_text(key):
         raise ApiError(
             400,
             "invalid_request",
-            f"{IDEMPOTENCY_HEADER}: must be 1 to {MAX_KEY_LENGTH} characters",
+            f"{IDEMPOTENCY_HEADER}: must be 1 to {MAX_KEY_LENGTH} printable UTF-8 characters",
             {"field": IDEMPOTENCY_HEADER},
         )
     return key
+
+
+def is_header_text(value: str) -> bool:
+    """Return True for a header value of printable text.
+
+    aiohttp hands over bytes that are not UTF-8 as lone surrogates, which no database (and no
+    response header) can take.
+    """
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return value.isprintable()
 
 
 async def async_append(

@@ -15,7 +15,7 @@ from aiohttp import web
 from daemon.api import consolidation, conversations, events, facts, messages, search
 from daemon.api.common import ID_PATTERN, IDEMPOTENCY_HEADER
 from daemon.api.errors import json_response
-from daemon.api.validation import Schema
+from daemon.api.validation import Schema, anchored
 from daemon.app import NAMESPACE_HEADER, package_version
 
 _S = dict[str, Any]
@@ -327,7 +327,7 @@ def _path_params(path: str) -> list[_S]:
                     "name": name,
                     "in": "path",
                     "required": True,
-                    "schema": {"type": "string", "pattern": ID_PATTERN},
+                    "schema": {"type": "string", "pattern": anchored(ID_PATTERN)},
                 }
             )
     return out
@@ -354,7 +354,7 @@ def _operation(op: Operation) -> _S:
                 "name": IDEMPOTENCY_HEADER,
                 "in": "header",
                 "required": False,
-                "schema": {"type": "string", "maxLength": 200},
+                "schema": {"type": "string", "minLength": 1, "maxLength": 200},
             }
         )
     if op.query is not None:
