@@ -3,7 +3,8 @@
 ``build_app`` wires one :class:`AppState` (store, projections, clock, metrics, tokens) under
 the ``STATE`` app key. ``cleanup_ctx`` contexts open and close the store, start and stop the
 projection runner, and run whatever the server adds (the config watcher). Middlewares, outermost
-first: request id + metrics, JSON errors, readiness, bearer auth (TCP only), namespace.
+first: request id + metrics, JSON errors, readiness, bearer auth (TCP only), namespace, and
+the idempotency-key check (``daemon.api.common``).
 """
 
 from __future__ import annotations
@@ -524,12 +525,13 @@ def build_app(
     endpoints only; reads of projected state answer 503).
     """
     from daemon.api import routes
+    from daemon.api.common import idempotency_middleware
 
     clock = clock or SystemClock()
     if runner_factory is None and with_projections:
         runner_factory = ProjectionRunner
     app = web.Application(
-        middlewares=[observe_middleware, error_middleware, gate_middleware],
+        middlewares=[observe_middleware, error_middleware, gate_middleware, idempotency_middleware],
         client_max_size=settings.max_body_bytes,
     )
     state = AppState(

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import re
 import uuid
 from collections.abc import Mapping, Sequence
 
+import orjson
 from aiohttp import web
 
 from daemon.api.errors import ApiError
-from daemon.app import AppState, namespace_of, state_of
+from daemon.app import AppState, Handler, namespace_of, state_of
 from events.ids import random_bits
 from events.store.base import (
     ConcurrencyError,
@@ -96,6 +99,54 @@ def is_header_text(value: str) -> bool:
     return value.isprintable()
 
 
+FINGERPRINT: web.RequestKey[str] = web.RequestKey("memoryd_fingerprint", str)
+
+
+async def request_fingerprint(request: web.Request) -> str:
+    """Return a fingerprint of what the request asks for: method, path, query and body.
+
+    A JSON body counts by its meaning (keys sorted, whitespace dropped), so a retry that
+    encodes the same body differently is the same request. Stored with every keyed event: a
+    retry with the key must match it, else it is ``409 idempotency_conflict``.
+    """
+    if FINGERPRINT in request:
+        return request[FINGERPRINT]
+    raw = await request.read()  # aiohttp keeps the body: the handler's read is not repeated
+    try:
+        body = orjson.dumps(orjson.loads(raw), option=orjson.OPT_SORT_KEYS) if raw else b""
+    except (orjson.JSONDecodeError, TypeError):
+        body = raw
+    digest = hashlib.sha256()
+    for part in (request.method, request.rel_url.path, request.rel_url.query_string):
+        digest.update(part.encode("utf-8", "surrogateescape") + b"\x00")
+    digest.update(body)
+    request[FINGERPRINT] = fingerprint = digest.hexdigest()
+    return fingerprint
+
+
+@web.middleware
+async def idempotency_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Refuse a retry whose key was used by a different request, before the handler runs.
+
+    Some handlers answer a retry from the log without appending (a supersede, a validation):
+    the store's own comparison never runs for them, so the key is checked here for every
+    keyed POST. Keys given in a body are compared by the store when it appends.
+    """
+    if request.method == "POST" and IDEMPOTENCY_HEADER in request.headers:
+        key = header_key(request)
+        store = state_of(request).store
+        if key is not None and store is not None:
+            stored = await store.request_hashes(namespace_of(request), key)
+            if stored and stored != {await request_fingerprint(request)}:
+                raise ApiError(
+                    409,
+                    "idempotency_conflict",
+                    f"{IDEMPOTENCY_HEADER} {key!r} was used for a different request",
+                    {"field": IDEMPOTENCY_HEADER},
+                )
+    return await handler(request)
+
+
 async def async_append(
     request: web.Request,
     events: Sequence[NewEvent],
@@ -105,6 +156,12 @@ async def async_append(
     """Append events for the request's namespace; later reads on this daemon will see them."""
     state: AppState = state_of(request)
     store = state.require_store()
+    if any(e.idempotency_key is not None for e in events):
+        fingerprint = await request_fingerprint(request)
+        events = [
+            e if e.idempotency_key is None else dataclasses.replace(e, request_hash=fingerprint)
+            for e in events
+        ]
     try:
         positions = await store.append(
             namespace_of(request), events, expected_versions=expected_versions
