@@ -438,6 +438,13 @@ class StorageConfig:
         "A database URL such as postgresql+asyncpg://user@host/db. Default: unset (SQLite in "
         "data_dir). Shown with its password masked.",
     )
+    reserved_space: int = _key(
+        32 * 1024 * 1024,
+        _Size(maximum=1024**4),
+        "Free space kept on the data dir's disk: below it writes are refused with 507 "
+        "insufficient_storage (reads go on), so the projections and a restart find room. "
+        "0 turns the check off. SQLite only (PostgreSQL's disk is the server's).",
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,18 +41,29 @@ from daemon.backend import Backend
 from daemon.config import Config, ConfigError, load_config
 from daemon.leadership import ConsolidationLeader, install_leadership, leader_fence
 from daemon.logging import configure_logging, get_logger
+from daemon.paths import loose_permissions
 from daemon.projector import ProjectorExited, ProjectorProcess
 from daemon.reload import ConfigWatcher, log_adjustments, reload_on_signal
 from daemon.retrospective.wiring import RetrospectiveLeader, install_retrospective
 from events.clock import Clock
+from events.store.base import DamagedLog
 
 log = get_logger("memoryd.server")
 
 SOCKET_BACKLOG = 512
 
 
+EXIT_DAMAGED = 65
+"""Exit status for a log that cannot be opened because it is damaged (EX_DATAERR): the units
+do not restart on it (RestartPreventExitStatus), since restarting cannot repair it."""
+
+
 class ServeError(RuntimeError):
-    """The daemon cannot start (a message for a person)."""
+    """The daemon cannot start (a message for a person, and the exit status)."""
+
+    def __init__(self, message: str, status: int = 1) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 @dataclass(slots=True)
@@ -231,6 +242,7 @@ def app_settings(config: Config) -> AppSettings:
     return AppSettings(
         backend=Backend(data_dir=config.storage.data_dir, database_url=config.storage.database_url),
         max_body_bytes=config.server.max_body_size,
+        reserved_space=config.storage.reserved_space,
         drain_timeout=config.server.shutdown_timeout.total_seconds(),
         projector="inline" if config.server.projector == "inline" else "process",
         log_level=config.logging.level,
@@ -336,7 +348,10 @@ class Server:
         """Serve until asked to stop; return the exit status."""
         config = self.config
         data_dir = config.storage.data_dir
+        os.umask(os.umask(0o077) | 0o077)  # files made from here on are the owner's alone
         data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        for warning in loose_permissions(data_dir):
+            log.warning("data dir permissions", warning=warning)
         files = raise_file_limit()
         if files < 2 * config.server.max_connections:
             log.warning(
@@ -370,6 +385,13 @@ class Server:
             except ProjectorExited as exc:
                 close_listeners(listeners)
                 raise ServeError(f"{exc} before it was set up (its log says why)") from exc
+            except DamagedLog as exc:
+                close_listeners(listeners)
+                raise ServeError(
+                    f"cannot open the event log: {exc}. Restore the data dir from a backup, or "
+                    "salvage what reads with `memoryd events export`",
+                    EXIT_DAMAGED,
+                ) from exc
             except Exception:
                 close_listeners(listeners)
                 raise
@@ -455,7 +477,7 @@ async def async_serve(options: ServeOptions) -> int:
         return await Server(config, options).async_run()
     except ServeError as exc:
         print(f"memoryd: {exc}", file=sys.stderr)
-        return 1
+        return exc.status
 
 
 def _dump_tasks() -> None:

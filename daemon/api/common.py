@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
+import shutil
 import uuid
 from collections.abc import Mapping, Sequence
 
@@ -16,9 +17,11 @@ from daemon.app import AppState, Handler, namespace_of, state_of
 from events.ids import random_bits
 from events.store.base import (
     ConcurrencyError,
+    DamagedLog,
     IdempotencyConflict,
     NewEvent,
     ReadOnlyStoreError,
+    StorageFull,
 )
 
 ID_PATTERN = r"[A-Za-z0-9._:@~-]{1,200}"
@@ -147,6 +150,43 @@ async def idempotency_middleware(request: web.Request, handler: Handler) -> web.
     return await handler(request)
 
 
+WRITES = "writes"
+"""The kind of problem (``AppState.problems``) a failed write records."""
+
+
+def insufficient_storage(message: str) -> ApiError:
+    """Return the 507 a write gets while the disk is (nearly) full."""
+    return ApiError(507, "insufficient_storage", message, headers={"Retry-After": "60"})
+
+
+def check_free_space(state: AppState) -> None:
+    """Refuse a write early while the data dir's disk has less than the reserve free.
+
+    The reserve keeps room for the projections to fold what was acknowledged and for the
+    daemon to start again; the log itself would fill the disk to the last byte otherwise.
+    PostgreSQL's disk is the server's: a full one is reported when an append fails.
+    """
+    backend = state.settings.backend
+    reserve = state.settings.reserved_space
+    if not backend.is_sqlite or reserve <= 0:
+        return
+    try:
+        free = shutil.disk_usage(backend.data_dir).free
+    except OSError:
+        return
+    if free < reserve:
+        message = (
+            f"the disk holding the data dir has {free // MIB} MiB free, below "
+            f"storage.reserved_space ({reserve // MIB} MiB): writes are refused until space "
+            "is freed; reads go on"
+        )
+        state.note_problem(WRITES, message)
+        raise insufficient_storage(message)
+
+
+MIB = 1024 * 1024
+
+
 async def async_append(
     request: web.Request,
     events: Sequence[NewEvent],
@@ -156,6 +196,7 @@ async def async_append(
     """Append events for the request's namespace; later reads on this daemon will see them."""
     state: AppState = state_of(request)
     store = state.require_store()
+    check_free_space(state)
     if any(e.idempotency_key is not None for e in events):
         fingerprint = await request_fingerprint(request)
         events = [
@@ -177,6 +218,18 @@ async def async_append(
         ) from None
     except ReadOnlyStoreError as exc:
         raise ApiError(409, "read_only", str(exc)) from None
+    except StorageFull as exc:
+        state.note_problem(WRITES, str(exc))
+        raise insufficient_storage(str(exc)) from None
+    except DamagedLog as exc:
+        state.note_problem(WRITES, str(exc))
+        raise ApiError(
+            503, "log_damaged", f"{exc}; writes are refused until it is repaired"
+        ) from None
+    except Exception as exc:
+        state.note_problem(WRITES, f"writes fail: {exc!r}")
+        raise
+    state.note_problem(WRITES, None)
     if positions:
         appended = state.metrics.appended
         for e in events:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from aiohttp import web
 
 from daemon.api.errors import ApiError, json_response
@@ -15,13 +17,19 @@ async def get_health(request: web.Request) -> web.Response:
     head = await store.head() if store is not None else 0
     state.last_head = max(state.last_head, head)
     projected = state.projection_position()
-    body = {
-        "status": "ok" if state.ready.is_set() else "starting",
+    problems = dict(state.problems)
+    ready = state.ready.is_set()
+    body: dict[str, Any] = {
+        "status": "starting" if not ready else "degraded" if problems else "ok",
         "last_position": head,
         "projection_position": projected,
         "projection_lag": max(0, head - projected),
         "version": package_version(),
     }
+    if problems:
+        # Writes failing, a damaged log, the projection process restarting: what and why.
+        body["problems"] = problems
+        body["reason"] = "; ".join(problems.values())
     if not state.ready.is_set() or store is None:
         raise ApiError(
             503,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import importlib
+import os
 import sys
 from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
@@ -31,6 +32,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "daemon.cli.retrospective_cmd",
     "daemon.cli.recall_cmd",
     "daemon.cli.consolidate_cmd",
+    "daemon.cli.doctor_cmd",
 )
 
 
@@ -78,6 +80,8 @@ def fail(message: str) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``memoryd`` command."""
+    # Whatever a command creates (databases, their journals, exports) is the user's alone.
+    os.umask(os.umask(0o077) | 0o077)
     parser = build_parser()
     args = parser.parse_args(argv)
     handler: CommandHandler = args.handler

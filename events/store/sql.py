@@ -171,6 +171,10 @@ class SqlEventStore(EventStore):
     async def _after_purge(self) -> None:
         """Scrub what a purge's commit left outside the live rows (e.g. old WAL frames)."""
 
+    async def _file_problems(self, *, full: bool) -> list[str]:
+        """Return what the database's own check of its file finds (none where it has none)."""
+        return []
+
     async def _start_listening(self) -> None:
         """Start waking subscribers on other processes' commits."""
 
@@ -207,6 +211,9 @@ class SqlEventStore(EventStore):
                     await self._prepare_schema(conn)
             await self._check_schema_version()
             self._known_head = await self.head()
+        except sa.exc.DBAPIError as exc:
+            await self._dispose_engines()
+            raise (classify_database_error(exc) or exc) from exc
         except BaseException:
             await self._dispose_engines()
             raise
@@ -246,6 +253,9 @@ class SqlEventStore(EventStore):
                     )
                 ).first()
             except sa.exc.DBAPIError as exc:
+                damage = classify_database_error(exc)
+                if damage is not None:
+                    raise damage from exc
                 raise SchemaMismatch(
                     "this database has no memoryd event tables; run `memoryd db upgrade`"
                 ) from exc
@@ -738,6 +748,58 @@ class SqlEventStore(EventStore):
             if await self._wait_beyond(position - 1, step):
                 return True
         return False
+
+    # -- integrity -------------------------------------------------------------------------
+
+    TAIL_CHECKED = 1000
+    """Events whose checksums the quick check (at start) verifies: the newest."""
+
+    async def integrity_problems(self, *, full: bool = False) -> list[str]:
+        """Check the log; return what is wrong (an empty list when nothing is).
+
+        Quick (at start): the database's own quick check, positions gapless from 1 to the
+        head, and the checksums of the newest TAIL_CHECKED events. Full (``memoryd doctor``):
+        the database's whole integrity check and every event's checksum.
+        """
+        problems = await self._file_problems(full=full)
+        try:
+            async with self.read_engine.connect() as conn:
+                count, first, last = (
+                    await conn.execute(
+                        sa.select(
+                            sa.func.count(), sa.func.min(_T.position), sa.func.max(_T.position)
+                        )
+                    )
+                ).one()
+            if count and (first != 1 or last != count):
+                problems.append(
+                    f"positions are not gapless: {count} events between {first} and {last}"
+                )
+            after = 0 if full or not last else max(0, int(last) - self.TAIL_CHECKED)
+            problems.extend(await self._checksum_problems(after))
+        except sa.exc.DBAPIError as exc:
+            problem = classify_database_error(exc)
+            problems.append(str(problem) if problem is not None else f"cannot read the log: {exc}")
+        except DamagedLog as exc:
+            problems.append(str(exc).removesuffix(" (run `memoryd doctor`)"))
+        return problems
+
+    async def _checksum_problems(self, after: int, most: int = 20) -> list[str]:
+        damaged: list[int] = []
+        while True:
+            rows = await self._fetch_rows(after, None, READ_CHUNK, None, None)
+            for row in rows:
+                record = EventRecord(*row)
+                if record.checksum is not None and record.checksum != record.computed_checksum():
+                    damaged.append(record.position)
+            if len(rows) < READ_CHUNK:
+                break
+            after = rows[-1][0]
+        if not damaged:
+            return []
+        shown = ", ".join(str(p) for p in damaged[:most])
+        more = f" and {len(damaged) - most} more" if len(damaged) > most else ""
+        return [f"{len(damaged)} events do not match their checksums: positions {shown}{more}"]
 
     # -- import ----------------------------------------------------------------------------
 
