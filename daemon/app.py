@@ -215,6 +215,8 @@ OPEN_PATHS = frozenset({"/v1/health", "/metrics", "/v1/openapi.json"})
 """Paths served before the projections are ready and without a namespace."""
 NO_TOKEN_PATHS = frozenset({"/v1/health"})
 """Paths a TCP client may call without a bearer token."""
+DAEMON_WIDE_PATHS = frozenset({"/metrics", "/v1/retrospective"})
+"""Paths whose answer covers every namespace: only a token for all namespaces may read them."""
 
 
 def namespace_of(request: web.Request) -> str:
@@ -357,6 +359,13 @@ async def gate_middleware(request: web.Request, handler: Handler) -> web.StreamR
             "invalid_namespace",
             f"{NAMESPACE_HEADER} must match [A-Za-z0-9._-]{{1,64}}",
             {"field": NAMESPACE_HEADER},
+        )
+    if grant is not None and grant.namespaces is not None and path in DAEMON_WIDE_PATHS:
+        raise ApiError(
+            403,
+            "forbidden",
+            f"{path} covers every namespace; it needs a token for all namespaces (*)",
+            {"path": path},
         )
     if grant is not None and not grant.allows(namespace):
         raise ApiError(

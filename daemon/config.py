@@ -298,8 +298,20 @@ class _Url(_Kind):
             return None
         parts = urlsplit(value)
         if parts.scheme not in self.schemes or not parts.hostname:
-            raise ValueError(f"{value!r} is not a {'/'.join(self.schemes)} URL with a host")
+            raise ValueError(
+                f"{redact_url(value)!r} is not a {'/'.join(self.schemes)} URL with a host"
+            )
+        if parts.username is not None or parts.password is not None:
+            # Every call would fail (the clients send no such credentials), and the password
+            # would show in `config show` and the logs. The value itself is not echoed.
+            raise ValueError(
+                "must not hold user:password; put the API key in the environment variable "
+                "named by llm.api_key_env"
+            )
         return value.rstrip("/")
+
+    def dump(self, value: Any) -> object:
+        return None if value is None else redact_url(value)
 
 
 _DATABASE_SCHEMES = ("sqlite", "postgresql")
