@@ -313,7 +313,8 @@ _ERROR_RESPONSES: dict[str, str] = {
     "404": "unknown route or resource",
     "409": "conflict (concurrent change, reused idempotency key, superseded/forgotten fact)",
     "413": "body over the limit",
-    "503": "not ready yet, or projections lagging",
+    "503": "not ready yet, too many connections, or the log is damaged",
+    "507": "the disk is full, or below storage.reserved_space: writes are refused",
 }
 
 
