@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from daemon.backend import Backend
 from daemon.paths import default_data_dir
@@ -62,13 +62,37 @@ def backend_from_args(args: argparse.Namespace) -> Backend:
     return Backend(data_dir=data_dir, database_url=args.database_url)
 
 
+class IntermixedParser(argparse.ArgumentParser):
+    """A parser that takes options anywhere among the positionals.
+
+    Plain argparse matches an optional positional as soon as it meets the first positional,
+    so ``messages add c1 --role assistant "text"`` left "text" unrecognised. A command's own
+    parser (one without subcommands) parses intermixed instead.
+    """
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        if self._subparsers is not None or getattr(self, "_intermixing", False):
+            return super().parse_known_args(args, namespace)
+        self._intermixing = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._intermixing = False
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Build the full argument parser."""
-    parser = argparse.ArgumentParser(prog="memoryd", description="memoryd: a memory daemon")
-    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    parser = argparse.ArgumentParser(
+        prog="memoryd", description="memoryd: a memory daemon", allow_abbrev=False
+    )
+    subparsers = parser.add_subparsers(
+        dest="command", required=True, metavar="COMMAND", parser_class=IntermixedParser
+    )
     for name in COMMAND_MODULES:
         module: _Registrar = importlib.import_module(name)
-        module.register(subparsers)
+        module.register(cast("argparse._SubParsersAction[argparse.ArgumentParser]", subparsers))
     return parser
 
 
