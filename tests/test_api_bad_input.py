@@ -186,3 +186,23 @@ async def test_the_documented_patterns_are_anchored(tmp_path: Path) -> None:
     found = patterns(doc)
     assert found
     assert all(p.startswith("^") and p.endswith("$") for p in found), found
+
+
+async def test_progress_says_how_far_the_fold_is(tmp_path: Path) -> None:
+    batch = {"messages": [{"role": "user", "content": f"m{i}"} for i in range(50)]}
+    async with api_client(tmp_path) as api:
+        status, written = await api.call("POST", f"{MSG}:batch", batch)
+        assert status == 201
+        last = written["results"][-1]["position"]
+        status, progress = await api.call("GET", f"/v1/progress?position={last}&wait=10")
+        assert status == 200
+        assert progress == {
+            "position": last,
+            "projection_position": last,
+            "behind": 0,
+            "done": True,
+        }
+        status, body = await api.call("GET", f"/v1/progress?position={last + 1}")
+        assert (status, body["error"]["details"]["field"]) == (400, "position")
+        status, body = await api.call("GET", "/v1/progress?position=1&wait=11")
+        assert (status, body["error"]["details"]["field"]) == (400, "wait")

@@ -12,7 +12,7 @@ from typing import Any
 
 from aiohttp import web
 
-from daemon.api import consolidation, conversations, events, facts, messages, search
+from daemon.api import consolidation, conversations, events, facts, health, messages, search
 from daemon.api.common import ID_PATTERN, IDEMPOTENCY_HEADER
 from daemon.api.errors import json_response
 from daemon.api.validation import Schema, anchored
@@ -139,9 +139,18 @@ COMPONENTS: dict[str, _S] = {
         events={"type": "array", "items": {"$ref": "#/components/schemas/Event"}},
         last_position=_INT,
     ),
+    "Progress": _obj(
+        ["position", "projection_position", "behind", "done"],
+        position=_INT,
+        projection_position=_INT,
+        behind=_INT,
+        done={"type": "boolean"},
+    ),
     "Health": _obj(
         ["status", "last_position", "projection_position", "projection_lag", "version"],
-        status={"type": "string", "enum": ["ok", "starting"]},
+        status={"type": "string", "enum": ["ok", "degraded", "starting"]},
+        reason={"type": "string", "description": "why degraded"},
+        problems={"type": "object", "description": "kind -> reason"},
         last_position=_INT,
         projection_position=_INT,
         projection_lag=_INT,
@@ -276,6 +285,13 @@ OPERATIONS: tuple[Operation, ...] = (
         "Readiness and progress (503 until the projections caught up)",
         response="Health",
         namespaced=False,
+    ),
+    Operation(
+        "GET",
+        "/v1/progress",
+        "How far the projections have folded towards a position (waits up to `wait` s)",
+        response="Progress",
+        query=health.PROGRESS_QUERY,
     ),
     Operation(
         "GET",
