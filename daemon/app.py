@@ -3,7 +3,8 @@
 ``build_app`` wires one :class:`AppState` (store, projections, clock, metrics, tokens) under
 the ``STATE`` app key. ``cleanup_ctx`` contexts open and close the store, start and stop the
 projection runner, and run whatever the server adds (the config watcher). Middlewares, outermost
-first: request id + metrics, JSON errors, readiness, bearer auth (TCP only), namespace.
+first: request id + metrics, JSON errors, readiness, bearer auth (TCP only), namespace, and
+the idempotency-key check (``daemon.api.common``).
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ from daemon.logging import get_logger, request_context
 from daemon.metrics import Metrics
 from daemon.projector import ProjectorExited, ProjectorProcess, async_follow_log
 from events.clock import Clock, SystemClock
-from events.store.base import EventStore
+from events.store.base import DamagedLog, EventStore
+from events.store.sql import SqlEventStore
 from events.tasks import cancel_and_wait
 from projections.runner import ProjectionRunner
 
@@ -42,6 +44,10 @@ NAMESPACE_HEADER = "X-Memoryd-Namespace"
 DEFAULT_NAMESPACE = "default"
 NAMESPACE_RE = re.compile(r"[A-Za-z0-9._-]{1,64}")
 REQUEST_ID_HEADER = "X-Request-Id"
+PROJECTION_POSITION_HEADER = "X-Memoryd-Projection-Position"
+BEHIND_HEADER = "X-Memoryd-Behind"
+REQUEST_ID_RE = re.compile(r"[A-Za-z0-9._:@/+=-]{1,200}")
+"""A client's own request id is echoed and logged only when it is this plain."""
 MiB = 1024 * 1024
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -88,6 +94,9 @@ class AppSettings:
     """For the projection process: the daemon's ``[logging] format`` at start."""
     memory: MemoryConfig = field(default_factory=MemoryConfig)
     """``[memory]``: the trust policy and the reconciliation thresholds (live)."""
+    reserved_space: int = 32 * MiB
+    """``[storage] reserved_space``: writes are refused (507) while the data dir's disk has
+    less free space than this, so that the projections and a restart still find room."""
 
 
 RunnerFactory = Callable[[EventStore, AsyncEngine], ProjectionRunner]
@@ -133,6 +142,9 @@ class AppState:
     in_flight: int = 0
     """Requests being handled now."""
     streams: set[asyncio.Task[Any]] = field(default_factory=set)
+    problems: dict[str, str] = field(default_factory=dict)
+    """What keeps the daemon from working fully (writes failing, a damaged log, the
+    projection process down), by kind; ``/v1/health`` reports them as ``degraded``."""
 
     def require_store(self) -> EventStore:
         """Return the open store."""
@@ -160,11 +172,17 @@ class AppState:
             if not await self.runner.wait_for(position, timeout=timeout):
                 log.warning("projections did not reach the position in time", position=position)
 
+    def behind(self) -> int:
+        """Return how many acknowledged events the projections have not folded yet."""
+        return max(0, self.last_written - self.projection_position())
+
     async def async_reads(self) -> AsyncEngine:
         """Return the projection engine once it reflects every write this daemon acknowledged.
 
-        This is read-your-writes: a read waits (bounded) only while a write acknowledged by
-        this daemon is not folded yet; past the bound it answers 503 rather than stale data.
+        This is read-your-writes: a read waits (bounded by ``read_your_writes_timeout``) while
+        a write acknowledged by this daemon is not folded yet. Past the bound (a bulk import,
+        the projection process restarting) the read is served as folded so far, and its
+        ``X-Memoryd-Behind`` header says by how many events (see ``observe_middleware``).
         """
         engine = self.require_reads()
         target = self.last_written
@@ -172,14 +190,21 @@ class AppState:
             self.fold_now.set()
             timeout = self.settings.read_your_writes_timeout
             if not await self.runner.wait_for(target, timeout=timeout):
-                raise ApiError(
-                    503,
-                    "projection_lag",
-                    "the projections are behind the last write; retry shortly",
-                    {"position": target, "projection_position": self.projection_position()},
-                    headers={"Retry-After": "1"},
+                log.info(
+                    "read served behind the last write",
+                    position=target,
+                    projection_position=self.projection_position(),
                 )
         return engine
+
+    def note_problem(self, kind: str, reason: str | None) -> None:
+        """Record (or, with None, clear) a problem of one kind; log when it changes."""
+        if reason is None:
+            if self.problems.pop(kind, None) is not None:
+                log.info("problem cleared", kind=kind)
+        elif self.problems.get(kind) != reason:
+            self.problems[kind] = reason
+            log.error("degraded", kind=kind, reason=reason)
 
 
 STATE: web.AppKey[AppState] = web.AppKey("memoryd_state", AppState)
@@ -193,6 +218,8 @@ OPEN_PATHS = frozenset({"/v1/health", "/metrics", "/v1/openapi.json"})
 """Paths served before the projections are ready and without a namespace."""
 NO_TOKEN_PATHS = frozenset({"/v1/health"})
 """Paths a TCP client may call without a bearer token."""
+DAEMON_WIDE_PATHS = frozenset({"/metrics", "/v1/retrospective"})
+"""Paths whose answer covers every namespace: only a token for all namespaces may read them."""
 
 
 def namespace_of(request: web.Request) -> str:
@@ -220,9 +247,10 @@ _REQUEST_SEQ = itertools.count(1)
 async def observe_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
     """Tag the request with an id and record its count and latency."""
     start = time.perf_counter()
-    request_id = (
-        request.headers.get(REQUEST_ID_HEADER) or f"{_REQUEST_ID_PREFIX}{next(_REQUEST_SEQ):x}"
-    )
+    given = request.headers.get(REQUEST_ID_HEADER)
+    if given is None or REQUEST_ID_RE.fullmatch(given) is None:
+        given = None
+    request_id = given or f"{_REQUEST_ID_PREFIX}{next(_REQUEST_SEQ):x}"
     status = 500
     state = request.app[STATE]
     state.in_flight += 1
@@ -247,6 +275,11 @@ async def observe_middleware(request: web.Request, handler: Handler) -> web.Stre
         status = response.status
         if not response.prepared:
             response.headers[REQUEST_ID_HEADER] = request_id
+            if request.path not in OPEN_PATHS:
+                # How current the projections were when this answer was made: a read after a
+                # bulk import is served, and says how far behind it is, instead of failing.
+                response.headers[PROJECTION_POSITION_HEADER] = str(state.projection_position())
+                response.headers[BEHIND_HEADER] = str(state.behind())
         return response
     finally:
         state.in_flight -= 1
@@ -260,17 +293,19 @@ async def observe_middleware(request: web.Request, handler: Handler) -> web.Stre
 async def error_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
     """Turn every error into the API's JSON error body."""
     try:
+        declared = request.content_length
+        limit = request.app[STATE].settings.max_body_bytes
+        if declared is not None and declared > limit:
+            # Refused before reading a byte of it; the connection closes, so nothing lingers to
+            # read the rest.
+            response = _too_large(limit)
+            response.force_close()
+            return response
         return await handler(request)
     except ApiError as exc:
         return exc.response()
     except web.HTTPRequestEntityTooLarge:
-        limit = request.app[STATE].settings.max_body_bytes
-        return error_response(
-            413,
-            "body_too_large",
-            f"request body is larger than the limit of {limit} bytes",
-            {"max_bytes": limit},
-        )
+        return _too_large(request.app[STATE].settings.max_body_bytes)
     except web.HTTPException as exc:
         if exc.status < 400:
             raise
@@ -280,6 +315,15 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
     except Exception:
         log.exception("unhandled error", method=request.method, path=request.path)
         return error_response(500, "internal_error", "internal error; see the daemon's log")
+
+
+def _too_large(limit: int) -> web.Response:
+    return error_response(
+        413,
+        "body_too_large",
+        f"request body is larger than the limit of {limit} bytes",
+        {"max_bytes": limit},
+    )
 
 
 def _is_unix(request: web.Request) -> bool:
@@ -319,6 +363,13 @@ async def gate_middleware(request: web.Request, handler: Handler) -> web.StreamR
             f"{NAMESPACE_HEADER} must match [A-Za-z0-9._-]{{1,64}}",
             {"field": NAMESPACE_HEADER},
         )
+    if grant is not None and grant.namespaces is not None and path in DAEMON_WIDE_PATHS:
+        raise ApiError(
+            403,
+            "forbidden",
+            f"{path} covers every namespace; it needs a token for all namespaces (*)",
+            {"path": path},
+        )
     if grant is not None and not grant.allows(namespace):
         raise ApiError(
             403,
@@ -332,6 +383,10 @@ async def gate_middleware(request: web.Request, handler: Handler) -> web.StreamR
     return await handler(request)
 
 
+LOG_DAMAGE = "log"
+"""The kind of problem (``AppState.problems``) the integrity check at start records."""
+
+
 def _store_ctx(
     store_factory: Callable[[], EventStore],
 ) -> Callable[[web.Application], AsyncIterator[None]]:
@@ -341,6 +396,14 @@ def _store_ctx(
         await store.open()
         state.store = store
         state.last_head = await store.head()
+        if isinstance(store, SqlEventStore):
+            # A damaged page or row is named now, not by the first write that fails on it.
+            problems = await store.integrity_problems()
+            if problems:
+                state.note_problem(LOG_DAMAGE, "; ".join(problems) + " (run `memoryd doctor`)")
+                # The projections may never fold past the damage: serve what they hold
+                # (degraded, reads saying how far behind) rather than stay "starting".
+                state.ready.set()
         try:
             yield
         finally:
@@ -392,14 +455,23 @@ def _declare_ready(state: AppState, position: int) -> None:
 
 
 async def _async_run_projections(state: AppState, runner: ProjectionRunner) -> None:
-    """Fold on this loop: catch up, declare readiness, then follow the log."""
-    await async_follow_log(
-        state.require_store(),
-        runner,
-        fold_now=state.fold_now,
-        fold_delay=_or(state.settings.fold_delay, INLINE_FOLD_DELAY),
-        on_ready=lambda position: _declare_ready(state, position),
-    )
+    """Fold on this loop: catch up, declare readiness, then follow the log.
+
+    A damaged log stops the folding where the damage is, not the daemon: the problem shows
+    in ``/v1/health`` and reads are served as folded so far.
+    """
+    try:
+        await async_follow_log(
+            state.require_store(),
+            runner,
+            fold_now=state.fold_now,
+            fold_delay=_or(state.settings.fold_delay, INLINE_FOLD_DELAY),
+            on_ready=lambda position: _declare_ready(state, position),
+        )
+    except DamagedLog as exc:
+        state.note_problem(LOG_DAMAGE, f"folding stopped at position {runner.position}: {exc}")
+        state.ready.set()
+        await asyncio.Event().wait()  # until the daemon stops
 
 
 @contextlib.asynccontextmanager
@@ -437,8 +509,44 @@ async def _async_projector_process(state: AppState) -> AsyncIterator[None]:
         await read_engine.dispose()
 
 
+PROJECTOR = "projections"
+"""The kind of problem (``AppState.problems``) a dead projection process records."""
+RESTART_FIRST_DELAY = 0.5
+RESTART_MAX_DELAY = 30.0
+RESTART_RESET_AFTER = 60.0
+"""A child that ran this long before it died is restarted after the first delay again."""
+
+
 async def _async_drive_projector(state: AppState, projector: ProjectorProcess) -> None:
-    """Relay commits and read requests to the child; fail if it dies."""
+    """Drive the child; when it dies, start another (with backoff) while writes go on.
+
+    Reads meanwhile wait their bounded while and are served as folded so far, saying how far
+    behind (``X-Memoryd-Behind``); ``/v1/health`` says ``degraded`` until the child is back.
+    A child that dies before it has set up its tables fails start-up instead: it would only
+    die again.
+    """
+    loop = asyncio.get_running_loop()
+    delay = RESTART_FIRST_DELAY
+    while True:
+        started = loop.time()
+        try:
+            await _async_drive_one_projector(state, projector)
+        except ProjectorExited as exc:
+            if not projector.set_up.is_set():
+                raise
+            reason = f"{exc}; restarting it"
+            state.note_problem(PROJECTOR, reason)
+        if loop.time() - started >= RESTART_RESET_AFTER:
+            delay = RESTART_FIRST_DELAY
+        log.warning("projector.restarting", retry_in=delay)
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, RESTART_MAX_DELAY)
+        await projector.async_start()
+        log.info("projection process started", pid=projector.pid)
+
+
+async def _async_drive_one_projector(state: AppState, projector: ProjectorProcess) -> None:
+    """Relay commits and read requests to the child; raise ProjectorExited if it dies."""
     store = state.require_store()
 
     async def relay_heads() -> None:
@@ -458,6 +566,7 @@ async def _async_drive_projector(state: AppState, projector: ProjectorProcess) -
     async def declare_ready() -> None:
         await projector.ready.wait()
         _declare_ready(state, projector.position)
+        state.note_problem(PROJECTOR, None)
 
     try:
         async with asyncio.TaskGroup() as group:
@@ -513,12 +622,13 @@ def build_app(
     endpoints only; reads of projected state answer 503).
     """
     from daemon.api import routes
+    from daemon.api.common import idempotency_middleware
 
     clock = clock or SystemClock()
     if runner_factory is None and with_projections:
         runner_factory = ProjectionRunner
     app = web.Application(
-        middlewares=[observe_middleware, error_middleware, gate_middleware],
+        middlewares=[observe_middleware, error_middleware, gate_middleware, idempotency_middleware],
         client_max_size=settings.max_body_bytes,
     )
     state = AppState(

@@ -30,7 +30,9 @@ class TokenFileError(ValueError):
 
 
 def _digest(token: str) -> bytes:
-    return hashlib.sha256(token.encode()).digest()
+    # surrogateescape: a header that is not UTF-8 arrives with lone surrogates; it matches no
+    # token, and must not be an encoding error.
+    return hashlib.sha256(token.encode("utf-8", "surrogateescape")).digest()
 
 
 @dataclass(frozen=True, slots=True)

@@ -316,8 +316,20 @@ class _Url(_Kind):
             return None
         parts = urlsplit(value)
         if parts.scheme not in self.schemes or not parts.hostname:
-            raise ValueError(f"{value!r} is not a {'/'.join(self.schemes)} URL with a host")
+            raise ValueError(
+                f"{redact_url(value)!r} is not a {'/'.join(self.schemes)} URL with a host"
+            )
+        if parts.username is not None or parts.password is not None:
+            # Every call would fail (the clients send no such credentials), and the password
+            # would show in `config show` and the logs. The value itself is not echoed.
+            raise ValueError(
+                "must not hold user:password; put the API key in the environment variable "
+                "named by llm.api_key_env"
+            )
         return value.rstrip("/")
+
+    def dump(self, value: Any) -> object:
+        return None if value is None else redact_url(value)
 
 
 _DATABASE_SCHEMES = ("sqlite", "postgresql")
@@ -410,6 +422,24 @@ class ServerConfig:
         _Duration(minimum=timedelta(milliseconds=1), maximum=timedelta(hours=1)),
         "Longest time one request may take (streaming endpoints excepted).",
     )
+    max_connections: int = _key(
+        1000,
+        _Int(minimum=1, maximum=1_000_000),
+        "Most connections open at once; one more is answered 503 too_many_connections and "
+        "closed. Keep it below the file-descriptor limit (LimitNOFILE in the units).",
+    )
+    header_timeout: timedelta = _key(
+        10 * _S,
+        _Duration(minimum=timedelta(milliseconds=1), maximum=timedelta(hours=1)),
+        "Longest a request's head (request line and headers) may take to arrive once it has "
+        "begun; a slower one is answered 408 and the connection closed.",
+    )
+    idle_timeout: timedelta = _key(
+        60 * _S,
+        _Duration(minimum=timedelta(milliseconds=1), maximum=timedelta(hours=1)),
+        "A connection with no request under way is closed after this long (also one that "
+        "never sends anything).",
+    )
     shutdown_timeout: timedelta = _key(
         10 * _S,
         _Duration(maximum=timedelta(minutes=10)),
@@ -437,6 +467,13 @@ class StorageConfig:
         _DatabaseUrl(),
         "A database URL such as postgresql+asyncpg://user@host/db. Default: unset (SQLite in "
         "data_dir). Shown with its password masked.",
+    )
+    reserved_space: int = _key(
+        32 * 1024 * 1024,
+        _Size(maximum=1024**4),
+        "Free space kept on the data dir's disk: below it writes are refused with 507 "
+        "insufficient_storage (reads go on), so the projections and a restart find room. "
+        "0 turns the check off. SQLite only (PostgreSQL's disk is the server's).",
     )
 
 

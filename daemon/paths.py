@@ -28,3 +28,24 @@ def default_socket_path(env: Mapping[str, str] | None = None) -> Path:
     if xdg:
         return Path(xdg) / "memoryd.sock"
     return default_data_dir(env) / "memoryd.sock"
+
+
+PRIVATE_NAMES = ("api-token", "tokens")
+"""Files in the data dir that hold credentials."""
+
+
+def loose_permissions(data_dir: Path) -> list[str]:
+    """Return a warning for the data dir, and each credentials file in it, that others may
+    read: a data dir made before memoryd (0755, say) keeps its mode."""
+    warnings = []
+    for path in (data_dir, *(data_dir / name for name in PRIVATE_NAMES)):
+        try:
+            mode = path.stat().st_mode & 0o777
+        except OSError:
+            continue
+        if mode & 0o077:
+            warnings.append(
+                f"{path} has mode {mode:04o}: others may read the memory in it; "
+                f"`chmod {'700' if path == data_dir else '600'} {path}`"
+            )
+    return warnings

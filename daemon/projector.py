@@ -31,12 +31,15 @@ import contextlib
 import os
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+
+import sqlalchemy as sa
 
 from daemon.backend import Backend
 from daemon.logging import configure_logging, get_logger
 from events.store.base import EventStore
+from events.store.sql import classify_database_error
 from events.tasks import cancel_and_wait
 from projections.runner import ProjectionRunner
 
@@ -75,7 +78,9 @@ async def async_follow_log(
     Following lets a burst of writes gather for up to ``fold_delay`` seconds before folding
     (fewer, larger fold transactions cost less CPU per event) unless ``fold_now`` is set.
     """
-    await runner.catch_up(progress=lambda position, _target: on_folded(position))
+    await _async_fold_retrying(
+        lambda: runner.catch_up(progress=lambda position, _target: on_folded(position))
+    )
     on_ready(runner.position)
     while True:
         await store.wait_for_head(runner.position + 1, timeout=None)
@@ -86,7 +91,31 @@ async def async_follow_log(
                 async with asyncio.timeout(fold_delay):
                     await fold_now.wait()
         fold_now.clear()
-        on_folded(await runner.catch_up())
+        on_folded(await _async_fold_retrying(runner.catch_up))
+
+
+RETRY_FIRST_DELAY = 0.5
+RETRY_MAX_DELAY = 30.0
+
+
+async def _async_fold_retrying(fold: Callable[[], Awaitable[int]]) -> int:
+    """Fold, and while the database refuses for a reason that passes (a full disk, an I/O
+    error, a lost connection) wait and try again instead of dying.
+
+    A batch that failed rolled back with its checkpoint, so trying again neither loses nor
+    doubles an event. Anything else is a bug or damage and ends the fold (and the process).
+    """
+    delay = RETRY_FIRST_DELAY
+    while True:
+        try:
+            return await fold()
+        except (sa.exc.OperationalError, OSError) as exc:
+            problem = classify_database_error(exc)
+            # The statement and its parameters (users' text) stay out of the log.
+            reason = str(problem) if problem is not None else type(exc).__name__
+            log.warning("projector.fold_failed_retrying", reason=reason, retry_in=delay)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, RETRY_MAX_DELAY)
 
 
 # -- the daemon's side ---------------------------------------------------------------------
@@ -119,7 +148,11 @@ class ProjectorProcess:
         self._told = 0
 
     async def async_start(self) -> None:
-        """Start the child process."""
+        """Start the child process (again, after it exited: its position is kept)."""
+        self._stopping = False
+        self._killed = False
+        self._told = 0
+        self.ready.clear()  # until this child has caught up
         env = dict(os.environ)
         env.pop(DATABASE_URL_ENV, None)
         if self.backend.database_url is not None:

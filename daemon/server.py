@@ -20,6 +20,7 @@ import dataclasses
 import errno
 import gc
 import os
+import resource
 import signal
 import socket
 import stat
@@ -33,24 +34,36 @@ from aiohttp import web
 
 from daemon import systemd
 from daemon.api.consolidation import install_consolidation
+from daemon.api.protocol import ApiSite, ConnectionLimits
 from daemon.app import STATE, AppSettings, AppState, build_app, package_version
 from daemon.auth import TOKEN_FILE, TokenFileError, load_tokens
 from daemon.backend import Backend
 from daemon.config import Config, ConfigError, load_config
 from daemon.leadership import ConsolidationLeader, install_leadership, leader_fence
 from daemon.logging import configure_logging, get_logger
+from daemon.paths import loose_permissions
 from daemon.projector import ProjectorExited, ProjectorProcess
 from daemon.reload import ConfigWatcher, log_adjustments, reload_on_signal
 from daemon.retrospective.wiring import RetrospectiveLeader, install_retrospective
 from events.clock import Clock
+from events.store.base import DamagedLog
 
 log = get_logger("memoryd.server")
 
 SOCKET_BACKLOG = 512
 
 
+EXIT_DAMAGED = 65
+"""Exit status for a log that cannot be opened because it is damaged (EX_DATAERR): the units
+do not restart on it (RestartPreventExitStatus), since restarting cannot repair it."""
+
+
 class ServeError(RuntimeError):
-    """The daemon cannot start (a message for a person)."""
+    """The daemon cannot start (a message for a person, and the exit status)."""
+
+    def __init__(self, message: str, status: int = 1) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 @dataclass(slots=True)
@@ -167,11 +180,69 @@ def close_listeners(listeners: list[Listener]) -> None:
                 path.unlink()
 
 
+def connection_limits(config: Config) -> ConnectionLimits:
+    """Return the listeners' connection cap and timeouts from the configuration."""
+    server = config.server
+    return ConnectionLimits(
+        max_connections=server.max_connections,
+        header_timeout=server.header_timeout.total_seconds(),
+        idle_timeout=server.idle_timeout.total_seconds(),
+    )
+
+
+def raise_file_limit() -> int:
+    """Raise the soft limit on open files to the hard one; return the limit in force.
+
+    Each connection holds a descriptor, and so do the databases; the default soft limit of
+    1024 was used up by idle clients before anything else refused them.
+    """
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft < hard:
+        target = hard if hard != resource.RLIM_INFINITY else max(soft, 65536)
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+    return soft
+
+
+class RateLimitedLoopErrors:
+    """The event loop's exception handler, with accept() failures logged once per interval.
+
+    When descriptors run out, asyncio reports every failed accept(); under a flood of
+    connections that was 106,356 log lines in 47 s. Other errors go to the default handler.
+    """
+
+    interval = 10.0
+
+    def __init__(self) -> None:
+        self.suppressed = 0
+        self.last = -self.interval
+
+    def __call__(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        message = str(context.get("message", ""))
+        if not message.startswith("socket.accept() out of system resource"):
+            loop.default_exception_handler(context)
+            return
+        now = loop.time()
+        if now - self.last < self.interval:
+            self.suppressed += 1
+            return
+        exc = context.get("exception")
+        log.error(
+            "cannot accept connections: out of file descriptors or memory",
+            error=repr(exc),
+            similar_errors_since_last_report=self.suppressed,
+        )
+        self.suppressed = 0
+        self.last = now
+
+
 def app_settings(config: Config) -> AppSettings:
     """Return the API's settings from the configuration."""
     return AppSettings(
         backend=Backend(data_dir=config.storage.data_dir, database_url=config.storage.database_url),
         max_body_bytes=config.server.max_body_size,
+        reserved_space=config.storage.reserved_space,
         drain_timeout=config.server.shutdown_timeout.total_seconds(),
         projector="inline" if config.server.projector == "inline" else "process",
         log_level=config.logging.level,
@@ -258,6 +329,7 @@ class Server:
 
     def _install_signals(self) -> None:
         loop = asyncio.get_running_loop()
+        loop.set_exception_handler(RateLimitedLoopErrors())
         loop.add_signal_handler(signal.SIGTERM, self.request_stop)
         loop.add_signal_handler(signal.SIGINT, self.request_stop)
         loop.add_signal_handler(signal.SIGHUP, self._on_sighup)
@@ -265,6 +337,7 @@ class Server:
 
     def _remove_signals(self) -> None:
         loop = asyncio.get_running_loop()
+        loop.set_exception_handler(None)
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGUSR1):
             loop.remove_signal_handler(sig)
 
@@ -276,7 +349,17 @@ class Server:
         """Serve until asked to stop; return the exit status."""
         config = self.config
         data_dir = config.storage.data_dir
+        os.umask(os.umask(0o077) | 0o077)  # files made from here on are the owner's alone
         data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        for warning in loose_permissions(data_dir):
+            log.warning("data dir permissions", warning=warning)
+        files = raise_file_limit()
+        if files < 2 * config.server.max_connections:
+            log.warning(
+                "the open-file limit is low for server.max_connections",
+                open_file_limit=files,
+                max_connections=config.server.max_connections,
+            )
         settings = app_settings(config)
         listeners = open_listeners(config, self.options.env)
         try:
@@ -303,11 +386,19 @@ class Server:
             except ProjectorExited as exc:
                 close_listeners(listeners)
                 raise ServeError(f"{exc} before it was set up (its log says why)") from exc
+            except DamagedLog as exc:
+                close_listeners(listeners)
+                raise ServeError(
+                    f"cannot open the event log: {exc}. Restore the data dir from a backup, or "
+                    "salvage what reads with `memoryd events export`",
+                    EXIT_DAMAGED,
+                ) from exc
             except Exception:
                 close_listeners(listeners)
                 raise
+            limits = connection_limits(config)
             for listener in listeners:
-                site = web.SockSite(runner, listener.sock)
+                site = ApiSite(runner, listener.sock, limits, backlog=SOCKET_BACKLOG)
                 await site.start()
             self.out(
                 f"memoryd {package_version()} listening on "
@@ -387,7 +478,7 @@ async def async_serve(options: ServeOptions) -> int:
         return await Server(config, options).async_run()
     except ServeError as exc:
         print(f"memoryd: {exc}", file=sys.stderr)
-        return 1
+        return exc.status
 
 
 def _dump_tasks() -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator, Mapping
+from contextlib import asynccontextmanager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -119,3 +119,21 @@ async def running(
             assert await asyncio.wait_for(task, 20) == 0
         finally:
             reset_logging()
+
+
+@contextmanager
+def appends_failing(api: Api, error: Exception) -> Iterator[None]:
+    """Make every append of the app's store raise ``error`` until the block ends."""
+    app = api.client.app
+    assert app is not None
+    store = app[STATE].require_store()
+    original = store.append
+
+    async def failing(*args: object, **kwargs: object) -> list[int]:
+        raise error
+
+    store.append = failing
+    try:
+        yield
+    finally:
+        store.append = original

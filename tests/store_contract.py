@@ -41,6 +41,7 @@ from events.clock import Clock, ManualClock, to_micros
 from events.store.base import (
     NO_STREAM,
     ConcurrencyError,
+    DamagedLog,
     EventRecord,
     EventStore,
     IdempotencyConflict,
@@ -50,7 +51,7 @@ from events.store.base import (
     SchemaMismatch,
     StoredEvent,
 )
-from events.store.schema import store_meta_table
+from events.store.schema import events_table, store_meta_table
 from events.store.sql import SqlEventStore
 from events.types import (
     REDACTED_TEXT,
@@ -520,7 +521,11 @@ class EventStoreContract(abc.ABC):
     async def test_import_refuses_gap_and_clash(self, store: EventStore) -> None:
         await store.append(NS, [new("a", 1), new("a", 2)])
         source = await records(store)
-        moved = [replace(r, position=r.position + 2, event_id=f"x{r.position}") for r in source]
+        # Records made up here carry no checksum (a stale one would be refused as damage).
+        moved = [
+            replace(r, position=r.position + 2, event_id=f"x{r.position}", checksum=None)
+            for r in source
+        ]
         base = replace(moved[0], stream_id=conversation_stream("z"), stream_version=1)
 
         with pytest.raises(ImportRefused, match="gap"):
@@ -537,7 +542,9 @@ class EventStoreContract(abc.ABC):
             await store.import_records([replace(base, position=3, event_id=source[0].event_id)])
         # Or the same stream version.
         with pytest.raises(ImportRefused):
-            await store.import_records([replace(source[0], position=3, event_id="fresh")])
+            await store.import_records(
+                [replace(source[0], position=3, event_id="fresh", checksum=None)]
+            )
         # Records this memoryd could not read back.
         with pytest.raises(ImportRefused, match="unknown event type"):
             await store.import_records([replace(base, position=3, event_type="NoSuchEvent")])
@@ -558,11 +565,53 @@ class EventStoreContract(abc.ABC):
             waiting = asyncio.ensure_future(next_within(events, 30))
             await asyncio.sleep(0.01)
             await store.import_records(
-                [replace(record, position=2, event_id="imported", stream_version=2)]
+                [replace(record, position=2, event_id="imported", stream_version=2, checksum=None)]
             )
             assert (await waiting).event_id == "imported"
         finally:
             await events.aclose()  # type: ignore[attr-defined]
+
+    # -- damage and fingerprints ------------------------------------------------------------
+
+    async def test_a_changed_row_is_found_on_read_and_export(self, store: EventStore) -> None:
+        await store.append(NS, [new("a", 1), new("a", 2), new("a", 3)])
+        assert isinstance(store, SqlEventStore)
+        [row] = [r for r in await records(store) if r.position == 2]
+        async with store.write_engine.begin() as conn:
+            await conn.execute(
+                events_table.update()
+                .where(events_table.c.position == 2)
+                .values(payload=row.payload.replace(b"message 2", b"massage 2"))
+            )
+        with pytest.raises(DamagedLog, match="position 2") as caught:
+            await read_all(store)
+        assert caught.value.position == 2
+        with pytest.raises(DamagedLog, match="position 2"):
+            await records(store)
+        assert [e.position for e in await read_all(store, until=1)] == [1]
+
+    async def test_import_refuses_a_record_that_does_not_match_its_checksum(
+        self, store: EventStore
+    ) -> None:
+        await store.append(NS, [new("a", 1)])
+        [record] = await records(store)
+        assert record.checksum == record.computed_checksum()
+        edited = replace(record, position=2, event_id="x", stream_version=2)
+        with pytest.raises(ImportRefused, match="checksum"):
+            await store.import_records([edited])
+        assert await store.head() == 1
+
+    async def test_a_key_reused_by_another_request_is_a_conflict(self, store: EventStore) -> None:
+        first = NewEvent(message("a", 1), idempotency_key="k", request_hash="h1")
+        assert await store.append(NS, [first]) == [1]
+        assert await store.append(NS, [replace(first, event=message("a", 9))]) == [1]
+        with pytest.raises(IdempotencyConflict, match="different request"):
+            await store.append(NS, [replace(first, request_hash="h2")])
+        # Events written before fingerprints existed are compared by stream and type, as then.
+        legacy = NewEvent(message("b", 1), idempotency_key="old")
+        assert await store.append(NS, [legacy]) == [2]
+        assert await store.append(NS, [replace(legacy, request_hash="h3")]) == [2]
+        assert await store.head() == 2
 
     # -- read-only and schema ---------------------------------------------------------------
 

@@ -152,3 +152,15 @@ def test_status_renders_the_llm_budget() -> None:
     assert render_retrospective(unavailable) == (
         "retrospective  unavailable: retrospectives are starting"
     )
+
+
+def test_options_may_come_after_the_positionals() -> None:
+    from daemon.cli import build_parser
+
+    args = build_parser().parse_args(
+        ["messages", "add", "c1", "--role", "assistant", "the text", "--socket", "/tmp/s"]
+    )
+    assert (args.conversation, args.text, args.role) == ("c1", "the text", "assistant")
+    assert str(args.socket) == "/tmp/s"
+    args = build_parser().parse_args(["recall", "what", "-k", "3", "--json"])
+    assert (args.query, args.top_k, args.json) == ("what", 3, True)

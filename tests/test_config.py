@@ -503,3 +503,15 @@ def test_socket_path_length_is_checked() -> None:
     assert error == (
         f"server.socket: the path is {len(long_path)} bytes; unix socket paths are limited to 107"
     )
+
+
+def test_a_base_url_with_credentials_is_refused_without_echoing_them(tmp_path: Path) -> None:
+    path = tmp_path / "memoryd.toml"
+    path.write_text(
+        '[llm]\nprovider = "openai"\nmodel = "m"\nbase_url = "https://me:hunter2@llm.example/v1"\n'
+    )
+    with pytest.raises(ConfigError) as caught:
+        load_config(path, env={})
+    assert "llm.base_url" in str(caught.value)
+    assert "user:password" in str(caught.value)
+    assert "hunter2" not in str(caught.value)

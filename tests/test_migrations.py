@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
@@ -25,11 +26,11 @@ from events.migrations import (
     upgrade,
     upgrade_if_empty,
 )
-from events.store.base import SchemaMismatch
+from events.store.base import NewEvent, SchemaMismatch
 from events.store.schema import STORE_SCHEMA_VERSION, metadata
 from events.store.sql import SqlEventStore
 from tests.pg_fixtures import pg_scratch, pg_url  # noqa: F401
-from tests.store_contract import NS, new
+from tests.store_contract import NS, message, new, read_all
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -95,6 +96,43 @@ async def test_store_works_on_a_migrated_database(backend: Backend) -> None:
     await store.open()
     try:
         assert await store.append(NS, [new("a", 1)]) == [1]
+    finally:
+        await store.close()
+
+
+async def test_a_version_1_log_gets_checksums_and_keeps_its_events(backend: Backend) -> None:
+    async with connection(backend) as conn:
+        await upgrade(conn, revision_for(1))
+        await conn.execute(
+            sa.text(
+                "INSERT INTO events (position, event_id, namespace, stream_id, stream_version, "
+                "event_type, schema_version, payload, recorded_at, idempotency_key) VALUES "
+                "(:p, :e, 'ns', 'conversation:a', :v, 'MessageAppended', 2, :payload, 7, :k)"
+            ),
+            [
+                {
+                    "p": n,
+                    "v": n,
+                    "e": f"e{n}",
+                    "k": "key" if n == 1 else None,
+                    "payload": orjson.dumps(message("a", n)),
+                }
+                for n in (1, 2)
+            ],
+        )
+    async with connection(backend) as conn:
+        result = await upgrade(conn)
+        assert (result.before, result.after) == (revision_for(1), head_revision())
+    store = backend.open_store()
+    await store.open()
+    try:
+        stored = [r async for r in store.read_records()]
+        assert [r.position for r in stored] == [1, 2]
+        assert all(r.checksum == r.computed_checksum() for r in stored)
+        assert [e.event for e in await read_all(store)] == [message("a", 1), message("a", 2)]
+        # A keyed event from before fingerprints is compared by stream and type, as it was.
+        retry = NewEvent(message("a", 1), idempotency_key="key", request_hash="any")
+        assert await store.append("ns", [retry]) == [1]
     finally:
         await store.close()
 

@@ -106,19 +106,56 @@ async def _digest(store: SqliteEventStore, engine: AsyncEngine) -> dict[str, str
         await engine.dispose()
 
 
-async def test_a_dead_child_fails_the_runner_task(tmp_path: Path) -> None:
-    settings = AppSettings(backend=Backend(tmp_path), tcp_requires_token=False, projector="process")
+async def test_a_dead_child_is_restarted_and_writes_go_on(tmp_path: Path) -> None:
+    settings = AppSettings(
+        backend=Backend(tmp_path),
+        tcp_requires_token=False,
+        projector="process",
+        read_your_writes_timeout=0.01,
+    )
     app = build_app(settings)
-    async with TestClient(TestServer(app)):
+    async with TestClient(TestServer(app)) as client:
         state = app[STATE]
         await asyncio.wait_for(state.ready.wait(), 20)
-        assert isinstance(state.runner, ProjectorProcess)
+        projector = state.runner
+        assert isinstance(projector, ProjectorProcess)
+        first = projector.pid
+        assert first is not None
+        os.kill(first, signal.SIGKILL)
+        # While it is down (or starting again), writes are acknowledged...
+        message = {"role": "user", "content": "during the restart"}
+        for _ in range(5):
+            resp = await client.post("/v1/conversations/c1/messages", json=message)
+            assert resp.status == 201
+        # ... and reads are answered, saying how far behind they are.
+        resp = await client.get("/v1/conversations/c1/messages")
+        assert resp.status in (200, 404)
+        assert int(resp.headers["X-Memoryd-Behind"]) >= 0
+        for _ in range(1500):  # the new child starts in about a second
+            if projector.pid != first and projector.ready.is_set():
+                break
+            await asyncio.sleep(0.02)
+        else:
+            raise AssertionError("the projection process was not restarted")
+        assert await projector.wait_for(5, timeout=30)
+        resp = await client.get("/v1/conversations/c1/messages")
+        assert resp.status == 200
+        assert len((await resp.json())["messages"]) == 5
+        assert resp.headers["X-Memoryd-Behind"] == "0"
+        health = await (await client.get("/v1/health")).json()
+        assert health["status"] == "ok", health
         task = state.runner_task
         assert task is not None
-        assert state.runner.pid is not None
-        os.kill(state.runner.pid, signal.SIGKILL)
-        with pytest.raises(ProjectorExited, match="status -9"):
-            await asyncio.wait_for(task, 20)
+        assert not task.done()
+
+
+async def test_a_child_that_dies_before_set_up_fails_start_up(tmp_path: Path) -> None:
+    (tmp_path / "projections.sqlite3").write_bytes(b"not a database" * 100)
+    settings = AppSettings(backend=Backend(tmp_path), tcp_requires_token=False, projector="process")
+    app = build_app(settings)
+    with pytest.raises(ProjectorExited):
+        async with TestClient(TestServer(app)):
+            pass
 
 
 async def test_wait_for_times_out_while_the_child_is_behind(tmp_path: Path) -> None:

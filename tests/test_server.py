@@ -98,6 +98,12 @@ async def test_tcp_needs_token_and_tokens_limit_namespaces(tmp_path: Path) -> No
             )
             assert resp.status == 403
             assert (await resp.json())["error"]["code"] == "forbidden"
+            # Daemon-wide figures cover every namespace: not for a limited token.
+            for path in ("/metrics", "/v1/retrospective"):
+                resp = await http.get(f"{url}{path}", headers=auth)
+                assert resp.status == 403, path
+            resp = await http.get(f"{url}/metrics", headers={"Authorization": f"Bearer {token}"})
+            assert resp.status == 200
     # The token survives restarts.
     async with running(config):
         assert (data / "api-token").read_text().strip() == token

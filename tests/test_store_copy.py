@@ -142,7 +142,9 @@ def test_cli_copy_refusal_and_verify_mismatch(
 
     asyncio.run(tamper())
     assert main(["store", "verify", "--from", source, "--to", copy]) == 1
-    assert "logs differ" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "logs differ" in out
+    assert "damaged" in out  # the checksums find the change
     assert main(["store", "copy", "--from", "mysql://h/db", "--to", copy]) == 2
     assert main(["store", "copy", "--from", str(tmp_path / "missing"), "--to", copy]) == 2
 
@@ -156,7 +158,10 @@ def test_cli_copy_exits_1_when_the_target_does_not_verify(
 
     async def lossy_import(self: SqliteEventStore, batch: Iterable[EventRecord]) -> int:
         # A backend that silently changes what it stores: the digest must catch it.
-        changed = [replace(r, payload=r.payload.replace(b'"fact ', b'"FACT ')) for r in batch]
+        changed = [
+            replace(r, payload=r.payload.replace(b'"fact ', b'"FACT '), checksum=None)
+            for r in batch
+        ]
         return await original(self, changed)
 
     monkeypatch.setattr(SqliteEventStore, "import_records", lossy_import)
@@ -189,6 +194,7 @@ def test_digest_covers_every_field() -> None:
         replace(record, causation_id="c"),
         replace(record, correlation_id="c"),
         replace(record, idempotency_key="k"),
+        replace(record, request_hash="h"),
         # Field boundaries are unambiguous: moving a character between fields changes it.
         replace(record, namespace="ns", stream_id=""),
         replace(record, causation_id=""),

@@ -51,6 +51,9 @@ COMMON_SERVICE = {
     "RuntimeDirectoryPreserve": "yes",
     "ConfigurationDirectory": "memoryd",
     "UMask": "0077",
+    # Above server.max_connections (1000): idle clients once used up the default 1024.
+    "LimitNOFILE": "65536",
+    "RestartPreventExitStatus": "65",
     "NoNewPrivileges": "yes",
     "RestrictAddressFamilies": "AF_UNIX AF_INET AF_INET6",
     "RestrictNamespaces": "yes",

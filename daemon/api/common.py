@@ -2,23 +2,30 @@
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import re
+import shutil
 import uuid
 from collections.abc import Mapping, Sequence
 
+import orjson
 from aiohttp import web
 
 from daemon.api.errors import ApiError
-from daemon.app import AppState, namespace_of, state_of
+from daemon.app import AppState, Handler, namespace_of, state_of
 from events.ids import random_bits
 from events.store.base import (
     ConcurrencyError,
+    DamagedLog,
     IdempotencyConflict,
     NewEvent,
     ReadOnlyStoreError,
+    StorageFull,
 )
 
-ID_PATTERN = r"[A-Za-z0-9._:@-]{1,200}"
+ID_PATTERN = r"[A-Za-z0-9._:@~-]{1,200}"
+"""Ids in paths; ``~`` included, for the forks retrospectives make (``retro~<run>~1``)."""
 _ID_RE = re.compile(ID_PATTERN)
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 MAX_KEY_LENGTH = 200
@@ -72,14 +79,112 @@ def header_key(request: web.Request) -> str | None:
     key = request.headers.get(IDEMPOTENCY_HEADER)
     if key is None:
         return None
-    if not key or len(key) > MAX_KEY_LENGTH:
+    if not key or len(key) > MAX_KEY_LENGTH or not is_header_text(key):
         raise ApiError(
             400,
             "invalid_request",
-            f"{IDEMPOTENCY_HEADER}: must be 1 to {MAX_KEY_LENGTH} characters",
+            f"{IDEMPOTENCY_HEADER}: must be 1 to {MAX_KEY_LENGTH} printable UTF-8 characters",
             {"field": IDEMPOTENCY_HEADER},
         )
     return key
+
+
+def is_header_text(value: str) -> bool:
+    """Return True for a header value of printable text.
+
+    aiohttp hands over bytes that are not UTF-8 as lone surrogates, which no database (and no
+    response header) can take.
+    """
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return value.isprintable()
+
+
+FINGERPRINT: web.RequestKey[str] = web.RequestKey("memoryd_fingerprint", str)
+
+
+async def request_fingerprint(request: web.Request) -> str:
+    """Return a fingerprint of what the request asks for: method, path, query and body.
+
+    A JSON body counts by its meaning (keys sorted, whitespace dropped), so a retry that
+    encodes the same body differently is the same request. Stored with every keyed event: a
+    retry with the key must match it, else it is ``409 idempotency_conflict``.
+    """
+    if FINGERPRINT in request:
+        return request[FINGERPRINT]
+    raw = await request.read()  # aiohttp keeps the body: the handler's read is not repeated
+    try:
+        body = orjson.dumps(orjson.loads(raw), option=orjson.OPT_SORT_KEYS) if raw else b""
+    except (orjson.JSONDecodeError, TypeError):
+        body = raw
+    digest = hashlib.sha256()
+    for part in (request.method, request.rel_url.path, request.rel_url.query_string):
+        digest.update(part.encode("utf-8", "surrogateescape") + b"\x00")
+    digest.update(body)
+    request[FINGERPRINT] = fingerprint = digest.hexdigest()
+    return fingerprint
+
+
+@web.middleware
+async def idempotency_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Refuse a retry whose key was used by a different request, before the handler runs.
+
+    Some handlers answer a retry from the log without appending (a supersede, a validation):
+    the store's own comparison never runs for them, so the key is checked here for every
+    keyed POST. Keys given in a body are compared by the store when it appends.
+    """
+    if request.method == "POST" and IDEMPOTENCY_HEADER in request.headers:
+        key = header_key(request)
+        store = state_of(request).store
+        if key is not None and store is not None:
+            stored = await store.request_hashes(namespace_of(request), key)
+            if stored and stored != {await request_fingerprint(request)}:
+                raise ApiError(
+                    409,
+                    "idempotency_conflict",
+                    f"{IDEMPOTENCY_HEADER} {key!r} was used for a different request",
+                    {"field": IDEMPOTENCY_HEADER},
+                )
+    return await handler(request)
+
+
+WRITES = "writes"
+"""The kind of problem (``AppState.problems``) a failed write records."""
+
+
+def insufficient_storage(message: str) -> ApiError:
+    """Return the 507 a write gets while the disk is (nearly) full."""
+    return ApiError(507, "insufficient_storage", message, headers={"Retry-After": "60"})
+
+
+def check_free_space(state: AppState) -> None:
+    """Refuse a write early while the data dir's disk has less than the reserve free.
+
+    The reserve keeps room for the projections to fold what was acknowledged and for the
+    daemon to start again; the log itself would fill the disk to the last byte otherwise.
+    PostgreSQL's disk is the server's: a full one is reported when an append fails.
+    """
+    backend = state.settings.backend
+    reserve = state.settings.reserved_space
+    if not backend.is_sqlite or reserve <= 0:
+        return
+    try:
+        free = shutil.disk_usage(backend.data_dir).free
+    except OSError:
+        return
+    if free < reserve:
+        message = (
+            f"the disk holding the data dir has {free // MIB} MiB free, below "
+            f"storage.reserved_space ({reserve // MIB} MiB): writes are refused until space "
+            "is freed; reads go on"
+        )
+        state.note_problem(WRITES, message)
+        raise insufficient_storage(message)
+
+
+MIB = 1024 * 1024
 
 
 async def async_append(
@@ -91,6 +196,13 @@ async def async_append(
     """Append events for the request's namespace; later reads on this daemon will see them."""
     state: AppState = state_of(request)
     store = state.require_store()
+    check_free_space(state)
+    if any(e.idempotency_key is not None for e in events):
+        fingerprint = await request_fingerprint(request)
+        events = [
+            e if e.idempotency_key is None else dataclasses.replace(e, request_hash=fingerprint)
+            for e in events
+        ]
     try:
         positions = await store.append(
             namespace_of(request), events, expected_versions=expected_versions
@@ -106,6 +218,18 @@ async def async_append(
         ) from None
     except ReadOnlyStoreError as exc:
         raise ApiError(409, "read_only", str(exc)) from None
+    except StorageFull as exc:
+        state.note_problem(WRITES, str(exc))
+        raise insufficient_storage(str(exc)) from None
+    except DamagedLog as exc:
+        state.note_problem(WRITES, str(exc))
+        raise ApiError(
+            503, "log_damaged", f"{exc}; writes are refused until it is repaired"
+        ) from None
+    except Exception as exc:
+        state.note_problem(WRITES, f"writes fail: {exc!r}")
+        raise
+    state.note_problem(WRITES, None)
     if positions:
         appended = state.metrics.appended
         for e in events:

@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import re
 from typing import Any
 
 from aiohttp import web
 
 from daemon.api.errors import dumps, invalid, json_response
-from daemon.api.validation import Field, Schema, parse_query
+from daemon.api.validation import INT64_MAX, Field, Schema, parse_query
 from daemon.app import namespace_of, state_of
+from daemon.logging import get_logger
 from events.store.base import EventStore, StoredEvent
 from events.tasks import cancel_and_wait
+
+log = get_logger("memoryd.api")
 
 MAX_LIMIT = 1000
 STREAM_QUEUE = 1000
@@ -25,7 +30,7 @@ EVENTS_QUERY = Schema(
             "stream",
             "string",
             max_length=300,
-            pattern=r"[A-Za-z0-9._:@-]{1,300}",
+            pattern=r"[A-Za-z0-9._:@~-]{1,300}",
             description="only this stream, e.g. conversation:c1 or fact:<id>",
         ),
     ),
@@ -73,12 +78,31 @@ async def get_events(request: web.Request) -> web.Response:
 
 
 async def _async_feed(
-    store: EventStore, namespace: str, after: int, queue: asyncio.Queue[StoredEvent]
+    store: EventStore, namespace: str, after: int, queue: asyncio.Queue[StoredEvent | None]
 ) -> None:
-    """Copy the namespace's events from the store's subscription into ``queue``."""
-    async for stored in store.subscribe(after):
-        if stored.namespace == namespace:
-            await queue.put(stored)
+    """Copy the namespace's events from the store's subscription into ``queue``; then None."""
+    try:
+        async for stored in store.subscribe(after):
+            if stored.namespace == namespace:
+                await queue.put(stored)
+    except Exception as exc:
+        log.error("event stream feed failed", error=repr(exc))
+        raise
+    finally:
+        # The stream ends at once when its feed does (a closing store, a failed read), instead
+        # of at the next heartbeat; a full queue is noticed at the heartbeat.
+        with contextlib.suppress(asyncio.QueueFull):
+            queue.put_nowait(None)
+
+
+def _last_event_id(value: str | None) -> int:
+    """Return the position a reconnecting client's ``Last-Event-ID`` names (0 without one)."""
+    if not value:
+        return 0
+    # ASCII digits only: str.isdigit() also takes "²", which int() refuses.
+    if re.fullmatch(r"[0-9]{1,19}", value) is None or int(value) > INT64_MAX:
+        raise invalid("Last-Event-ID", "expected a position (a non-negative 64-bit integer)")
+    return int(value)
 
 
 async def get_event_stream(request: web.Request) -> web.StreamResponse:
@@ -86,13 +110,10 @@ async def get_event_stream(request: web.Request) -> web.StreamResponse:
     query = parse_query(request.query, STREAM_QUERY)
     after = query.get("after")
     if after is None:
-        last_id = request.headers.get("Last-Event-ID")
-        if last_id and not last_id.isdigit():
-            raise invalid("Last-Event-ID", "expected a position (a non-negative integer)")
-        after = int(last_id) if last_id else 0
+        after = _last_event_id(request.headers.get("Last-Event-ID"))
     state = state_of(request)
     store = state.require_store()
-    queue: asyncio.Queue[StoredEvent] = asyncio.Queue(maxsize=STREAM_QUEUE)
+    queue: asyncio.Queue[StoredEvent | None] = asyncio.Queue(maxsize=STREAM_QUEUE)
     feed = asyncio.create_task(
         _async_feed(store, namespace_of(request), after, queue), name="memoryd-sse-feed"
     )
@@ -119,6 +140,8 @@ async def get_event_stream(request: web.Request) -> web.StreamResponse:
                     break
                 await response.write(b": keepalive\n\n")
                 continue
+            if stored is None:
+                break
             data = dumps(event_json(stored))
             await response.write(b"id: %d\ndata: %s\n\n" % (stored.position, data))
     except ConnectionResetError:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from aiohttp import web
 
-from daemon.api.errors import ApiError, json_response
+from daemon.api.errors import ApiError, invalid, json_response
+from daemon.api.validation import Field, Schema, parse_query
 from daemon.app import package_version, state_of
 
 
@@ -15,13 +18,19 @@ async def get_health(request: web.Request) -> web.Response:
     head = await store.head() if store is not None else 0
     state.last_head = max(state.last_head, head)
     projected = state.projection_position()
-    body = {
-        "status": "ok" if state.ready.is_set() else "starting",
+    problems = dict(state.problems)
+    ready = state.ready.is_set()
+    body: dict[str, Any] = {
+        "status": "starting" if not ready else "degraded" if problems else "ok",
         "last_position": head,
         "projection_position": projected,
         "projection_lag": max(0, head - projected),
         "version": package_version(),
     }
+    if problems:
+        # Writes failing, a damaged log, the projection process restarting: what and why.
+        body["problems"] = problems
+        body["reason"] = "; ".join(problems.values())
     if not state.ready.is_set() or store is None:
         raise ApiError(
             503,
@@ -46,7 +55,59 @@ async def get_metrics(request: web.Request) -> web.Response:
     )
 
 
+MAX_PROGRESS_WAIT = 10.0
+
+PROGRESS_QUERY = Schema(
+    "ProgressQuery",
+    (
+        Field(
+            "position",
+            "integer",
+            required=True,
+            minimum=0,
+            description="a position a write answered (the last of a batch, say)",
+        ),
+        Field(
+            "wait",
+            "number",
+            minimum=0.0,
+            maximum=MAX_PROGRESS_WAIT,
+            description="seconds to wait for the fold to reach it (default 0)",
+        ),
+    ),
+)
+
+
+async def get_progress(request: web.Request) -> web.Response:
+    """Say how far the projections have folded towards ``position``, waiting up to ``wait``.
+
+    An importer (``messages:batch`` in a loop, ``memoryd events import``) calls it until
+    ``done`` to show progress instead of reading stale data or timing out.
+    """
+    query = parse_query(request.query, PROGRESS_QUERY)
+    state = state_of(request)
+    target: int = query["position"]
+    store = state.require_store()
+    head = await store.head()
+    if target > head:
+        raise invalid("position", f"is beyond the log's head ({head})", head=head)
+    wait = query.get("wait", 0.0)
+    if state.runner is not None and state.projection_position() < target and wait > 0:
+        state.fold_now.set()
+        await state.runner.wait_for(target, timeout=wait)
+    folded = state.projection_position()
+    return json_response(
+        {
+            "position": target,
+            "projection_position": folded,
+            "behind": max(0, target - folded),
+            "done": folded >= target,
+        }
+    )
+
+
 def add_routes(app: web.Application) -> None:
-    """Register the health and metrics routes."""
+    """Register the health, progress and metrics routes."""
     app.router.add_get("/v1/health", get_health, allow_head=False)
+    app.router.add_get("/v1/progress", get_progress, allow_head=False)
     app.router.add_get("/metrics", get_metrics, allow_head=False)

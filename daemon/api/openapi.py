@@ -17,13 +17,14 @@ from daemon.api import (
     conversations,
     events,
     facts,
+    health,
     messages,
     retrospective,
     search,
 )
 from daemon.api.common import ID_PATTERN, IDEMPOTENCY_HEADER
 from daemon.api.errors import json_response
-from daemon.api.validation import Schema
+from daemon.api.validation import Schema, anchored
 from daemon.app import NAMESPACE_HEADER, package_version
 
 _S = dict[str, Any]
@@ -178,9 +179,18 @@ COMPONENTS: dict[str, _S] = {
         events={"type": "array", "items": {"$ref": "#/components/schemas/Event"}},
         last_position=_INT,
     ),
+    "Progress": _obj(
+        ["position", "projection_position", "behind", "done"],
+        position=_INT,
+        projection_position=_INT,
+        behind=_INT,
+        done={"type": "boolean"},
+    ),
     "Health": _obj(
         ["status", "last_position", "projection_position", "projection_lag", "version"],
-        status={"type": "string", "enum": ["ok", "starting"]},
+        status={"type": "string", "enum": ["ok", "degraded", "starting"]},
+        reason={"type": "string", "description": "why degraded"},
+        problems={"type": "object", "description": "kind -> reason"},
         last_position=_INT,
         projection_position=_INT,
         projection_lag=_INT,
@@ -321,6 +331,13 @@ OPERATIONS: tuple[Operation, ...] = (
     ),
     Operation(
         "GET",
+        "/v1/progress",
+        "How far the projections have folded towards a position (waits up to `wait` s)",
+        response="Progress",
+        query=health.PROGRESS_QUERY,
+    ),
+    Operation(
+        "GET",
         "/metrics",
         "Prometheus text exposition",
         namespaced=False,
@@ -359,7 +376,8 @@ _ERROR_RESPONSES: dict[str, str] = {
     "404": "unknown route or resource",
     "409": "conflict (concurrent change, reused idempotency key, superseded/forgotten fact)",
     "413": "body over the limit",
-    "503": "not ready yet, or projections lagging",
+    "503": "not ready yet, too many connections, or the log is damaged",
+    "507": "the disk is full, or below storage.reserved_space: writes are refused",
 }
 
 
@@ -373,7 +391,7 @@ def _path_params(path: str) -> list[_S]:
                     "name": name,
                     "in": "path",
                     "required": True,
-                    "schema": {"type": "string", "pattern": ID_PATTERN},
+                    "schema": {"type": "string", "pattern": anchored(ID_PATTERN)},
                 }
             )
     return out
@@ -400,7 +418,7 @@ def _operation(op: Operation) -> _S:
                 "name": IDEMPOTENCY_HEADER,
                 "in": "header",
                 "required": False,
-                "schema": {"type": "string", "maxLength": 200},
+                "schema": {"type": "string", "minLength": 1, "maxLength": 200},
             }
         )
     if op.query is not None:

@@ -21,6 +21,18 @@ from multidict import MultiMapping
 
 from daemon.api.errors import ApiError, invalid
 
+MAX_DEPTH = 32
+"""Deepest nesting of a free-form JSON value (``metadata``, content blocks, weights): the log's
+encoder stops at 255 levels, and a value that could be stored but not read back would break
+every read of its namespace."""
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
+"""Integers are stored as 64-bit numbers: a larger one is bad input, not a database error."""
+EARLIEST = datetime(1, 1, 2, tzinfo=UTC)
+LATEST = datetime(9999, 12, 30, 23, 59, 59, 999999, tzinfo=UTC)
+"""Timestamps keep a day's margin from datetime's limits, so that converting a time zone or
+adding a day to an accepted time never overflows."""
+
 Kind = Literal[
     "string", "integer", "number", "boolean", "datetime", "object", "array", "content", "any"
 ]
@@ -86,8 +98,11 @@ class Field:
             out["minimum"] = self.minimum
         if self.maximum is not None:
             out["maximum"] = self.maximum
+        if self.kind == "integer":
+            out.setdefault("minimum", INT64_MIN)
+            out.setdefault("maximum", INT64_MAX)
         if self.pattern is not None:
-            out["pattern"] = self.pattern
+            out["pattern"] = anchored(self.pattern)
         if self.items is not None:
             out["items"] = self.items.json_schema()
         if self.nullable:
@@ -139,6 +154,12 @@ class Schema:
         return out
 
 
+def anchored(pattern: str) -> str:
+    """Return ``pattern`` as JSON Schema must have it to match whole values (its patterns
+    search, where :func:`re.fullmatch` matches the whole string)."""
+    return f"^(?:{pattern})$"
+
+
 def _join(path: str, name: str) -> str:
     return f"{path}.{name}" if path else name
 
@@ -166,11 +187,44 @@ def parse_timestamp(value: str, name: str) -> datetime:
         text = text[:-1] + "+00:00"
     try:
         parsed = datetime.fromisoformat(text)
+        parsed = parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
     except ValueError:
         raise invalid(name, f"not an ISO 8601 timestamp: {value!r}") from None
-    if parsed.tzinfo is None:
-        return parsed.replace(tzinfo=UTC)
-    return parsed.astimezone(UTC)
+    except OverflowError:
+        parsed = None
+    if parsed is None or not EARLIEST <= parsed <= LATEST:
+        raise invalid(
+            name,
+            f"{value!r} is out of range: timestamps lie between "
+            f"{EARLIEST.date().isoformat()} and {LATEST.date().isoformat()} (UTC)",
+        )
+    return parsed
+
+
+def nesting_depth(value: Any, limit: int) -> int:
+    """Return how deep ``value`` nests (a scalar is 0), counting no further than ``limit + 1``."""
+    deepest = 0
+    todo: list[tuple[Any, int]] = [(value, 0)]
+    while todo:
+        node, depth = todo.pop()
+        if isinstance(node, dict):
+            children: Any = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        depth += 1
+        if depth > deepest:
+            deepest = depth
+            if deepest > limit:
+                return deepest
+        todo.extend((child, depth) for child in children)
+    return deepest
+
+
+def _check_depth(value: Any, name: str) -> None:
+    if nesting_depth(value, MAX_DEPTH) > MAX_DEPTH:
+        raise invalid(name, f"nests deeper than {MAX_DEPTH} levels", max_depth=MAX_DEPTH)
 
 
 def check_value(spec: Field, value: Any, name: str) -> Any:
@@ -190,8 +244,12 @@ def check_value(spec: Field, value: Any, name: str) -> Any:
             raise invalid(name, f"must match {spec.pattern}")
         return parse_timestamp(value, name) if kind == "datetime" else value
     if kind == "integer":
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)  # 198.0 is the integer 198 in JSON
         if isinstance(value, bool) or not isinstance(value, int):
             raise invalid(name, f"expected an integer, got {_type_name(value)}")
+        if not INT64_MIN <= value <= INT64_MAX:
+            raise invalid(name, "is out of range (a 64-bit integer)")
         _check_bounds(spec, value, name)
         return value
     if kind == "number":
@@ -210,6 +268,7 @@ def check_value(spec: Field, value: Any, name: str) -> Any:
             return spec.items.parse(value, name)
         if not isinstance(value, dict):
             raise invalid(name, f"expected an object, got {_type_name(value)}")
+        _check_depth(value, name)
         return value
     if kind == "array":
         if not isinstance(value, list):
@@ -217,12 +276,14 @@ def check_value(spec: Field, value: Any, name: str) -> Any:
         _check_length(spec, len(value), name)
         item = spec.items
         if item is None:
+            _check_depth(value, name)
             return value
         if isinstance(item, Schema):
             return [item.parse(v, f"{name}[{i}]") for i, v in enumerate(value)]
         return [check_value(item, v, f"{name}[{i}]") for i, v in enumerate(value)]
     if kind == "content":
         return _check_content(spec, value, name)
+    _check_depth(value, name)
     return value
 
 
@@ -235,6 +296,7 @@ def _check_content(spec: Field, value: Any, name: str) -> Any:
     for i, block in enumerate(value):
         if not isinstance(block, dict) or not isinstance(block.get("type"), str):
             raise invalid(f"{name}[{i}]", 'expected an object with a string "type"')
+    _check_depth(value, name)
     return value
 
 
@@ -294,15 +356,15 @@ def parse_query(query: MultiMapping[str], schema: Schema) -> dict[str, Any]:
 
 def _from_query(spec: Field, raw: str) -> Any:
     if spec.kind == "integer":
-        try:
-            return int(raw)
-        except ValueError:
-            raise invalid(spec.name, f"expected an integer, got {raw!r}") from None
+        # ASCII digits only: int() also takes other scripts' digits and "1_000".
+        if re.fullmatch(r"[+-]?[0-9]{1,30}", raw.strip()) is None:
+            raise invalid(spec.name, f"expected an integer, got {raw[:40]!r}")
+        return int(raw)
     if spec.kind == "number":
         try:
             return float(raw)
         except ValueError:
-            raise invalid(spec.name, f"expected a number, got {raw!r}") from None
+            raise invalid(spec.name, f"expected a number, got {raw[:40]!r}") from None
     if spec.kind == "boolean":
         lowered = raw.lower()
         if lowered in ("true", "1", "yes"):

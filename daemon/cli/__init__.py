@@ -9,10 +9,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import importlib
+import os
 import sys
 from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from daemon.backend import Backend
 from daemon.paths import default_data_dir
@@ -31,6 +32,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "daemon.cli.retrospective_cmd",
     "daemon.cli.recall_cmd",
     "daemon.cli.consolidate_cmd",
+    "daemon.cli.doctor_cmd",
 )
 
 
@@ -60,13 +62,37 @@ def backend_from_args(args: argparse.Namespace) -> Backend:
     return Backend(data_dir=data_dir, database_url=args.database_url)
 
 
+class IntermixedParser(argparse.ArgumentParser):
+    """A parser that takes options anywhere among the positionals.
+
+    Plain argparse matches an optional positional as soon as it meets the first positional,
+    so ``messages add c1 --role assistant "text"`` left "text" unrecognised. A command's own
+    parser (one without subcommands) parses intermixed instead.
+    """
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        if self._subparsers is not None or getattr(self, "_intermixing", False):
+            return super().parse_known_args(args, namespace)
+        self._intermixing = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._intermixing = False
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Build the full argument parser."""
-    parser = argparse.ArgumentParser(prog="memoryd", description="memoryd: a memory daemon")
-    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    parser = argparse.ArgumentParser(
+        prog="memoryd", description="memoryd: a memory daemon", allow_abbrev=False
+    )
+    subparsers = parser.add_subparsers(
+        dest="command", required=True, metavar="COMMAND", parser_class=IntermixedParser
+    )
     for name in COMMAND_MODULES:
         module: _Registrar = importlib.import_module(name)
-        module.register(subparsers)
+        module.register(cast("argparse._SubParsersAction[argparse.ArgumentParser]", subparsers))
     return parser
 
 
@@ -78,6 +104,8 @@ def fail(message: str) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``memoryd`` command."""
+    # Whatever a command creates (databases, their journals, exports) is the user's alone.
+    os.umask(os.umask(0o077) | 0o077)
     parser = build_parser()
     args = parser.parse_args(argv)
     handler: CommandHandler = args.handler

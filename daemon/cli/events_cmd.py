@@ -163,6 +163,8 @@ async def export_events(args: argparse.Namespace) -> int:
             print(f"exported {count} events to {args.output}", file=sys.stderr)
     except OSError as exc:
         return _refuse(f"cannot write {args.output}: {exc.strerror}")
+    except StoreError as exc:
+        return _refuse(f"export stopped: {exc}")
     finally:
         await store.close()
     return 0
@@ -171,12 +173,18 @@ async def export_events(args: argparse.Namespace) -> int:
 async def _write_records(store: EventStore, args: argparse.Namespace, target: IO[bytes]) -> int:
     count = 0
     chunk: list[bytes] = []
-    async for record in store.read_records(args.after, until=args.until):
-        chunk.append(record.to_json() + b"\n")
-        count += 1
-        if len(chunk) >= 1000:
-            target.write(b"".join(chunk))
-            chunk.clear()
+    try:
+        async for record in store.read_records(args.after, until=args.until):
+            chunk.append(record.to_json() + b"\n")
+            count += 1
+            if len(chunk) >= 1000:
+                target.write(b"".join(chunk))
+                chunk.clear()
+    except StoreError as exc:
+        # What was read before the damage is written: `--after` past it salvages the rest.
+        target.write(b"".join(chunk))
+        target.flush()
+        raise StoreError(f"{exc}; {count} events before it were exported") from exc
     target.write(b"".join(chunk))
     target.flush()
     return count

@@ -28,7 +28,7 @@ from pathlib import Path
 from sqlalchemy.engine import make_url
 
 from daemon.cli import fail
-from events.store.base import EventRecord, EventStore, StoreError
+from events.store.base import DamagedLog, EventRecord, EventStore, StoreError
 from events.store.postgres import PostgresEventStore, is_postgres_url
 from events.store.sqlite import SqliteEventStore
 
@@ -91,7 +91,8 @@ def _field(value: str | int | bytes | None) -> bytes:
 
 
 def record_digest_bytes(record: EventRecord) -> bytes:
-    """Return the bytes of one record that the log digest covers (every stored field)."""
+    """Return the bytes of one record that the log digest covers (every stored field; the
+    checksum is computed from them)."""
     return b"".join(
         _field(value)
         for value in (
@@ -107,6 +108,7 @@ def record_digest_bytes(record: EventRecord) -> bytes:
             record.causation_id,
             record.correlation_id,
             record.idempotency_key,
+            record.request_hash,
         )
     )
 
@@ -205,6 +207,14 @@ async def run_copy(args: argparse.Namespace) -> int:
     return 0
 
 
+async def _digest_or_damage(store: EventStore) -> LogDigest | str:
+    """Return the log's digest, or where it is damaged (a damaged log matches nothing)."""
+    try:
+        return await log_digest(store)
+    except DamagedLog as exc:
+        return f"damaged ({exc})"
+
+
 async def run_verify(args: argparse.Namespace) -> int:
     """Compare two whole logs by digest."""
     try:
@@ -212,7 +222,7 @@ async def run_verify(args: argparse.Namespace) -> int:
             opened(args.source, readonly=True) as first,
             opened(args.target, readonly=True) as second,
         ):
-            a, b = await log_digest(first), await log_digest(second)
+            a, b = await _digest_or_damage(first), await _digest_or_damage(second)
     except (StoreError, ValueError, FileNotFoundError) as exc:
         return fail(str(exc))
     if a != b:

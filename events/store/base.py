@@ -55,6 +55,19 @@ class SchemaMismatch(StoreError):
     """The database holds a schema version this memoryd does not know."""
 
 
+class DamagedLog(StoreError):
+    """The log's file or a row in it is damaged (a page the database cannot read, a row whose
+    checksum does not match). Nothing of it is trusted; ``memoryd doctor`` says more."""
+
+    def __init__(self, message: str, position: int | None = None) -> None:
+        super().__init__(message)
+        self.position = position
+
+
+class StorageFull(StoreError):
+    """The disk (or the database server's) has no room for the append; nothing was written."""
+
+
 @dataclass(frozen=True, slots=True)
 class NewEvent:
     """An event to append, with its envelope."""
@@ -64,6 +77,9 @@ class NewEvent:
     causation_id: str | None = None
     correlation_id: str | None = None
     idempotency_key: str | None = None
+    request_hash: str | None = None
+    """A fingerprint of the request that asked for a keyed event: a retry with the same key
+    must carry the same one, else it is an :class:`IdempotencyConflict`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +119,30 @@ class EventRecord:
     causation_id: str | None = None
     correlation_id: str | None = None
     idempotency_key: str | None = None
+    request_hash: str | None = None
+    checksum: int | None = None
+    """The row's checksum as stored (None: written before checksums existed)."""
     extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def computed_checksum(self) -> int:
+        """Return the checksum this record's columns call for."""
+        from events.store.checksum import event_checksum
+
+        return event_checksum(
+            self.position,
+            self.event_id,
+            self.namespace,
+            self.stream_id,
+            self.stream_version,
+            self.event_type,
+            self.schema_version,
+            self.payload,
+            self.recorded_at,
+            self.causation_id,
+            self.correlation_id,
+            self.idempotency_key,
+            self.request_hash,
+        )
 
     def to_json(self) -> bytes:
         """Serialise as one NDJSON line (without the newline)."""
@@ -120,6 +159,8 @@ class EventRecord:
                 "causation_id": self.causation_id,
                 "correlation_id": self.correlation_id,
                 "idempotency_key": self.idempotency_key,
+                "request_hash": self.request_hash,
+                "checksum": self.checksum,
                 "payload": orjson.Fragment(self.payload),
             }
         )
@@ -149,6 +190,8 @@ class EventRecord:
                 causation_id=data.get("causation_id"),
                 correlation_id=data.get("correlation_id"),
                 idempotency_key=data.get("idempotency_key"),
+                request_hash=data.get("request_hash"),
+                checksum=None if data.get("checksum") is None else int(data["checksum"]),
             )
         except KeyError as exc:
             raise ImportRefused(f"missing field {exc.args[0]!r}") from exc
@@ -214,6 +257,11 @@ class EventStore(abc.ABC):
     async def read_stream(self, namespace: str, stream_id: str) -> list[StoredEvent]:
         """Return one stream's events in version order."""
         return [e async for e in self.read(namespace=namespace, stream_id=stream_id)]
+
+    @abc.abstractmethod
+    async def request_hashes(self, namespace: str, key: str) -> set[str]:
+        """Return the request fingerprints stored with idempotency key ``key`` and the keys
+        derived from it (``key#...``) in ``namespace``; events without one are left out."""
 
     @abc.abstractmethod
     async def stream_version(self, namespace: str, stream_id: str) -> int:

@@ -91,6 +91,8 @@ def postgres_engine(
         pool_size=pool_size,
         max_overflow=max_overflow,
         connect_args=connect_args,
+        # An error's message must not carry the statement's values: users' message text.
+        hide_parameters=True,
     )
 
 

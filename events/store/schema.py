@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-STORE_SCHEMA_VERSION = 1
+STORE_SCHEMA_VERSION = 2
 """Bumped with every migration of the event tables; a store refuses a version it does not know."""
 
 metadata = sa.MetaData()
@@ -27,6 +27,10 @@ events_table = sa.Table(
     sa.Column("causation_id", sa.String(36)),
     sa.Column("correlation_id", sa.String(36)),
     sa.Column("idempotency_key", sa.String(300)),
+    # What the request that wrote a keyed event asked for (sha256, hex): a retry must match it.
+    sa.Column("request_hash", sa.String(64)),
+    # CRC-32 of the whole row (events.store.checksum), written at append, checked on read.
+    sa.Column("checksum", sa.BigInteger),
     sa.UniqueConstraint("event_id", name="uq_events_event_id"),
     sa.UniqueConstraint("namespace", "stream_id", "stream_version", name="uq_events_stream"),
 )

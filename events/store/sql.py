@@ -22,6 +22,8 @@ from __future__ import annotations
 import abc
 import asyncio
 import contextlib
+import dataclasses
+import errno
 import functools
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
@@ -37,6 +39,7 @@ from events.ids import random_bits
 from events.store.base import (
     NO_STREAM,
     ConcurrencyError,
+    DamagedLog,
     EventRecord,
     EventStore,
     IdempotencyConflict,
@@ -44,8 +47,11 @@ from events.store.base import (
     NewEvent,
     ReadOnlyStoreError,
     SchemaMismatch,
+    StorageFull,
     StoredEvent,
+    StoreError,
 )
+from events.store.checksum import event_checksum
 from events.store.schema import STORE_SCHEMA_VERSION, events_table, store_meta_table
 from events.types import FactPurged
 
@@ -87,6 +93,7 @@ class _PendingRow:
     causation_id: str | None
     correlation_id: str | None
     idempotency_key: str | None
+    request_hash: str | None
 
 
 @dataclass(slots=True)
@@ -106,7 +113,7 @@ class _GroupState:
     head: int
     recorded_at: int
     stream_versions: dict[tuple[str, str], int] = field(default_factory=dict)
-    keys: dict[tuple[str, str], tuple[int, str, str]] = field(default_factory=dict)
+    keys: dict[tuple[str, str], tuple[int, str, str, str | None]] = field(default_factory=dict)
     inserts: list[tuple[Any, ...]] = field(default_factory=list)
     purges: list[tuple[str, str, int]] = field(default_factory=list)
 
@@ -164,6 +171,10 @@ class SqlEventStore(EventStore):
     async def _after_purge(self) -> None:
         """Scrub what a purge's commit left outside the live rows (e.g. old WAL frames)."""
 
+    async def _file_problems(self, *, full: bool) -> list[str]:
+        """Return what the database's own check of its file finds (none where it has none)."""
+        return []
+
     async def _start_listening(self) -> None:
         """Start waking subscribers on other processes' commits."""
 
@@ -200,6 +211,9 @@ class SqlEventStore(EventStore):
                     await self._prepare_schema(conn)
             await self._check_schema_version()
             self._known_head = await self.head()
+        except sa.exc.DBAPIError as exc:
+            await self._dispose_engines()
+            raise (classify_database_error(exc) or exc) from exc
         except BaseException:
             await self._dispose_engines()
             raise
@@ -239,6 +253,9 @@ class SqlEventStore(EventStore):
                     )
                 ).first()
             except sa.exc.DBAPIError as exc:
+                damage = classify_database_error(exc)
+                if damage is not None:
+                    raise damage from exc
                 raise SchemaMismatch(
                     "this database has no memoryd event tables; run `memoryd db upgrade`"
                 ) from exc
@@ -285,6 +302,7 @@ class SqlEventStore(EventStore):
                 causation_id=e.causation_id,
                 correlation_id=e.correlation_id,
                 idempotency_key=e.idempotency_key,
+                request_hash=e.request_hash if e.idempotency_key is not None else None,
             )
             for e in events
         ]
@@ -336,7 +354,7 @@ class SqlEventStore(EventStore):
         except Exception as exc:
             if len(group) == 1:
                 group[0].result = None
-                group[0].error = exc
+                group[0].error = classify_database_error(exc) or exc
                 head = None
             else:
                 for req in group:
@@ -425,23 +443,28 @@ class SqlEventStore(EventStore):
             version = state.stream_versions[key] + 1
             state.stream_versions[key] = version
             if row.idempotency_key is not None:
-                state.keys[(ns, row.idempotency_key)] = (state.head, row.stream_id, row.event_type)
-            state.inserts.append(
-                (  # in the order of ROW_COLUMNS
+                state.keys[(ns, row.idempotency_key)] = (
                     state.head,
-                    row.event_id,
-                    ns,
                     row.stream_id,
-                    version,
                     row.event_type,
-                    row.schema_version,
-                    row.payload,
-                    state.recorded_at,
-                    row.causation_id,
-                    row.correlation_id,
-                    row.idempotency_key,
+                    row.request_hash,
                 )
+            values = (  # in the order of ROW_COLUMNS, checksum excepted
+                state.head,
+                row.event_id,
+                ns,
+                row.stream_id,
+                version,
+                row.event_type,
+                row.schema_version,
+                row.payload,
+                state.recorded_at,
+                row.causation_id,
+                row.correlation_id,
+                row.idempotency_key,
+                row.request_hash,
             )
+            state.inserts.append((*values, event_checksum(*values)))
             if row.event_type == FactPurged.event_type:
                 state.purges.append((ns, row.stream_id, state.head))
             positions.append(state.head)
@@ -455,7 +478,7 @@ class SqlEventStore(EventStore):
             return None
         if len(set(keys)) != len(keys):
             raise IdempotencyConflict("an idempotency key appears twice in one append")
-        found: dict[str, tuple[int, str, str]] = {}
+        found: dict[str, tuple[int, str, str, str | None]] = {}
         for key in keys:
             pending = state.keys.get((req.namespace, key))
             if pending is not None:
@@ -463,12 +486,12 @@ class SqlEventStore(EventStore):
         missing = [k for k in keys if k not in found]
         for i in range(0, len(missing), 500):
             result = conn.execute(
-                sa.select(_T.idempotency_key, _T.position, _T.stream_id, _T.event_type).where(
-                    _T.namespace == req.namespace, _T.idempotency_key.in_(missing[i : i + 500])
-                )
+                sa.select(
+                    _T.idempotency_key, _T.position, _T.stream_id, _T.event_type, _T.request_hash
+                ).where(_T.namespace == req.namespace, _T.idempotency_key.in_(missing[i : i + 500]))
             )
-            for key, position, stream_id, event_type in result:
-                found[key] = (int(position), stream_id, event_type)
+            for key, position, stream_id, event_type, request_hash in result:
+                found[key] = (int(position), stream_id, event_type, request_hash)
         if not found:
             return None
         if len(found) != len(req.rows):
@@ -479,10 +502,14 @@ class SqlEventStore(EventStore):
         positions = []
         for row in req.rows:
             assert row.idempotency_key is not None
-            position, stream_id, event_type = found[row.idempotency_key]
+            position, stream_id, event_type, request_hash = found[row.idempotency_key]
             if (stream_id, event_type) != (row.stream_id, row.event_type):
                 raise IdempotencyConflict(
                     f"idempotency key {row.idempotency_key!r} was used for a different event"
+                )
+            if None not in (request_hash, row.request_hash) and request_hash != row.request_hash:
+                raise IdempotencyConflict(
+                    f"idempotency key {row.idempotency_key!r} was used for a different request"
                 )
             positions.append(position)
         return positions
@@ -493,16 +520,27 @@ class SqlEventStore(EventStore):
         # The one sanctioned rewrite of the log: a purge removes the fact's text from every
         # earlier event of its stream in the purge's own transaction.
         result = conn.execute(
-            sa.select(_T.position, _T.event_type, _T.schema_version, _T.payload).where(
+            sa.select(events_table).where(
                 _T.namespace == namespace, _T.stream_id == stream_id, _T.position < before
             )
         )
-        for position, event_type, version, payload in result.all():
-            event = self.codec.decode(event_type, version, payload).redacted()
+        for row in result.all():
+            record = EventRecord(*row)
+            event = self.codec.decode(record.event_type, record.schema_version, record.payload)
+            event = event.redacted()
+            redacted = dataclasses.replace(
+                record,
+                payload=self.codec.encode(event),
+                schema_version=event.schema_version,
+            )
             conn.execute(
                 events_table.update()
-                .where(_T.position == position)
-                .values(payload=self.codec.encode(event), schema_version=event.schema_version)
+                .where(_T.position == record.position)
+                .values(
+                    payload=redacted.payload,
+                    schema_version=redacted.schema_version,
+                    checksum=redacted.computed_checksum(),
+                )
             )
 
     @property
@@ -530,6 +568,21 @@ class SqlEventStore(EventStore):
             self._head_changed.notify_all()
 
     # -- reads -----------------------------------------------------------------------------
+
+    async def request_hashes(self, namespace: str, key: str) -> set[str]:
+        """Return the fingerprints stored with ``key`` or ``key#...`` in ``namespace``."""
+        # "#" and "$" are neighbours: the range is every key that starts with "key#", read
+        # from the (namespace, idempotency_key) index.
+        query = sa.select(_T.request_hash).where(
+            _T.namespace == namespace,
+            sa.or_(
+                _T.idempotency_key == key,
+                sa.and_(_T.idempotency_key >= f"{key}#", _T.idempotency_key < f"{key}$"),
+            ),
+            _T.request_hash.isnot(None),
+        )
+        async with self.read_engine.connect() as conn:
+            return {str(h) for h in (await conn.scalars(query)).all()}
 
     async def stream_version(self, namespace: str, stream_id: str) -> int:
         """Return a stream's current version."""
@@ -559,8 +612,11 @@ class SqlEventStore(EventStore):
         if stream_id is not None:
             query = query.where(_T.stream_id == stream_id)
         query = query.order_by(_T.position).limit(limit)
-        async with self.read_engine.connect() as conn:
-            rows = (await conn.execute(query)).all()
+        try:
+            async with self.read_engine.connect() as conn:
+                rows = (await conn.execute(query)).all()
+        except sa.exc.DBAPIError as exc:
+            raise (classify_database_error(exc) or exc) from exc
         # A Row unpacks like the tuple it holds (ROW_COLUMNS for select(events_table)).
         return cast("Sequence[tuple[Any, ...]]", rows)
 
@@ -584,7 +640,11 @@ class SqlEventStore(EventStore):
                 causation_id,
                 correlation_id,
                 idempotency_key,
+                _request_hash,
+                checksum,
             ) = row
+            if checksum is not None and checksum != event_checksum(*row[:-1]):
+                raise _damaged_row(position)
             if micros != last_micros:
                 last_micros, recorded_at = micros, from_micros(micros)
             assert recorded_at is not None
@@ -635,7 +695,10 @@ class SqlEventStore(EventStore):
             chunk = READ_CHUNK if remaining is None else min(READ_CHUNK, remaining)
             rows = await self._fetch_rows(after, until, chunk, None, None)
             for row in rows:
-                yield EventRecord(*row)  # select(events_table) yields ROW_COLUMNS
+                record = EventRecord(*row)  # select(events_table) yields ROW_COLUMNS
+                if record.checksum is not None and record.checksum != record.computed_checksum():
+                    raise _damaged_row(record.position)
+                yield record
             if len(rows) < chunk:
                 return
             after = rows[-1][0]
@@ -686,6 +749,58 @@ class SqlEventStore(EventStore):
                 return True
         return False
 
+    # -- integrity -------------------------------------------------------------------------
+
+    TAIL_CHECKED = 1000
+    """Events whose checksums the quick check (at start) verifies: the newest."""
+
+    async def integrity_problems(self, *, full: bool = False) -> list[str]:
+        """Check the log; return what is wrong (an empty list when nothing is).
+
+        Quick (at start): the database's own quick check, positions gapless from 1 to the
+        head, and the checksums of the newest TAIL_CHECKED events. Full (``memoryd doctor``):
+        the database's whole integrity check and every event's checksum.
+        """
+        problems = await self._file_problems(full=full)
+        try:
+            async with self.read_engine.connect() as conn:
+                count, first, last = (
+                    await conn.execute(
+                        sa.select(
+                            sa.func.count(), sa.func.min(_T.position), sa.func.max(_T.position)
+                        )
+                    )
+                ).one()
+            if count and (first != 1 or last != count):
+                problems.append(
+                    f"positions are not gapless: {count} events between {first} and {last}"
+                )
+            after = 0 if full or not last else max(0, int(last) - self.TAIL_CHECKED)
+            problems.extend(await self._checksum_problems(after))
+        except sa.exc.DBAPIError as exc:
+            problem = classify_database_error(exc)
+            problems.append(str(problem) if problem is not None else f"cannot read the log: {exc}")
+        except DamagedLog as exc:
+            problems.append(str(exc).removesuffix(" (run `memoryd doctor`)"))
+        return problems
+
+    async def _checksum_problems(self, after: int, most: int = 20) -> list[str]:
+        damaged: list[int] = []
+        while True:
+            rows = await self._fetch_rows(after, None, READ_CHUNK, None, None)
+            for row in rows:
+                record = EventRecord(*row)
+                if record.checksum is not None and record.checksum != record.computed_checksum():
+                    damaged.append(record.position)
+            if len(rows) < READ_CHUNK:
+                break
+            after = rows[-1][0]
+        if not damaged:
+            return []
+        shown = ", ".join(str(p) for p in damaged[:most])
+        more = f" and {len(damaged) - most} more" if len(damaged) > most else ""
+        return [f"{len(damaged)} events do not match their checksums: positions {shown}{more}"]
+
     # -- import ----------------------------------------------------------------------------
 
     async def import_records(self, records: Iterable[EventRecord]) -> int:
@@ -729,7 +844,13 @@ class SqlEventStore(EventStore):
                     f"expected (the log's head is {head})"
                 )
             expected += 1
-        rows = [_record_row(r) for r in batch]
+        for record in batch:
+            if record.checksum is not None and record.checksum != record.computed_checksum():
+                raise ImportRefused(
+                    f"position {record.position}: the record does not match its checksum "
+                    "(damaged or edited after export)"
+                )
+        rows = [_record_row(dataclasses.replace(r, checksum=r.computed_checksum())) for r in batch]
         for i in range(0, len(rows), 5000):
             _insert_rows(conn, rows[i : i + 5000])
         for r in batch:
@@ -784,8 +905,42 @@ ROW_COLUMNS: tuple[str, ...] = (
     "causation_id",
     "correlation_id",
     "idempotency_key",
+    "request_hash",
+    "checksum",
 )
 """The order of the values in a row tuple given to :func:`_insert_rows`."""
+
+
+_SQLITE_CORRUPT = 11
+_SQLITE_FULL = 13
+_SQLITE_NOTADB = 26
+_PG_DISK_FULL = "53100"
+_PG_CORRUPTED = ("XX001", "XX002")
+
+
+def classify_database_error(exc: BaseException) -> StoreError | None:
+    """Return the typed store error a database error amounts to: a full disk or a damaged
+    file (each with a message for a person), or None for anything else."""
+    orig = getattr(exc, "orig", None) or exc
+    code = getattr(orig, "sqlite_errorcode", None)
+    sqlstate = getattr(orig, "sqlstate", None)
+    if (isinstance(code, int) and code & 0xFF == _SQLITE_FULL) or sqlstate == _PG_DISK_FULL:
+        return StorageFull(f"the disk holding the event log is full ({orig}); nothing was written")
+    if isinstance(orig, OSError) and orig.errno == errno.ENOSPC:
+        return StorageFull(f"the disk holding the event log is full ({orig.strerror})")
+    if (isinstance(code, int) and code & 0xFF in (_SQLITE_CORRUPT, _SQLITE_NOTADB)) or (
+        sqlstate in _PG_CORRUPTED
+    ):
+        return DamagedLog(f"the event log's database is damaged: {orig} (run `memoryd doctor`)")
+    return None
+
+
+def _damaged_row(position: int) -> DamagedLog:
+    return DamagedLog(
+        f"the event at position {position} does not match its checksum: the log is damaged "
+        "there (run `memoryd doctor`)",
+        position,
+    )
 
 
 def _record_row(record: EventRecord) -> tuple[Any, ...]:

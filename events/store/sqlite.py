@@ -50,6 +50,8 @@ def sqlite_engine(
         url,
         pool_size=1 if write else pool_size,
         max_overflow=0 if write else 8,
+        # An error's message must not carry the statement's values: users' message text.
+        hide_parameters=True,
     )
 
     _set_pragmas(engine.sync_engine, write=write, readonly=readonly)
@@ -66,6 +68,7 @@ def sqlite_sync_engine(path: Path) -> sa.Engine:
         pool_size=1,
         max_overflow=0,
         connect_args={"check_same_thread": False},
+        hide_parameters=True,
     )
     _set_pragmas(engine, write=True, readonly=False)
     return engine
@@ -197,6 +200,17 @@ class SqliteEventStore(SqlEventStore):
         # through the same alembic migrations `memoryd db upgrade` runs, so the first future
         # migration finds an alembic revision to start from.
         await upgrade_if_empty(conn)
+
+    async def _file_problems(self, *, full: bool) -> list[str]:
+        # SQLite's own check of every page (quick: without the slower index cross-checks).
+        pragma = "integrity_check(20)" if full else "quick_check(20)"
+        try:
+            async with self.read_engine.connect() as conn:
+                rows = (await conn.exec_driver_sql(f"PRAGMA {pragma}")).all()
+        except sa.exc.DBAPIError as exc:
+            return [f"{self.path}: {getattr(exc, 'orig', exc)}"]
+        found = [str(row[0]) for row in rows]
+        return [] if found == ["ok"] else [f"{self.path}: {line}" for line in found]
 
     async def _after_purge(self) -> None:
         # Old WAL frames still hold the purged text until the WAL is reset: copy them into the
