@@ -725,3 +725,27 @@ async def list_conversations(
         query = query.where(_C.deleted.is_(False))
     result = await conn.execute(query.order_by(_C.conversation_id).limit(limit))
     return [r[0] for r in result]
+
+
+async def latest_said_at(
+    conn: AsyncConnection, namespace: str, message_ids: Sequence[str]
+) -> datetime | None:
+    """Return the latest ``created_at`` of the namespace's messages among ``message_ids``
+    (when the last of them was said), or None when none is known."""
+    if not message_ids:
+        return None
+    c = conversations_table.c
+    latest = (
+        await conn.execute(
+            sa.select(sa.func.max(_M.created_at))
+            .select_from(
+                messages_table.join(conversations_table, _M.conversation_key == c.created_position)
+            )
+            .where(c.namespace == namespace, _M.message_id.in_(list(message_ids)[:IN_LIMIT]))
+        )
+    ).scalar()
+    return None if latest is None else from_micros(int(latest))
+
+
+IN_LIMIT = 1000
+"""Most message ids one lookup takes."""

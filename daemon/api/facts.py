@@ -57,6 +57,7 @@ from projections.facts import (
     get_fact,
     query_facts,
 )
+from projections.messages import latest_said_at
 
 MAX_LIST = 1000
 MAX_TEXT = 20_000
@@ -289,25 +290,9 @@ async def _new_draft(request: web.Request, body: dict[str, Any], fact_id: str) -
 
 
 async def _said_at(request: web.Request, message_ids: list[str]) -> datetime | None:
-    import sqlalchemy as sa
-
-    from projections.messages import messages_table
-
     engine = await state_of(request).async_reads()
-    m = messages_table.c
     async with engine.connect() as conn:
-        latest = (
-            await conn.execute(
-                sa.select(sa.func.max(m.created_at)).where(
-                    m.namespace == namespace_of(request), m.message_id.in_(message_ids[:1000])
-                )
-            )
-        ).scalar()
-    if latest is None:
-        return None
-    from events.clock import from_micros
-
-    return from_micros(int(latest))
+        return await latest_said_at(conn, namespace_of(request), message_ids)
 
 
 def _keyed(events: list[Event], key: str | None) -> list[NewEvent]:

@@ -820,13 +820,16 @@ class RetrospectiveService:
         while True:
             conv = self.fold.get(namespace, conversation_id)
             if conv is not None and conv.running_run_id is not None:
-                # A run under way covers part of the tail: let it end first.
-                await self.wait_for_run(
+                # A run under way covers part of the tail: let it end first (what it wrote is
+                # part of the answer).
+                under_way = await self.wait_for_run(
                     namespace,
                     conversation_id,
                     conv.running_run_id,
                     max(0.0, deadline - loop.time()),
                 )
+                if under_way is not None and under_way.status == "succeeded":
+                    fact_ids = _union(fact_ids, under_way)
             result = await self.request_run(namespace, conversation_id, immediate=True)
             first = first or result
             if result.run_id is None or result.action == "skip":
