@@ -117,7 +117,17 @@ def extraction_report(args: argparse.Namespace) -> dict[str, Any]:
     extracted = right = expected_total = found = 0
     wrong: list[str] = []
     for turn in turns:
-        statements = extract_statements([TranscriptEntry("m", turn["role"], turn["text"])])
+        # Earlier turns (alternating speakers, the last one the other party's) give context;
+        # only what the turn itself states is scored.
+        other = "assistant" if turn["role"] == "user" else "user"
+        context = turn.get("context", [])
+        roles = [other if (len(context) - i) % 2 else turn["role"] for i in range(len(context))]
+        entries = [
+            TranscriptEntry(f"c{i}", r, t)
+            for i, (r, t) in enumerate(zip(roles, context, strict=True))
+        ]
+        entries.append(TranscriptEntry("m", turn["role"], turn["text"]))
+        statements = [s for s in extract_statements(entries) if s.message_id == "m"]
         expected = turn["facts"]
         extracted += len(statements)
         right += sum(any(_matches(s, e) for e in expected) for s in statements)

@@ -450,6 +450,15 @@ def _cross_attribute(new: Claim, old: Claim) -> tuple[Relation, str, float] | No
             if not new.past:
                 return "replaces", "a habit the diet excludes", 0.8
         return "none", "", 0.0
+    if pair in (("habit", "likes"), ("likes", "habit")) and not new.past and not old.past:
+        # "I drink coffee every morning now" ends "can't stand coffee", and the other way.
+        habit, liking = (new, old) if pair[0] == "habit" else (old, new)
+        consumed = set(value_key(habit.value)) - {stem("eat"), stem("drink")}
+        liked = set(value_key(liking.value))
+        same_thing = bool(consumed) and (consumed <= liked or liked <= consumed)
+        if same_thing and new.negated != old.negated:
+            return "replaces", "now does the opposite", 0.8
+        return "none", "", 0.0
     if pair == ("trait", "habit") and _positive(new) and _positive(old):
         if new.value.casefold() == "sober" and {stem("drink"), stem("alcohol")} & set(
             value_key(old.value)
@@ -480,7 +489,19 @@ def _cross_attribute(new: Claim, old: Claim) -> tuple[Relation, str, float] | No
         if old.negated and old.value == "" and old.qualifier in (None, "child"):
             return "replaces", "a parent now", 0.85
         return "none", "", 0.0
-    if pair in (("job", "employer"), ("employer", "job")):
+    if pair == ("job", "employer"):
+        if new.value == "retired" and _positive(new) and _positive(old):
+            return "replaces", "retired", 0.85
+        return "none", "", 0.0
+    if pair == ("employer", "job"):
+        return "none", "", 0.0
+    if (
+        pair == ("event", "condition")
+        and _positive(old)
+        and re.search(r"\b(?:baby|babies|twins|birth)\b", new.value, re.I)
+    ):
+        if old.value.casefold() == "pregnant" or old.value.casefold().startswith("expecting"):
+            return "replaces", "the baby was born", 0.85
         return "none", "", 0.0
     return None
 

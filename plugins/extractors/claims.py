@@ -658,8 +658,8 @@ _SUBJECT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         (
             "with_user",
-            r"^(?:me\s+and\s+|i\s+and\s+)(?P<who>(?:my\s+)?[\w\-']+)\s+"
-            r"|^(?P<who2>(?:my\s+)?[\w\-']+)\s+and\s+(?:i|me)\s+",
+            r"^(?:me\s+and\s+|i\s+and\s+)(?P<who>(?:my\s+)?[\w\-']+(?:\s+(?-i:[A-Z])[\w\-']*)?)\s+"
+            r"|^(?P<who2>(?:my\s+)?[\w\-']+(?:\s+(?-i:[A-Z])[\w\-']*)?)\s+and\s+(?:i|me)\s+",
         ),
         ("first", r"^(?:i|we)(?=\b|')\s*|^(?:im|ive)\b(?=\s)"),
         (
@@ -754,6 +754,12 @@ def _subject(
                         pair.group(1), False, name=pair.group(1), with_person=pair.group(2)
                     ), after
             name = match.group("name")
+            rest = re.sub(
+                r"^(?:from|at|in)\s+(?:my|our|the)\s+[\w\-]+(?:\s+[\w\-]+)?\s+(?=\w+(?:s|ed)\b)",
+                "",
+                rest,
+                flags=re.I,
+            )
             words = name.split()
             if not _is_name(words[0]) or _starts_predicate(rest) is False:
                 # "Lives in Boston": a capitalised verb, not a name.
@@ -1263,8 +1269,21 @@ class _Reader:
         return out
 
     def _together(self, claims: list[Claim], other: str) -> list[Claim]:
-        """ "Me and Ben got engaged": Ben is the partner; "Ana and Luis split up": both."""
+        """ "Me and Ben got engaged": Ben is the partner; "Ana and Luis split up": both;
+        "me and my girlfriend Hana live in Sapporo": both live there, Hana is the partner."""
         out = list(claims)
+        words = other.split()
+        rel = lx.relation_of(words[0]) if len(words) == 2 else None
+        if self.s.key == "user" and rel is not None and _is_name(words[1]):
+            attribute, name, qualifier = _relation_claim(rel, words[1])
+            out.append(Claim("user", attribute, name, qualifier=qualifier))
+            out.extend(
+                replace(claim, subject=name)
+                for claim in claims
+                if claim.attribute not in ("relationship", "partner")
+            )
+            return out
+        other = words[-1]
         for claim in claims:
             if claim.attribute == "relationship":
                 ended = claim.value in lx.ENDED_RELATIONSHIP
@@ -1692,6 +1711,11 @@ class _Reader:
         """ "Maya is my sister", "my sister is Maya", "my wife is called Jen"."""
         s = self.s
         low = rest.casefold()
+        pet = re.match(r"^(?:my|the user's|user's|our)\s+(?:pet\s+)?(?P<kind>.+?)\s*[.!]?$", low)
+        if pet is not None and s.name is not None and s.relation is None:
+            kinds = [w for w in pet.group("kind").split() if lx.is_pet(w)]
+            if kinds and pet.group("kind").split()[-1] == kinds[-1]:
+                return [Claim("user", "pet", f"{kinds[-1]} {s.name}")]
         mine = re.match(rf"^(?:my|the user's|user's)\s+(?P<rel>{_REL_WORD})\b", low)
         if mine is not None and s.name is not None and s.relation is None:
             rel = lx.relation_of(mine.group("rel")) or mine.group("rel")
@@ -2038,7 +2062,12 @@ class _Reader:
         )
         if housing is not None and p.head in _HOUSING_VERBS:
             value = clean_value(housing.group("where"))
-            return [] if vague(value) else [self.claim("residence", _place(value), change=acquired)]
+            if vague(value):
+                return []
+            if p.head in (stem("own"), stem("buy")):
+                # Owning a house somewhere is a possession (it can be sold), not a residence.
+                return [self.claim("possession", clean_value(_strip_det(rest)), change=acquired)]
+            return [self.claim("residence", _place(value), change=acquired)]
         event = re.match(
             rf"^(?:an?\s+|my\s+|the\s+)?(?P<what>(?:[\w\-]+\s+){{0,2}}?(?:{_EVENT_ALT}))\b"
             r"(?P<tail>.*)$",
@@ -2047,18 +2076,18 @@ class _Reader:
         )
         if event is not None and _has_date(event.group("tail")):
             where = re.match(
-                r"^\s+(?:at|with|in)\s+(?P<org>(?-i:[A-Z])[\w\-]*(?:\s+(?-i:[A-Z])[\w\-]*)*)",
+                r"^\s+(?P<prep>at|with|in)\s+(?P<org>(?:an?\s+|my\s+|the\s+)?[\w\-]+"
+                r"(?:\s+(?-i:[A-Z])[\w\-]*)*)",
                 event.group("tail"),
             )
-            what = event.group("what") + (f" at {where.group('org')}" if where else "")
+            what = event.group("what") + (
+                f" {where.group('prep')} {where.group('org')}" if where else ""
+            )
             return [self.claim("plan", what, when=when_of(event.group("tail")))]
         if self.p.said.casefold() == "had" and re.match(
             r"^(?:a|her|his|their|our|my)\s+(?:first\s+|second\s+|new\s+)?baby\b", low
         ):
-            return [
-                self.claim("condition", "pregnant", negated=True, change=True),
-                self.claim("event", f"had {clean_value(rest)}", change=True),
-            ]
+            return [self.claim("event", f"had {clean_value(rest)}", change=True)]
         injury = re.match(
             r"^(?:an?\s+)?(?:bad\s+|badly\s+)?(?P<how>broken|sprained|torn|fractured|dislocated"
             r"|injured|pulled|twisted|bad)\s+(?P<part>[\w\-]+)",
@@ -2102,6 +2131,9 @@ class _Reader:
         vehicle = _vehicle(rest)
         if vehicle is not None:
             return [self.claim("vehicle", vehicle, change=p.change or acquired)]
+        computer = _computer(rest)
+        if computer is not None:
+            return [self.claim("computer", computer, change=p.change or acquired)]
         phone = _phone(rest)
         if phone is not None:
             return [self.claim("phone", phone, change=p.change or acquired)]
@@ -2218,10 +2250,7 @@ class _Reader:
     def _retire(self, rest: str, low: str) -> list[Claim] | None:
         match = re.match(r"^from\s+", low)
         org = clean_value(rest[match.end() :]) if match else ""
-        return [
-            self.claim("job", "retired", change=True),
-            self.claim("employer", org if not vague(org) else "", negated=True, change=True),
-        ]
+        return [self.claim("job", "retired", change=True, qualifier=None if vague(org) else org)]
 
     def _become(self, rest: str, low: str) -> list[Claim] | None:
         value = clean_value(rest)
@@ -2313,7 +2342,9 @@ class _Reader:
         if named is not None:
             value = clean_value(named.group("name"))
         if vague(value) or not _is_name(value.split(" ")[0], lower_ok=True):
-            if self.p.head == stem("date") and re.match(r"^(?:someone|somebody)\b", low):
+            if (self.p.head == stem("date") or self.p.progressive) and re.match(
+                r"^(?:someone|somebody)\b", low
+            ):
                 return [self.claim("relationship", "in a relationship")]
             return [] if self.strict else None
         return [self.claim("relationship", "in a relationship"), self.claim("partner", value)]
@@ -2681,6 +2712,28 @@ class _Reader:
     def _heal(self, rest: str, low: str) -> list[Claim] | None:
         return [] if self.strict else None
 
+    def _expect(self, rest: str, low: str) -> list[Claim] | None:
+        baby = re.match(
+            r"^(?:a|our|my|their|her|his)?\s*(?:first|second|third|new)?\s*(?:baby|babies|twins"
+            r"|triplets|child|kid|boy|girl|little one)\b",
+            low,
+        )
+        if baby is None or not self.p.progressive:
+            return [] if self.strict else None
+        value = clean_value(rest)
+        return [self.claim("condition", f"expecting {value}", when=when_of(rest))]
+
+    def _freelance(self, rest: str, low: str) -> list[Claim] | None:
+        if self.p.negated or self.p.stop:
+            return [self.claim("employer", "self-employed", negated=True, change=True)]
+        out = [self.claim("employer", "self-employed")]
+        role = re.match(r"^as\s+", low)
+        if role is not None:
+            job = clean_value(rest[role.end() :])
+            if job and not vague(job):
+                out.append(self.claim("job", _with_article(_strip_det(job))))
+        return out
+
     def _generic_or_none(self, rest: str, low: str) -> list[Claim] | None:
         return [] if self.strict else None
 
@@ -2781,7 +2834,8 @@ def _rules() -> tuple[tuple[frozenset[str], _Rule], ...]:
         ("move relocate", r._move),
         ("grow", r._grow),
         ("come", r._come),
-        ("work freelance", r._work),
+        ("work", r._work),
+        ("freelance", r._freelance),
         ("join start", r._join),
         ("get land take", r._get),
         ("have own adopt buy rescue rent sign lease find", r._have),
@@ -2813,6 +2867,7 @@ def _rules() -> tuple[tuple[frozenset[str], _Rule], ...]:
         ("change rename update", r._change),
         ("travel fly visit head", r._travel),
         ("plan intend", r._plan),
+        ("expect", r._expect),
         ("go", r._go_by),
         ("turn", r._turn),
         ("recover", r._recover),
@@ -3021,6 +3076,30 @@ def _vehicle(rest: str) -> str | None:
     return None
 
 
+_COMPUTERS = frozenset(
+    [
+        "laptop",
+        "macbook",
+        "imac",
+        "thinkpad",
+        "chromebook",
+        "desktop",
+        "pc",
+        "computer",
+        "ipad",
+        "tablet",
+        "surface",
+    ]
+)
+
+
+def _computer(rest: str) -> str | None:
+    value = clean_value(rest)
+    if any(w.casefold().strip(",.") in _COMPUTERS for w in value.split()):
+        return _strip_det(value)
+    return None
+
+
 def _phone(rest: str) -> str | None:
     value = clean_value(rest)
     if any(w.casefold().strip(",.") in lx.PHONES for w in value.split()):
@@ -3091,6 +3170,7 @@ _HOME_OF = re.compile(
     r"|^home\s+(?:for me|for us)\s+is\s+(?P<y>.+?)\s*[.!]*$",
     re.IGNORECASE,
 )
+_ITS_ME = re.compile(r"^(?:it's|it is|this is)\s+(?P<x>(?-i:[A-Z])[\w\-']+)\s*$", re.IGNORECASE)
 _CALL_ME = re.compile(r"^(?:please\s+)?(?:just\s+)?call\s+me\s+(?P<x>.+)$", re.IGNORECASE)
 
 
@@ -3105,7 +3185,13 @@ def _inverted(text: str, speaker: str) -> list[Claim] | None:
     """Statements whose subject is not at the front: "ramen is my favourite food",
     "Reykjavik is where I live", "please call me Dan"."""
     healed = _HEALED.match(text)
-    if healed is not None and healed.group("part").casefold() not in lx.NOT_NAMES:
+    part_word = "" if healed is None else healed.group("part").casefold()
+    if (
+        healed is not None
+        and part_word not in lx.NOT_NAMES
+        and part_word not in _SKIP_ADVERBS
+        and part_word not in _CHANGE_ADVERBS
+    ):
         part = healed.group("part").casefold()
         return [Claim(speaker, "condition", part, negated=True, change=True, qualifier="healed")]
     match = _FAVOURITE_OF.match(text)
@@ -3122,6 +3208,9 @@ def _inverted(text: str, speaker: str) -> list[Claim] | None:
     if match is not None:
         value = clean_value(match.group("x") or match.group("y") or "")
         return [] if vague(value) else [Claim(speaker, "residence", value)]
+    match = _ITS_ME.match(text)
+    if match is not None and _is_name(match.group("x")):
+        return [Claim(speaker, "name", match.group("x"))]
     match = _CALL_ME.match(text)
     if match is not None:
         value = clean_value(match.group("x"))
@@ -3229,6 +3318,8 @@ def parse(
                     claim = resolved[1]
                 if claim.subject != speaker and claim.subject[:1].isupper():
                     last_person = claim.subject
+                elif claim.attribute in ("family", "partner") and _is_name(claim.value):
+                    last_person = claim.value
                 out.append(claim)
     return out
 

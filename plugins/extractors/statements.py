@@ -20,7 +20,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from plugins.extractors.claims import Claim, parse, sentences
+from plugins.extractors import lexicon as lx
+from plugins.extractors.claims import Claim, parse, sentences, vague
 from plugins.llm.types import Completion, CompletionRequest, ToolCall, TranscriptEntry, Usage
 
 EXTRACTOR_NAME = "offline-extractor"
@@ -230,7 +231,7 @@ def render(claim: Claim) -> str | None:
             text = f"{who} used to work at {v}" if past else f"{who} works at {v}"
     elif a == "job":
         if v == "retired":
-            text = f"{who} is retired"
+            text = f"{who} retired from {q}" if q else f"{who} is retired"
         elif v.startswith("teaches "):
             text = f"{who} {v}"
         else:
@@ -269,6 +270,8 @@ def render(claim: Claim) -> str | None:
     elif a == "condition":
         if q == "healed":
             text = f"{_possessive(who)} {v} has healed"
+        elif v.startswith("expecting "):
+            text = f"{who} is {v}"
         elif v == "pregnant":
             text = f"{who} is no longer pregnant" if neg else f"{who} is pregnant"
         else:
@@ -345,6 +348,9 @@ def render(claim: Claim) -> str | None:
         text = f"{who} is {v[:1].upper() + v[1:]}"
     elif a == "fear":
         text = f"{who} is afraid of {v}"
+    elif a == "handle":
+        plural = (q or "").endswith("s")
+        text = f"{whose} {q or 'handle'} {'are' if plural else 'is'} {v}"
     elif a == "native_language":
         text = f"{whose} native language is {v}"
     elif a == "event":
@@ -396,12 +402,68 @@ class Statement:
         return _IMPORTANCE.get(self.claim.attribute, 0.5)
 
 
+# What an assistant's question asks about, and how a short answer to it reads.
+_ASKED: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern, re.IGNORECASE), attribute)
+    for pattern, attribute in (
+        (
+            r"\bwhere (?:do|did) you (?:live|grow up)\b|\bwhere are you (?:based|located|living)\b",
+            "residence",
+        ),
+        (r"\bwhere are you from\b|\bwhere do you come from\b", "origin"),
+        (
+            r"\bwhat do you do(?: for (?:work|a living))?\b|\bwhat(?:'s| is) your (?:job|occupation"
+            r"|profession|line of work)\b|\bwhat do you work as\b",
+            "job",
+        ),
+        (r"\bwhat(?:'s| is) your name\b|\bwhat should i call you\b", "name"),
+        (r"\bhow old are you\b", "age"),
+    )
+)
+
+
+def _answer(question: str, reply: str) -> Claim | None:
+    """A short reply to the assistant's question about the user ("Where are you based?" -
+    "glasgow, southside") as the claim it makes."""
+    asked = [q for q in sentences(question) if q.strip().endswith("?")]
+    if not asked:
+        return None
+    attribute = next((a for pattern, a in _ASKED if pattern.search(asked[-1])), None)
+    words = re.split(r"[,.;!?]", reply.strip(), maxsplit=1)[0].split()
+    if attribute is None or not 1 <= len(words) <= 3:
+        return None
+    value = " ".join(words).strip()
+    if attribute == "job":
+        if not lx.is_occupation(value.casefold()):
+            return None
+        return Claim("user", "job", value)
+    if attribute == "age":
+        return Claim("user", "age", value) if value.isdigit() and 0 < int(value) < 120 else None
+    if attribute == "name":
+        return Claim("user", "name", value[:1].upper() + value[1:]) if value.isalpha() else None
+    if vague(value) or any(w.casefold() in lx.NOT_NAMES for w in words):
+        return None
+    return Claim("user", attribute, " ".join(w[:1].upper() + w[1:] for w in words))
+
+
 def extract_statements(entries: Iterable[TranscriptEntry]) -> list[Statement]:
     """Return the facts the user's turns state, each once, in the order they were said."""
     found: list[Statement] = []
     seen: set[str] = set()
+    asked = ""
     for entry in entries:
+        if entry.role == "assistant":
+            asked = entry.text
+            continue
         if entry.role != "user":
+            continue
+        reply_to, asked = asked, ""
+        answer = _answer(reply_to, entry.text) if reply_to else None
+        if answer is not None:
+            text = render(answer)
+            if text is not None and text.casefold() not in seen:
+                seen.add(text.casefold())
+                found.append(Statement(text, answer, entry.message_id))
             continue
         # One parse over the turn's kept sentences: "we got a cat! her name is Waffles".
         kept = "\n".join(statement_sentences(entry.text))
