@@ -81,6 +81,71 @@ def test_what_is_not_a_statement_is_passed_over(said: str) -> None:
     assert _texts(("user", said)) == []
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        # Small talk between friends: encouragement, reactions, gerund subjects, idioms.
+        "Never give up!",
+        "Don't quit, remember, failures lead you closer to success.",
+        "No wonder.",
+        "Losing my job was hard, but it pushed me.",
+        "Picking a favorite memory was tough.",
+        "Playing video games or watching movies helps me unwind.",
+        "You'd be a great counselor.",
+        "Unconditional love is so powerful.",
+        "It's Seattle, I'm stoked!",
+        "We push each other to be our best.",
+        "I'm seeing some progress.",
+        "I made some peach cobbler.",
+        "Our trip got off to a bad start.",
+        "I went hiking and got into a bad spot with some people.",
+        "we played a top team",
+    ],
+)
+def test_small_talk_states_nothing(said: str) -> None:
+    assert _texts(("user", said)) == []
+
+
+@pytest.mark.parametrize(
+    ("said", "facts"),
+    [
+        ("I joined a choir last month.", ["The user belongs to a choir."]),
+        ("I joined Google in May.", ["The user works at Google."]),
+        ("I love to get lost in good books.", ["The user loves getting lost in good books."]),
+        ("I'm learning to play the violin.", ["The user is learning the violin."]),
+        ("I'm lactose intolerant.", ["The user is lactose intolerant."]),
+        ("I moved to St. Louis last year.", ["The user lives in St. Louis."]),
+        (
+            "Married to a woman named Ifeoma",
+            ["The user is married.", "The user's partner is Ifeoma."],
+        ),
+        (
+            "I started playing acoustic guitar about five years ago.",
+            ["The user plays acoustic guitar."],
+        ),
+        (
+            'I loved "Becoming Nicole" by Amy Ellis Nutt.',
+            ["The user loves Becoming Nicole by Amy Ellis Nutt."],
+        ),
+        (
+            "hey it's Farida, I'm a pharmacist in Leeds",
+            [
+                "The user's name is Farida.",
+                "The user works as a pharmacist.",
+                "The user lives in Leeds.",
+            ],
+        ),
+        ("I finished my degree.", ["The user finished their degree."]),
+        (
+            "I'm taking a dog training course and it's challenging.",
+            ["The user is taking a dog training course."],
+        ),
+    ],
+)
+def test_phrasing_is_read_for_what_it_says(said: str, facts: list[str]) -> None:
+    assert _texts(("user", said)) == facts
+
+
 def test_only_user_turns_are_read_and_repeats_collapse() -> None:
     texts = _texts(
         ("assistant", "Since you live in Paris, you might like the Louvre."),

@@ -369,6 +369,9 @@ def _is_name(token: str, *, lower_ok: bool = False) -> bool:
     word = token.strip(",.;:!?")
     if not word or word.casefold() in lx.NOT_NAMES or not re.fullmatch(r"[\w'\-]+", word):
         return False
+    # "You'd", "It's", "Their's": a pronoun with a clitic is never a name, whatever its case.
+    if "'" in word and word.casefold().split("'", 1)[0] in lx.NOT_NAMES:
+        return False
     if any(ch.isdigit() for ch in word):
         return False
     low = word.casefold()
@@ -382,7 +385,11 @@ def _is_name(token: str, *, lower_ok: bool = False) -> bool:
 # -- clauses -------------------------------------------------------------------------------
 
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+|\s*;\s*|\s+-{1,2}\s+|\s+\u2014\s+")
+# No split after an initial or a title ("J.K. Rowling", "Dr. Osei", "St. Louis").
+_SENTENCE_SPLIT = re.compile(
+    r"(?<![\s.][A-Z]\.)(?<!^[A-Z]\.)(?<!\b(?:Dr|Mr|Ms|St|Jr|Sr)\.)(?<!\bMrs\.)(?<=[.!?])\s+"
+    r"|\n+|\s*;\s*|\s+-{1,2}\s+|\s+\u2014\s+"
+)
 _CONJUNCTION = re.compile(
     r",?\s+(?:and|but|so|plus|then|though|although|while|whereas|yet|after)\s+(?:also\s+"
     r"|then\s+|actually\s+)?|\s+to\s+(?=become\b)|,\s+|,\s+(?=(?:i|i'm|i've|we|we're|my|our|she|he|they|she's|he's"
@@ -638,6 +645,9 @@ _THING_PATTERN = (
 _REL_ALT = "|".join(sorted((re.escape(r) for r in lx.RELATIONS), key=len, reverse=True))
 _REL_WORD = rf"(?:{_REL_ALT})(?:s)?"
 _THING_RE = re.compile(_THING_PATTERN, re.IGNORECASE)
+_DETERMINERS = frozenset(
+    ["a", "an", "the", "my", "our", "your", "his", "her", "their", "this", "that", "these", "those"]
+)
 _SUBJECT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (kind, re.compile(pattern, re.IGNORECASE))
     for kind, pattern in (
@@ -724,6 +734,13 @@ def _subject(
             name, rest = _leading_name(rest)
             return _Subject(speaker, True, pet=f"{pet} {name}" if name else pet), rest
         if kind == "thing":
+            mod_words = match.group("mod").casefold().split()
+            if any(word in _DETERMINERS for word in mod_words) or (
+                mod_words and mod_words[0].endswith("ing") and match.group(0)[:1].isupper()
+            ):
+                # "Losing my job was hard", "Picking a favourite memory was tough": the
+                # subject is the -ing phrase, not the job or the favourite.
+                return None, clause
             if match.group("pronoun"):
                 # "her name's Mochi": whose is the sentence's, not the user's (see parse()).
                 of_pronoun = _thing_subject(match, "~pronoun")
@@ -766,6 +783,10 @@ def _subject(
                 return None, clause
             if len(words) == 2 and not _is_name(words[1]):
                 return None, clause
+            if not _agrees_with_one_person(rest):
+                # "Unconditional love is ...": a capitalised first word followed by a
+                # base-form verb is not a person doing something.
+                return None, clause
             return _Subject(name, False, name=name), rest
     return None, clause
 
@@ -802,6 +823,18 @@ def _leading_name(rest: str) -> tuple[str | None, str]:
     if word[:1].isupper() or comma or _starts_predicate(after):
         return word, after
     return None, rest
+
+
+def _agrees_with_one_person(rest: str) -> bool:
+    """Whether the verb after a one-person subject is finite ("Maya lives", not "Maya live")."""
+    for raw in rest.split(" ")[:3]:
+        first = raw.casefold().strip(",")
+        if first in _CHANGE_ADVERBS or first in _SKIP_ADVERBS or first in _ALSO_WORDS:
+            continue
+        if first in _COPULAS or first in _AUX or first in _MODALS or first.startswith("'"):
+            return True
+        return first.endswith(("s", "ed", "n't")) or first in _IRREGULAR
+    return False
 
 
 def _starts_predicate(rest: str) -> bool:
@@ -1087,7 +1120,8 @@ def _is_participle(word: str) -> bool:
 _TIME_TAIL = re.compile(
     r"\s+(?P<when>(?:(?:last|this|next|early|late|every|each)\s+(?:\w+\s+)?"
     r"(?:week|month|year|summer|winter|spring|fall|autumn|weekend|night|monday|tuesday"
-    r"|wednesday|thursday|friday|saturday|sunday|decade|semester|term|quarter)s?"
+    r"|wednesday|thursday|friday|saturday|sunday|decade|semester|term|quarter|mon|tue|tues"
+    r"|wed|thu|thur|thurs|fri|sat|sun)s?\.?"
     r"|(?:in|since|on|by|until|till|from|starting|as of|back in|around|before|after|during"
     r"|over)\s+(?:the\s+)?(?:\d{1,4}(?:st|nd|rd|th)?|(?:jan|feb|mar|apr|may|jun|jul|aug|sep"
     r"|sept|oct|nov|dec)[a-z]*\.?|spring|summer|fall|autumn|winter|christmas|easter"
@@ -1112,10 +1146,12 @@ _TIME_TAIL = re.compile(
 _STOP_WORDS = re.compile(
     r"\s+(?:because|since|as|so|but|although|though|while|whereas|when|whenever|until|unless"
     r"|after|before|which|who|whom|whose|where|that|then|than|cause|cuz|coz|bc|if|and\s+(?:i"
-    r"|we|my|our|she|he|they|it|now|then|also|just)\b|with\s+(?:my|our|his|her|their|the"
+    r"|we|my|our|she|he|they|it|now|then|also|just)(?:'\w+)?\b|with\s+(?:my|our|his|her|their|the"
     r"|a|an|\d+|one|two|three|four|five|six)\b|myself|ourselves|starting\b|for\s+(?:my|our|his|her|their|the|a|an|work|school|college|university|uni|"
-    r"fun|love)\b|to\s+(?:be|get|see|work|study|live|help|take|visit|start|join|find)\b"
-    r"|,|;|:|\(|\.\s|!|\?)(?:\s|$).*$|[.!?,;:]+$",
+    r"fun|love)\b|to\s+(?:be|get|see|work|study|live|help|take|visit|start|join|find|feel|keep"
+    r"|stay|remind|relax|unwind|express|connect|escape|bring|support|show|share|celebrate"
+    r"|improve|enjoy|reduce|save|learn|make|give)\b"
+    r"|,|;|:|\(|(?<!\b(?:Dr|Mr|Ms|St|Jr|Sr))(?<!\bMrs)\.\s|!|\?)(?:\s|$).*$|[.!?,;:]+$",
     re.IGNORECASE,
 )
 _DETERMINER = re.compile(
@@ -1127,17 +1163,27 @@ _VAGUE = re.compile(
     r"^(?:it|that|this|these|those|them|you|your|him|her|us|me|one|something|anything"
     r"|everything|nothing|stuff|things|here|there|what|which|who|how|when|where|why|so|such"
     r"|the idea|the way|the fact|way|lot|bit|lots|a lot|a bit|the same|same|more|less|someone"
-    r"|somebody|anyone|anybody|everyone|everybody)\b",
+    r"|somebody|anyone|anybody|everyone|everybody|each other|one another|as much|so much|a ton"
+    r"|all|both"
+    r"|tons)\b",
     re.IGNORECASE,
 )
 
 
-_PUNCT_CUT = re.compile(r"\s*(?:[,;:!?(]|\.(?:\s|$)|\s-\s).*$")
+_PUNCT_CUT = re.compile(
+    r"\s*(?:[,;:!?(]|(?<!\b(?:Dr|Mr|Ms|St|Jr|Sr))(?<!\bMrs)(?<![\s.][A-Z])\.(?:\s|$)|\s-\s).*$"
+)
 
 
 _QUANTITY = re.compile(
     r"^(?:way\s+too\s+much|way\s+too\s+many|too\s+much|too\s+many|so\s+much|a\s+lot\s+of"
     r"|lots\s+of|tons\s+of|loads\s+of|plenty\s+of)\s+",
+    re.IGNORECASE,
+)
+
+
+_APPROXIMATOR_TAIL = re.compile(
+    r"\s+(?:for\s+)?(?:about|around|roughly|nearly|almost|approximately|over|some)\s*$",
     re.IGNORECASE,
 )
 
@@ -1152,6 +1198,8 @@ def clean_value(text: str) -> str:
     while before != value:
         before = value
         value = _STOP_WORDS.sub("", value).strip()
+    # "played guitar for about five years": the time went, its "about" must too.
+    value = _APPROXIMATOR_TAIL.sub("", value)
     return value.strip(" \"'.,;:!?")
 
 
@@ -1351,7 +1399,11 @@ class _Reader:
         """An event's date, a new date, or its cancellation."""
         p = self.p
         low = p.lower
-        if p.head in _CANCEL or re.match(r"^(?:cancell?ed|called off|off)\b", low) or p.negated:
+        called_off = re.match(r"^(?:cancell?ed|called off)\b", low) or (
+            # "the trip is off", not "the trip got off to a bad start"
+            p.head == "be" and re.match(r"^off\b(?!\s+to\b)", low)
+        )
+        if p.head in _CANCEL or called_off or p.negated:
             return [self.claim("plan", event, negated=True, change=True)]
         if p.head in _RESCHEDULE or re.match(
             r"^(?:moved|pushed|postponed|rescheduled|delayed|bumped|changed)\b", low
@@ -1492,7 +1544,7 @@ class _Reader:
         if inhouse is not None:
             return [self.claim("employer", clean_value(rest[inhouse.end() :]), change=True)]
         if head in ("afraid", "scared", "terrified") and " of " in f" {low}":
-            value = clean_value(re.sub(r"^\w+\s+of\s+", "", rest))
+            value = clean_value(re.sub(r"^\w+\s+(?:to death\s+)?of\s+", "", rest))
             return [] if vague(value) else [self.claim("fear", value)]
         if head == "fluent" and low.startswith("fluent in "):
             return [self.claim("language", v) for v in _split_values(clean_value(rest[10:]))]
@@ -1563,7 +1615,7 @@ class _Reader:
             return [self.claim("plan", "wedding", when=when_of(rest))]
         out = [self.claim("relationship", state)]
         if match.group("who"):
-            who = clean_value(rest[match.start("who") :])
+            who = _person_named(clean_value(rest[match.start("who") :]))
             if who and not vague(who):
                 if state in lx.ENDED_RELATIONSHIP:
                     out.append(self.claim("partner", who, negated=True, change=True))
@@ -1665,19 +1717,20 @@ class _Reader:
 
     def _fan(self, rest: str, low: str) -> list[Claim] | None:
         match = re.match(
-            r"^(?:an?\s+)?(?:big\s+|huge\s+|massive\s+|great\s+)?(?:fan|lover)\s+of\s+"
+            r"^(?:an?\s+)?(?:(?:big|huge|massive|great|total|real|true|avid)\s+)?(?:fan|lover)\s+of\s+"
             r"|^(?:really\s+)?(?:into|obsessed with|crazy about|passionate about|addicted to"
             r"|hooked on|keen on|fond of|mad about)\s+",
             low,
         )
         if match is None:
             fan = re.match(
-                r"^(?:an?\s+)?(?:big\s+|huge\s+|massive\s+|great\s+|lifelong\s+)?"
+                r"^(?:an?\s+)?(?:(?:big|huge|massive|great|lifelong|total|real|true|die-hard"
+                r"|diehard|absolute|complete|serious|avid)\s+)*"
                 r"(?P<x>.+?)\s+(?:fan|lover|nut|enthusiast|buff)$",
                 clean_value(rest),
                 re.I,
             )
-            if fan is None or vague(fan.group("x")):
+            if fan is None or vague(fan.group("x")) or fan.group("x").casefold() in _INTENSIFIERS:
                 return None
             return [self.claim("likes", fan.group("x"))]
         value = clean_value(rest[match.end() :])
@@ -1756,7 +1809,7 @@ class _Reader:
         head = re.split(r"\s+of\s+", job, maxsplit=1)[0]
         job_low = head.casefold()
         if _diet(job_low) is not None or re.search(
-            r"\b(?:person|fan|lover|type|kind|sort|bit|lot|big|huge|morning|night)\b", job_low
+            r"\b(?:person|fan|lover|type|kind|sort|bit|lot|big|huge|morning|night|such)\b", job_low
         ):
             return None
         org = match.group("org")
@@ -1996,12 +2049,11 @@ class _Reader:
             return self._generic_or_none(rest, low)
         value = clean_value(rest)
         value = re.sub(r"^(?:the\s+)?(?:team\s+at|staff\s+(?:at|of))\s+", "", value, flags=re.I)
-        if vague(value) or re.match(
-            r"^(?:a|an|the)\s+(?:gym|club|band|team|choir|group)", value, re.I
-        ):
-            if re.match(r"^(?:a|an|the)\s+(?:gym|club|band|team|choir|group)", value, re.I):
-                return [self.claim("hobby", value)] if not self.p.negated else []
+        if vague(value):
             return []
+        if _MEMBERSHIP.search(value):
+            # Joining a club, a programme or a group is something the user does, not a job.
+            return [self.claim("hobby", f"belongs to {value}")] if not self.p.negated else []
         return [self.claim("employer", value, change=True)]
 
     def _new_job(self, tail: str) -> list[Claim]:
@@ -2030,6 +2082,9 @@ class _Reader:
                 return []
             if value[:1].isupper():
                 return [self.claim("education", value, change=True)]
+            if re.match(r"^(?:a|an)\s", value, re.I):
+                # "got into a fight", "got into a bad spot": a situation, not a new interest.
+                return []
             return [self.claim("likes", re.sub(r"^really\s+", "", value), change=True)]
         if re.match(r"^(?:a\s+)?(?:new\s+)?job\b", low):
             tail = re.sub(r"^(?:a\s+)?(?:new\s+)?job\s*", "", rest, flags=re.I)
@@ -2272,8 +2327,12 @@ class _Reader:
         return [] if self.strict else [self.claim("state", value, change=True)]
 
     def _teach(self, rest: str, low: str) -> list[Claim] | None:
-        subject = clean_value(re.split(r"\s+(?:at|in)\s+", rest, maxsplit=1)[0])
-        if vague(subject):
+        subject = clean_value(re.split(r"\s+(?:at|in|from|for|on|online)\b", rest, maxsplit=1)[0])
+        # "teach kids maths" teaches maths; "teach people about X" is not a job title.
+        subject = re.sub(_TAUGHT_PEOPLE, "", subject).strip()
+        if vague(subject) or re.match(r"^(?:about|how|what|that|to|the|a|an)\b", subject, re.I):
+            return []
+        if len(subject.split()) > 3 or re.search(r"\b(?:like|such as)\b", subject, re.I):
             return []
         out = [self.claim("job", f"{subject} teacher")]
         match = re.search(r"\sat\s+(?P<org>[A-Z][^,.;!?]*)", rest)
@@ -2311,7 +2370,7 @@ class _Reader:
     def _marry(self, rest: str, low: str) -> list[Claim] | None:
         if (self.p.progressive or self.p.future) and _has_date(rest):
             return [self.claim("plan", "wedding", when=when_of(rest))]
-        value = clean_value(rest)
+        value = _person_named(clean_value(re.sub(r"^to\s+", "", rest, flags=re.I)))
         out = [self.claim("relationship", "married", change=True)]
         if value and not vague(value) and _is_name(value.split(" ")[0], lower_ok=True):
             out.append(self.claim("partner", value, change=True))
@@ -2390,7 +2449,10 @@ class _Reader:
         if called is not None and not negated:
             value = clean_value(rest[called.end() :])
             return [] if vague(value) else [self.claim("nickname", value)]
+        to_do = re.match(r"^to\s+", rest, re.I) is not None
         value = clean_value(re.sub(r"^(?:to|it when)\s+", "", rest, flags=re.I))
+        if to_do:
+            value = _as_gerund(value)
         if value.casefold() in ("it", "them", "that") and self.antecedent:
             value = self.antecedent
         if vague(value):
@@ -2441,7 +2503,13 @@ class _Reader:
         return [self.claim("language", v) for v in dict.fromkeys(values)]
 
     def _learn(self, rest: str, low: str) -> list[Claim] | None:
-        value = clean_value(re.sub(r"^(?:how\s+)?to\s+", "", rest, flags=re.I))
+        to_do = re.match(r"^(?:how\s+)?to\s+", rest, re.I)
+        value = clean_value(rest[to_do.end() :] if to_do else rest)
+        if to_do is not None:
+            # "learning to play the violin" is learning the violin; "learning to drive" is
+            # learning driving.
+            played = re.match(r"^(?:play|speak)\s+(?=\S)", value, re.I)
+            value = value[played.end() :] if played else _as_gerund(value)
         if vague(value) or self.p.past:
             return []
         return [self.claim("learning", v) for v in _split_values(value)]
@@ -2454,8 +2522,14 @@ class _Reader:
         )
         if league is not None:
             return [self.claim("hobby", f"plays {league.group('game')}")]
-        value = clean_value(rest)
-        if vague(value) or re.match(r"^(?:with|around|along|games? with)\b", value, re.I):
+        value = _PLAY_TAIL.sub("", clean_value(rest))
+        if vague(value) or re.match(
+            # "played a top team", "played together for years": a match, not a game played.
+            r"^(?:with|around|along|games? with|an?|for|together|professionally|against|at"
+            r"|in|on|well|hard|it|again)\b",
+            value,
+            re.I,
+        ):
             return [] if self.strict else None
         return [self.claim("hobby", f"plays {_strip_det(value)}")]
 
@@ -2521,7 +2595,9 @@ class _Reader:
         target = rest[match.end() :]
         value = clean_value(target)
         when = when_of(target)
-        if vague(value):
+        first = value.split(" ", 1)[0]
+        if vague(value) or (first.islower() and stem(first) in _VERBS):
+            # "going to try making it tonight" is an intention, not a destination.
             return [] if self.strict else None
         noun = {stem("fly"): "flight to", stem("visit"): "visit to"}.get(self.p.head, "trip to")
         event = f"{noun} {value}"
@@ -2535,6 +2611,13 @@ class _Reader:
         match = re.match(r"^(?:to|on)\s+", low)
         target = rest[match.end() :] if match else rest
         value = clean_value(target)
+        # "planning to take a team trip": the plan is the trip.
+        value = re.sub(
+            r"^(?:take|go on|have|do|host|throw|book|attend|hold)\s+(?=(?:a|an|the|my|our)\s)",
+            "",
+            value,
+            flags=re.I,
+        )
         if vague(value) or self.p.negated:
             return [] if self.strict else None
         return [self.claim("plan", _strip_det(value), when=when_of(target))]
@@ -2607,7 +2690,7 @@ class _Reader:
 
     def _give(self, rest: str, low: str) -> list[Claim] | None:
         if re.match(r"^up\b", low):
-            return self._quit(re.sub(r"^up\s+", "", rest, flags=re.I), low[3:])
+            return self._quit(re.sub(r"^up\b\W*", "", rest, flags=re.I), low[3:])
         if re.match(r"^birth\b", low):
             return [self.claim("condition", "pregnant", negated=True, change=True)]
         if re.search(r"\baway\b", low):
@@ -2647,6 +2730,9 @@ class _Reader:
         value = clean_value(re.sub(r"^(?:my|our|the)\s+", "", rest, flags=re.I))
         if vague(value):
             return []
+        if not _SCHOOLING.search(value):
+            # "finished another painting" is an afternoon's work, not schooling.
+            return self._generic_or_none(rest, low)
         if self.p.negated:
             return [self.claim("education", value, negated=True, change=True)]
         return [self.claim("education", value, past=True, change=True)]
@@ -2666,6 +2752,9 @@ class _Reader:
 
     def _make(self, rest: str, low: str) -> list[Claim] | None:
         value = clean_value(rest)
+        if re.match(r"^(?:some|the|this|that|these|those|my|our|it|dinner|lunch)\b", value, re.I):
+            # "made some peach cobbler": a cobbler is baked, not a trade taken up.
+            return [] if self.strict else None
         if lx.is_occupation(value.casefold()) or value.casefold() in ("partner", "captain"):
             return [self.claim("job", value, change=True)]
         return [] if self.strict else None
@@ -2738,6 +2827,58 @@ class _Reader:
         return [] if self.strict else None
 
 
+_SOMEONE_NAMED = re.compile(
+    r"^(?:a|an|this|the|my)\s+(?:(?:lovely|wonderful|great|nice|amazing)\s+)?(?:woman|man|guy"
+    r"|girl|lady|boy|person|fellow|gal|dude)\s+(?:named|called)\s+(?=[A-Z])"
+)
+
+
+def _person_named(value: str) -> str:
+    """ "a woman named Ifeoma" is Ifeoma."""
+    return _SOMEONE_NAMED.sub("", value)
+
+
+_INTENSIFIERS = frozenset(
+    [
+        "big",
+        "huge",
+        "massive",
+        "great",
+        "lifelong",
+        "total",
+        "real",
+        "true",
+        "die-hard",
+        "diehard",
+        "absolute",
+        "complete",
+        "serious",
+        "avid",
+    ]
+)
+_PLAY_TAIL = re.compile(
+    r"(?:\s+(?:afterwards?|just|together|professionally|again|later|today|yesterday|tonight"
+    r"|a lot|sometimes|often|too|all day|for fun|online))+$",
+    re.IGNORECASE,
+)
+_MEMBERSHIP = re.compile(
+    r"\b(?:gym|club|band|team|choir|group|program|programme|community|society|association"
+    r"|league|circle|network|church|movement|chapter|forum|meetup|collective|committee"
+    r"|orchestra|troupe|crew|class|course|workshop)s?\b",
+    re.IGNORECASE,
+)
+_SCHOOLING = re.compile(
+    r"\b(?:school|college|university|uni|degree|masters?|master's|phd|ph\.d|doctorate|thesis"
+    r"|dissertation|course|courses|program|programme|bootcamp|training|apprenticeship"
+    r"|residency|internship|studies|exams?|semester|bachelor'?s?|diploma|certificate"
+    r"|certification|grade|year\s+of\s+\w+)\b",
+    re.IGNORECASE,
+)
+_TAUGHT_PEOPLE = re.compile(
+    r"^(?:the\s+)?(?:people|kids|children|students|adults|others|everyone|them|him|her|us"
+    r"|teens|teenagers|beginners|folks)\s*",
+    re.IGNORECASE,
+)
 _DISLIKE = _stems("hate dislike detest loathe despise")
 _BROKE = _stems("die break crash quit fail")
 _OWNED_KIND = {
@@ -3127,7 +3268,7 @@ def _claims_of_clause(
         when = match.group("when")
         text = text[match.end() :]
     text = _LEADING_FILLER.sub("", text)
-    inverted = _inverted(text, speaker)
+    inverted = _inverted(text, speaker, greeted=_GREETING.match(clause.strip()) is not None)
     if inverted is not None:
         return inverted, None
     subject, rest = _subject(text, speaker=speaker, last_person=last_person, fact_text=fact_text)
@@ -3155,8 +3296,96 @@ def _claims_of_clause(
     reader = _Reader(subject, pred, strict, antecedent)
     if when is not None and reader.when is None:
         reader.when = when
-    claims = reader.read()
+    claims = [claim for claim in reader.read() if _well_formed(claim.value)]
     return claims, subject
+
+
+_DANGLING_END = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "to",
+        "of",
+        "for",
+        "with",
+        "about",
+        "at",
+        "in",
+        "on",
+        "by",
+        "from",
+        "and",
+        "or",
+        "but",
+        "my",
+        "our",
+        "your",
+        "his",
+        "her",
+        "their",
+        "its",
+        "some",
+        "any",
+        "into",
+        "like",
+        "than",
+        "as",
+        "very",
+        "so",
+    ]
+)
+_DANGLING_START = frozenset(["and", "or", "but", "nor", "to"])
+_FINITE_INSIDE = frozenset(
+    [
+        "has",
+        "have",
+        "had",
+        "was",
+        "were",
+        "is",
+        "are",
+        "let",
+        "lets",
+        "would",
+        "could",
+        "will",
+        "can",
+        "should",
+        "must",
+        "might",
+    ]
+)
+
+
+def _as_gerund(phrase: str) -> str:
+    """ "get lost in books" -> "getting lost in books" (after "love to", "learning to")."""
+    first, _, after = phrase.partition(" ")
+    low = first.casefold()
+    if not low.isalpha() or not first.islower() or low.endswith("ing"):
+        return phrase
+    if low.endswith("ie"):
+        ing = low[:-2] + "ying"
+    elif low.endswith("e") and len(low) > 2 and not low.endswith(("ee", "ye", "oe")):
+        ing = low[:-1] + "ing"
+    elif re.fullmatch(r"[^aeiou]*[aeiou][bdgmnprt]", low):
+        ing = low + low[-1] + "ing"  # "get" -> "getting", "swim" -> "swimming"
+    else:
+        ing = low + "ing"
+    return f"{ing} {after}".strip()
+
+
+def _well_formed(value: str) -> bool:
+    """Whether a value reads as a phrase, not a clause cut in the wrong place
+    ("and supported has really meant", "creating a", "to")."""
+    words = value.split()
+    if not words:
+        return True  # an empty value is a deliberate "no longer" claim
+    if words[0].casefold() in _DANGLING_START or words[-1].casefold() in _DANGLING_END:
+        return False
+    # A lower-case finite verb inside a value is a second clause ("Becoming Nicole" and
+    # "Where the Wild Things Are" keep theirs: titles are capitalised).
+    return not any(word in _FINITE_INSIDE for word in words[1:])
 
 
 _FAVOURITE_OF = re.compile(
@@ -3170,7 +3399,10 @@ _HOME_OF = re.compile(
     r"|^home\s+(?:for me|for us)\s+is\s+(?P<y>.+?)\s*[.!]*$",
     re.IGNORECASE,
 )
-_ITS_ME = re.compile(r"^(?:it's|it is|this is)\s+(?P<x>(?-i:[A-Z])[\w\-']+)\s*$", re.IGNORECASE)
+_ITS_ME = re.compile(
+    r"^(?:it's|it is|this is)\s+(?P<x>(?-i:[A-Z])[\w\-']+)(?P<here>\s+here)?\s*$", re.IGNORECASE
+)
+_GREETING = re.compile(r"^(?:hey|hi|hello|hiya|yo|morning|evening)\b", re.IGNORECASE)
 _CALL_ME = re.compile(r"^(?:please\s+)?(?:just\s+)?call\s+me\s+(?P<x>.+)$", re.IGNORECASE)
 
 
@@ -3181,7 +3413,7 @@ _HEALED = re.compile(
 )
 
 
-def _inverted(text: str, speaker: str) -> list[Claim] | None:
+def _inverted(text: str, speaker: str, *, greeted: bool = False) -> list[Claim] | None:
     """Statements whose subject is not at the front: "ramen is my favourite food",
     "Reykjavik is where I live", "please call me Dan"."""
     healed = _HEALED.match(text)
@@ -3189,6 +3421,8 @@ def _inverted(text: str, speaker: str) -> list[Claim] | None:
     if (
         healed is not None
         and part_word not in lx.NOT_NAMES
+        and not part_word.endswith("ing")
+        and part_word not in ("become", "get", "got", "feel", "felt", "be", "been", "things")
         and part_word not in _SKIP_ADVERBS
         and part_word not in _CHANGE_ADVERBS
     ):
@@ -3209,7 +3443,9 @@ def _inverted(text: str, speaker: str) -> list[Claim] | None:
         value = clean_value(match.group("x") or match.group("y") or "")
         return [] if vague(value) else [Claim(speaker, "residence", value)]
     match = _ITS_ME.match(text)
-    if match is not None and _is_name(match.group("x")):
+    # "Hi, it's Dan" and "it's Dan here" introduce the speaker; a bare "It's Seattle"
+    # answers some other question.
+    if match is not None and (greeted or match.group("here")) and _is_name(match.group("x")):
         return [Claim(speaker, "name", match.group("x"))]
     match = _CALL_ME.match(text)
     if match is not None:
@@ -3244,6 +3480,84 @@ _NOW_PHRASES = frozenset(
 )
 
 
+_GERUND_SUBJECT_VERBS = frozenset(
+    [
+        "is",
+        "was",
+        "has",
+        "can",
+        "could",
+        "will",
+        "would",
+        "makes",
+        "made",
+        "helps",
+        "helped",
+        "gives",
+        "gave",
+        "keeps",
+        "kept",
+        "lets",
+        "brings",
+        "brought",
+        "means",
+        "meant",
+        "feels",
+        "felt",
+        "seems",
+        "seemed",
+        "gets",
+        "got",
+        "takes",
+        "took",
+        "fascinates",
+        "reminds",
+        "relaxes",
+        "calms",
+        "inspires",
+        "matters",
+        "sounds",
+        "looks",
+        "pushes",
+        "pushed",
+    ]
+)
+
+
+# "No wonder", "no problem": set phrases, not a note that the user has none of something.
+_NO_IDIOMS = frozenset(
+    [
+        "wonder",
+        "problem",
+        "problems",
+        "worries",
+        "worry",
+        "way",
+        "idea",
+        "doubt",
+        "clue",
+        "kidding",
+        "joke",
+        "thanks",
+        "rush",
+        "biggie",
+        "matter",
+        "question",
+    ]
+)
+
+
+def _imperative(words: list[str]) -> bool:
+    """ "Don't quit", "never give up": advice, unless a word says it is the speaker's habit
+    ("don't play football anymore")."""
+    verb = words[1]
+    if verb.endswith(("ing", "ed")) or _IRREGULAR.get(verb, verb) != verb:
+        return False
+    return not any(word in ("anymore", "again", "now", "nowadays") for word in words) and (
+        "any more" not in " ".join(words) and "these days" not in " ".join(words)
+    )
+
+
 def _subjectless_ok(text: str, strict: bool) -> bool:
     if not strict:
         return True
@@ -3253,6 +3567,14 @@ def _subjectless_ok(text: str, strict: bool) -> bool:
     if not words:
         return False
     first = words[0]
+    if first.endswith("ing") and any(word in _GERUND_SUBJECT_VERBS for word in words[1:]):
+        # "Losing my job was hard", "Playing games helps me unwind": the -ing phrase is
+        # the subject, so the clause says nothing the user did.
+        return False
+    if first in ("don't", "dont", "never") and len(words) > 1 and _imperative(words):
+        return False
+    if first == "no" and len(words) > 1 and words[1] in _NO_IDIOMS:
+        return False
     if first in ("been", "don't", "dont", "didn't", "haven't", "havent", "never", "can't", "no"):
         return True
     if first in ("a", "an"):

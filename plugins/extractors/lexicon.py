@@ -302,7 +302,10 @@ NOT_NAMES: frozenset[str] = _words(
     here new old married single divorced engaged pregnant retired allergic vegan
     vegetarian from in at on into going gonna trying looking working living moving
     about almost always never ever actually honestly basically literally totally kinda
-    sort kind of
+    sort kind of his her hers its their theirs whose what who which where when why how
+    let everyone everybody someone somebody anyone anybody nobody everything something
+    nothing anything some any many much more most few lots both each every another other
+    such
     """
 )
 

@@ -99,8 +99,30 @@ def statement_sentences(text: str) -> list[str]:
         # "I'm a librarian in Lyon, can you recommend ...?": the statement before the question.
         sentence = _QUESTION_TAIL.sub("", sentence)
         if _is_statement(sentence):
-            kept.append(_QUOTED.sub(" ", sentence).strip())
+            kept.append(_QUOTED.sub(_title_or_blank, sentence).strip())
     return [s for s in kept if s]
+
+
+# Conditions said as what someone is ("lactose intolerant"), not what someone has.
+_CONDITION_ADJECTIVE = re.compile(
+    r"(?:intolerant|diabetic|an(?:a)?emic|asthmatic|epileptic|autistic|dyslexic|deaf|blind"
+    r"|colou?rblind|c(?:o)?eliac|sober|immunocompromised|insomniac|arthritic)$",
+    re.IGNORECASE,
+)
+_TITLE_SMALL_WORDS = frozenset({"a", "an", "the", "of", "and", "in", "on", "to", "for", "at"})
+
+
+def _title_or_blank(match: re.Match[str]) -> str:
+    """Keep a quoted title ("Becoming Nicole") as its words; drop quoted speech, which is
+    someone else's words and states nothing about the speaker."""
+    inner = match.group(0)[1:-1].strip()
+    words = inner.split()
+    if not 1 <= len(words) <= 6:
+        return " "
+    capitalised = [w for w in words if w.casefold() not in _TITLE_SMALL_WORDS]
+    titled = capitalised and all(w[:1].isupper() or w[:1].isdigit() for w in capitalised)
+    speech = any(w.casefold() in ("i", "i'm", "we", "me", "my") for w in words)
+    return inner if titled and not speech else " "
 
 
 _SUBORDINATE = re.compile(
@@ -274,6 +296,8 @@ def render(claim: Claim) -> str | None:
             text = f"{who} is {v}"
         elif v == "pregnant":
             text = f"{who} is no longer pregnant" if neg else f"{who} is pregnant"
+        elif _CONDITION_ADJECTIVE.search(v):
+            text = f"{who} is no longer {v}" if neg or past else f"{who} is {v}"
         else:
             text = f"{who} no longer has {v}" if neg or past else f"{who} has {v}"
     elif a == "pet":
@@ -337,7 +361,8 @@ def render(claim: Claim) -> str | None:
         elif neg:
             text = f"{who} dropped out of {v}" if v else f"{who} dropped out"
         elif past:
-            text = f"{who} finished {v}"
+            owned = v if v[:1].isupper() or v.startswith(("a ", "an ", "the ")) else f"their {v}"
+            text = f"{who} finished {owned}"
         else:
             text = f"{who} studies {v}"
     elif a == "degree":
