@@ -381,7 +381,9 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
         return "none", "", 0.0
     if new.also:
         return "none", "", 0.0
-    if new.single and _same_qualifier(new, old):
+    # One gamertag at a time, though a person has handles on many sites.
+    one_at_a_time = new.single or (new.attribute == "handle" and bool(new.qualifier))
+    if one_at_a_time and _same_qualifier(new, old):
         if old.attribute == "relationship" and _still_true_beside(new.value, old.value):
             return "none", "", 0.0
         return "replaces", f"one {new.attribute} at a time", 0.95 if new.change else 0.8

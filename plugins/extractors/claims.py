@@ -47,6 +47,7 @@ SINGLE_VALUED: frozenset[str] = frozenset(
         "birthday",
         "birth_year",
         "name",
+        "surname",
         "nickname",
         "diet",
         "education",
@@ -1146,7 +1147,8 @@ _TIME_TAIL = re.compile(
 _STOP_WORDS = re.compile(
     r"\s+(?:because|since|as|so|but|although|though|while|whereas|when|whenever|until|unless"
     r"|after|before|which|who|whom|whose|where|that|then|than|cause|cuz|coz|bc|if|and\s+(?:i"
-    r"|we|my|our|she|he|they|it|now|then|also|just)(?:'\w+)?\b|with\s+(?:my|our|his|her|their|the"
+    r"|we|my|our|she|he|they|it|now|then|also|just)(?:'\w+)?\b"
+    r"|in\s+(?:my|our|his|her|their)\s+(?:free|spare|down|off)\s+time|with\s+(?:my|our|his|her|their|the"
     r"|a|an|\d+|one|two|three|four|five|six)\b|myself|ourselves|starting\b|for\s+(?:my|our|his|her|their|the|a|an|work|school|college|university|uni|"
     r"fun|love)\b|to\s+(?:be|get|see|work|study|live|help|take|visit|start|join|find|feel|keep"
     r"|stay|remind|relax|unwind|express|connect|escape|bring|support|show|share|celebrate"
