@@ -53,6 +53,26 @@ async def test_preview_reports_without_writing(tmp_path: Path) -> None:
         assert after["last_position"] == before["last_position"]
 
 
+async def test_preview_conflicts_are_about_one_subject_and_include_queued_ones(
+    tmp_path: Path,
+) -> None:
+    async with api_client(tmp_path) as api:
+        await _fact(api, "Bob is 35 years old")
+        await _fact(api, "Carol is 40 years old")
+        diet = await _fact(api, "The user is vegetarian.")
+        # A tool's fact that would replace the diet is queued for a person, not applied, and
+        # the text rules alone would not see the contradiction.
+        status, body = await api.call(
+            "POST", "/v1/facts", {"text": "The user eats steak every day.", "provenance": "tool"}
+        )
+        assert (status, body["outcome"], body["conflicts_with"]) == (201, "conflict", [diet])
+        _, preview = await api.call("POST", "/v1/consolidation/preview", {})
+        pairs = [(c["fact_ids"], c["reason"]) for c in preview["conflicts"]]
+        assert len(pairs) == 1
+        assert pairs[0][0] == [diet, body["fact_id"]]
+        assert pairs[0][1].startswith("reconciliation: ")
+
+
 async def test_analyze_then_apply_merges_archives_and_logs(tmp_path: Path) -> None:
     async with api_client(tmp_path) as api:
         a = await _fact(api, "Alice likes green tea", tags=["drinks"])

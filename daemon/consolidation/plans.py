@@ -61,6 +61,7 @@ from events.types import (
 )
 from plugins.embedders.base import Embedder
 from projections.consolidation import links_of
+from projections.facts import decisions_of
 
 DAY_MICROS = 86_400 * 1_000_000
 Explainer = Callable[[dict[str, Any], list[str]], Awaitable[str | None]]
@@ -187,6 +188,9 @@ async def preview(
     views = await current_facts(conn, namespace)
     out = Preview()
     out.duplicates, out.conflicts = await find_pairs(views, embedder, settings)
+    out.conflicts += await _reconciliation_conflicts(
+        conn, namespace, views, out.conflicts, embedder
+    )
     now_us = int(now.timestamp() * 1_000_000)
     for v in views:
         idle_days = (now_us - _last_active(v)) / DAY_MICROS
@@ -204,6 +208,41 @@ async def preview(
             and not await links_of(conn, namespace, v.fact_id)
         ):
             out.orphans.append({"fact_id": v.fact_id})
+    return out
+
+
+async def _reconciliation_conflicts(
+    conn: AsyncConnection,
+    namespace: str,
+    views: Sequence[FactView],
+    found: Sequence[dict[str, Any]],
+    embedder: Embedder,
+) -> list[dict[str, Any]]:
+    """Conflicts a write's reconciliation queued for a person whose facts are both still
+    current: preview shows every open contradiction, not only those the text rules see."""
+    current = {v.fact_id: v for v in views}
+    seen = {frozenset(c["fact_ids"]) for c in found}
+    decisions = await decisions_of(conn, namespace, list(current), roles=("written",))
+    out: list[dict[str, Any]] = []
+    for fact_id, made in decisions.items():
+        for decision in made:
+            if decision["outcome"] != "conflict":
+                continue
+            for other in decision["conflicts_with"]:
+                pair = frozenset((other, fact_id))
+                if other not in current or pair in seen:
+                    continue
+                seen.add(pair)
+                vectors = await embed(
+                    embedder, [current[other].row.text, current[fact_id].row.text]
+                )
+                out.append(
+                    {
+                        "fact_ids": [other, fact_id],
+                        "similarity": round(float(vectors[0] @ vectors[1]), 6),
+                        "reason": f"reconciliation: {decision['reason']}",
+                    }
+                )
     return out
 
 

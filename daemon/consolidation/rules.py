@@ -12,7 +12,10 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
+from plugins.extractors.claims import parse
+from projections.facts import subject_key
 from projections.text import normalise as normalise
 
 # -- normalisation ---------------------------------------------------------------------------
@@ -204,6 +207,34 @@ def negated(text: str) -> bool:
     return any(w in NEGATIONS or w.endswith("n't") for w in words(text))
 
 
+def about_different_people(
+    a: str, b: str, subject_a: str | None = None, subject_b: str | None = None
+) -> bool:
+    """Whether two fact texts are about different people (or pets, or things of theirs): each
+    subject given, or else read from the text by the statement grammar."""
+    keys_a = {subject_key(subject_a)} if subject_a else _subjects(a)
+    keys_b = {subject_key(subject_b)} if subject_b else _subjects(b)
+    if not keys_a or not keys_b or keys_a & keys_b:
+        return False
+    # The grammar misses some subjects ("Emma is Carla's daughter" is about Carla's daughter
+    # too), so a subject the other text names at all counts as shared.
+    return not any(_names(key, b) for key in keys_a) and not any(_names(key, a) for key in keys_b)
+
+
+_FIRST_PERSON = re.compile(r"\b(?:user|users|user's|i|i'm|i've|me|my|mine)\b", re.IGNORECASE)
+
+
+def _names(key: str, text: str) -> bool:
+    if key == "user":
+        return _FIRST_PERSON.search(text) is not None
+    return re.search(rf"(?<!\w){re.escape(key)}(?!\w)", text.casefold()) is not None
+
+
+@lru_cache(maxsize=4096)
+def _subjects(text: str) -> frozenset[str]:
+    return frozenset(subject_key(claim.subject) for claim in parse(text, fact_text=True))
+
+
 @dataclass(frozen=True, slots=True)
 class PairJudgement:
     """What the deterministic rules say about two facts."""
@@ -238,6 +269,9 @@ def judge_pair(
         return PairJudgement(True, False, 1.0, "exact")
     sa, pa, oa = triple_a
     sb, pb, ob = triple_b
+    if about_different_people(a, b, sa, sb):
+        # "Bob is 35" and "Carol is 40" neither repeat nor contradict each other.
+        return PairJudgement(False, False, cosine, "different subjects")
     if (
         (
             sa

@@ -91,11 +91,43 @@ DIETS: dict[str, str] = {
     "halal": "halal",
 }
 # A diet and the habits that contradict it ("I eat meat again" ends being vegetarian).
+_MEAT = frozenset(
+    [
+        "meat",
+        "chicken",
+        "beef",
+        "pork",
+        "steak",
+        "steaks",
+        "bacon",
+        "ham",
+        "lamb",
+        "burgers",
+        "burger",
+        "sausage",
+        "sausages",
+        "turkey",
+        "veal",
+        "venison",
+        "salami",
+        "pepperoni",
+        "ribs",
+        "brisket",
+        "duck",
+        "mutton",
+    ]
+)
+_SEAFOOD = frozenset(
+    ["fish", "seafood", "salmon", "tuna", "shrimp", "prawns", "shellfish", "cod", "crab"]
+)
+_ANIMAL_PRODUCE = frozenset(
+    ["dairy", "cheese", "eggs", "egg", "milk", "butter", "yogurt", "yoghurt", "honey"]
+)
 DIET_EXCLUDES: dict[str, frozenset[str]] = {
-    "vegan": frozenset({"meat", "fish", "chicken", "beef", "pork", "dairy", "cheese", "eggs"}),
-    "vegetarian": frozenset({"meat", "fish", "chicken", "beef", "pork", "seafood"}),
-    "plant-based": frozenset({"meat", "fish", "chicken", "beef", "pork", "dairy", "cheese"}),
-    "pescatarian": frozenset({"meat", "chicken", "beef", "pork"}),
+    "vegan": _MEAT | _SEAFOOD | _ANIMAL_PRODUCE,
+    "vegetarian": _MEAT | _SEAFOOD,
+    "plant-based": _MEAT | _SEAFOOD | _ANIMAL_PRODUCE,
+    "pescatarian": _MEAT,
 }
 
 CONDITIONS: frozenset[str] = _words(
