@@ -146,6 +146,58 @@ def test_phrasing_is_read_for_what_it_says(said: str, facts: list[str]) -> None:
     assert _texts(("user", said)) == facts
 
 
+@pytest.mark.parametrize(
+    ("said", "facts"),
+    [
+        # Chat typed in lower case, without apostrophes, with emoji and emoticons.
+        ("i live in glasgow and the buses here are a nightmare", ["The user lives in Glasgow."]),
+        ("we're officially in portland now lol", ["The user lives in Portland."]),
+        ("live in austin, its been 40 degrees all week", ["The user lives in Austin."]),
+        ("currently in sheffield", ["The user lives in Sheffield."]),
+        ("im in trouble", []),
+        ("hi im julia, can you help me write a bio", ["The user's name is Julia."]),
+        ("hey im exhausted", []),
+        (
+            "hiya im Dev, 29, software tester in leeds 🙂 need help w my cv",
+            [
+                "The user's name is Dev.",
+                "The user is 29 years old.",
+                "The user works as a software tester.",
+                "The user lives in Leeds.",
+            ],
+        ),
+        (
+            "im a junior dev at shopify",
+            ["The user works as a junior dev.", "The user works at Shopify."],
+        ),
+        ("i dont drink alcohol", ["The user does not drink alcohol."]),
+        (
+            "too bad i work nights at a bakery and will never be rich lol",
+            ["The user works at a bakery."],
+        ),
+        ("now im gluten free 🙃", ["The user is gluten-free."]),
+        ("we got a puppy!!! a beagle, calling him rex", ["The user has a puppy named Rex."]),
+        ("already ate a shoe", []),
+        ("my boss is kevin :( we'll see", ["Kevin is the user's boss."]),
+    ],
+)
+def test_chat_spelling_is_read(said: str, facts: list[str]) -> None:
+    assert _texts(("user", said)) == facts
+
+
+def test_names_said_before_are_known_in_lower_case() -> None:
+    texts = _texts(
+        ("user", "my cat biscuit is 17 and still yells for breakfast"),
+        ("user", "biscuit died this morning"),
+        ("user", "the cat's name is mochi now"),
+    )
+    assert texts == [
+        "The user has a cat named Biscuit.",
+        "Biscuit passed away.",
+        "The user's cat's name is now Mochi.",
+    ]
+
+
 def test_only_user_turns_are_read_and_repeats_collapse() -> None:
     texts = _texts(
         ("assistant", "Since you live in Paris, you might like the Louvre."),

@@ -381,8 +381,19 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
         return "none", "", 0.0
     if new.also:
         return "none", "", 0.0
-    # One gamertag at a time, though a person has handles on many sites.
-    one_at_a_time = new.single or (new.attribute == "handle" and bool(new.qualifier))
+    renamed = new.attribute == "pet" and new.qualifier == "renamed" and old.attribute == "pet"
+    if renamed and new.value.split()[0].casefold() == old.value.split()[0].casefold():
+        # "the puppy's name is Waffles now" renames the puppy that was Rex.
+        return "replaces", "renamed", 0.85
+    # One gamertag at a time, though a person has handles on many sites; one manager.
+    one_at_a_time = (
+        new.single
+        or (new.attribute == "handle" and bool(new.qualifier))
+        or (
+            new.attribute == "family"
+            and lx.canonical_relations(new.qualifier or "") in _ONE_AT_A_TIME_RELATIONS
+        )
+    )
     if one_at_a_time and _same_qualifier(new, old):
         if old.attribute == "relationship" and _still_true_beside(new.value, old.value):
             return "none", "", 0.0
@@ -527,6 +538,23 @@ def _names_a_member(new: Claim, old: Claim) -> bool:
     return subject_key(new.subject) in {w.casefold() for w in old.value.split()}
 
 
+# The people the user has through work: they stop being so when they leave the company.
+_WORK_RELATIONS = frozenset({"manager", "colleague", "mentor", "teammate", "assistant"})
+# Relations one holds with one person at a time (a second manager replaces the first).
+_ONE_AT_A_TIME_RELATIONS = frozenset({"manager", "landlord"})
+
+
+def _leaves_work(new: Claim, old: Claim) -> bool:
+    """ "Dana left the company" ends "Dana is the user's manager"."""
+    if new.attribute != "employer" or not new.negated or not _positive(old):
+        return False
+    if old.attribute != "family" or subject_key(old.subject) == subject_key(new.subject):
+        return False
+    if lx.canonical_relations(old.qualifier or "") not in _WORK_RELATIONS:
+        return False
+    return subject_key(new.subject) in {w.casefold() for w in old.value.split()}
+
+
 def _match(new_claims: Sequence[Claim], known: Known) -> tuple[Match, set[int]]:
     """Relate every new claim to the known fact; return the strongest relation and which new
     claims it covers (says the same)."""
@@ -536,6 +564,9 @@ def _match(new_claims: Sequence[Claim], known: Known) -> tuple[Match, set[int]]:
         for old in known.claims:
             if _names_a_member(new, old):
                 best = Match(known.fact_id, "replaces", "died or left", 0.8)
+                continue
+            if _leaves_work(new, old):
+                best = Match(known.fact_id, "replaces", "left the company", 0.8)
                 continue
             if subject_key(new.subject) != subject_key(old.subject):
                 continue

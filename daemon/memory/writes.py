@@ -354,6 +354,14 @@ class MemoryWriter:
                     values.add(" ".join(value_key(named)))
             if claim.attribute == "alive" and claim.negated:
                 subjects.add("user")
+            if (
+                claim.attribute == "employer"
+                and claim.negated
+                and subject_key(claim.subject) != "user"
+            ):
+                # "Dana left the company" may end "Dana is the user's manager".
+                subjects.add("user")
+                attributes.add("family")
         found: list[KnownClaims] = []
         if subjects:
             found = await facts_about(

@@ -32,6 +32,7 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from plugins.extractors import lexicon as lx
+from plugins.extractors.places import known_place
 
 SINGLE_VALUED: frozenset[str] = frozenset(
     {
@@ -387,9 +388,14 @@ def _is_name(token: str, *, lower_ok: bool = False) -> bool:
 
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
 # No split after an initial or a title ("J.K. Rowling", "Dr. Osei", "St. Louis").
+# An emoji ends a sentence too ("in leeds 🙂 need help w my cv"), except those that say how
+# the sentence before it was meant (a wink, an eye-roll, laughter), which stay with it.
 _SENTENCE_SPLIT = re.compile(
     r"(?<![\s.][A-Z]\.)(?<!^[A-Z]\.)(?<!\b(?:Dr|Mr|Ms|St|Jr|Sr)\.)(?<!\bMrs\.)(?<=[.!?])\s+"
     r"|\n+|\s*;\s*|\s+-{1,2}\s+|\s+\u2014\s+"
+    "|\\s*(?:(?![\U0001f643\U0001f644\U0001f602\U0001f923\U0001f61c\U0001f609])"
+    "[\U0001f300-\U0001faff\u2600-\u27bf])+\\s*"
+    r"|\s+(?::-?\(|:-?\)|:D|<3|:'\()(?:\s+|$)"
 )
 _CONJUNCTION = re.compile(
     r",?\s+(?:and|but|so|plus|then|though|although|while|whereas|yet|after)\s+(?:also\s+"
@@ -406,7 +412,9 @@ _LEADING_FILLER = re.compile(
     r"^(?:(?:yes|yeah|yep|no|nope|ok|okay|sure|fine)(?:[,!.]+\s*|\s+(?=(?:i|i'm|we|my)\b))"
     r"|(?:[\w ]{1,20}):\s+(?=\S)"
     r"|(?:so|well|oh|btw|anyway|anyways|and|but|actually|honestly|fyi|ps|um|uh"
-    r"|hey|hi|hello|lol|haha|hmm|oh well|by the way|fun fact|update"
+    r"|hey|hi|hello|hiya|heya|howdy|yo|lol|haha|hmm|oh well|by the way|fun fact|update"
+    r"|heads up|too bad|ugh|ok so|okay so|so yeah|long story short|context"
+    r"|(?:also|plus)(?=\s+(?:my|our)\s)"
     r"|news|good news|big news|guess what|just so you know|for the record|for context"
     r"|as you know|you know what|to be honest|tbh|fwiw|quick update|weirdly|funnily enough"
     r"|surprisingly|oddly|sadly|luckily|unfortunately|fortunately|apparently"
@@ -427,10 +435,90 @@ _LEADING_TIME = re.compile(
 )
 
 
+# Chat spelling without apostrophes; only words that are not also words of their own
+# ("ill", "id", "were", "its", "well" stay as they are).
+_BARE_CONTRACTIONS = {
+    "im": "I'm",
+    "ive": "I've",
+    "dont": "don't",
+    "doesnt": "doesn't",
+    "didnt": "didn't",
+    "cant": "can't",
+    "wont": "won't",
+    "isnt": "isn't",
+    "arent": "aren't",
+    "wasnt": "wasn't",
+    "werent": "weren't",
+    "hasnt": "hasn't",
+    "havent": "haven't",
+    "hadnt": "hadn't",
+    "couldnt": "couldn't",
+    "shouldnt": "shouldn't",
+    "wouldnt": "wouldn't",
+    "youre": "you're",
+    "theyre": "they're",
+    "thats": "that's",
+    "whats": "what's",
+    "shes": "she's",
+    "hes": "he's",
+}
+_BARE_CONTRACTION = re.compile(
+    r"(?<![\w'])(" + "|".join(_BARE_CONTRACTIONS) + r")(?![\w'])", re.IGNORECASE
+)
+
+
+def _spell_out(text: str) -> str:
+    return _BARE_CONTRACTION.sub(lambda m: _BARE_CONTRACTIONS[m.group(1).casefold()], text)
+
+
 def sentences(text: str) -> list[str]:
     """Split ``text`` into sentences (at end punctuation, semicolons, dashes and newlines)."""
-    clean = " ".join(text.translate(_QUOTES).replace("\n", " \n ").split(" "))
-    return [s.strip() for s in _SENTENCE_SPLIT.split(clean) if s and s.strip()]
+    text = re.sub(r"([!?])[!?1]+", r"\1", _spell_out(text.translate(_QUOTES)))  # "!!!", "?!"
+    clean = " ".join(text.replace("\n", " \n ").split(" "))
+    out: list[str] = []
+    for sentence in _SENTENCE_SPLIT.split(clean):
+        if sentence and sentence.strip():
+            out.extend(_introduction(sentence.strip()))
+    return out
+
+
+_INTRODUCTION = re.compile(
+    r"^(?P<greeting>(?:hi|hey|hello|hiya|heya|howdy|yo)\b[,!]?\s+)?(?:I'm|I am|my name is"
+    r"|name's)\s+(?P<name>[A-Za-z][\w'\-]*),\s*(?P<items>[^,]+(?:,\s*[^,]+)*?)[.!]?$",
+    re.IGNORECASE,
+)
+
+
+def _introduction(sentence: str) -> list[str]:
+    """ "hiya I'm Dev, 29, software tester in leeds": a profile said as a list, read as the
+    statements it stands for ("I'm Dev.", "I'm 29.", "I'm a software tester in leeds.")."""
+    match = _INTRODUCTION.match(sentence)
+    if match is None:
+        return [sentence]
+    name = match.group("name")
+    if not (_is_name(name) or (match.group("greeting") and _name_shaped(name))):
+        return [sentence]
+    items = [
+        re.sub(r"^and\s+", "", item.strip(" .!"), flags=re.I)
+        for item in re.split(r",\s*|\s+and\s+", match.group("items"))
+    ]
+    if not items or any(len(item.split()) > 6 or not item for item in items):
+        return [sentence]
+    said = [f"{match.group('greeting') or ''}I'm {match.group('name')}."]
+    for item in items:
+        low = item.casefold()
+        age = re.fullmatch(r"(\d{1,3})(?:\s*(?:yo|y/o|years old))?", low)
+        if age is not None:
+            said.append(f"I'm {age.group(1)}.")
+        elif re.match(
+            r"(?:from|in|based|living|originally|married|single|engaged|a|an|the)\b", low
+        ):
+            said.append(f"I'm {item}.")
+        elif re.match(r"(?:i|i'm|i've|my|we|we're)\b", low):
+            said.append(f"{item}.")
+        else:
+            said.append(f"I'm a {item}.")
+    return said
 
 
 def clauses(sentence: str) -> list[str]:
@@ -482,6 +570,10 @@ def _starts_statement(text: str) -> bool:
         words.pop(0)
     if words and words[0].casefold() in _COMPLEMENT_START:
         return True
+    if _NAMING.match(" ".join(words)):
+        return True  # "..., calling him rex"
+    if len(words) > 1 and words[0].casefold() in (_MODALS | {"will", "won't", "can't", "never"}):
+        return True  # "... and will never be rich": its own clause, with the subject before
     text = " ".join(words)
     if _HEALED.match(text):
         return True
@@ -822,8 +914,26 @@ def _leading_name(rest: str) -> tuple[str | None, str]:
     if not word[:1].isupper() and _starts_predicate(after) is not True:
         return None, rest
     if word[:1].isupper() or comma or _starts_predicate(after):
-        return word, after
+        # "my daughter maya": a name typed in lower case is still a name.
+        return word[:1].upper() + word[1:], after
     return None, rest
+
+
+_NOT_NAME_SUFFIX = re.compile(r"(?:ed|ing|ful|ous|able|ible|less|ish|est)$", re.IGNORECASE)
+
+
+def _name_shaped(word: str) -> bool:
+    """Whether a lower-case word could be a first name rather than a state ("julia", not
+    "exhausted" or "new")."""
+    low = word.casefold()
+    return (
+        low.isalpha()
+        and len(low) >= 2
+        and low not in lx.NOT_NAMES
+        and low not in _THING_WORDS
+        and stem(low) not in _VERBS
+        and not _NOT_NAME_SUFFIX.search(low)
+    )
 
 
 def _agrees_with_one_person(rest: str) -> bool:
@@ -1147,7 +1257,8 @@ _TIME_TAIL = re.compile(
 _STOP_WORDS = re.compile(
     r"\s+(?:because|since|as|so|but|although|though|while|whereas|when|whenever|until|unless"
     r"|after|before|which|who|whom|whose|where|that|then|than|cause|cuz|coz|bc|if|and\s+(?:i"
-    r"|we|my|our|she|he|they|it|now|then|also|just)(?:'\w+)?\b"
+    r"|we|my|our|she|he|they|it|now|then|also|just|the|this|that|these|those|there|will|would"
+    r"|can|could|should|must|might|won't|can't|am|was|need|so)(?:'\w+)?\b"
     r"|in\s+(?:my|our|his|her|their)\s+(?:free|spare|down|off)\s+time|with\s+(?:my|our|his|her|their|the"
     r"|a|an|\d+|one|two|three|four|five|six)\b|myself|ourselves|starting\b|for\s+(?:my|our|his|her|their|the|a|an|work|school|college|university|uni|"
     r"fun|love)\b|to\s+(?:be|get|see|work|study|live|help|take|visit|start|join|find|feel|keep"
@@ -1287,10 +1398,14 @@ class _Reader:
         self.strict = strict
         self.antecedent = antecedent
         """The value of the sentence's previous claim, which "it" and "them" point to."""
+        self.greeted = False
+        """Whether the clause opened with a greeting ("hi I'm julia" introduces julia)."""
         self.when = when_of(pred.rest)
 
     def claim(self, attribute: str, value: str, **kw: object) -> Claim:
         p = self.p
+        if attribute == "condition":
+            value = re.sub(r"\s+diagnosis$", "", value)  # "a coeliac diagnosis" is coeliac
         fields: dict[str, object] = {
             "negated": p.negated,
             "past": p.past,
@@ -1444,11 +1559,14 @@ class _Reader:
             return [Claim(self.s.key, "pet", pet, negated=True, change=True)]
         if p.head == "be" and re.match(r"^(?:called|named)\s+", p.lower):
             name = clean_value(re.sub(r"^(?:called|named)\s+", "", p.rest, flags=re.I))
-            return [Claim(self.s.key, "pet", f"{pet} {name}")]
+            return [Claim(self.s.key, "pet", f"{pet} {name[:1].upper() + name[1:]}")]
         if p.head == "be" and not p.negated:
             name = clean_value(p.rest)
             if name and _is_name(name.split(" ")[0]) and len(name.split()) == 1:
                 return [Claim(self.s.key, "pet", f"{pet} {name}")]
+        if " " in pet and self.s.first_person:
+            # "my dog Pepper hasn't had a walk": whatever the rest says, the user has Pepper.
+            return [Claim(self.s.key, "pet", pet)]
         return []
 
     # -- copula ("am", "is", "'m", "got married")
@@ -1533,7 +1651,7 @@ class _Reader:
             r"^(?:(?:back|over|out|up|down)\s+)?(?:home\s+)?(?:in|at)\s+(?P<where>(?-i:[A-Z])[\w\-]*"
             r"(?:\s+(?-i:[A-Z])[\w\-]*)*)",
             rest,
-        )
+        ) or _lower_case_place(rest)
         if place is not None and (
             p.change or low.startswith("back") or not self.strict or not _TRANSIENT.search(rest)
         ):
@@ -1541,7 +1659,7 @@ class _Reader:
             if low.startswith(("at ", "back at")) and not self.strict:
                 return [self.claim("employer", where)]
             if not low.startswith(("at ", "back at")):
-                return [self.claim("residence", where, change=True)]
+                return [self.claim("residence", _place(where), change=True)]
         inhouse = re.match(r"^(?:now\s+)?in-?house\s+at\s+", low)
         if inhouse is not None:
             return [self.claim("employer", clean_value(rest[inhouse.end() :]), change=True)]
@@ -1782,8 +1900,10 @@ class _Reader:
             words = value.split()
             if 1 <= len(words) <= 2 and all(_is_name(w, lower_ok=True) for w in words):
                 named = words[0][:1].isupper() or re.match(r"^(?:called|named)\s", low)
-                if not named and (_diet(value.casefold()) or is_place_like(value)):
+                if not named and _diet(value.casefold()):
                     return None
+                if value.islower():
+                    value = " ".join(w.capitalize() for w in words)  # "my boss is kevin"
                 attribute, name, qualifier = _relation_claim(s.relation, value)
                 return [
                     Claim(
@@ -1808,6 +1928,13 @@ class _Reader:
         if match is None:
             return None
         job = match.group("job")
+        if (
+            not match.group("article")
+            and job[:1].isupper()
+            and " " not in job
+            and not match.group("org")
+        ):
+            return None  # "I'm Dev" is a name
         head = re.split(r"\s+of\s+", job, maxsplit=1)[0]
         job_low = head.casefold()
         if _diet(job_low) is not None or re.search(
@@ -1827,20 +1954,22 @@ class _Reader:
         if self.strict and not match.group("article") and not lx.is_occupation(job_low.split()[-1]):
             return None
         job_text = _with_article(job) if match.group("article") else job
+        if employer and _bare_org(employer):
+            employer = employer[:1].upper() + employer[1:]  # "a junior dev at shopify"
         named = bool(employer) and employer[:1].isupper()
         if (
             org is not None
             and not named
             and not _has_date(org)
             and prep in ("at", "for", "with", "in")
-            and (prep != "in" or not org[:1].isupper())
+            and (prep != "in" or not is_place_like(clean_value(org)))
         ):
             job_text = f"{job_text} {prep} {clean_value(org)}"
         out = [self.claim("job", job_text)]
         if named and not vague(employer):
             out.append(self.claim("employer", employer))
         if prep == "in" and org is not None and is_place_like(clean_value(org)):
-            out.append(self.claim("residence", clean_value(org)))
+            out.append(self.claim("residence", _place(clean_value(org))))
         return out
 
     def _own_name(self, rest: str) -> list[Claim] | None:
@@ -1848,8 +1977,11 @@ class _Reader:
         if not s.first_person or s.key != "user" or s.relation is not None:
             return None
         words = rest.strip(" .!,").split()
-        if not 1 <= len(words) <= 2 or not all(_is_name(w) for w in words):
+        lower_ok = self.greeted and len(words) == 1 and _name_shaped(words[0])
+        if not 1 <= len(words) <= 2 or not all(_is_name(w, lower_ok=lower_ok) for w in words):
             return None
+        if lower_ok:
+            words = [w[:1].upper() + w[1:] for w in words]
         if any(w.casefold() in lx.NATIONALITIES | lx.RELIGIONS for w in words):
             return None
         return [self.claim("name", " ".join(words))]
@@ -2253,7 +2385,7 @@ class _Reader:
         return out
 
     def _lose(self, rest: str, low: str) -> list[Claim] | None:
-        if re.match(r"^(?:my|our)\s+job\b", low):
+        if re.match(r"^(?:my|our|their|his|her)\s+job\b", low):
             return [self.claim("employer", "", negated=True, change=True)]
         pets = _pets(rest)
         if pets:
@@ -2272,7 +2404,7 @@ class _Reader:
         return [self.claim("possession", _strip_det(value), negated=True, change=True)]
 
     def _leave(self, rest: str, low: str) -> list[Claim] | None:
-        if re.match(r"^(?:my|our|the)\s+(?:job|position|role|company|firm)\b", low):
+        if re.match(r"^(?:my|our|the|their|his|her)\s+(?:job|position|role|company|firm)\b", low):
             match = re.search(r"\b(?:at|with)\s+(?P<org>.+)$", rest, re.I)
             org = clean_value(match.group("org")) if match else ""
             return [self.claim("employer", org, negated=True, change=True)]
@@ -2284,7 +2416,7 @@ class _Reader:
     def _quit(self, rest: str, low: str) -> list[Claim] | None:
         if not rest.strip(" .!"):
             return []
-        if re.match(r"^(?:my|the|our)\s+(?:job|position|role)\b", low):
+        if re.match(r"^(?:my|the|our|their|his|her)\s+(?:job|position|role)\b", low):
             match = re.search(r"\b(?:at|with)\s+(?P<org>.+)$", rest, re.I)
             org = clean_value(match.group("org")) if match else ""
             return [self.claim("employer", org, negated=True, change=True, qualifier=self.p.said)]
@@ -2491,6 +2623,11 @@ class _Reader:
             return [] if self.strict else None
         if self.p.future and not self.p.negated:
             return []
+        said = self.p.said.casefold()
+        once = (said in _IRREGULAR or said.endswith("ed")) and not self.p.negated
+        if once and (self.when or re.match(r"^(?:an?|the|this|that|some|one|\d+)\s", value, re.I)):
+            # "ate a shoe", "ate meat yesterday": a meal, not what the user eats.
+            return [] if self.strict else None
         verb = {stem("eat"): "eats", stem("drink"): "drinks"}.get(self.p.head, "eats")
         return [self.claim("habit", f"{verb} {_strip_det(value)}")]
 
@@ -3110,7 +3247,9 @@ def _diet(low: str) -> str | None:
         "",
         low.strip(),
     )
-    text = text.rstrip(" .!")
+    text = re.sub(
+        r"\b(gluten|dairy|lactose|sugar|nut|meat)\s+free\b", r"\1-free", text.rstrip(" .!")
+    )
     for word, diet in lx.DIETS.items():
         if text == word or (text.startswith(word + " ") and len(text.split()) <= 3):
             if re.search(r"\b(?:restaurant|recipe|food|place|option|cafe|meal)s?\b", text):
@@ -3161,11 +3300,89 @@ def _with_article(value: str) -> str:
 
 
 def _place(value: str) -> str:
-    return re.sub(r"^(?:the\s+)?(?:city|town|village)\s+of\s+", "", value, flags=re.I)
+    value = re.sub(r"^(?:the\s+)?(?:city|town|village)\s+of\s+", "", value, flags=re.I)
+    if value.islower() and known_place(value):
+        # "leeds" is Leeds, however it was typed; "the uk" is the UK.
+        words = value.split()
+        return " ".join(
+            w
+            if i and w in ("the", "of", "upon", "on", "de", "la")
+            else w.upper()
+            if w in ("uk", "usa", "us", "nyc", "dc")
+            else w.capitalize()
+            for i, w in enumerate(words)
+        )
+    return value
+
+
+# Where people work that is not an employer's name ("a nurse at the hospital").
+_WORKPLACE_NOUNS = frozenset(
+    [
+        "home",
+        "work",
+        "school",
+        "uni",
+        "university",
+        "college",
+        "church",
+        "night",
+        "nights",
+        "weekends",
+        "hospital",
+        "clinic",
+        "office",
+        "store",
+        "shop",
+        "restaurant",
+        "cafe",
+        "bar",
+        "hotel",
+        "factory",
+        "warehouse",
+        "startup",
+        "company",
+        "firm",
+        "agency",
+        "bank",
+        "gym",
+        "library",
+        "airport",
+        "station",
+        "lab",
+        "farm",
+        "site",
+    ]
+)
+
+
+def _bare_org(org: str) -> bool:
+    """An employer typed in lower case with no article: "shopify", "deloitte uk"."""
+    words = org.split()
+    return (
+        1 <= len(words) <= 2
+        and org.islower()
+        and words[0] not in lx.NOT_NAMES
+        and words[0] not in _WORKPLACE_NOUNS
+        and words[-1] not in _WORKPLACE_NOUNS
+        and not _has_date(org)
+    )
+
+
+def _lower_case_place(rest: str) -> re.Match[str] | None:
+    """ "in portland now", "home in oslo": a known place typed in lower case."""
+    match = re.match(
+        r"^(?:(?:back|over|out|up|down)\s+)?(?:home\s+)?in\s+(?P<where>[a-z][\w\-.]*"
+        r"(?:\s+[a-z][\w\-.]*){0,2}?)(?=\s+(?:now|for|since|these|this|at|with|and|but)\b|[,.!?]|$)",
+        rest,
+    )
+    return match if match is not None and known_place(match.group("where")) else None
 
 
 def is_place_like(value: str) -> bool:
-    """Return True for a value that looks like a place name ("London", "New York", "LA")."""
+    """Return True for a value that looks like a place name ("London", "New York", "LA"),
+    or is a known place typed in lower case ("leeds")."""
+    if known_place(value):
+        return True
     words = value.split()
     return (
         bool(words)
@@ -3270,7 +3487,10 @@ def _claims_of_clause(
         when = match.group("when")
         text = text[match.end() :]
     text = _LEADING_FILLER.sub("", text)
-    inverted = _inverted(text, speaker, greeted=_GREETING.match(clause.strip()) is not None)
+    greeted = _GREETING.match(clause.strip()) is not None
+    # "calling him rex", "we named her Mochi": the name the pet (or baby) was just given.
+    text = _NAMING.sub(lambda m: f"{_POSSESSIVE[m.group('who').casefold()]} name is ", text)
+    inverted = _inverted(text, speaker, greeted=greeted)
     if inverted is not None:
         return inverted, None
     subject, rest = _subject(text, speaker=speaker, last_person=last_person, fact_text=fact_text)
@@ -3296,6 +3516,7 @@ def _claims_of_clause(
         pred.change = True
         when = None
     reader = _Reader(subject, pred, strict, antecedent)
+    reader.greeted = greeted
     if when is not None and reader.when is None:
         reader.when = when
     claims = [claim for claim in reader.read() if _well_formed(claim.value)]
@@ -3415,6 +3636,20 @@ _HEALED = re.compile(
 )
 
 
+_PET_NAME_IS = re.compile(
+    r"^(?:the|my|our|the user's|user's)\s+(?P<kind>[\w\-]+)'s\s+name(?:'s|\s+is)\s+"
+    r"(?P<now>now\s+)?(?P<x>[\w\-]+)"
+    r"(?:\s+(?P<now2>now))?\b",
+    re.IGNORECASE,
+)
+_NAMING = re.compile(
+    r"^(?:(?:we|i)(?:'re|'m| are| am)?\s+|(?:we|i)\s+)?(?:calling|naming|named|called|call|name)"
+    r"\s+(?P<who>him|her|it)\s+(?=\w)",
+    re.IGNORECASE,
+)
+_POSSESSIVE = {"him": "his", "her": "her", "it": "its"}
+
+
 def _inverted(text: str, speaker: str, *, greeted: bool = False) -> list[Claim] | None:
     """Statements whose subject is not at the front: "ramen is my favourite food",
     "Reykjavik is where I live", "please call me Dan"."""
@@ -3444,6 +3679,18 @@ def _inverted(text: str, speaker: str, *, greeted: bool = False) -> list[Claim] 
     if match is not None:
         value = clean_value(match.group("x") or match.group("y") or "")
         return [] if vague(value) else [Claim(speaker, "residence", value)]
+    renamed = _PET_NAME_IS.match(text)
+    if renamed is not None and renamed.group("kind").casefold() in lx.PETS:
+        name = renamed.group("x")
+        if _is_name(name, lower_ok=True):
+            kind = renamed.group("kind").casefold()
+            value = f"{kind} {name[:1].upper() + name[1:]}"
+            changed = bool(renamed.group("now") or renamed.group("now2"))
+            return [
+                Claim(
+                    speaker, "pet", value, change=changed, qualifier="renamed" if changed else None
+                )
+            ]
     match = _ITS_ME.match(text)
     # "Hi, it's Dan" and "it's Dan here" introduce the speaker; a bare "It's Seattle"
     # answers some other question.
@@ -3569,6 +3816,10 @@ def _subjectless_ok(text: str, strict: bool) -> bool:
     if not words:
         return False
     first = words[0]
+    if first == "in" and len(words) <= 4 and _lower_case_place(" ".join(words)) is not None:
+        return True  # "currently in sheffield"
+    if first in ("live", "work", "study") and len(words) > 2 and words[1] in ("in", "at", "for"):
+        return True  # "live in austin" answers where, with its "I" left out
     if first.endswith("ing") and any(word in _GERUND_SUBJECT_VERBS for word in words[1:]):
         # "Losing my job was hard", "Playing games helps me unwind": the -ing phrase is
         # the subject, so the clause says nothing the user did.
@@ -3658,10 +3909,11 @@ def _resolve_pronoun(
     previous = len(before) - 1
     last = before[previous] if before else None
     if claim.attribute == "name" and last is not None:
+        name = claim.value[:1].upper() + claim.value[1:]  # "his name is rex": Rex
         if last.attribute == "pet" and " " not in last.value:
-            return previous, replace(last, value=f"{last.value} {claim.value}")
+            return previous, replace(last, value=f"{last.value} {name}")
         if last.attribute == "family" and last.value == last.qualifier:
-            return previous, replace(last, value=claim.value)
+            return previous, replace(last, value=name)
         if last.attribute == "relationship" and last.value not in lx.ENDED_RELATIONSHIP:
             return None, replace(claim, subject=last.subject, attribute="partner")
     if last_person is not None and claim.attribute != "name":

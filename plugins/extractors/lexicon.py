@@ -152,7 +152,7 @@ OCCUPATIONS: frozenset[str] = _words(
     psychologist psychiatrist counselor counsellor vet veterinarian chef cook baker
     butcher barista bartender waiter waitress server cashier teacher professor lecturer
     tutor librarian principal student intern lawyer attorney solicitor barrister judge
-    paralegal accountant auditor analyst consultant engineer developer programmer coder
+    paralegal accountant auditor analyst consultant engineer developer dev tester programmer coder
     architect designer artist painter sculptor photographer writer author journalist
     editor poet musician singer drummer guitarist pianist violinist composer dj producer
     actor actress dancer comedian model pilot flight-attendant steward stewardess driver
@@ -337,7 +337,9 @@ NOT_NAMES: frozenset[str] = _words(
     sort kind of his her hers its their theirs whose what who which where when why how
     let everyone everybody someone somebody anyone anybody nobody everything something
     nothing anything some any many much more most few lots both each every another other
-    such
+    such lonely early late ugly silly lucky sleepy ready lazy crazy angry funny poorly comfy
+    cozy cosy curious free off out up down away well unwell better worse alone late sober
+    awake asleep alive upset stuck lost bored confused
     """
 )
 
@@ -360,6 +362,8 @@ _CANONICAL = {
     "fiancee": "fiance",
     "fiancé": "fiance",
     "fiancée": "fiance",
+    "boss": "manager",
+    "supervisor": "manager",
     "coworker": "colleague",
     "co-worker": "colleague",
     "neighbour": "neighbor",

@@ -51,8 +51,14 @@ _WEIGHING = re.compile(
 )
 _SARCASM = re.compile(
     r"(?:/s\b|\bjk\b|\bj/k\b|just kidding|\bkidding\b|yeah right|\bas if\b|\bsarcasm"
-    r"|^\s*oh (?:great|joy|wonderful|fantastic|sure|yeah|perfect|lovely)\b|\b(?:not|never)\b"
-    r".{0,20}\blol\b|\brofl\b|🙄|🙃)",
+    r"|^\s*oh (?:great|joy|wonderful|fantastic|sure|yeah|perfect|lovely)\b|\brofl\b)",
+    re.IGNORECASE,
+)
+# Irony that belongs to one clause: "i work nights at a bakery and will never be rich lol"
+# jokes about the riches, not the job; an eye-roll turns praise around, not a diagnosis.
+_IRONIC_CLAUSE = re.compile(
+    r"\b(?:not|never)\b.{0,20}\blol\b|(?:\b(?:love|loving|great|fantastic|amazing|best|perfect"
+    r"|thrilled|wonderful|awesome|fun)\b.*(?:🙄|🙃))",
     re.IGNORECASE,
 )
 _LAUGH = re.compile(r"\b(?:lol|lmao|haha+|hehe+|rofl)\b|😂|🤣|😜|😉", re.IGNORECASE)
@@ -140,6 +146,7 @@ def is_statement_clause(clause: str) -> bool:
         _HYPOTHETICAL.search(main)
         or _WEIGHING.search(main)
         or _SARCASM.search(main)
+        or _IRONIC_CLAUSE.search(clause)
         or main.strip().endswith("?")
     )
 
@@ -153,7 +160,9 @@ _ASKED_TO_CALL = re.compile(
     r"^(?:could|can|would|will)\s+you\s+(?:please\s+)?(?:just\s+)?call\s+me\s+", re.IGNORECASE
 )
 _QUESTION_TAIL = re.compile(
-    r",\s*(?:can|could|would|will|do|does|any|what|how|should|is|are)\b[^,]*\?\s*$",
+    r",\s*(?:can|could|would|will|do|does|any|what|how|should|is|are)\b[^,]*\?\s*$"
+    # "hi im julia, can you help me write a bio": the request, asked without a question mark
+    r"|,\s*(?:(?:so\s+)?(?:can|could|would|will)\s+you|pls|please|need help|help me)\b.*$",
     re.IGNORECASE,
 )
 
@@ -306,6 +315,8 @@ def render(claim: Claim) -> str | None:
         text = f"{who} no longer has {pet}" if neg else f"{who} has {pet}"
         if neg and not v:
             text = f"{who} has no pets"
+        if q == "renamed" and name and not neg:
+            text = f"{_possessive(who)} {kind}'s name is now {name}"
     elif a == "family":
         theirs = _possessive(_mid(who))
         if neg:
@@ -476,6 +487,7 @@ def extract_statements(entries: Iterable[TranscriptEntry]) -> list[Statement]:
     found: list[Statement] = []
     seen: set[str] = set()
     asked = ""
+    names: set[str] = set()
     for entry in entries:
         if entry.role == "assistant":
             asked = entry.text
@@ -491,11 +503,12 @@ def extract_statements(entries: Iterable[TranscriptEntry]) -> list[Statement]:
                 found.append(Statement(text, answer, entry.message_id))
             continue
         # One parse over the turn's kept sentences: "we got a cat! her name is Waffles".
-        kept = "\n".join(statement_sentences(entry.text))
+        kept = "\n".join(statement_sentences(_with_known_names(entry.text, names)))
         if kept:
             claims = parse(
                 kept, speaker="user", strict=True, fact_text=False, keep=is_statement_clause
             )
+            names |= _names_in(claims)
             for claim in claims:
                 text = render(claim)
                 if text is None or text.casefold() in seen:
@@ -503,6 +516,24 @@ def extract_statements(entries: Iterable[TranscriptEntry]) -> list[Statement]:
                 seen.add(text.casefold())
                 found.append(Statement(text, claim, entry.message_id))
     return found
+
+
+def _names_in(claims: Iterable[Claim]) -> set[str]:
+    """The people and pets the claims name ("Maya", "Biscuit"), to know them again when the
+    next turn types them in lower case ("biscuit died this morning")."""
+    out: set[str] = set()
+    for claim in claims:
+        if claim.subject != "user" and not claim.subject.startswith("user's"):
+            out.add(claim.subject)
+        if claim.attribute in ("pet", "family", "partner") and claim.value:
+            out.add(claim.value.split()[-1])
+    return {n for n in out if n[:1].isupper() and n.isalpha()}
+
+
+def _with_known_names(text: str, names: set[str]) -> str:
+    for name in names:
+        text = re.sub(rf"(?<![\w']){re.escape(name.casefold())}(?![\w'])", name, text)
+    return text
 
 
 class StatementExtractor:
