@@ -312,6 +312,16 @@ async def test_switching_embedder_reembeds_in_the_background(backend: Backend) -
         assert service.progress.done
 
 
+async def test_a_fact_just_written_is_found_by_meaning_at_once(backend: Backend) -> None:
+    async with recall_env(backend) as env:
+        # Appended and folded, but the background indexer has not run: the search's own
+        # refresh embeds the few new documents before the vector leg ranks.
+        env.clock.advance(timedelta(seconds=60))
+        await env.store.append(NS, [NewEvent(fact("tea", "Alice Smith drinks green tea"))])
+        await env.runner.catch_up()
+        assert ids(await env.search("Alice Smith", ("vector",))) == {"tea"}
+
+
 async def test_purge_and_delete_leave_no_text_and_no_cached_vector(backend: Backend) -> None:
     async with recall_env(backend) as env:
         await env.add(

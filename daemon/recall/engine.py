@@ -100,6 +100,8 @@ def bm25_sql() -> str:
 LEXICAL_PREFETCH = 4
 DEFAULT_WEIGHTS: dict[str, float] = {"lexical": 1.0, "vector": 1.0, "entity": 1.0}
 HOP_DAMPING = 0.5
+READ_YOUR_WRITES_EMBED = 64
+"""New documents a refresh embeds itself (more are left to the background indexer)."""
 HUB_LIMIT = 500
 """Entities mentioned by more documents than this are hubs and not expanded through."""
 
@@ -181,7 +183,12 @@ class RecallEngine:
         if position is not None and position < self._refreshed_at:
             # The projections went back (a rebuild): load the index again from the tables.
             self.index.reset()
+        waiting = self.index.pending
         await self.index.refresh(self.engine)
+        if waiting < self.index.pending <= READ_YOUR_WRITES_EMBED:
+            # A fact written a moment ago is found by meaning too, not only once the background
+            # indexer gets to it; a bulk load, or an embedder switch, is left to the indexer.
+            await self.index.embed_pending(limit=READ_YOUR_WRITES_EMBED)
         if position is not None:
             self._refreshed_at = position
 
