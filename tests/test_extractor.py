@@ -179,6 +179,17 @@ def test_phrasing_is_read_for_what_it_says(said: str, facts: list[str]) -> None:
         ("we got a puppy!!! a beagle, calling him rex", ["The user has a puppy named Rex."]),
         ("already ate a shoe", []),
         ("my boss is kevin :( we'll see", ["Kevin is the user's boss."]),
+        ("tore my acl playing 5 a side", ["The user has torn acl."]),
+        ("meanwhile im still a barista lol", ["The user works as a barista."]),
+        (
+            "ok update im seeing someone new, his name is marco 😊",
+            ["The user is in a relationship.", "The user's partner is Marco."],
+        ),
+        ("my guinea pig Oscar is cute", ["The user has a guinea pig named Oscar."]),
+        (
+            "also i dont drink alcohol, so any ideas for a party",
+            ["The user does not drink alcohol."],
+        ),
     ],
 )
 def test_chat_spelling_is_read(said: str, facts: list[str]) -> None:

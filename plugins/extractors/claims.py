@@ -153,6 +153,8 @@ _IRREGULAR = {
     "driven": "drive",
     "fell": "fall",
     "broke": "break",
+    "tore": "tear",
+    "torn": "tear",
     "broken": "break",
     "gave": "give",
     "given": "give",
@@ -263,6 +265,7 @@ _VERBS = _stems(
     raise own rent share keep do make earn spend stop avoid follow wear sign take swap foster
     celebrate hit decide bother hold upgrade lease bank freelance remarry rehome cancel postpone
     reschedule finish complete defend apply enrol enroll expect give adopt diagnose stand bear
+    tear sprain fracture dislocate injure twist
     """
 )
 _COPULAS = frozenset({"am", "is", "are", "was", "were", "'m", "'s", "'re", "be", "been"})
@@ -409,11 +412,12 @@ _STATEMENT_START = re.compile(
     r"|[A-Z][\w\-]*(?:'s)?\s+(?=\S))"
 )
 _LEADING_FILLER = re.compile(
-    r"^(?:(?:yes|yeah|yep|no|nope|ok|okay|sure|fine)(?:[,!.]+\s*|\s+(?=(?:i|i'm|we|my)\b))"
-    r"|(?:[\w ]{1,20}):\s+(?=\S)"
+    r"^(?:(?:yes|yeah|yep|no|nope|ok|okay|sure|fine)(?:[,!.]+\s*"
+    r"|\s+(?=(?:i|i'm|we|my|update|so|well|yeah|anyway|but|and)\b))"
+    r"|(?:[\w ]{1,30}):\s+(?=\S)"
     r"|(?:so|well|oh|btw|anyway|anyways|and|but|actually|honestly|fyi|ps|um|uh"
     r"|hey|hi|hello|hiya|heya|howdy|yo|lol|haha|hmm|oh well|by the way|fun fact|update"
-    r"|heads up|too bad|ugh|ok so|okay so|so yeah|long story short|context"
+    r"|heads up|too bad|ugh|ok so|okay so|so yeah|long story short|context|meanwhile"
     r"|(?:also|plus)(?=\s+(?:my|our)\s)"
     r"|news|good news|big news|guess what|just so you know|for the record|for context"
     r"|as you know|you know what|to be honest|tbh|fwiw|quick update|weirdly|funnily enough"
@@ -1564,7 +1568,7 @@ class _Reader:
             name = clean_value(p.rest)
             if name and _is_name(name.split(" ")[0]) and len(name.split()) == 1:
                 return [Claim(self.s.key, "pet", f"{pet} {name}")]
-        if " " in pet and self.s.first_person:
+        if " " in pet and pet.split()[-1][:1].isupper() and self.s.first_person:
             # "my dog Pepper hasn't had a walk": whatever the rest says, the user has Pepper.
             return [Claim(self.s.key, "pet", pet)]
         return []
@@ -2542,6 +2546,18 @@ class _Reader:
             return [] if self.strict else None
         return [self.claim("relationship", "in a relationship"), self.claim("partner", value)]
 
+    def _injure(self, rest: str, low: str) -> list[Claim] | None:
+        """ "tore my acl playing 5 a side": an injury the user has now."""
+        match = re.match(r"^(?:my|her|his|their)\s+", low)
+        if match is None:
+            return [] if self.strict else None
+        part = clean_value(rest[match.end() :])
+        part = re.split(r"\s+\w+ing\b", part, maxsplit=1)[0].strip()
+        if vague(part) or len(part.split()) > 3:
+            return []
+        said = _INJURED.get(self.p.head, f"{self.p.head}ed")
+        return [self.claim("condition", f"{said} {part}", change=True)]
+
     def _break_up(self, rest: str, low: str) -> list[Claim] | None:
         match = re.match(r"^up\b(?:\s+with\s+)?", low)
         if match is None:
@@ -3133,6 +3149,7 @@ def _rules() -> tuple[tuple[frozenset[str], _Rule], ...]:
         ("divorce", r._divorce),
         ("date see", r._date),
         ("break split", r._break_up),
+        ("tear sprain fracture dislocate injure twist", r._injure),
         ("separate", r._separate),
         ("like love enjoy adore hate dislike detest loathe despise mind stand bear", r._like),
         ("prefer", r._prefer),
@@ -3180,6 +3197,14 @@ _VERB_RULES: tuple[tuple[frozenset[str], _Rule], ...] = ()
 # -- helpers -------------------------------------------------------------------------------
 
 
+_INJURED = {
+    stem("tear"): "torn",
+    stem("sprain"): "sprained",
+    stem("fracture"): "fractured",
+    stem("dislocate"): "dislocated",
+    stem("injure"): "injured",
+    stem("twist"): "twisted",
+}
 _PAST = {"split": "split", "break": "broke", "broke": "broke", "breaking": "broke"}
 
 
@@ -3453,6 +3478,16 @@ _COMPUTERS = frozenset(
 )
 
 
+def _without_filler(text: str) -> str:
+    """Strip what opens a clause without saying anything ("ok update", "meanwhile")."""
+    for _ in range(3):
+        shorter = _LEADING_FILLER.sub("", text)
+        if shorter == text:
+            break
+        text = shorter
+    return text
+
+
 def _computer(rest: str) -> str | None:
     value = clean_value(rest)
     if any(w.casefold().strip(",.") in _COMPUTERS for w in value.split()):
@@ -3480,13 +3515,15 @@ def _claims_of_clause(
     inherited: _Subject | None,
     antecedent: str | None,
 ) -> tuple[list[Claim], _Subject | None]:
-    text = _LEADING_FILLER.sub("", clause.strip())
+    text = _without_filler(clause.strip())
     when = None
     match = _LEADING_TIME.match(text)
     if match is not None:
         when = match.group("when")
         text = text[match.end() :]
-    text = _LEADING_FILLER.sub("", text)
+    text = _without_filler(text)
+    # "also i don't drink": the "also" belongs after the subject ("i also don't drink").
+    text = re.sub(r"^(also|plus)\s+(i|i'm|we|we're)\b", r"\2 also", text, flags=re.I)
     greeted = _GREETING.match(clause.strip()) is not None
     # "calling him rex", "we named her Mochi": the name the pet (or baby) was just given.
     text = _NAMING.sub(lambda m: f"{_POSSESSIVE[m.group('who').casefold()]} name is ", text)
@@ -3585,6 +3622,8 @@ def _as_gerund(phrase: str) -> str:
     """ "get lost in books" -> "getting lost in books" (after "love to", "learning to")."""
     first, _, after = phrase.partition(" ")
     low = first.casefold()
+    if low in _SKIP_ADVERBS or low in ("just", "really", "always", "usually", "often"):
+        return f"{first} {_as_gerund(after)}".strip()  # "just take a look": "just taking ..."
     if not low.isalpha() or not first.islower() or low.endswith("ing"):
         return phrase
     if low.endswith("ie"):
@@ -3915,7 +3954,7 @@ def _resolve_pronoun(
         if last.attribute == "family" and last.value == last.qualifier:
             return previous, replace(last, value=name)
         if last.attribute == "relationship" and last.value not in lx.ENDED_RELATIONSHIP:
-            return None, replace(claim, subject=last.subject, attribute="partner")
+            return None, replace(claim, subject=last.subject, attribute="partner", value=name)
     if last_person is not None and claim.attribute != "name":
         return None, replace(claim, subject=last_person)
     return None

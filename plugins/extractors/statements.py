@@ -162,7 +162,8 @@ _ASKED_TO_CALL = re.compile(
 _QUESTION_TAIL = re.compile(
     r",\s*(?:can|could|would|will|do|does|any|what|how|should|is|are)\b[^,]*\?\s*$"
     # "hi im julia, can you help me write a bio": the request, asked without a question mark
-    r"|,\s*(?:(?:so\s+)?(?:can|could|would|will)\s+you|pls|please|need help|help me)\b.*$",
+    r"|,\s*(?:(?:so\s+)?(?:can|could|would|will)\s+you|pls|please|need help|help me"
+    r"|(?:so\s+)?any\s+(?:ideas|tips|suggestions|recommendations|advice))\b.*$",
     re.IGNORECASE,
 )
 
@@ -310,7 +311,12 @@ def render(claim: Claim) -> str | None:
         else:
             text = f"{who} no longer has {v}" if neg or past else f"{who} has {v}"
     elif a == "pet":
-        kind, _, name = v.partition(" ")
+        # "dog Pepper" is a dog named Pepper; "guinea pig" is a kind of its own.
+        kind, _, name = (
+            v.rpartition(" ") if v.split()[-1:] and v.split()[-1][:1].isupper() else (v, "", "")
+        )
+        if not kind:
+            kind, name = name, ""
         pet = f"a {kind} named {name}" if name else _article(kind) if kind else "pets"
         text = f"{who} no longer has {pet}" if neg else f"{who} has {pet}"
         if neg and not v:
