@@ -148,6 +148,16 @@ sa.Index(
     fact_claims_table.c.value_key,
 )
 
+# Which facts each message is a source of: recall reads it to know a message whose every fact
+# was replaced ("I live in Boston" once "I moved to Seattle" superseded it) is out of date.
+fact_sources_table = sa.Table(
+    "fact_sources",
+    metadata,
+    sa.Column("namespace", sa.String(200), primary_key=True),
+    sa.Column("message_id", sa.String(300), primary_key=True),
+    sa.Column("fact_id", sa.String(300), primary_key=True),
+)
+
 fact_decisions_table = sa.Table(
     "fact_decisions",
     metadata,
@@ -173,6 +183,7 @@ _V = fact_versions_table.c
 _G = fact_tags_table.c
 _C = fact_claims_table.c
 _D = fact_decisions_table.c
+_S = fact_sources_table.c
 
 _close_version = (
     fact_versions_table.update()
@@ -263,7 +274,8 @@ class FactsProjection(Projection):
 
     name: ClassVar[str] = "facts"
     # 3: subject_key and closed_position columns; fact_claims and fact_decisions (FactReconciled).
-    version: ClassVar[int] = 3
+    # 4: fact_sources (message -> fact), for recall to tell messages whose facts were replaced.
+    version: ClassVar[int] = 4
     metadata: ClassVar[sa.MetaData] = metadata
 
     async def apply(self, conn: AsyncConnection, events: Sequence[StoredEvent]) -> None:
@@ -302,6 +314,7 @@ class _FactFold:
         self.closes: list[dict[str, Any]] = []
         self.tags: list[dict[str, Any]] = []
         self.claims: list[dict[str, Any]] = []
+        self.sources: list[dict[str, Any]] = []
         self.decisions: list[dict[str, Any]] = []
         self.purges: list[_FactKey] = []
 
@@ -449,6 +462,8 @@ class _FactFold:
         self._insert(row)
         for tag in sorted({clean(t) for t in event.tags}):
             self.tags.append({"namespace": ns, "fact_id": fact_id, "tag": tag})
+        for message_id in sorted({clean(m) for m in event.source_message_ids}):
+            self.sources.append({"namespace": ns, "message_id": message_id, "fact_id": fact_id})
 
     def _insert(self, row: dict[str, Any]) -> None:
         self.inserts.append(row)
@@ -489,6 +504,7 @@ class _FactFold:
         self.inserts = [r for r in self.inserts if (r["namespace"], r["fact_id"]) != key]
         self.tags = [r for r in self.tags if (r["namespace"], r["fact_id"]) != key]
         self.claims = [r for r in self.claims if (r["namespace"], r["fact_id"]) != key]
+        self.sources = [r for r in self.sources if (r["namespace"], r["fact_id"]) != key]
         self.decisions = [r for r in self.decisions if (r["namespace"], r["fact_id"]) != key]
         self.purges.append(key)
         self.current[key] = None
@@ -509,9 +525,13 @@ class _FactFold:
             await conn.execute(
                 fact_decisions_table.delete().where(_D.namespace == ns, _D.fact_id == fact_id)
             )
+            await conn.execute(
+                fact_sources_table.delete().where(_S.namespace == ns, _S.fact_id == fact_id)
+            )
         await execute_many(conn, fact_versions_table.insert(), self.inserts)
         await execute_many(conn, fact_tags_table.insert(), self.tags)
         await execute_many(conn, fact_claims_table.insert(), self.claims)
+        await execute_many(conn, fact_sources_table.insert(), self.sources)
         await execute_many(conn, fact_decisions_table.insert(), self.decisions)
 
 
@@ -758,6 +778,32 @@ async def _with_claims(
         KnownClaims(f, text, status, claims.get(f, []), from_micros(valid_from))
         for f, text, status, valid_from in facts
     ]
+
+
+async def replaced_sources(
+    conn: AsyncConnection, namespace: str, message_ids: Sequence[str]
+) -> set[str]:
+    """Return the messages among ``message_ids`` whose facts have all been replaced: each was a
+    source of at least one superseded fact and of no fact that is still current."""
+    facts: dict[str, list[tuple[bool, bool]]] = {}
+    for part in chunks(list(dict.fromkeys(message_ids))):
+        query = (
+            sa.select(_S.message_id, _V.superseded_by, _V.forgotten, _V.archived)
+            .join(
+                fact_versions_table,
+                sa.and_(_V.namespace == _S.namespace, _V.fact_id == _S.fact_id),
+            )
+            .where(_S.namespace == namespace, _S.message_id.in_(part), _V.recorded_to.is_(None))
+        )
+        for row in await conn.execute(query):
+            replaced = row.superseded_by is not None
+            current = not replaced and not row.forgotten and not row.archived
+            facts.setdefault(row.message_id, []).append((replaced, current))
+    return {
+        message_id
+        for message_id, states in facts.items()
+        if any(replaced for replaced, _ in states) and not any(current for _, current in states)
+    }
 
 
 async def decisions_of(

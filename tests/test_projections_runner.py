@@ -163,6 +163,7 @@ async def test_digest_names_every_table_and_sees_a_change(tmp_path: Path) -> Non
             "fact_versions",
             "fact_tags",
             "fact_claims",
+            "fact_sources",
             "fact_decisions",
         }
         async with env.engine.begin() as conn:

@@ -14,6 +14,7 @@ import pytest
 from daemon.api import search as search_api
 from daemon.backend import Backend
 from daemon.config import load_config
+from daemon.recall import staleness
 from daemon.recall.service import make_embedder
 from daemon.server import ServeOptions
 from events.recall_events import RecallRecorded
@@ -183,3 +184,36 @@ async def test_recall_settings_follow_a_config_reload(
                 break
             await asyncio.sleep(0.01)
         assert small.texts >= 4
+
+
+async def test_a_message_whose_facts_were_replaced_ranks_below_what_is_true_now(
+    tmp_path: Path,
+) -> None:
+    async with api_client(tmp_path) as api:
+        status, said = await api.call(
+            "POST", "/v1/conversations/c1/messages", {"role": "user", "content": "my manager dana"}
+        )
+        assert status == 201
+        dana = said["message_id"]
+        status, _ = await api.call(
+            "POST",
+            "/v1/facts",
+            {"text": "Dana is the user's manager.", "source_message_ids": [dana]},
+        )
+        assert status == 201
+
+        async def scores(**extra: Any) -> dict[str, float]:
+            body = {"query": "my manager dana", "top_k": 5, **extra}
+            return {h["id"]: h["score"] for h in (await _search(api, body))["hits"]}
+
+        # Its fact is current: the message ranks as it always did.
+        assert (await scores())[dana] == pytest.approx(
+            (await scores(as_of="2100-01-01T00:00:00Z"))[dana]
+        )
+        status, kevin = await api.call(
+            "POST", "/v1/facts", {"text": "Kevin is the user's manager."}
+        )
+        assert (status, kevin["outcome"]) == (201, "updated")
+        now, as_said = await scores(), await scores(as_of="2100-01-01T00:00:00Z")
+        assert now[dana] == pytest.approx(as_said[dana] * staleness.REPLACED_FACTOR)
+        assert now[kevin["fact_id"]] > now[dana]

@@ -19,6 +19,7 @@ from daemon.api.errors import invalid, json_response
 from daemon.api.validation import Field, Schema, parse_body
 from daemon.app import STATE, namespace_of, state_of
 from daemon.logging import get_logger
+from daemon.recall import staleness
 from daemon.recall.engine import DEFAULT_WEIGHTS
 from daemon.recall.query import SCOPES, Filters, Fusion, SearchRequest
 from daemon.recall.recorder import RecallRecorder
@@ -26,6 +27,7 @@ from daemon.recall.service import DEFAULT_EMBEDDER, RecallService, cache_engine,
 from events.clock import to_micros
 from events.tasks import cancel_and_wait
 from events.types import OWNERS
+from projections.facts import replaced_sources
 
 log = get_logger("memoryd.recall")
 
@@ -162,9 +164,17 @@ async def post_search(request: web.Request) -> web.Response:
         int(getattr(settings, "recall_candidate_top_k", 60)),
     )
     req = search_request(body, namespace_of(request), defaults)
-    await state.async_reads()  # read-your-writes: wait until acknowledged writes are folded
+    engine = await state.async_reads()  # read-your-writes: wait until acknowledged writes fold
     service = request.app[RECALL]
-    hits = await service.engine.search(req)
+    if staleness.applies(req):
+        wider = dataclasses.replace(req, top_k=req.top_k + staleness.HEADROOM)
+        hits = await service.engine.search(wider)
+        messages = [h.id for h in hits if h.kind == "message"]
+        async with engine.connect() as conn:
+            replaced = await replaced_sources(conn, req.filters.namespace, messages)
+        hits = staleness.demote(hits, replaced, req.top_k)
+    else:
+        hits = await service.engine.search(req)
     recorder = request.app.get(RECORDER)
     if recorder is not None:
         found = [(h.kind, h.id, h.score) for h in hits]

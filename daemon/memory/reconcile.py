@@ -398,6 +398,8 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
         if old.attribute == "relationship" and _still_true_beside(new.value, old.value):
             return "none", "", 0.0
         return "replaces", f"one {new.attribute} at a time", 0.95 if new.change else 0.8
+    if new.change and new.attribute == old.attribute == "computer":
+        return "replaces", "switched computers", 0.8
     if new.change and _same_head(new.value, old.value):
         return "replaces", "another of the same kind", 0.75
     if new.attribute.startswith("verb:") and new.change:

@@ -2698,6 +2698,9 @@ class _Reader:
         phone = _phone(rest)
         if phone is not None:
             return [self.claim("phone", phone)]
+        computer = _computer(re.split(r"\s+for\s+", rest, maxsplit=1)[0])
+        if computer is not None:
+            return [self.claim("computer", computer)]
         return [] if self.strict else None
 
     def _switch(self, rest: str, low: str) -> list[Claim] | None:
@@ -2719,6 +2722,9 @@ class _Reader:
         phone = _phone(b)
         if phone is not None:
             return [self.claim("phone", phone, change=True, previous=a)]
+        computer = _computer(b)
+        if computer is not None:
+            return [self.claim("computer", computer, change=True, previous=a)]
         if a is None:
             return [self.claim("switch", b, change=True)]
         return [self.claim("preference", b, change=True, previous=a)]

@@ -203,6 +203,11 @@ def _possessive(who: str) -> str:
     return f"{who}'" if who.endswith("s") and not who.endswith("'s") else f"{who}'s"
 
 
+def _a(noun: str) -> str:
+    """ "a MacBook", "an iPad", "an HP laptop" is beyond this: "a" unless a vowel starts it."""
+    return f"an {noun}" if noun[:1].casefold() in "aeio" else f"a {noun}"
+
+
 def _article(value: str) -> str:
     v = value.strip()
     if not v or re.match(r"^(?:an?|the|my|his|her|their|some|\d+)\s", v, re.I):
@@ -363,8 +368,12 @@ def render(claim: Claim) -> str | None:
         text = f"{who} is taking {_article(v)}" if taking else f"{who} is learning {v}"
     elif a == "vehicle":
         text = f"{who} no longer has {_article(v)}" if neg else f"{who} drives {_article(v)}"
-    elif a == "phone":
-        text = f"{who} uses {_article(v)}"
+    elif a in ("phone", "computer"):
+        device = v if re.match(r"^(?:an?|the|my|their)\s", v, re.I) else _a(v)
+        if neg:
+            text = f"{who} no longer uses {device}"
+        else:
+            text = f"{who} switched to {device}" if claim.change else f"{who} uses {device}"
     elif a == "possession":
         text = f"{who} no longer has {_article(v)}" if neg else f"{who} has {_article(v)}"
     elif a == "plan":
