@@ -333,6 +333,12 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
             done_verb, done = "", ""
         if done_verb and stem(verb) == done_verb and _values_meet(done, planned):
             return "replaces", "done as planned", 0.75
+        # "Thesis defense" planned, "defended my thesis" done.
+        *what, noun = old.value.casefold().split()
+        acted = _DONE_AS.get(noun)
+        if done_verb and acted is not None and stem(acted) == done_verb:
+            if not what or _values_meet(done, " ".join(what)):
+                return "replaces", "done as planned", 0.75
     cross = _cross_attribute(new, old)
     if cross is not None:
         return cross
@@ -400,6 +406,10 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
         return "replaces", f"one {new.attribute} at a time", 0.95 if new.change else 0.8
     if new.change and new.attribute == old.attribute == "computer":
         return "replaces", "switched computers", 0.8
+    if new.change and new.attribute == old.attribute == "habit" and not new.past:
+        # "these days I only drink water" ends "drinks a lot of soda": the same habit, now.
+        if new.value.split()[:1] == old.value.split()[:1] and new.value != old.value:
+            return "replaces", "does it differently now", 0.7
     if new.change and _same_head(new.value, old.value):
         return "replaces", "another of the same kind", 0.75
     if new.attribute.startswith("verb:") and new.change:
@@ -539,6 +549,25 @@ def _names_a_member(new: Claim, old: Claim) -> bool:
         return False
     return subject_key(new.subject) in {w.casefold() for w in old.value.split()}
 
+
+# An event said as a noun, and the verb that says it happened.
+_DONE_AS = {
+    "defense": "defend",
+    "defence": "defend",
+    "graduation": "graduate",
+    "presentation": "present",
+    "interview": "interview",
+    "move": "move",
+    "launch": "launch",
+    "visit": "visit",
+    "wedding": "marry",
+    "exam": "pass",
+    "test": "pass",
+    "marathon": "run",
+    "race": "run",
+    "surgery": "have",
+    "operation": "have",
+}
 
 # The people the user has through work: they stop being so when they leave the company.
 _WORK_RELATIONS = frozenset({"manager", "colleague", "mentor", "teammate", "assistant"})

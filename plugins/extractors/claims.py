@@ -1675,6 +1675,8 @@ class _Reader:
         rel = self._relation_named(rest)
         if rel is not None:
             return rel
+        if re.match(r"^(?:(?:now|finally|officially)\s+)?(?:a\s+)?homeowners?\b", low):
+            return [self.claim("possession", "house", change=p.change)]  # owns their home
         job = self._occupation(rest)
         if job is not None:
             return job
@@ -3566,6 +3568,8 @@ def _claims_of_clause(
     return claims, subject
 
 
+# A particle alone is what is left of a phrasal verb, not a value ("dropped out": "out").
+_PARTICLES = frozenset(["out", "up", "off", "down", "away", "back", "over", "in", "on"])
 _DANGLING_END = frozenset(
     [
         "a",
@@ -3649,6 +3653,8 @@ def _well_formed(value: str) -> bool:
     words = value.split()
     if not words:
         return True  # an empty value is a deliberate "no longer" claim
+    if len(words) == 1 and words[0].casefold() in _PARTICLES:
+        return False
     if words[0].casefold() in _DANGLING_START or words[-1].casefold() in _DANGLING_END:
         return False
     # A lower-case finite verb inside a value is a second clause ("Becoming Nicole" and
@@ -3662,6 +3668,14 @@ _FAVOURITE_OF = re.compile(
     r"(?:\s+(?:now|these days|lately))?\s*[.!]*$",
     re.IGNORECASE,
 )
+_BETTER_THAN = re.compile(
+    r"^(?:(?:honestly|tbh|imo|personally)\s*,?\s+)?(?:(?P<x>[\w\- ]+?)\s+(?:is|are)\s+(?:(?:so|way"
+    r"|much|just)\s+)?better\s+than\s+(?P<y>[\w\- ]+?)|(?:i'd|i would)\s+(?:take|pick|choose)"
+    r"\s+(?P<x2>[\w\- ]+?)\s+over\s+(?P<y2>[\w\- ]+?)(?:\s+any\s+day)?)(?P<now>,?\s+(?:now|i've come"
+    r" around|these days))?\s*[.!]*$",
+    re.IGNORECASE,
+)
+_TEAM = re.compile(r"^(?:i'm|i am|we're)\s+team\s+(?P<x>[\w\-]+)\s+now\b", re.IGNORECASE)
 _HOME_OF = re.compile(
     r"^(?P<x>.+?)\s+is\s+where\s+(?:i|we|the user|user)\s+(?:live|lives|am based|is based)\b"
     r"|^home\s+(?:for me|for us)\s+is\s+(?P<y>.+?)\s*[.!]*$",
@@ -3676,7 +3690,7 @@ _CALL_ME = re.compile(r"^(?:please\s+)?(?:just\s+)?call\s+me\s+(?P<x>.+)$", re.I
 
 _HEALED = re.compile(
     r"^(?:my\s+|the\s+)?(?P<part>[\w\-]+?)(?:'s|\s+is|\s+has)?\s+(?:(?:fully|finally|completely"
-    r"|all)\s+)?(?:healed|recovered|better|back to normal)\b",
+    r"|all)\s+)?(?P<how>healed|recovered|better|back to normal)\b",
     re.IGNORECASE,
 )
 
@@ -3695,6 +3709,54 @@ _NAMING = re.compile(
 _POSSESSIVE = {"him": "his", "her": "her", "it": "its"}
 
 
+# What can be "better" in the sense of healed ("my knee is better", not "the weather is").
+_AILING = (
+    frozenset(
+        [
+            "knee",
+            "knees",
+            "ankle",
+            "back",
+            "arm",
+            "leg",
+            "wrist",
+            "shoulder",
+            "hip",
+            "neck",
+            "foot",
+            "feet",
+            "head",
+            "stomach",
+            "elbow",
+            "hand",
+            "finger",
+            "toe",
+            "eye",
+            "eyes",
+            "ear",
+            "throat",
+            "tooth",
+            "jaw",
+            "chest",
+            "acl",
+            "cold",
+            "cough",
+            "flu",
+            "migraine",
+            "rash",
+            "fever",
+            "injury",
+            "cut",
+            "burn",
+            "bruise",
+            "sprain",
+            "fracture",
+        ]
+    )
+    | lx.CONDITIONS
+)
+
+
 def _inverted(text: str, speaker: str, *, greeted: bool = False) -> list[Claim] | None:
     """Statements whose subject is not at the front: "ramen is my favourite food",
     "Reykjavik is where I live", "please call me Dan"."""
@@ -3707,9 +3769,22 @@ def _inverted(text: str, speaker: str, *, greeted: bool = False) -> list[Claim] 
         and part_word not in ("become", "get", "got", "feel", "felt", "be", "been", "things")
         and part_word not in _SKIP_ADVERBS
         and part_word not in _CHANGE_ADVERBS
+        and (healed.group("how").casefold() in ("healed", "recovered") or part_word in _AILING)
     ):
         part = healed.group("part").casefold()
         return [Claim(speaker, "condition", part, negated=True, change=True, qualifier="healed")]
+    better = _BETTER_THAN.match(text)
+    if better is not None:
+        # "cats are better than dogs", "i'd take tea over coffee any day": what the user prefers.
+        x = clean_value(better.group("x") or better.group("x2") or "")
+        y = clean_value(better.group("y") or better.group("y2") or "")
+        if not vague(x) and not vague(y) and len(x.split()) <= 3 and len(y.split()) <= 3:
+            return [
+                Claim(speaker, "preference", x, alternative=y, change=bool(better.group("now")))
+            ]
+    team = _TEAM.match(text)
+    if team is not None:
+        return [Claim(speaker, "preference", clean_value(team.group("x")), change=True)]
     match = _FAVOURITE_OF.match(text)
     if match is not None:
         value = clean_value(match.group("x"))

@@ -186,7 +186,8 @@ NOT_OCCUPATIONS: frozenset[str] = _words(
     associate sommelier sergeant lieutenant captain colonel corporal commander admiral
     reporter nanny au-pair rn lpn np emt cna doula
     sister brother mother father daughter other user water winter summer number dinner
-    lover member fan beginner mess introvert extrovert ambivert person people owner
+    lover member fan beginner mess introvert extrovert ambivert person people owner homeowner
+    renter tenant
     parent partner neighbor neighbour roommate flatmate helper supporter believer
     follower fighter survivor loner gamer reader thinker dreamer worrier sleeper eater
     drinker smoker runner-up regular customer listener viewer watcher user leader

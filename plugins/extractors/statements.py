@@ -39,7 +39,8 @@ _QUESTION_START = re.compile(
 )
 _HYPOTHETICAL = re.compile(
     r"\b(?:if|what if|suppose|supposing|imagine|imagining|pretend|hypothetically|in theory"
-    r"|wish|i'd|i would|would be|someday|one day|dream of|dreaming of|fantasi[sz]e)\b",
+    r"|wish|i'd(?!\s+(?:take|pick|choose)\b)|i would(?!\s+(?:take|pick|choose)\b)|would be"
+    r"|someday|one day|dream of|dreaming of|fantasi[sz]e)\b",
     re.IGNORECASE,
 )
 _WEIGHING = re.compile(
