@@ -336,9 +336,9 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
         # "Thesis defense" planned, "defended my thesis" done.
         *what, noun = old.value.casefold().split()
         acted = _DONE_AS.get(noun)
-        if done_verb and acted is not None and stem(acted) == done_verb:
-            if not what or _values_meet(done, " ".join(what)):
-                return "replaces", "done as planned", 0.75
+        done_now = done_verb and acted is not None and stem(acted) == done_verb
+        if done_now and (not what or _values_meet(done, " ".join(what))):
+            return "replaces", "done as planned", 0.75
     cross = _cross_attribute(new, old)
     if cross is not None:
         return cross
@@ -406,10 +406,10 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
         return "replaces", f"one {new.attribute} at a time", 0.95 if new.change else 0.8
     if new.change and new.attribute == old.attribute == "computer":
         return "replaces", "switched computers", 0.8
-    if new.change and new.attribute == old.attribute == "habit" and not new.past:
+    same_verb = new.value.split()[:1] == old.value.split()[:1] and new.value != old.value
+    if new.change and new.attribute == old.attribute == "habit" and not new.past and same_verb:
         # "these days I only drink water" ends "drinks a lot of soda": the same habit, now.
-        if new.value.split()[:1] == old.value.split()[:1] and new.value != old.value:
-            return "replaces", "does it differently now", 0.7
+        return "replaces", "does it differently now", 0.7
     if new.change and _same_head(new.value, old.value):
         return "replaces", "another of the same kind", 0.75
     if new.attribute.startswith("verb:") and new.change:

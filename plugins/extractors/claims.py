@@ -3671,8 +3671,8 @@ _FAVOURITE_OF = re.compile(
 _BETTER_THAN = re.compile(
     r"^(?:(?:honestly|tbh|imo|personally)\s*,?\s+)?(?:(?P<x>[\w\- ]+?)\s+(?:is|are)\s+(?:(?:so|way"
     r"|much|just)\s+)?better\s+than\s+(?P<y>[\w\- ]+?)|(?:i'd|i would)\s+(?:take|pick|choose)"
-    r"\s+(?P<x2>[\w\- ]+?)\s+over\s+(?P<y2>[\w\- ]+?)(?:\s+any\s+day)?)(?P<now>,?\s+(?:now|i've come"
-    r" around|these days))?\s*[.!]*$",
+    r"\s+(?P<x2>[\w\- ]+?)\s+over\s+(?P<y2>[\w\- ]+?)(?:\s+any\s+day)?)"
+    r"(?P<now>,?\s+(?:now|i've come around|these days))?\s*[.!]*$",
     re.IGNORECASE,
 )
 _TEAM = re.compile(r"^(?:i'm|i am|we're)\s+team\s+(?P<x>[\w\-]+)\s+now\b", re.IGNORECASE)
