@@ -68,9 +68,25 @@ async def test_preview_conflicts_are_about_one_subject_and_include_queued_ones(
         assert (status, body["outcome"], body["conflicts_with"]) == (201, "conflict", [diet])
         _, preview = await api.call("POST", "/v1/consolidation/preview", {})
         pairs = [(c["fact_ids"], c["reason"]) for c in preview["conflicts"]]
+        # Once, whether the rules saw it or only the write's reconciliation did.
         assert len(pairs) == 1
         assert pairs[0][0] == [diet, body["fact_id"]]
-        assert pairs[0][1].startswith("reconciliation: ")
+        assert pairs[0][1] in ("a habit the diet excludes", "reconciliation: " + body["reason"])
+
+
+async def test_preview_does_not_flag_facts_that_are_both_true(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        for a, b in [
+            ("User speaks Spanish", "User speaks German"),
+            ("User enjoys hiking", "User also enjoys photography"),
+            ("User has a dog named Rex", "User has a cat named Luna"),
+        ]:
+            await _fact(api, a)
+            await _fact(api, b)
+        await _fact(api, "User lives in Boston")
+        moved = await _fact(api, "User lives in Berlin", dedupe=False)  # no reconciliation
+        _, preview = await api.call("POST", "/v1/consolidation/preview", {})
+        assert [c["fact_ids"][1] for c in preview["conflicts"]] == [moved]
 
 
 async def test_analyze_then_apply_merges_archives_and_logs(tmp_path: Path) -> None:

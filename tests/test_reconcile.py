@@ -60,6 +60,24 @@ def _decide(existing: list[str], new: str, provenance: str = "user") -> tuple[st
         # Shared words are not shared facts.
         (["Lives in Boston."], "Loves Boston cream pie.", "added", []),
         (["Works at Acme."], "Works nights.", "added", []),
+        # Said another way, or named differently.
+        (["The user uses VS Code."], "The user switched to Neovim from VS Code.", "updated", [0]),
+        (["User's home city is London"], "User now lives in Berlin", "updated", [0]),
+        (["Works as an accountant"], "retired this year and no longer works", "updated", [0]),
+        (["Has no known medical conditions"], "was diagnosed with asthma", "updated", [0]),
+        (["The user's dog is named Max."], "The user's dog is named Bella.", "updated", [0]),
+        (
+            ["The user has a cat named Whiskers."],
+            "The user's cat Whiskers passed away.",
+            "updated",
+            [0],
+        ),
+        (["I work from the office every day"], "I work fully remote now", "updated", [0]),
+        (["Dana is the user's manager."], "Dana left the company.", "updated", [0]),
+        (["The user's wife is named Sarah."], "User is married to Sarah", "deduplicated", [0]),
+        (["User has two children"], "The user has 2 kids", "deduplicated", [0]),
+        (["The user lives in New York City."], "User resides in NYC", "deduplicated", [0]),
+        (["I work remotely from home"], "User works from home", "deduplicated", [0]),
     ],
 )
 def test_decisions(existing: list[str], new: str, outcome: str, targets: list[int]) -> None:

@@ -38,6 +38,7 @@ from daemon.consolidation.facts_view import (
     stream_versions,
 )
 from daemon.consolidation.rules import judge_pair, normalise, salience
+from daemon.memory.reconcile import contradiction
 from daemon.memory.writes import recorded_decision
 from events.consolidation_events import (
     FactArchived,
@@ -159,21 +160,25 @@ async def find_pairs(
             continue
         if normalise(a.row.text) == normalise(b.row.text):
             continue
+        # The grammar knows which attributes hold one value at a time: "speaks Spanish" and
+        # "speaks German" are both true, "lives in Boston" and "lives in Berlin" are not.
+        read = contradiction(a.row.text, b.row.text)
         verdict = judge_pair(
             a.row.text,
             b.row.text,
             cosine,
             duplicate_cosine=settings.near_duplicate,
-            triple_a=(a.row.subject, a.row.predicate, a.row.object),
-            triple_b=(b.row.subject, b.row.predicate, b.row.object),
+            triple_a=(a.row.subject, a.row.predicate, a.row.object) if read is None else _NO_TRIPLE,
+            triple_b=(b.row.subject, b.row.predicate, b.row.object) if read is None else _NO_TRIPLE,
+        )
+        conflict, reason = (
+            (verdict.conflict, verdict.reason) if read is None else (bool(read), read)
         )
         pair = [a.fact_id, b.fact_id]
-        if verdict.duplicate:
+        if verdict.duplicate and not conflict:
             duplicates.append({"fact_ids": pair, "similarity": round(cosine, 6), "kind": "near"})
-        elif verdict.conflict:
-            conflicts.append(
-                {"fact_ids": pair, "similarity": round(cosine, 6), "reason": verdict.reason}
-            )
+        elif conflict:
+            conflicts.append({"fact_ids": pair, "similarity": round(cosine, 6), "reason": reason})
     return duplicates, conflicts
 
 
@@ -209,6 +214,9 @@ async def preview(
         ):
             out.orphans.append({"fact_id": v.fact_id})
     return out
+
+
+_NO_TRIPLE: tuple[None, None, None] = (None, None, None)
 
 
 async def _reconciliation_conflicts(

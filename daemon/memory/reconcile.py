@@ -21,6 +21,7 @@ import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Literal
 
 from daemon.consolidation.rules import judge_pair
@@ -136,6 +137,16 @@ _SYNONYMS = {
     "mum": "mother",
     "mom": "mother",
     "dad": "father",
+    # Places by their short names ("NYC" is New York City; "city" is dropped as filler).
+    "nyc": "new york",
+    "la": "los angeles",
+    "sf": "san francisco",
+    "dc": "washington",
+    "uk": "united kingdom",
+    "usa": "united states",
+    "msc": "master",
+    "bsc": "bachelor",
+    "phd": "doctorate",
 }
 _NUMBERS = {
     "one": "1",
@@ -298,8 +309,22 @@ def _state(claim: Claim) -> str:
     return "negated" if claim.negated else "positive"
 
 
+def _work_mode(value: str) -> str:
+    """ "from home", "remotely" and "WFH" are one way of working."""
+    words = set(normalise(value).split())
+    if words & {"remote", "remotely", "home", "wfh"}:
+        return "remote"
+    if words & {"office", "onsite", "on-site", "person"}:
+        return "office"
+    return normalise(value)
+
+
 def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
     """Return how ``new`` bears on ``old`` (same subject assumed): relation, rule, confidence."""
+    if new.attribute == old.attribute == "work_mode" and _positive(new) and _positive(old):
+        if _work_mode(new.value) == _work_mode(old.value):
+            return "same", "same way of working", 1.0
+        return "replaces", "works another way now", 0.9 if new.change else 0.8
     # "switched from coffee to tea", "moved from Boston to Seattle": the old value is named.
     if new.previous and _positive(old) and match_values(new.previous, old.value) != "differs":
         return "replaces", "names the previous value", 0.95
@@ -387,7 +412,10 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
         return "none", "", 0.0
     if new.also:
         return "none", "", 0.0
-    renamed = new.attribute == "pet" and new.qualifier == "renamed" and old.attribute == "pet"
+    renamed = new.attribute == "pet" and old.attribute == "pet" and new.qualifier == "renamed"
+    renamed = renamed or (
+        new.attribute == old.attribute == "pet" and new.qualifier == old.qualifier == "named"
+    )
     if renamed and new.value.split()[0].casefold() == old.value.split()[0].casefold():
         # "the puppy's name is Waffles now" renames the puppy that was Rex.
         return "replaces", "renamed", 0.85
@@ -484,6 +512,12 @@ def _cross_attribute(new: Claim, old: Claim) -> tuple[Relation, str, float] | No
         if same_thing and new.negated != old.negated:
             return "replaces", "now does the opposite", 0.8
         return "none", "", 0.0
+    if pair == ("relationship", "partner") and _positive(new) and _positive(old):
+        # "married to Sarah" says what "the user's wife is Sarah" said.
+        spouse = lx.canonical_relations(old.qualifier or "") in ("wife", "husband", "spouse")
+        if spouse and new.value == "married":
+            return "same", "a spouse is a marriage", 0.9
+        return "none", "", 0.0
     if pair == ("trait", "habit") and _positive(new) and _positive(old):
         if new.value.casefold() == "sober" and {stem("drink"), stem("alcohol")} & set(
             value_key(old.value)
@@ -534,9 +568,29 @@ def _cross_attribute(new: Claim, old: Claim) -> tuple[Relation, str, float] | No
 # -- the decision --------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=8192)
 def claims_of(text: str) -> tuple[Claim, ...]:
     """Read the claims of a fact text."""
     return tuple(parse(text, speaker="user", strict=False, fact_text=True))
+
+
+def contradiction(a: str, b: str) -> str | None:
+    """Whether two current facts contradict each other, read by the statement grammar: the
+    rule that says one would replace the other, "" when both were read and nothing does
+    ("enjoys hiking" and "also enjoys photography"), None when either says nothing the
+    grammar reads (the text rules decide then)."""
+    claims_a, claims_b = claims_of(a), claims_of(b)
+    if not claims_a or not claims_b:
+        return None
+    for new, old in [(n, o) for n in claims_b for o in claims_a] + [
+        (n, o) for n in claims_a for o in claims_b
+    ]:
+        if subject_key(new.subject) != subject_key(old.subject):
+            continue
+        relation, rule, _ = relate(new, old)
+        if relation == "replaces":
+            return rule
+    return ""
 
 
 def _names_a_member(new: Claim, old: Claim) -> bool:

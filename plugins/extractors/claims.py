@@ -576,6 +576,11 @@ def _starts_statement(text: str) -> bool:
         return True
     if _NAMING.match(" ".join(words)):
         return True  # "..., calling him rex"
+    if (
+        " ".join(words[:2]).casefold() in ("no longer", "not anymore")
+        or words[0].casefold() == "not"
+    ):
+        return True  # "retired this year and no longer works"
     if len(words) > 1 and words[0].casefold() in (_MODALS | {"will", "won't", "can't", "never"}):
         return True  # "... and will never be rich": its own clause, with the subject before
     text = " ".join(words)
@@ -628,6 +633,9 @@ ATTRIBUTE_NOUNS: dict[str, str] = {
     "family name": "surname",
     "nickname": "nickname",
     "home": "residence",
+    "home city": "residence",
+    "current city": "residence",
+    "city": "residence",
     "address": "residence",
     "hometown": "origin",
     "home town": "origin",
@@ -739,7 +747,9 @@ _THING_PATTERN = (
     r"|called\b|named\b))\s*:?\s*"
 )
 
-_REL_ALT = "|".join(sorted((re.escape(r) for r in lx.RELATIONS), key=len, reverse=True))
+_REL_ALT = "|".join(
+    sorted((re.escape(r) for r in {*lx.RELATIONS, *lx.IRREGULAR_PLURALS}), key=len, reverse=True)
+)
 _REL_WORD = rf"(?:{_REL_ALT})(?:s)?"
 _THING_RE = re.compile(_THING_PATTERN, re.IGNORECASE)
 _DETERMINERS = frozenset(
@@ -750,7 +760,7 @@ _SUBJECT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     for kind, pattern in (
         ("user_rel", rf"^(?:the\s+)?user'?s\s+(?P<rel>{_REL_WORD})(?:'s\s+name)?\b,?\s*"),
         ("thing", _THING_PATTERN),
-        ("user", r"^(?:the\s+)?user\b\s*"),
+        ("user", r"^(?:the\s+)?user\b(?!'s|\s+and\s)\s*"),
         (
             "my_rel",
             rf"^(?:my|our)\s+(?:(?:older|younger|big|little|baby|twin|oldest|youngest"
@@ -759,13 +769,13 @@ _SUBJECT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         (
             "my_pet",
-            r"^(?:my|our)\s+(?:\w+\s+)?(?P<pet>dog|puppy|cat|kitten|rabbit|bunny|hamster"
-            r"|parrot|bird|fish|turtle|horse|pony|ferret|snake|lizard|gecko|guinea pig|pet"
+            r"^(?:my|our|the user's|user's)\s+(?:\w+\s+)?(?P<pet>dog|puppy|cat|kitten|rabbit|bunny"
+            r"|hamster|parrot|bird|fish|turtle|horse|pony|ferret|snake|lizard|gecko|guinea pig|pet"
             r"|phone|iphone|laptop|macbook|computer|tablet|ipad|car|bike|scooter|motorbike)\b,?\s*",
         ),
         (
             "with_user",
-            r"^(?:me\s+and\s+|i\s+and\s+)(?P<who>(?:my\s+)?[\w\-']+(?:\s+(?-i:[A-Z])[\w\-']*)?)\s+"
+            r"^(?:me\s+and\s+|i\s+and\s+|(?:the\s+)?user\s+and\s+)(?P<who>(?:my\s+)?[\w\-']+(?:\s+(?-i:[A-Z])[\w\-']*)?)\s+"
             r"|^(?P<who2>(?:my\s+)?[\w\-']+(?:\s+(?-i:[A-Z])[\w\-']*)?)\s+and\s+(?:i|me)\s+",
         ),
         ("first", r"^(?:i|we)(?=\b|')\s*|^(?:im|ive)\b(?=\s)"),
@@ -1563,7 +1573,9 @@ class _Reader:
             return [Claim(self.s.key, "pet", pet, negated=True, change=True)]
         if p.head == "be" and re.match(r"^(?:called|named)\s+", p.lower):
             name = clean_value(re.sub(r"^(?:called|named)\s+", "", p.rest, flags=re.I))
-            return [Claim(self.s.key, "pet", f"{pet} {name[:1].upper() + name[1:]}")]
+            # "my dog is named Bella": the one dog, so a later name for it is a new name.
+            named = f"{pet} {name[:1].upper() + name[1:]}"
+            return [Claim(self.s.key, "pet", named, qualifier="named" if " " not in pet else None)]
         if p.head == "be" and not p.negated:
             name = clean_value(p.rest)
             if name and _is_name(name.split(" ")[0]) and len(name.split()) == 1:
@@ -2143,11 +2155,18 @@ class _Reader:
                 return []
             if value.casefold() in _NOT_EMPLOYERS:
                 return []
-            return [self.claim("employer", _strip_job(value))]
-        mode = re.match(r"^(?:from home|remotely|remote)\b", low)
+            # "works at Google as a software engineer": the job too.
+            role = re.search(r"\s+as\s+(?:an?\s+)?(?P<job>[^,.;!?]+)$", rest[match.end() :], re.I)
+            out = [self.claim("employer", _strip_job(value))]
+            if role is not None and lx.is_occupation(clean_value(role.group("job")).casefold()):
+                out.append(self.claim("job", _with_article(clean_value(role.group("job")))))
+            return out
+        mode = re.match(
+            r"^(?:fully\s+|mostly\s+|completely\s+)?(?P<how>from home|remotely|remote)\b", low
+        )
         if mode is not None:
-            return [self.claim("work_mode", mode.group(0))]
-        if re.match(r"^(?:in the office|on-?site|in person)\b", low):
+            return [self.claim("work_mode", mode.group("how"))]
+        if re.match(r"^(?:(?:in|from|at) the office|on-?site|in person)\b", low):
             return [self.claim("work_mode", "in the office")]
         match = re.match(r"^in\s+", low)
         if match is not None:
@@ -2238,7 +2257,10 @@ class _Reader:
 
     def _have(self, rest: str, low: str, acquired: bool = False) -> list[Claim] | None:
         p = self.p
-        none = re.match(r"^(?:no|any)\s+(?:known\s+)?(?P<kind>[\w\-]+)\b", low)
+        none = re.match(
+            r"^(?:no|any)\s+(?:known\s+)?(?:(?:medical|health|serious|chronic)\s+)?(?P<kind>[\w\-]+)\b",
+            low,
+        )
         if none is not None and (p.negated or low.startswith("no ")):
             kind = none.group("kind")
             attribute = _KIND_ATTRIBUTE.get(kind) or ("pet" if lx.is_pet(kind) else None)
@@ -2382,7 +2404,9 @@ class _Reader:
             return [self.claim("family_count", str(ordinal), qualifier="child", change=True)]
         if count_word == "no":
             return [self.claim("family_count", "0", qualifier=rel)]
-        if count is not None and count > 1 and match.group("rel").casefold().endswith("s"):
+        said_rel = match.group("rel").casefold()
+        plural = said_rel.endswith("s") or said_rel in lx.IRREGULAR_PLURALS
+        if count is not None and count > 1 and plural:
             out.append(self.claim("family_count", str(count), qualifier=rel))
         for name in names:
             out.append(self.claim("family", name, qualifier=rel))
@@ -2710,6 +2734,9 @@ class _Reader:
             r"^(?:over\s+)?(?:[\w\-]+\s+)?(?:from\s+(?P<a>.+?)\s+)?to\s+(?P<b>.+)$", rest, re.I
         )
         swap = re.match(r"^(?P<a>.+?)\s+for\s+(?P<b>.+)$", rest, re.I)
+        backwards = re.match(r"^(?:over\s+)?to\s+(?P<b>.+?)\s+from\s+(?P<a>.+)$", rest, re.I)
+        if backwards is not None:
+            match = backwards  # "switched to Neovim from VS Code"
         if match is None and swap is not None and self.p.head == stem("swap"):
             match = swap
         if match is None:
@@ -2732,7 +2759,9 @@ class _Reader:
         return [self.claim("preference", b, change=True, previous=a)]
 
     def _change(self, rest: str, low: str) -> list[Claim] | None:
-        renamed = re.match(r"^(?:my|our)\s+(?P<thing>[\w\- ]+?)\s+to\s+(?P<x>.+)$", rest, re.I)
+        renamed = re.match(
+            r"^(?:my|our|their|his|her)\s+(?P<thing>[\w\- ]+?)\s+to\s+(?P<x>.+)$", rest, re.I
+        )
         if renamed is not None:
             thing = renamed.group("thing").casefold()
             attribute = ATTRIBUTE_NOUNS.get(thing) or (
@@ -3116,6 +3145,11 @@ _KIND_ATTRIBUTE = {
     "siblings": "family",
     "sibling": "family",
     "allergies": "allergy",
+    "conditions": "condition",
+    "condition": "condition",
+    "illnesses": "condition",
+    "problems": "condition",
+    "issues": "condition",
     "car": "vehicle",
     "cars": "vehicle",
     "job": "employer",

@@ -420,3 +420,7 @@ def is_pet(word: str) -> bool:
     """Return True if ``word`` names a kind of pet (singular or plural)."""
     w = word.casefold()
     return w in PETS or w in DOG_BREEDS or (w.endswith("s") and w[:-1] in PETS | DOG_BREEDS)
+
+
+IRREGULAR_PLURALS: frozenset[str] = frozenset(w for w in _PLURALS if not w.endswith("s"))
+"""Relation plurals a trailing "s" does not make ("children")."""

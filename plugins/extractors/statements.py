@@ -312,6 +312,8 @@ def render(claim: Claim) -> str | None:
             text = f"{who} is {v}"
         elif v == "pregnant":
             text = f"{who} is no longer pregnant" if neg else f"{who} is pregnant"
+        elif not v and neg:
+            text = f"{who} has no known health conditions"
         elif _CONDITION_ADJECTIVE.search(v):
             text = f"{who} is no longer {v}" if neg or past else f"{who} is {v}"
         else:
