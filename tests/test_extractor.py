@@ -186,6 +186,34 @@ def test_phrasing_is_read_for_what_it_says(said: str, facts: list[str]) -> None:
             ["The user is in a relationship.", "The user's partner is Marco."],
         ),
         ("my guinea pig Oscar is cute", ["The user has a guinea pig named Oscar."]),
+        ("We have a cat named Mr. Whiskers", ["The user has a cat named Mr. Whiskers."]),
+        ("I've been vegetarian for about six years", ["The user is vegetarian."]),
+        ("I'm now Laura Okafor", ["The user's name is Laura Okafor."]),
+        ("im tomasz, from krakow", ["The user's name is Tomasz.", "The user is from Krakow."]),
+        (
+            "my gf maya is a nurse",
+            ["Maya works as a nurse.", "The user's girlfriend is Maya."],
+        ),
+        (
+            "My partner Daniel and I got engaged",
+            ["The user is engaged.", "The user's partner is Daniel."],
+        ),
+        ("i'm more of a chess guy", ["The user likes chess."]),
+        (
+            "we called off the engagement",
+            ["The user is not engaged.", "The user's wedding was cancelled."],
+        ),
+        (
+            "going freelance as a bookkeeper",
+            ["The user is self-employed.", "The user works as a bookkeeper."],
+        ),
+        ("i totally LOVE working saturdays. said no one ever 🙄", []),
+        (
+            "my son ollie (9) loves lego",
+            ["Ollie is 9 years old.", "Ollie loves lego.", "Ollie is the user's son."],
+        ),
+        ("my iphone 12 battery is dying", ["The user uses an iphone 12."]),
+        ("my car broke down on the way to work", []),
         (
             "also i dont drink alcohol, so any ideas for a party",
             ["The user does not drink alcohol."],

@@ -465,6 +465,8 @@ _BARE_CONTRACTIONS = {
     "whats": "what's",
     "shes": "she's",
     "hes": "he's",
+    "u": "you",
+    "ur": "your",
 }
 _BARE_CONTRACTION = re.compile(
     r"(?<![\w'])(" + "|".join(_BARE_CONTRACTIONS) + r")(?![\w'])", re.IGNORECASE
@@ -478,6 +480,8 @@ def _spell_out(text: str) -> str:
 def sentences(text: str) -> list[str]:
     """Split ``text`` into sentences (at end punctuation, semicolons, dashes and newlines)."""
     text = re.sub(r"([!?])[!?1]+", r"\1", _spell_out(text.translate(_QUOTES)))  # "!!!", "?!"
+    # "im kofi 👋 29, barista in leeds": a wave inside an introduction is a comma.
+    text = _WAVE_IN_INTRODUCTION.sub(r"\1, ", text)
     clean = " ".join(text.replace("\n", " \n ").split(" "))
     out: list[str] = []
     for sentence in _SENTENCE_SPLIT.split(clean):
@@ -486,6 +490,11 @@ def sentences(text: str) -> list[str]:
     return out
 
 
+_WAVE_IN_INTRODUCTION = re.compile(
+    "^((?:(?:hi|hey|hiya|hello)[,!]?\\s+)?(?:I'm|i am)\\s+[A-Za-z][\\w'\\-]*)\\s*"
+    "[\U0001f300-\U0001faff\u2600-\u27bf]+[,.!]?\\s*(?=\\d|from\\b|in\\b|based\\b)",
+    re.IGNORECASE,
+)
 _INTRODUCTION = re.compile(
     r"^(?P<greeting>(?:hi|hey|hello|hiya|heya|howdy|yo)\b[,!]?\s+)?(?:I'm|I am|my name is"
     r"|name's)\s+(?P<name>[A-Za-z][\w'\-]*),\s*(?P<items>[^,]+(?:,\s*[^,]+)*?)[.!]?$",
@@ -500,7 +509,8 @@ def _introduction(sentence: str) -> list[str]:
     if match is None:
         return [sentence]
     name = match.group("name")
-    if not (_is_name(name) or (match.group("greeting") and _name_shaped(name))):
+    profile = re.search(r"(?:^|,)\s*(?:\d{1,3}\b|from\s|in\s|based\s)", match.group("items"), re.I)
+    if not (_is_name(name) or ((match.group("greeting") or profile) and _name_shaped(name))):
         return [sentence]
     items = [
         re.sub(r"^and\s+", "", item.strip(" .!"), flags=re.I)
@@ -508,7 +518,7 @@ def _introduction(sentence: str) -> list[str]:
     ]
     if not items or any(len(item.split()) > 6 or not item for item in items):
         return [sentence]
-    said = [f"{match.group('greeting') or ''}I'm {match.group('name')}."]
+    said = [f"{match.group('greeting') or ''}I'm {name[:1].upper() + name[1:]}."]
     for item in items:
         low = item.casefold()
         age = re.fullmatch(r"(\d{1,3})(?:\s*(?:yo|y/o|years old))?", low)
@@ -540,6 +550,10 @@ def clauses(sentence: str) -> list[str]:
             r"(?i:i|me)", before
         ):
             continue
+        if re.match(r"(?i:i|me)\s", after) and re.fullmatch(
+            r"(?:my|our)\s+[\w\-]+(?:\s+[\w\-']+)?", before, re.IGNORECASE
+        ):
+            continue  # "my partner Daniel and I got engaged": one subject, two people
         if _starts_statement(after):
             parts.append(sentence[start : match.start()])
             start = match.end()
@@ -833,11 +847,26 @@ def _subject(
                     after = f"{owner}'s {rest}"[found.end() :]
                     return replace(sub, relation=rel, name=owner), after
                 name = owner
+            together = re.match(r"^and\s+(?:i|me)\s+", rest, re.IGNORECASE)
+            if together is not None and kind == "my_rel":
+                # "my partner Daniel and I got engaged": the user did it, with Daniel.
+                who = f"{rel} {name}" if name is not None else f"my {rel}"
+                return _Subject(speaker, True, with_person=who), rest[together.end() :]
             owner = speaker if kind == "my_rel" else "user"
             key = name if name is not None else f"{owner}'s {rel}"
             return _Subject(key, kind == "my_rel", relation=rel, name=name), rest
         if kind == "my_pet":
             pet = match.group("pet").casefold()
+            model = re.match(
+                r"^(?:\d+\w*|pro|max|plus|mini|air|ultra|se)(?:\s+(?:pro|max|plus|mini))?\b\s*",
+                rest,
+                re.I,
+            )
+            if model is not None and pet in _OWNED_KIND:
+                # "my iphone 12 battery is dying": the phone is an iPhone 12.
+                return _Subject(speaker, True, pet=f"{pet} {model.group(0).strip()}"), rest[
+                    model.end() :
+                ]
             name, rest = _leading_name(rest)
             return _Subject(speaker, True, pet=f"{pet} {name}" if name else pet), rest
         if kind == "thing":
@@ -1309,6 +1338,12 @@ _QUANTITY = re.compile(
 )
 
 
+_DURATION_TAIL = re.compile(
+    r"\s+for\s+(?:about\s+|almost\s+|nearly\s+|over\s+|around\s+|like\s+)?(?:\d+|an?|one|two"
+    r"|three|four|five|six|seven|eight|nine|ten|a few|a couple of|several|many)\s+(?:years?"
+    r"|months?|weeks?|days?|decades?)(?:\s+now)?$",
+    re.IGNORECASE,
+)
 _APPROXIMATOR_TAIL = re.compile(
     r"\s+(?:for\s+)?(?:about|around|roughly|nearly|almost|approximately|over|some)\s*$",
     re.IGNORECASE,
@@ -1326,7 +1361,7 @@ def clean_value(text: str) -> str:
         before = value
         value = _STOP_WORDS.sub("", value).strip()
     # "played guitar for about five years": the time went, its "about" must too.
-    value = _APPROXIMATOR_TAIL.sub("", value)
+    value = _DURATION_TAIL.sub("", _APPROXIMATOR_TAIL.sub("", value))
     return value.strip(" \"'.,;:!?")
 
 
@@ -1561,10 +1596,13 @@ class _Reader:
         pet = self.s.pet or ""
         kind = _OWNED_KIND.get(pet.split(" ")[0], "pet")
         if kind != "pet":
-            gone = p.head in _BROKE or (
+            gone = (p.head in _BROKE and not p.lower.startswith("down")) or (
                 p.head == "be" and re.match(r"^(?:dead|gone|broken|stolen|totall?ed)\b", p.lower)
             )
-            return [Claim(self.s.key, kind, pet, negated=True, change=True)] if gone else []
+            if gone:
+                return [Claim(self.s.key, kind, pet, negated=True, change=True)]
+            # "my iphone 12 battery is dying": whatever is wrong with it, the user has one.
+            return [Claim(self.s.key, kind, pet)] if " " in pet and self.s.first_person else []
         if p.head in (stem("die"), stem("pass")) or (
             p.head == "be" and re.match(r"^(?:dead|gone|put down)\b", p.lower)
         ):
@@ -1782,7 +1820,7 @@ class _Reader:
             return [self.claim("birth_year", value, past=False)]
         if match.group("prep") == "on" or _has_date(value):
             return [self.claim("birthday", value, past=False)]
-        return [self.claim("origin", value, past=False)]
+        return [self.claim("origin", _place(value), past=False)]
 
     def _residence_state(self, rest: str, low: str) -> list[Claim] | None:
         match = re.match(
@@ -1803,7 +1841,7 @@ class _Reader:
         if match is None:
             return None
         value = clean_value(rest[match.end() :])
-        return [] if vague(value) else [self.claim("origin", value, past=False)]
+        return [] if vague(value) else [self.claim("origin", _place(value), past=False)]
 
     def _allergy(self, rest: str, low: str) -> list[Claim] | None:
         match = re.match(r"^(?:severely\s+|very\s+|deathly\s+|mildly\s+)?allergic\s+to\s+", low)
@@ -1946,14 +1984,12 @@ class _Reader:
         if match is None:
             return None
         job = match.group("job")
-        if (
-            not match.group("article")
-            and job[:1].isupper()
-            and " " not in job
-            and not match.group("org")
-        ):
-            return None  # "I'm Dev" is a name
+        words = job.split()
         head = re.split(r"\s+of\s+", job, maxsplit=1)[0]
+        named = not match.group("article") and not match.group("org") and len(words) <= 3
+        named = named and all(w[:1].isupper() for w in words)
+        if named and (len(words) == 1 or head.split()[-1].casefold() not in lx.OCCUPATIONS):
+            return None  # "I'm Dev", "I'm now Laura Okafor": a name, not "Junior Developer"
         job_low = head.casefold()
         if _diet(job_low) is not None or re.search(
             r"\b(?:person|fan|lover|type|kind|sort|bit|lot|big|huge|morning|night|such)\b", job_low
@@ -2113,14 +2149,14 @@ class _Reader:
         if match is None:
             return [] if self.strict else None
         value = clean_value(rest[match.end() :])
-        return [] if vague(value) else [self.claim("origin", value, past=False)]
+        return [] if vague(value) else [self.claim("origin", _place(value), past=False)]
 
     def _come(self, rest: str, low: str) -> list[Claim] | None:
         match = re.match(r"^(?:originally\s+)?from\s+", low)
         if match is None:
             return [] if self.strict else None
         value = clean_value(rest[match.end() :])
-        return [] if vague(value) else [self.claim("origin", value, past=False)]
+        return [] if vague(value) else [self.claim("origin", _place(value), past=False)]
 
     def _work(self, rest: str, low: str) -> list[Claim] | None:
         rest = re.sub(
@@ -3265,8 +3301,12 @@ def _base_verb(word: str) -> str | None:
     return base.get(stem(word))
 
 
+_SPELLED_OUT = {"gf": "girlfriend", "bf": "boyfriend", "hubby": "husband", "mate": "friend"}
+
+
 def _relation_claim(rel: str, name: str) -> tuple[str, str, str | None]:
     """(attribute, value, qualifier) saying that ``name`` is the user's ``rel``."""
+    rel = _SPELLED_OUT.get(rel, rel)
     if rel in lx.PARTNER_RELATIONS:
         return "partner", name, rel
     return "family", name, rel
@@ -3474,7 +3514,8 @@ def _pets(rest: str) -> list[str]:
         r"|\d+)?\s*"
         r"(?:(?:new|little|old|young|rescue|senior|adopted|sweet|big|small|fluffy|black|white"
         r"|grey|gray|orange|brown|tabby|ginger|german|golden|border|french|english|jack)\s+)*"
-        r"(?P<kind>(?:[\w\-]+\s+)?[\w\-]+?)s?(?:\s*,?\s*(?:named|called)?\s+(?P<names>[^.;!?]+))?"
+        r"(?P<kind>(?:[\w\-]+\s+)?[\w\-]+?)s?(?:\s*,?\s*(?:named|called)?\s+"
+        r"(?P<names>(?:(?:Mr|Mrs|Ms|Dr|Sir|Lady|Lord|Captain|Prof)\.?\s+)?[^.;!?]+))?"
         r"\s*[.!]?$",
         rest.strip(),
         re.IGNORECASE,
@@ -3709,6 +3750,22 @@ _BETTER_THAN = re.compile(
     r"(?P<now>,?\s+(?:now|i've come around|these days))?\s*[.!]*$",
     re.IGNORECASE,
 )
+_KIND_OF_PERSON = re.compile(
+    r"^(?:i'm|i am)\s+(?:(?:more|much more|definitely|totally|really)\s+)*(?:of\s+)?(?:an?\s+)"
+    r"(?:(?:big|huge|real|total)\s+)?(?P<x>[\w\-]+(?:\s+[\w\-]+)?)\s+(?:guy|person|girl|gal"
+    r"|dude|type|kind of person)\b",
+    re.IGNORECASE,
+)
+_CALLED_OFF = re.compile(
+    r"^(?:(?:we|i)\s+)?(?:called|broke|call|break)\s+off\s+(?:the|our|my)\s+engagement"
+    r"|^(?:the|our|my)\s+engagement(?:'s|\s+is)\s+off\b",
+    re.IGNORECASE,
+)
+_FREELANCE = re.compile(
+    r"^(?:i'm\s+|i am\s+|i\s+)?(?:went|going|gone|go)\s+freelance\b(?:\s+as\s+(?:an?\s+)?"
+    r"(?P<job>[^,.;!?]+))?",
+    re.IGNORECASE,
+)
 _TEAM = re.compile(r"^(?:i'm|i am|we're)\s+team\s+(?P<x>[\w\-]+)\s+now\b", re.IGNORECASE)
 _HOME_OF = re.compile(
     r"^(?P<x>.+?)\s+is\s+where\s+(?:i|we|the user|user)\s+(?:live|lives|am based|is based)\b"
@@ -3819,6 +3876,25 @@ def _inverted(text: str, speaker: str, *, greeted: bool = False) -> list[Claim] 
     team = _TEAM.match(text)
     if team is not None:
         return [Claim(speaker, "preference", clean_value(team.group("x")), change=True)]
+    kind_of = _KIND_OF_PERSON.match(text)
+    if (
+        kind_of is not None
+        and not vague(kind_of.group("x"))
+        and kind_of.group("x").casefold() not in ("morning", "night", "evening", "people", "early")
+    ):
+        # "i'm more of a chess guy", "I'm a big coffee person": what the user likes.
+        return [Claim(speaker, "likes", clean_value(kind_of.group("x")))]
+    if _CALLED_OFF.match(text):
+        return [
+            Claim(speaker, "relationship", "engaged", negated=True, change=True),
+            Claim(speaker, "plan", "wedding", negated=True, change=True),
+        ]
+    freelance = _FREELANCE.match(text)
+    if freelance is not None:
+        out = [Claim(speaker, "employer", "self-employed", change=True)]
+        if freelance.group("job"):
+            out.append(Claim(speaker, "job", _with_article(clean_value(freelance.group("job")))))
+        return out
     match = _FAVOURITE_OF.match(text)
     if match is not None:
         value = clean_value(match.group("x"))
@@ -3998,6 +4074,29 @@ def _subjectless_ok(text: str, strict: bool) -> bool:
     )
 
 
+_AGE_IN_BRACKETS = re.compile(
+    r"\b(?P<name>[A-Za-z][\w'\-]*)\s*\((?:age\s+|aged\s+)?(?P<age>\d{1,2})"
+    r"(?:\s*(?:yo|y/o|years? old))?\)"
+)
+
+
+def _ages_in_brackets(sentence: str) -> tuple[str, list[Claim]]:
+    """ "my kids Mia (6) and Leo (4)": each name's age, and the sentence without the brackets."""
+    claims: list[Claim] = []
+
+    def read(match: re.Match[str]) -> str:
+        name = match.group("name")
+        if _is_name(name) or _name_shaped(name):
+            name = name[:1].upper() + name[1:]
+            claims.append(Claim(name, "age", str(int(match.group("age")))))
+            return name
+        return match.group(0)
+
+    if not re.search(r"\b(?:my|our)\s", sentence, re.IGNORECASE):
+        return sentence, []
+    return _AGE_IN_BRACKETS.sub(read, sentence), claims
+
+
 def parse(
     text: str,
     *,
@@ -4019,6 +4118,8 @@ def parse(
     for sentence in sentences(text):
         inherited: _Subject | None = None
         antecedent: str | None = None
+        sentence, ages = _ages_in_brackets(sentence)
+        out.extend(ages)
         for clause in clauses(sentence):
             if keep is not None and not keep(clause):
                 continue

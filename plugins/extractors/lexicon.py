@@ -24,11 +24,11 @@ RELATIONS: frozenset[str] = _words(
     ex-boyfriend ex-girlfriend friend bff bestie roommate flatmate housemate neighbor
     neighbour boss manager supervisor colleague coworker co-worker teammate mentor therapist
     doctor dentist landlord landlady classmate teacher coach twin godmother godfather
-    stepchild godson goddaughter
+    stepchild godson goddaughter gf bf hubby mate
     """
-) | {"best friend"}
+) | {"best friend", "best mate"}
 PARTNER_RELATIONS: frozenset[str] = _words(
-    "wife husband spouse partner boyfriend girlfriend fiance fiancee fiancé fiancée"
+    "wife husband spouse partner boyfriend girlfriend fiance fiancee fiancé fiancée gf bf hubby"
 )
 _PLURALS = {
     "children": "child",
@@ -61,7 +61,7 @@ DOG_BREEDS: frozenset[str] = _words(
 
 VEHICLES: frozenset[str] = _words(
     """
-    car truck van suv motorbike motorcycle scooter bike bicycle e-bike jeep minivan pickup
+    car truck van suv motorbike motorcycle scooter bike bicycle e-bike ebike jeep minivan pickup
     sedan hatchback convertible camper rv
     """
 )
@@ -371,6 +371,11 @@ _CANONICAL = {
     "flatmate": "roommate",
     "housemate": "roommate",
     "bestie": "best friend",
+    "best mate": "best friend",
+    "mate": "friend",
+    "gf": "girlfriend",
+    "bf": "boyfriend",
+    "hubby": "husband",
     "bff": "best friend",
     "mama": "mother",
     "papa": "father",

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import sys
+import unicodedata
 from functools import cache
 from pathlib import Path
 
@@ -141,9 +142,17 @@ def _names() -> frozenset[str]:
 
 
 def known_place(text: str) -> bool:
-    """Whether ``text`` (any case) names a known place: "portland", "new york", "st louis"."""
-    key = " ".join(text.casefold().replace(".", "").split())
-    return key in _names()
+    """Whether ``text`` (any case) names a known place: "portland", "new york", "krakow"."""
+    return _key(_folded(text)) in _names()
+
+
+def _key(name: str) -> str:
+    return " ".join(name.casefold().replace(".", "").split())
+
+
+def _folded(name: str) -> str:
+    """ "Kraków" is "Krakow", as people type it."""
+    return "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
 
 
 def build(source: Path) -> list[str]:
@@ -158,7 +167,8 @@ def build(source: Path) -> list[str]:
         english = city["countrycode"] in _ENGLISH_SPEAKING
         if city["population"] >= (30_000 if english else 300_000):
             names.add(city["name"])
-    keys = {" ".join(n.casefold().replace(".", "").split()) for n in names if n.isascii()}
+    keys = {_key(_folded(n)) for n in names}
+    keys = {k for k in keys if k.isascii()}
     # Three letters or fewer are more often words or initials than towns.
     kept = {k for k in keys if len(k) > 3 and k not in _EVERYDAY}
     return sorted(kept | _ALSO)

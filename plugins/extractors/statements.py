@@ -52,6 +52,7 @@ _WEIGHING = re.compile(
 )
 _SARCASM = re.compile(
     r"(?:/s\b|\bjk\b|\bj/k\b|just kidding|\bkidding\b|yeah right|\bas if\b|\bsarcasm"
+    r"|said no ?one ever|said nobody ever"
     r"|^\s*oh (?:great|joy|wonderful|fantastic|sure|yeah|perfect|lovely)\b|\brofl\b)",
     re.IGNORECASE,
 )
@@ -96,7 +97,10 @@ def statement_sentences(text: str) -> list[str]:
     whole = text.strip()
     if _LAUGH.search(whole) and _HYPERBOLE.search(whole) and not _has_plain_fact(whole):
         return []
-    for sentence in sentences(whole):
+    said = sentences(whole)
+    for i, sentence in enumerate(said):
+        if i + 1 < len(said) and _IRONY_AFTER.match(said[i + 1]):
+            continue  # "i totally LOVE working saturdays. said no one ever": taken back at once
         # "could you call me Greta from now on?" asks for a name to be used: a statement.
         sentence = (
             _ASKED_TO_CALL.sub("call me ", sentence).rstrip("?")
@@ -150,6 +154,14 @@ def is_statement_clause(clause: str) -> bool:
         or _IRONIC_CLAUSE.search(clause)
         or main.strip().endswith("?")
     )
+
+
+# A sentence that only says the one before was not meant.
+_IRONY_AFTER = re.compile(
+    r"^\s*(?:said no ?one ever|said nobody ever|not|jk|j/k|/s|just kidding|kidding|yeah right)"
+    r"[\s.!🙄🙃]*$",
+    re.IGNORECASE,
+)
 
 
 def _has_plain_fact(text: str) -> bool:
@@ -320,11 +332,9 @@ def render(claim: Claim) -> str | None:
             text = f"{who} no longer has {v}" if neg or past else f"{who} has {v}"
     elif a == "pet":
         # "dog Pepper" is a dog named Pepper; "guinea pig" is a kind of its own.
-        kind, _, name = (
-            v.rpartition(" ") if v.split()[-1:] and v.split()[-1][:1].isupper() else (v, "", "")
-        )
-        if not kind:
-            kind, name = name, ""
+        words = v.split()
+        first_name = next((i for i, w in enumerate(words) if w[:1].isupper()), len(words))
+        kind, name = " ".join(words[:first_name]), " ".join(words[first_name:])
         pet = f"a {kind} named {name}" if name else _article(kind) if kind else "pets"
         text = f"{who} no longer has {pet}" if neg else f"{who} has {pet}"
         if neg and not v:
