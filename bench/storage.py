@@ -208,6 +208,20 @@ def table_sizes(database: Path) -> dict[str, int]:
     return dict(sorted(out.items(), key=lambda kv: -kv[1]))
 
 
+def text_columns(database: Path) -> dict[str, int]:
+    """Return the bytes of the search documents' text columns (what ``search_docs`` repeats
+    of the log: the text, its indexed form, and the neighbouring turns)."""
+    uri = f"file:{database}?mode=ro"
+    with sqlite3.connect(uri, uri=True) as conn:
+        row = conn.execute(
+            "SELECT sum(length(CAST(text AS BLOB))), sum(length(CAST(body AS BLOB))), "
+            "sum(length(CAST(near AS BLOB))), sum(length(CAST(metadata_json AS BLOB))) "
+            "FROM search_docs"
+        ).fetchone()
+    names = ("text", "body", "near", "metadata_json")
+    return dict(zip(names, [int(v or 0) for v in row], strict=True))
+
+
 def breakdown(data_dir: Path) -> dict[str, Any]:
     """Return the files, the tables of each database, and the ratios to the event log."""
     files = file_sizes(data_dir)
@@ -223,6 +237,10 @@ def breakdown(data_dir: Path) -> dict[str, Any]:
         "data_dir_mib": round(total / MiB, 2),
         "data_dir_over_log": round(total / log_bytes, 2),
         "files_over_log": {name: round(size / log_bytes, 2) for name, size in files.items()},
+        "search_docs_columns_over_log": {
+            name: round(size / log_bytes, 3)
+            for name, size in text_columns(data_dir / "projections.sqlite3").items()
+        },
         "tables_over_log": {
             db: {name: round(size / log_bytes, 3) for name, size in sizes.items()}
             for db, sizes in tables.items()
