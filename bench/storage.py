@@ -169,12 +169,19 @@ async def until_folded(client: aiohttp.ClientSession, position: int) -> None:
         status, body = await call(client, "GET", f"/v1/progress?position={position}&wait=10")
         if status == 200 and body["done"]:
             break
+    await until_embedded(client, timeout=None)
+
+
+async def until_embedded(client: aiohttp.ClientSession, timeout: float | None) -> bool:
+    """Wait (up to ``timeout`` seconds) until every search document has its vector."""
     # The vector index follows the projection when a search asks; it then embeds (and
     # caches) every new document in the background.
     status, body = await call(client, "POST", "/v1/search", {"query": "what was said"})
     if status != 200:
         raise RuntimeError(f"search failed: {status} {body}")
-    while True:
+    loop = asyncio.get_running_loop()
+    deadline = None if timeout is None else loop.time() + timeout
+    while deadline is None or loop.time() < deadline:
         status, text = await call(client, "GET", "/metrics")
         figures = dict(
             line.split(" ", 1)
@@ -183,8 +190,9 @@ async def until_folded(client: aiohttp.ClientSession, position: int) -> None:
         )
         embedded = float(figures.get("memoryd_recall_embedded_documents", "0"))
         if 0 < embedded >= float(figures.get("memoryd_recall_documents", "1")):
-            return
+            return True
         await asyncio.sleep(0.2)
+    return False
 
 
 # -- measuring ----------------------------------------------------------------------------
