@@ -217,6 +217,9 @@ GRANT: web.RequestKey[str] = web.RequestKey("memoryd_grant", str)
 
 STREAMING_PATHS = frozenset({"/v1/events/stream"})
 """Paths exempt from the request timeout."""
+SELF_BOUNDED_ROUTES = frozenset({"/v1/conversations/{cid}/retrospective:run"})
+"""Routes whose request names its own bounded wait (``timeout``, up to 600 s), which the
+request timeout (30 s by default) would otherwise cut short with a 503."""
 OPEN_PATHS = frozenset({"/v1/health", "/metrics", "/v1/openapi.json"})
 """Paths served before the projections are ready and without a namespace."""
 NO_TOKEN_PATHS = frozenset({"/v1/health"})
@@ -260,7 +263,11 @@ async def observe_middleware(request: web.Request, handler: Handler) -> web.Stre
     try:
         with request_context(request_id):
             limit = state.settings.request_timeout
-            if limit is None or request.path in STREAMING_PATHS:
+            if (
+                limit is None
+                or request.path in STREAMING_PATHS
+                or _route_label(request) in SELF_BOUNDED_ROUTES
+            ):
                 response = await handler(request)
             else:
                 try:
