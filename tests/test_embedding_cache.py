@@ -82,7 +82,8 @@ async def test_the_cache_reads_vectors_stored_as_they_are_and_packed(tmp_path: P
                     embedding_cache_table.c.content_hash == "new"
                 )
             )
-        assert stored is not None and len(stored) < len(new)
+        assert stored is not None
+        assert len(stored) < len(new)
         found = await cache.get(embedder.embedder_id, ["old", "new", "missing"], dim)
         assert found == {"old": old, "new": new}
     finally:
