@@ -1,7 +1,8 @@
 """A full disk: writes refused with a clear 507 (early, below the reserve), reads served, the
 projections waiting and retrying instead of dying, no user text in the failure logs.
 
-``bench/disk_full.py`` runs the same on a real, small filesystem (figures in its docstring)."""
+``bench/disk_full.py`` runs the same on a real, small filesystem (figures in
+``docs/performance.md``)."""
 
 from __future__ import annotations
 
