@@ -4,7 +4,7 @@ Usage::
 
     .venv/bin/python -m bench.locomo [--mode inprocess|api] [--data ../shared/bench/locomo]
         [--legs lexical,vector] [--embedder hashed|minilm] [--strategy rrf|weighted]
-        [--weight vector=0.3] [--cache-dir DIR] [--json]
+        [--weight vector=0.3] [--cache-dir DIR] [--json] [--ranked FILE]
 
 Each conversation file becomes one conversation in one namespace: a turn is a message (``name``
 = speaker, ``created_at`` = its session's date, ``metadata.dia_id``; an image turn's caption
@@ -16,7 +16,8 @@ the search projection and asks the recall engine directly (what the daemon does 
 API, minus HTTP). ``api`` starts ``memoryd serve`` on a temporary data dir and does the same
 through ``POST /v1/messages:batch`` and ``POST /v1/search``. Latency is measured around each
 search call. The embedding cache (``--cache-dir``) is kept between runs, so a second run of
-a model-backed embedder does not re-embed. Uses no LLM.
+a model-backed embedder does not re-embed. ``--ranked FILE`` writes each question's ranked
+turns (one JSON line each), so two versions can be compared answer by answer. Uses no LLM.
 """
 
 from __future__ import annotations
@@ -108,11 +109,13 @@ class Scores:
     recall: dict[int, float] = field(default_factory=lambda: dict.fromkeys(KS, 0.0))
     latencies: list[float] = field(default_factory=list)
     by_category: dict[int, list[int]] = field(default_factory=dict)
+    ranked: list[list[str]] = field(default_factory=list)
 
     def add(self, question: Question, ranked: Sequence[str], seconds: float) -> None:
         """Score one answer list."""
         self.n += 1
         self.latencies.append(seconds)
+        self.ranked.append(list(ranked))
         for k in KS:
             found = set(ranked[:k]) & question.evidence
             self.hits[k] += bool(found)
@@ -249,6 +252,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cache-dir", default=str(Path(tempfile.gettempdir()) / "memoryd-bench"))
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--keep", default=None, help="build in this data dir and keep it")
+    parser.add_argument("--ranked", type=Path, default=None, help="write the ranked turns here")
     # Ablation knobs (module settings of the projection and the engine; defaults as shipped).
     parser.add_argument("--context-window", type=int, default=None, help="turns each side")
     parser.add_argument("--near-weight", type=float, default=None, help="bm25 weight of context")
@@ -263,6 +267,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         scores = asyncio.run(run_api(args, convs))
     else:
         scores = asyncio.run(run_inprocess(args, convs))
+    if args.ranked is not None:
+        args.ranked.write_text("".join(json.dumps(r) + "\n" for r in scores.ranked))
     summary = {
         "mode": args.mode,
         "context_window": args.context_window,

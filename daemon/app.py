@@ -183,10 +183,13 @@ class AppState:
         a write acknowledged by this daemon is not folded yet. Past the bound (a bulk import,
         the projection process restarting) the read is served as folded so far, and its
         ``X-Memoryd-Behind`` header says by how many events (see ``observe_middleware``).
+        While the folding cannot move (it waits for room on a full disk, or the log is
+        damaged) a read does not wait for it.
         """
         engine = self.require_reads()
         target = self.last_written
-        if self.runner is not None and self.projection_position() < target:
+        stalled = FOLD in self.problems or LOG_DAMAGE in self.problems
+        if self.runner is not None and self.projection_position() < target and not stalled:
             self.fold_now.set()
             timeout = self.settings.read_your_writes_timeout
             if not await self.runner.wait_for(target, timeout=timeout):
@@ -214,6 +217,9 @@ GRANT: web.RequestKey[str] = web.RequestKey("memoryd_grant", str)
 
 STREAMING_PATHS = frozenset({"/v1/events/stream"})
 """Paths exempt from the request timeout."""
+SELF_BOUNDED_ROUTES = frozenset({"/v1/conversations/{cid}/retrospective:run"})
+"""Routes whose request names its own bounded wait (``timeout``, up to 600 s), which the
+request timeout (30 s by default) would otherwise cut short with a 503."""
 OPEN_PATHS = frozenset({"/v1/health", "/metrics", "/v1/openapi.json"})
 """Paths served before the projections are ready and without a namespace."""
 NO_TOKEN_PATHS = frozenset({"/v1/health"})
@@ -257,7 +263,11 @@ async def observe_middleware(request: web.Request, handler: Handler) -> web.Stre
     try:
         with request_context(request_id):
             limit = state.settings.request_timeout
-            if limit is None or request.path in STREAMING_PATHS:
+            if (
+                limit is None
+                or request.path in STREAMING_PATHS
+                or _route_label(request) in SELF_BOUNDED_ROUTES
+            ):
                 response = await handler(request)
             else:
                 try:
@@ -395,7 +405,8 @@ def _store_ctx(
         store = store_factory()
         await store.open()
         state.store = store
-        state.last_head = await store.head()
+        # Everything the log holds was acknowledged: reads say how far behind it they are.
+        state.last_head = state.last_written = await store.head()
         if isinstance(store, SqlEventStore):
             # A damaged page or row is named now, not by the first write that fails on it.
             problems = await store.integrity_problems()
@@ -454,6 +465,23 @@ def _declare_ready(state: AppState, position: int) -> None:
     log.info("projections caught up", position=position)
 
 
+FOLD = "fold"
+"""The kind of problem (``AppState.problems``) a fold that waits (a full disk) records."""
+
+
+def _note_fold_blocked(state: AppState, reason: str | None) -> None:
+    """Record why the folding waits, or that it goes on (None).
+
+    A fold that waits at start (a full disk: no room for what the projections hold of the
+    events not folded yet) would keep the daemon "starting" until room is made: it serves
+    what is folded instead, degraded, its reads saying how far behind they are.
+    """
+    state.note_problem(FOLD, reason)
+    if reason is not None and not state.ready.is_set():
+        log.warning("serving behind the log", reason=reason)
+        state.ready.set()
+
+
 async def _async_run_projections(state: AppState, runner: ProjectionRunner) -> None:
     """Fold on this loop: catch up, declare readiness, then follow the log.
 
@@ -467,6 +495,7 @@ async def _async_run_projections(state: AppState, runner: ProjectionRunner) -> N
             fold_now=state.fold_now,
             fold_delay=_or(state.settings.fold_delay, INLINE_FOLD_DELAY),
             on_ready=lambda position: _declare_ready(state, position),
+            on_blocked=lambda reason: _note_fold_blocked(state, reason),
         )
     except DamagedLog as exc:
         state.note_problem(LOG_DAMAGE, f"folding stopped at position {runner.position}: {exc}")
@@ -527,6 +556,7 @@ async def _async_drive_projector(state: AppState, projector: ProjectorProcess) -
     """
     loop = asyncio.get_running_loop()
     delay = RESTART_FIRST_DELAY
+    projector.on_blocked = lambda reason: _note_fold_blocked(state, reason)
     while True:
         started = loop.time()
         try:
@@ -534,6 +564,12 @@ async def _async_drive_projector(state: AppState, projector: ProjectorProcess) -
         except ProjectorExited as exc:
             if not projector.set_up.is_set():
                 raise
+            if projector.stopping:
+                # Told to stop: not a death to recover from. (A child that failed its last
+                # fold on a full disk was restarted here, and shutdown never ended: on
+                # Python 3.11 the TaskGroup raised the child's error and the cancellation
+                # that came with it was lost.)
+                raise asyncio.CancelledError from None
             reason = f"{exc}; restarting it"
             state.note_problem(PROJECTOR, reason)
         if loop.time() - started >= RESTART_RESET_AFTER:

@@ -472,8 +472,9 @@ class StorageConfig:
         32 * 1024 * 1024,
         _Size(maximum=1024**4),
         "Free space kept on the data dir's disk: below it writes are refused with 507 "
-        "insufficient_storage (reads go on), so the projections and a restart find room. "
-        "0 turns the check off. SQLite only (PostgreSQL's disk is the server's).",
+        "insufficient_storage (reads go on), so a restart finds room. The room the projections "
+        "still need for acknowledged events they have not folded yet counts as taken. 0 turns "
+        "the check off. SQLite only (PostgreSQL's disk is the server's).",
     )
 
 

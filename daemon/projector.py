@@ -14,7 +14,8 @@ The two talk over the child's stdin and stdout, one ASCII line per message:
   section), ``stop`` (fold what was announced, checkpoint, exit 0). End of input means the
   daemon is gone: the child stops the same way.
 - child -> daemon: ``setup`` once its tables exist, ``ready N`` once it has caught up, then
-  ``at N`` each time its checkpoint reaches N.
+  ``at N`` each time its checkpoint reaches N; ``blocked REASON`` when a fold failed for a
+  reason that passes (a full disk) and is being retried, ``unblocked`` once one succeeds.
 
 Logs go to the child's stderr, which is the daemon's (one journal). The child ignores SIGINT
 and SIGTERM: a terminal's Ctrl-C or systemd's stop reaches the whole process group, and the
@@ -38,7 +39,7 @@ import sqlalchemy as sa
 
 from daemon.backend import Backend
 from daemon.logging import configure_logging, get_logger
-from events.store.base import EventStore
+from events.store.base import EventStore, StorageFull
 from events.store.sql import classify_database_error
 from events.tasks import cancel_and_wait
 from projections.runner import ProjectionRunner
@@ -64,6 +65,10 @@ class ProjectorExited(RuntimeError):
     """The projection process ended without being asked to."""
 
 
+def _ignore_blocked(_reason: str | None) -> None:
+    pass
+
+
 async def async_follow_log(
     store: EventStore,
     runner: ProjectionRunner,
@@ -72,15 +77,19 @@ async def async_follow_log(
     fold_delay: float,
     on_ready: Callable[[int], None],
     on_folded: Callable[[int], None] = lambda _position: None,
+    on_blocked: Callable[[str | None], None] = _ignore_blocked,
 ) -> None:
     """Catch up, report readiness, then fold whatever is committed, for ever.
 
     Following lets a burst of writes gather for up to ``fold_delay`` seconds before folding
     (fewer, larger fold transactions cost less CPU per event) unless ``fold_now`` is set.
+    ``on_blocked`` hears why the folding waits (a full disk) and, with None, that it goes on.
     """
-    await _async_fold_retrying(
+    retrying = _Retrying(runner, on_blocked)
+    await retrying.fold(
         lambda: runner.catch_up(progress=lambda position, _target: on_folded(position))
     )
+    await retrying.fold(_shrinking(runner))
     on_ready(runner.position)
     while True:
         await store.wait_for_head(runner.position + 1, timeout=None)
@@ -91,31 +100,86 @@ async def async_follow_log(
                 async with asyncio.timeout(fold_delay):
                     await fold_now.wait()
         fold_now.clear()
-        on_folded(await _async_fold_retrying(runner.catch_up))
+        on_folded(await retrying.fold(runner.catch_up))
+        await retrying.fold(_shrinking(runner))
+
+
+def _shrinking(runner: ProjectionRunner) -> Callable[[], Awaitable[int]]:
+    async def shrink() -> int:
+        await runner.shrink_wal()
+        return runner.position
+
+    return shrink
 
 
 RETRY_FIRST_DELAY = 0.5
 RETRY_MAX_DELAY = 30.0
+SMALLEST_BATCH = 16
+"""Events per fold transaction that a full disk shrinks the batches to, at the least."""
 
 
-async def _async_fold_retrying(fold: Callable[[], Awaitable[int]]) -> int:
-    """Fold, and while the database refuses for a reason that passes (a full disk, an I/O
-    error, a lost connection) wait and try again instead of dying.
+def passing_reason(exc: BaseException) -> str | None:
+    """Return why a fold failed when the reason passes (a full disk, an I/O error, a lost
+    connection), without the statement or its parameters (users' text); None otherwise."""
+    if not isinstance(exc, sa.exc.OperationalError | OSError):
+        return None
+    problem = classify_database_error(exc)
+    if isinstance(problem, StorageFull):
+        return "the disk holding the projections is full"
+    if problem is not None:
+        return str(problem)
+    orig = getattr(exc, "orig", None) or exc
+    # SQLite names its error (SQLITE_IOERR_WRITE: a full tmpfs says so); the name carries no
+    # statement and no value.
+    name = getattr(orig, "sqlite_errorname", None)
+    return f"{type(exc).__name__} ({name})" if name else type(exc).__name__
+
+
+class _Retrying:
+    """Fold, and while the database refuses for a reason that passes, wait and try again
+    instead of dying.
 
     A batch that failed rolled back with its checkpoint, so trying again neither loses nor
     doubles an event. Anything else is a bug or damage and ends the fold (and the process).
+    Each failure also shrinks the batches (a transaction needs room in the WAL for all it
+    writes; a smaller one may fit where a large one cannot) until a fold succeeds.
     """
-    delay = RETRY_FIRST_DELAY
-    while True:
-        try:
-            return await fold()
-        except (sa.exc.OperationalError, OSError) as exc:
-            problem = classify_database_error(exc)
-            # The statement and its parameters (users' text) stay out of the log.
-            reason = str(problem) if problem is not None else type(exc).__name__
-            log.warning("projector.fold_failed_retrying", reason=reason, retry_in=delay)
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, RETRY_MAX_DELAY)
+
+    def __init__(self, runner: ProjectionRunner, on_blocked: Callable[[str | None], None]):
+        self.runner = runner
+        self.on_blocked = on_blocked
+        self.batch_size = runner.batch_size
+
+    async def fold(self, fold: Callable[[], Awaitable[int]]) -> int:
+        delay = RETRY_FIRST_DELAY
+        blocked = False
+        while True:
+            try:
+                position = await fold()
+            except Exception as exc:
+                reason = passing_reason(exc)
+                if reason is None:
+                    raise
+                # A smaller transaction may fit where a large one cannot (a full disk, or
+                # an I/O error that is a full disk under another name).
+                self.runner.batch_size = max(SMALLEST_BATCH, self.runner.batch_size // 4)
+                log.warning(
+                    "projector.fold_failed_retrying",
+                    reason=reason,
+                    retry_in=delay,
+                    batch_size=self.runner.batch_size,
+                )
+                if not blocked:
+                    blocked = True
+                    self.on_blocked(f"folding waits: {reason}")
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, RETRY_MAX_DELAY)
+                continue
+            self.runner.batch_size = self.batch_size
+            if blocked:
+                log.info("projector.fold_resumed", position=position)
+                self.on_blocked(None)
+            return position
 
 
 # -- the daemon's side ---------------------------------------------------------------------
@@ -141,6 +205,8 @@ class ProjectorProcess:
         """Set when the projection tables exist (reads may start)."""
         self.ready = asyncio.Event()
         """Set when the child has caught up with the log."""
+        self.on_blocked: Callable[[str | None], None] = _ignore_blocked
+        """Hears why the child's folding waits (``blocked``) and, with None, that it goes on."""
         self._moved = asyncio.Condition()
         self._process: asyncio.subprocess.Process | None = None
         self._stopping = False
@@ -194,10 +260,23 @@ class ProjectorProcess:
                     self._moved.notify_all()
                 if word == "ready":
                     self.ready.set()
+            elif word == "blocked":
+                self.on_blocked(value or "folding waits")
+            elif word == "unblocked":
+                self.on_blocked(None)
         status = await process.wait()
-        if self._stopping and (status == 0 or self._killed):
-            return  # asked to stop; a kill past the timeout was logged where it happened
+        if self._stopping:
+            # Asked to stop: whatever it could not fold is folded at the next start (a kill
+            # past the timeout was logged where it happened).
+            if status != 0 and not self._killed:
+                log.warning("projector.stopped_with_status", status=status)
+            return
         raise ProjectorExited(f"the projection process exited with status {status}")
+
+    @property
+    def stopping(self) -> bool:
+        """Return whether the daemon has told the child to stop."""
+        return self._stopping
 
     def tell_head(self, head: int) -> None:
         """Tell the child the log holds ``head``."""
@@ -274,6 +353,13 @@ class _Reporter:
         self.reported = max(self.reported, position)
         self._write(f"{word} {position}\n")
 
+    def blocked(self, reason: str | None) -> None:
+        if reason is None:
+            self._write("unblocked\n")
+        else:
+            one_line = " ".join(reason.encode("ascii", "replace").decode("ascii").split())
+            self._write(f"blocked {one_line}\n")
+
     def _write(self, text: str) -> None:
         if self.gone:
             return
@@ -316,6 +402,7 @@ async def async_child_main(backend: Backend, fold_delay: float) -> int:
     async with backend.open_runner() as runner:
         store = runner.store
         reporter.line("setup")
+        reporter.line("at", runner.position)  # where the tables stand: reads may say so
         fold_now = asyncio.Event()
         follow = asyncio.create_task(
             async_follow_log(
@@ -325,6 +412,7 @@ async def async_child_main(backend: Backend, fold_delay: float) -> int:
                 fold_delay=fold_delay,
                 on_ready=lambda position: reporter.line("ready", position),
                 on_folded=lambda position: reporter.line("at", position),
+                on_blocked=reporter.blocked,
             ),
             name="memoryd-projector-follow",
         )
@@ -337,10 +425,27 @@ async def async_child_main(backend: Backend, fold_delay: float) -> int:
         # A batch cancelled mid-fold rolls back with its checkpoint; the final catch-up folds
         # it again, so stopping never loses or doubles an event.
         await cancel_and_wait(follow)
-        position = await runner.catch_up(until=max(announced, runner.position))
+        position = await async_last_fold(runner, max(announced, runner.position))
         reporter.line("at", position)
-        log.info("projector.stopped", position=position)
         return 0
+
+
+async def async_last_fold(runner: ProjectionRunner, until: int) -> int:
+    """Fold up to ``until`` before stopping; return the position reached.
+
+    A fold that fails for a reason that passes (a full disk) loses nothing: the log holds
+    it all and the next start folds the rest. So stopping does not wait for room.
+    """
+    try:
+        position = await runner.catch_up(until=until)
+    except Exception as exc:
+        reason = passing_reason(exc)
+        if reason is None:
+            raise
+        log.warning("projector.stopped_behind", position=runner.position, reason=reason)
+        return runner.position
+    log.info("projector.stopped", position=position)
+    return position
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -180,11 +180,24 @@ def close_listeners(listeners: list[Listener]) -> None:
                 path.unlink()
 
 
-def connection_limits(config: Config) -> ConnectionLimits:
-    """Return the listeners' connection cap and timeouts from the configuration."""
+FILES_KEPT = 128
+"""Descriptors kept for the daemon's own use (databases and their WALs, the projection
+process's pipes, the listeners) when the open-file limit caps the connections."""
+
+
+def connection_limits(config: Config, open_files: int | None = None) -> ConnectionLimits:
+    """Return the listeners' connection cap and timeouts from the configuration.
+
+    Under an open-file limit too low for ``server.max_connections``, the cap is lowered to
+    what the limit leaves: past it, accept() itself fails and a client waits for nothing,
+    where one over the cap is told ``503 too_many_connections`` at once.
+    """
     server = config.server
+    cap = server.max_connections
+    if open_files is not None:
+        cap = max(1, min(cap, open_files - FILES_KEPT))
     return ConnectionLimits(
-        max_connections=server.max_connections,
+        max_connections=cap,
         header_timeout=server.header_timeout.total_seconds(),
         idle_timeout=server.idle_timeout.total_seconds(),
     )
@@ -354,11 +367,14 @@ class Server:
         for warning in loose_permissions(data_dir):
             log.warning("data dir permissions", warning=warning)
         files = raise_file_limit()
-        if files < 2 * config.server.max_connections:
+        limits = connection_limits(config, files)
+        if limits.max_connections < config.server.max_connections:
             log.warning(
-                "the open-file limit is low for server.max_connections",
+                "the open-file limit is low for server.max_connections: connections are "
+                "capped lower (raise LimitNOFILE)",
                 open_file_limit=files,
                 max_connections=config.server.max_connections,
+                capped_at=limits.max_connections,
             )
         settings = app_settings(config)
         listeners = open_listeners(config, self.options.env)
@@ -396,7 +412,6 @@ class Server:
             except Exception:
                 close_listeners(listeners)
                 raise
-            limits = connection_limits(config)
             for listener in listeners:
                 site = ApiSite(runner, listener.sock, limits, backlog=SOCKET_BACKLOG)
                 await site.start()

@@ -20,6 +20,7 @@ import asyncio
 import bisect
 import contextlib
 import hashlib
+import os
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
@@ -28,6 +29,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from events.store.base import EventStore, StoredEvent
+from events.store.sqlite import WAL_SIZE_LIMIT
 from events.tasks import cancel_and_wait
 from projections.base import Projection
 
@@ -378,6 +380,23 @@ class ProjectionRunner:
             yield
         finally:
             await self._pragma(f"wal_autocheckpoint={DEFAULT_WAL_PAGES}")
+            await self._pragma("wal_checkpoint(TRUNCATE)")
+
+    async def shrink_wal(self) -> None:
+        """Give back the room a large fold took in SQLite's WAL.
+
+        A batch writes all it folds to the WAL before a checkpoint copies it over, so a burst
+        (5,000 long messages) leaves a WAL of hundreds of MiB that stays that size until the
+        next fold happens to reset it, which on a nearly full disk may never come. Once it
+        is larger than its limit, a checkpoint copies it over and truncates it.
+        """
+        if self.engine.dialect.name != "sqlite" or self.engine.url.database is None:
+            return
+        try:
+            size = os.path.getsize(f"{self.engine.url.database}-wal")  # noqa: ASYNC240 - one stat
+        except OSError:
+            return
+        if size > WAL_SIZE_LIMIT:
             await self._pragma("wal_checkpoint(TRUNCATE)")
 
     async def _pragma(self, pragma: str) -> None:

@@ -21,9 +21,12 @@ Fold rules (pure: time comes from the events, no plugin is called):
 
 Every change bumps the row's ``updated_position``, which the daemon's vector indexer follows.
 
-The full-text index is dialect-specific: an FTS5 table ``search_fts`` (``porter unicode61
-remove_diacritics 2``; columns body, near and an unranked ``scope`` of namespace, kind and
-conversation tokens) on SQLite, a weighted ``tsvector`` column generated from body and near
+The full-text index is dialect-specific: a contentless FTS5 table ``search_fts`` (``porter
+unicode61 remove_diacritics 2``; columns body, near and an unranked ``scope`` of namespace,
+kind and conversation tokens; it keeps the postings of every live document and no copy of
+their text, so a document is removed by naming the values it was indexed with, read from
+``search_docs`` before the row changes) on SQLite, a weighted ``tsvector`` column generated
+from body and near
 (PostgreSQL keeps it in step with every insert and update) with a GIN index on PostgreSQL.
 Both are created and dropped with ``search_docs``.
 """
@@ -160,7 +163,7 @@ def _ddl_statement(statement: str) -> Any:
 
 for _ddl in (
     f"CREATE VIRTUAL TABLE IF NOT EXISTS search_fts USING fts5(body, near, scope, "
-    f"tokenize='{FTS_TOKENIZER}')",
+    f"content='', tokenize='{FTS_TOKENIZER}')",
 ):
     sa.event.listen(docs_table, "after_create", _ddl_statement(_ddl).execute_if(dialect="sqlite"))
 sa.event.listen(
@@ -255,7 +258,8 @@ class SearchProjection(Projection):
     name: ClassVar[str] = "search"
     # 3: text and identifiers with NUL are stored with U+FFFD (PostgreSQL cannot store NUL).
     # 4: PostgreSQL's tsv is a generated column.
-    version: ClassVar[int] = 4
+    # 5: SQLite's index is contentless (search_docs holds the text once; it held it twice).
+    version: ClassVar[int] = 5
     metadata: ClassVar[sa.MetaData] = metadata
     # The fold reads documents by reference, conversation and doc_id, never by these.
     deferred_indexes: ClassVar[tuple[str, ...]] = (
@@ -573,6 +577,7 @@ class _SearchFold:
         self.tails.pop((ns, cid), None)
 
     async def _tombstone(self, doc_ids: list[int], position: int) -> None:
+        await _unindex(self.conn, doc_ids)  # before the rows lose what the index was given
         gone = set(doc_ids)
         for row in self.by_ref.values():
             if row["doc_id"] in gone:
@@ -597,12 +602,6 @@ class _SearchFold:
             )
             await self.conn.execute(tags_table.delete().where(tags_table.c.doc_id.in_(part)))
         await self._set_mentions(doc_ids, {})
-        if self.conn.dialect.name == "sqlite":
-            for part in chunks(doc_ids):
-                marks = ",".join("?" * len(part))
-                await self.conn.exec_driver_sql(
-                    f"DELETE FROM search_fts WHERE rowid IN ({marks})", tuple(part)
-                )
 
     async def _fact(self, stored: StoredEvent, event: FactWritten) -> None:
         ns = stored.namespace
@@ -703,6 +702,9 @@ class _SearchFold:
 
     async def flush(self) -> None:
         conn = self.conn
+        # The index forgets the stored documents that change while they still hold what it
+        # was given (a contentless index can only be told what to remove).
+        await _unindex(conn, sorted(d for d in self.index_dirty if d not in self.new_rows))
         new_rows = list(self.new_rows.values())
         if new_rows:
             await _insert_docs.execute(conn, [_doc_values(r) for r in new_rows])
@@ -760,18 +762,7 @@ class _SearchFold:
             if (r := self.new_rows.get(d)) is not None
         ]
         stored = [d for d in doc_ids if d not in self.new_rows]
-        for part in chunks(stored):
-            result = await conn.execute(
-                sa.select(
-                    _D.doc_id, _D.body, _D.near, _D.namespace, _D.kind, _D.conversation_id
-                ).where(_D.doc_id.in_(part), _D.live.is_(True))
-            )
-            rows.extend((int(r[0]), r[1], r[2], scope_tokens(r[3], r[4], r[5])) for r in result)
-        for part in chunks(stored):
-            marks = ",".join("?" * len(part))
-            await conn.exec_driver_sql(
-                f"DELETE FROM search_fts WHERE rowid IN ({marks})", tuple(part)
-            )
+        rows.extend(await _indexed(conn, stored))
         if rows:
             await conn.exec_driver_sql(
                 "INSERT INTO search_fts(rowid, body, near, scope) VALUES (?, ?, ?, ?)", rows
@@ -931,6 +922,37 @@ _add_entity_counts = BulkStatement(
     ("namespace", "entity_key", "display", "doc_count"),
     lambda conn: upsert(conn, entities_table, ("namespace", "entity_key"), add=("doc_count",)),
 )
+
+
+async def _indexed(conn: AsyncConnection, doc_ids: Sequence[int]) -> list[tuple[Any, ...]]:
+    """Return ``(doc_id, body, near, scope)`` of the live documents among ``doc_ids``: what
+    the SQLite index holds of them (it holds every live document, as stored)."""
+    rows: list[tuple[Any, ...]] = []
+    for part in chunks(doc_ids):
+        result = await conn.execute(
+            sa.select(_D.doc_id, _D.body, _D.near, _D.namespace, _D.kind, _D.conversation_id)
+            .where(_D.doc_id.in_(part), _D.live.is_(True))
+            .order_by(_D.doc_id)
+        )
+        rows.extend((int(r[0]), r[1], r[2], scope_tokens(r[3], r[4], r[5])) for r in result)
+    return rows
+
+
+async def _unindex(conn: AsyncConnection, doc_ids: Sequence[int]) -> None:
+    """Remove documents from the SQLite index, while their rows still hold what it was given.
+
+    The index is contentless (it keeps no copy of the text, only the postings), so a removal
+    names the exact values that were indexed; a document that is not live is not indexed.
+    """
+    if not doc_ids or conn.dialect.name != "sqlite":
+        return
+    rows = await _indexed(conn, doc_ids)
+    if rows:
+        await conn.exec_driver_sql(
+            "INSERT INTO search_fts(search_fts, rowid, body, near, scope) "
+            "VALUES ('delete', ?, ?, ?, ?)",
+            rows,
+        )
 
 
 def _doc_id(row: dict[str, Any]) -> int:

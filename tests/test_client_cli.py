@@ -164,3 +164,80 @@ def test_options_may_come_after_the_positionals() -> None:
     assert str(args.socket) == "/tmp/s"
     args = build_parser().parse_args(["recall", "what", "-k", "3", "--json"])
     assert (args.query, args.top_k, args.json) == ("what", 3, True)
+
+
+DAEMON_COMMANDS = {
+    "status",
+    "messages add",
+    "messages list",
+    "facts list",
+    "facts show",
+    "facts history",
+    "facts add",
+    "recall",
+    "retrospective run",
+    "retrospective status",
+    "consolidate preview",
+    "consolidate analyze",
+    "consolidate apply",
+    "review",
+}
+"""What a running daemon serves: these talk to it (README, "The command line")."""
+STORAGE_COMMANDS = {
+    "serve",
+    "events tail",
+    "events export",
+    "events import",
+    "projections rebuild",
+    "projections verify",
+    "replay",
+    "db upgrade",
+    "db status",
+    "doctor",
+    "retrospective replay",
+}
+"""What works on the log and projections themselves: these open the data dir or database."""
+
+
+def _leaf_commands() -> dict[str, argparse.ArgumentParser]:
+    from daemon.cli import build_parser
+
+    out: dict[str, argparse.ArgumentParser] = {}
+
+    def walk(parser: argparse.ArgumentParser, path: tuple[str, ...]) -> None:
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if not subs:
+            out[" ".join(path)] = parser
+        for action in subs:
+            for name, sub in action.choices.items():
+                walk(sub, (*path, name))
+
+    walk(build_parser(), ())
+    return out
+
+
+def _options(parser: argparse.ArgumentParser) -> set[str]:
+    return {o for a in parser._actions for o in a.option_strings}
+
+
+def test_one_rule_for_which_commands_talk_to_the_daemon() -> None:
+    commands = _leaf_commands()
+    connection = {"--socket", "--url", "--token", "--token-file", "-n", "--namespace", "--json"}
+    backend = {"--data-dir", "--database-url"}
+    talking = {name for name, parser in commands.items() if "--url" in _options(parser)}
+    assert talking == DAEMON_COMMANDS
+    for name in DAEMON_COMMANDS:
+        options = _options(commands[name])
+        assert connection <= options, name
+        assert not backend & options, name
+    for name in STORAGE_COMMANDS:
+        options = _options(commands[name])
+        assert backend <= options, name
+    # The rest take neither: the configuration and copies between stores (--from/--to).
+    others = set(commands) - DAEMON_COMMANDS - STORAGE_COMMANDS
+    assert others == {"config check", "config show", "config keys", "store copy"} | {
+        "store verify",
+        "store digest",
+    }
+    for name in others:
+        assert not (backend | {"--socket", "--url"}) & _options(commands[name]), name

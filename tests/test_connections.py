@@ -13,7 +13,13 @@ from typing import Any
 import orjson
 import pytest
 
-from daemon.server import RateLimitedLoopErrors, Server, raise_file_limit
+from daemon.server import (
+    FILES_KEPT,
+    RateLimitedLoopErrors,
+    Server,
+    connection_limits,
+    raise_file_limit,
+)
 from tests.api_fixtures import make_config, running
 
 
@@ -185,3 +191,13 @@ def test_the_file_limit_is_raised_to_the_hard_limit() -> None:
         assert raise_file_limit() == (hard if hard != resource.RLIM_INFINITY else 65536)
     finally:
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_a_low_file_limit_caps_the_connections_below_it(tmp_path: Path) -> None:
+    # Past the descriptors, accept() fails and a client waits for nothing; under the cap the
+    # one too many is told 503 at once (bench/connections.py --nofile 1024:1024).
+    config = make_config(tmp_path, **{"server.max_connections": 1000})
+    assert connection_limits(config).max_connections == 1000
+    assert connection_limits(config, 65536).max_connections == 1000
+    assert connection_limits(config, 1024).max_connections == 1024 - FILES_KEPT
+    assert connection_limits(config, 10).max_connections == 1

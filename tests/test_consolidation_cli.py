@@ -1,8 +1,7 @@
-"""``memoryd consolidate preview|analyze|apply`` and ``memoryd review`` on a data dir."""
+"""``memoryd consolidate preview|analyze|apply`` and ``memoryd review`` against a daemon."""
 
 from __future__ import annotations
 
-import asyncio
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -10,17 +9,19 @@ import orjson
 import pytest
 
 from daemon.backend import Backend
-from daemon.cli import main
+from daemon.cli.client_cmd import EXIT_API_ERROR, EXIT_NO_DAEMON
 from daemon.cli.consolidate_cmd import table
 from events.store.base import NewEvent
 from events.types import FactWritten
+from tests.api_fixtures import make_config, running
+from tests.test_client_cli import memoryd
 
 
-def _seed(data_dir: Path) -> None:
-    async def go() -> None:
-        store = Backend(data_dir=data_dir).open_store()
-        await store.open()
-        t = datetime(2026, 1, 1, tzinfo=UTC)
+async def _seed(data_dir: Path) -> None:
+    store = Backend(data_dir=data_dir).open_store()
+    await store.open()
+    t = datetime(2026, 1, 1, tzinfo=UTC)
+    try:
         await store.append(
             "default",
             [
@@ -28,9 +29,8 @@ def _seed(data_dir: Path) -> None:
                 NewEvent(FactWritten(fact_id="b", text="alice likes tea.", valid_from=t)),
             ],
         )
+    finally:
         await store.close()
-
-    asyncio.run(go())
 
 
 def test_table_renders_columns() -> None:
@@ -39,20 +39,33 @@ def test_table_renders_columns() -> None:
     assert text.splitlines()[3] == "long  22"
 
 
-def test_preview_analyze_apply(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    data = tmp_path / "data"
-    _seed(data)
-    assert main(["consolidate", "preview", "--data-dir", str(data), "--json"]) == 0
-    preview = orjson.loads(capsys.readouterr().out)
-    assert preview["duplicates"][0]["fact_ids"] == ["a", "b"]
-    assert main(["consolidate", "analyze", "--data-dir", str(data), "--json"]) == 0
-    plan = orjson.loads(capsys.readouterr().out)
-    assert plan["recommendations"][0]["action"] == "merge"
-    assert main(["consolidate", "apply", plan["plan_id"], "--data-dir", str(data)]) == 0
-    applied = orjson.loads(capsys.readouterr().out)
-    assert applied["applied"] == ["i1"]
-    assert main(["consolidate", "apply", plan["plan_id"], "--data-dir", str(data)]) == 2
-    assert "already applied" in capsys.readouterr().err
-    assert main(["review", "--data-dir", str(data), "--json"]) == 0
-    assert orjson.loads(capsys.readouterr().out) == {"items": []}
-    assert main(["review", "approve", "nope", "--data-dir", str(data)]) == 2
+async def test_preview_analyze_apply_review(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = make_config(tmp_path)
+    await _seed(config.storage.data_dir)
+    sock = ["--socket", str(config.server.socket)]
+    async with running(config):
+        assert await memoryd("consolidate", "preview", *sock, "--json") == 0
+        preview = orjson.loads(capsys.readouterr().out)
+        assert preview["duplicates"][0]["fact_ids"] == ["a", "b"]
+        assert await memoryd("consolidate", "analyze", *sock) == 0  # not a terminal: JSON
+        plan = orjson.loads(capsys.readouterr().out)
+        assert plan["recommendations"][0]["action"] == "merge"
+        assert await memoryd("consolidate", "apply", plan["plan_id"], *sock) == 0
+        applied = orjson.loads(capsys.readouterr().out)
+        assert applied["applied"] == ["i1"]
+        # The daemon's own reads see what the command wrote through it.
+        assert await memoryd("facts", "list", *sock, "--json") == 0
+        assert len(orjson.loads(capsys.readouterr().out)["facts"]) == 1
+        assert await memoryd("consolidate", "apply", plan["plan_id"], *sock) == EXIT_API_ERROR
+        assert "already applied" in capsys.readouterr().err
+        assert await memoryd("review", *sock, "--json") == 0
+        assert orjson.loads(capsys.readouterr().out) == {"items": []}
+        assert await memoryd("review", "approve", "nope", *sock) == EXIT_API_ERROR
+        assert "404" in capsys.readouterr().err
+        # Another namespace has nothing to consolidate.
+        assert await memoryd("consolidate", "preview", *sock, "-n", "other", "--json") == 0
+        assert orjson.loads(capsys.readouterr().out)["duplicates"] == []
+    assert await memoryd("consolidate", "preview", *sock) == EXIT_NO_DAEMON
+    assert "no memoryd is listening" in capsys.readouterr().err

@@ -1,21 +1,35 @@
 """A full disk: writes refused with a clear 507 (early, below the reserve), reads served, the
 projections waiting and retrying instead of dying, no user text in the failure logs.
 
-``bench/disk_full.py`` runs the same on a real, small filesystem (figures in its docstring)."""
+``bench/disk_full.py`` runs the same on a real, small filesystem (figures in
+``docs/performance.md``)."""
 
 from __future__ import annotations
 
+import asyncio
+import shutil
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from aiohttp.test_utils import TestClient, TestServer
 
 from daemon import projector
-from events.store.base import StorageFull
+from daemon.api import common
+from daemon.api.common import MIB
+from daemon.app import STATE, AppSettings, _async_drive_projector, build_app
+from daemon.backend import Backend
+from daemon.projector import ProjectorExited
+from events.store.base import NewEvent, StorageFull
 from events.store.sql import classify_database_error
-from events.store.sqlite import sqlite_engine
+from events.store.sqlite import SqliteEventStore, sqlite_engine
+from projections.runner import ProjectionRunner
 from tests.api_fixtures import api_client, appends_failing
+from tests.projection_fixtures import message
 
 MSG = "/v1/conversations/c1/messages"
 
@@ -53,29 +67,214 @@ def test_sqlite_full_is_classified() -> None:
     assert isinstance(classify_database_error(OSError(28, "No space left on device")), StorageFull)
 
 
-async def test_the_projections_wait_and_retry_a_full_disk(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def _disk_full() -> sa.exc.OperationalError:
+    error = sqlite3.OperationalError("database or disk is full")
+    error.sqlite_errorcode = 13
+    return sa.exc.OperationalError("INSERT ...", {}, error)
+
+
+@pytest.fixture
+def quick_retries(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(projector, "RETRY_FIRST_DELAY", 0.001)
-    attempts = 0
+    monkeypatch.setattr(projector, "RETRY_MAX_DELAY", 0.01)
+
+
+@pytest.mark.usefixtures("quick_retries")
+async def test_the_projections_wait_and_retry_a_full_disk_in_smaller_batches() -> None:
+    runner = SimpleNamespace(batch_size=5000)
+    attempts: list[int] = []
+    heard: list[str | None] = []
 
     async def fold() -> int:
-        nonlocal attempts
-        attempts += 1
-        if attempts < 3:
-            error = sqlite3.OperationalError("database or disk is full")
-            error.sqlite_errorcode = 13
-            raise sa.exc.OperationalError("INSERT ...", {}, error)
+        attempts.append(runner.batch_size)
+        if len(attempts) < 4:
+            raise _disk_full()
         return 42
 
-    assert await projector._async_fold_retrying(fold) == 42
-    assert attempts == 3
+    retrying = projector._Retrying(runner, heard.append)  # type: ignore[arg-type]
+    assert await retrying.fold(fold) == 42
+    # Each failure on a full disk tries again with a quarter of the batch (a transaction's
+    # WAL must fit); success brings the batch size back.
+    assert attempts == [5000, 1250, 312, 78]
+    assert runner.batch_size == 5000
+    assert len(heard) == 2
+    assert heard[1] is None
+    assert heard[0] is not None
+    assert "full" in heard[0]
+    assert "INSERT" not in heard[0]
 
     async def broken() -> int:
         raise ValueError("a bug is not retried")
 
     with pytest.raises(ValueError, match="not retried"):
-        await projector._async_fold_retrying(broken)
+        await retrying.fold(broken)
+
+
+async def test_stopping_does_not_wait_for_room_to_fold() -> None:
+    class Runner:
+        position = 7
+
+        async def catch_up(self, until: int | None = None) -> int:
+            raise _disk_full()
+
+    # What could not be folded is folded at the next start: the log holds it.
+    assert await projector.async_last_fold(Runner(), 10) == 7  # type: ignore[arg-type]
+
+    class Broken(Runner):
+        async def catch_up(self, until: int | None = None) -> int:
+            raise ValueError("a bug")
+
+    with pytest.raises(ValueError, match="a bug"):
+        await projector.async_last_fold(Broken(), 10)  # type: ignore[arg-type]
+
+
+class _StoppingChild:
+    """A projection process that was told to stop and then exited with a failure."""
+
+    def __init__(self) -> None:
+        self.set_up = asyncio.Event()
+        self.set_up.set()
+        self.ready = asyncio.Event()
+        self.stopping = True
+        self.starts = 0
+        self.on_blocked: Any = None
+
+    async def async_watch(self) -> None:
+        raise ProjectorExited("the projection process exited with status 1")
+
+    async def async_start(self) -> None:
+        self.starts += 1
+
+    def tell_head(self, head: int) -> None:
+        pass
+
+    def fold_now(self) -> None:
+        pass
+
+
+async def test_a_child_that_fails_while_being_stopped_is_not_restarted(tmp_path: Path) -> None:
+    # The shutdown that hung: the child failed its last fold on a full disk, and the daemon
+    # started another child instead of ending.
+    async with api_client(tmp_path) as api:
+        state = api.client.app[STATE]
+        child = _StoppingChild()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(_async_drive_projector(state, child), 10)  # type: ignore[arg-type]
+        assert child.starts == 0
+
+
+class _BlockedRunner(ProjectionRunner):
+    """Folds only once ``blocked`` is cleared; until then every fold finds the disk full."""
+
+    blocked = True
+
+    async def catch_up(self, *args: Any, **kwargs: Any) -> int:
+        if _BlockedRunner.blocked:
+            raise _disk_full()
+        return await super().catch_up(*args, **kwargs)
+
+
+@pytest.fixture
+def blocked_runner() -> Iterator[type[_BlockedRunner]]:
+    _BlockedRunner.blocked = True
+    yield _BlockedRunner
+    _BlockedRunner.blocked = True
+
+
+@pytest.mark.usefixtures("quick_retries")
+async def test_a_fold_that_waits_for_room_at_start_serves_what_is_folded(
+    tmp_path: Path, blocked_runner: type[_BlockedRunner]
+) -> None:
+    async with SqliteEventStore.in_data_dir(tmp_path) as store:
+        await store.append(
+            "default",
+            [NewEvent(message("c1", f"m{i}", f"turn {i}")) for i in range(3)],
+        )
+    # A read would wait this long for the fold (read-your-writes) if it did not know the
+    # fold cannot move.
+    settings = AppSettings(
+        backend=Backend(tmp_path), tcp_requires_token=False, read_your_writes_timeout=600
+    )
+    app = build_app(settings, runner_factory=blocked_runner)
+    async with TestClient(TestServer(app)) as client:
+        state = app[STATE]
+        await asyncio.wait_for(state.ready.wait(), 10)
+        health = await (await client.get("/v1/health")).json()
+        assert health["status"] == "degraded"
+        assert "folding waits" in health["reason"]
+        assert "full" in health["reason"]
+        resp = await asyncio.wait_for(client.get("/v1/facts"), 10)
+        assert resp.status == 200
+        assert resp.headers["X-Memoryd-Behind"] == "3"
+        blocked_runner.blocked = False
+        assert state.runner is not None
+        assert await state.runner.wait_for(3, timeout=10)
+        resp = await client.get("/v1/conversations/c1/messages")
+        assert resp.status == 200
+        assert len((await resp.json())["messages"]) == 3
+        assert resp.headers["X-Memoryd-Behind"] == "0"
+        health = await (await client.get("/v1/health")).json()
+        assert health["status"] == "ok", health
+
+
+@pytest.mark.usefixtures("quick_retries")
+async def test_writes_are_refused_while_what_is_not_folded_would_not_fit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, blocked_runner: type[_BlockedRunner]
+) -> None:
+    reserve = 4 * MIB
+    # Each event is taken to need 1 MiB in the projections: 1 KiB in the log, 1024 times.
+    monkeypatch.setattr(common, "PROJECTED_OVER_LOG_AT_FIRST", 1024)
+    monkeypatch.setattr(
+        shutil, "disk_usage", lambda _path: SimpleNamespace(free=reserve + 7 * MIB // 2)
+    )
+    settings = AppSettings(
+        backend=Backend(tmp_path),
+        tcp_requires_token=False,
+        reserved_space=reserve,
+        read_your_writes_timeout=0.01,
+    )
+    app = build_app(settings, runner_factory=blocked_runner)
+    state = app[STATE]
+    monkeypatch.setattr(common, "_file_bytes", lambda _dir, _name: 1024 * state.last_head - 1)
+    async with TestClient(TestServer(app)) as client:
+        await asyncio.wait_for(state.ready.wait(), 10)
+        message = {"role": "user", "content": "x"}
+        # Nothing folds: each write adds what its fold will need (1 MiB here) to the room
+        # taken, and the fourth one leaves less than the reserve.
+        statuses = [(await client.post(MSG, json=message)).status for _ in range(5)]
+        assert statuses == [201, 201, 201, 201, 507]
+        body = await (await client.post(MSG, json=message)).json()
+        assert body["error"]["code"] == "insufficient_storage"
+        assert "4 events not folded yet" in body["error"]["message"]
+        blocked_runner.blocked = False
+        assert state.runner is not None
+        assert await state.runner.wait_for(4, timeout=10)
+        assert (await client.post(MSG, json=message)).status == 201
+
+
+def test_what_the_projections_need_is_measured_once_enough_is_folded(tmp_path: Path) -> None:
+    def sized(name: str, size: int) -> None:
+        with (tmp_path / name).open("wb") as f:
+            f.truncate(size)
+
+    state = SimpleNamespace(
+        settings=SimpleNamespace(backend=Backend(tmp_path)),
+        last_head=3000,
+        behind=lambda: 1000,
+        projection_position=lambda: 2000,
+    )
+    sized("events.sqlite3", 3000 * 500)
+    sized("projections.sqlite3", 2000 * 3000)
+    sized("projections.sqlite3-wal", 2000 * 900)
+    sized("embeddings.sqlite3", 2000 * 100 - 1)
+    # Folded 2,000 events into 4,000 bytes each (WAL and embedding cache included).
+    assert common.pending_projection_bytes(state) == 1000 * 4000  # type: ignore[arg-type]
+    # Before 1,000 are folded, a multiple of the log's bytes per event (500).
+    state.projection_position = lambda: 10
+    expected = 1000 * 501 * common.PROJECTED_OVER_LOG_AT_FIRST
+    assert common.pending_projection_bytes(state) == expected  # type: ignore[arg-type]
+    state.behind = lambda: 0
+    assert common.pending_projection_bytes(state) == 0  # type: ignore[arg-type]
 
 
 async def test_database_errors_do_not_carry_the_users_text(tmp_path: Path) -> None:

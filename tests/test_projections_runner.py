@@ -12,6 +12,7 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+import projections.runner as runner_module
 from daemon.backend import PROJECTIONS_FILE
 from events.store.base import StoredEvent
 from events.types import FactValidated, MessageAppended
@@ -238,3 +239,21 @@ async def test_rebuild_holds_the_wal_back_and_truncates_it_at_the_end(tmp_path: 
         with pytest.raises(RuntimeError, match="boom"):
             await env.runner.rebuild()
         assert await wal_autocheckpoint(env) == DEFAULT_WAL_PAGES
+
+
+async def test_a_large_fold_gives_its_wal_room_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(runner_module, "WAL_SIZE_LIMIT", 64 * 1024)
+    wal = tmp_path / f"{PROJECTIONS_FILE}-wal"
+    async with open_env(tmp_path, [MessagesProjection()]) as env:
+        for i in range(40):
+            await env.append("a", message("c1", f"m{i}", "long words " * 400))
+        await env.fold()
+        assert wal.stat().st_size > 64 * 1024  # the batch's pages, copied over or not
+        await env.runner.shrink_wal()
+        assert wal.stat().st_size == 0
+        await env.runner.shrink_wal()  # below the limit: nothing to do
+        async with env.engine.connect() as conn:
+            count = await conn.scalar(sa.select(sa.func.count()).select_from(messages_table))
+        assert count == 40

@@ -113,6 +113,25 @@ async def test_manual_run_unknown_and_kill_switch_reload(api: tuple[Api, _Watche
     assert (status, body["error"]["code"]) == (409, "retrospectives_disabled")
 
 
+async def test_a_run_that_waits_is_bounded_by_its_own_timeout(api: tuple[Api, _Watcher]) -> None:
+    client, _ = api
+    body = {"role": "user", "content": "I live in Lyon."}
+    status, _ = await client.call("POST", "/v1/conversations/c3/messages", body)
+    assert status == 201
+    await _state_when(client, "c3", lambda b: True)
+    app = client.client.app
+    assert app is not None
+    state = app[STATE]
+    # A request timeout of 1 ms would cut the wait short with 503 timeout; the run's own
+    # `timeout` (up to 600 s) bounds it instead.
+    state.settings = dataclasses.replace(state.settings, request_timeout=0.001)
+    status, run = await client.call(
+        "POST", "/v1/conversations/c3/retrospective:run", {"wait": True, "timeout": 60}
+    )
+    assert status == 200, run
+    assert run["finished"] is True
+
+
 @pytest.mark.parametrize("provider", ["none", "openai", "anthropic"])
 def test_llm_section_builds_the_provider_with_its_budget(provider: str) -> None:
     overrides: dict[str, object] = {"llm.provider": provider}

@@ -28,10 +28,12 @@ from projections.runner import ProjectionRunner
 from projections.search import (
     CONTEXT_GAP_MICROS,
     CONTEXT_WINDOW,
+    FTS_TOKENIZER,
     SearchProjection,
     docs_table,
     entities_table,
     mentions_table,
+    scope_tokens,
 )
 from tests.projection_fixtures import Append, at, fact, logs, message, open_env, play
 
@@ -68,11 +70,53 @@ async def _check_near(env: Any) -> None:
             assert turn.near == "\n".join(expected)
 
 
+def _postings(sync: sa.Connection) -> tuple[list[Any], list[Any]]:
+    """Return the postings of ``search_fts`` and those of a fresh index of the live rows."""
+    d = docs_table.c
+    live = sync.execute(
+        sa.select(d.doc_id, d.body, d.near, d.namespace, d.kind, d.conversation_id).where(
+            d.live.is_(True)
+        )
+    ).all()
+    sync.exec_driver_sql(
+        "CREATE VIRTUAL TABLE temp.fresh_fts USING fts5(body, near, scope, content='', "
+        f"tokenize='{FTS_TOKENIZER}')"
+    )
+    if live:
+        sync.exec_driver_sql(
+            "INSERT INTO temp.fresh_fts(rowid, body, near, scope) VALUES (?, ?, ?, ?)",
+            [(r[0], r[1], r[2], scope_tokens(r[3], r[4], r[5])) for r in live],
+        )
+    found = []
+    for schema, table in (("main", "search_fts"), ("temp", "fresh_fts")):
+        sync.exec_driver_sql(
+            f"CREATE VIRTUAL TABLE temp.v_{table} USING fts5vocab({schema}, {table}, instance)"
+        )
+        found.append(
+            [
+                tuple(r)
+                for r in sync.exec_driver_sql(f"SELECT * FROM temp.v_{table} ORDER BY 1, 2, 3, 4")
+            ]
+        )
+    for name in ("v_search_fts", "v_fresh_fts", "fresh_fts"):
+        sync.exec_driver_sql(f"DROP TABLE temp.{name}")
+    return found[0], found[1]
+
+
+async def _check_index(env: Any) -> None:
+    """The contentless index holds exactly the postings of the live rows' body, near and
+    scope: every removal named the values the document had been indexed with."""
+    async with env.engine.connect() as conn:
+        indexed, fresh = await conn.run_sync(_postings)
+    assert indexed == fresh
+
+
 async def _run(log: list[Append], batch_sizes: list[int]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         async with open_env(Path(tmp), [SearchProjection()], batch_size=3) as env:
             await play(env, log, batch_sizes)
             await _check_near(env)
+            await _check_index(env)
             incremental = await env.runner.digest()
             await env.runner.rebuild()
             assert await env.runner.digest() == incremental
@@ -104,6 +148,7 @@ async def test_long_conversations_across_batches_equal_one_batch(tmp_path: Path)
         await env.append("a", ConversationDeleted(conversation_id="c2"))
         await env.append("a", message("c2", "late", "ignored after the delete"))
         await env.fold()
+        await _check_index(env)
         incremental = await env.runner.digest()
         env.runner.batch_size = 1000
         await env.runner.rebuild()
@@ -125,6 +170,7 @@ async def test_a_purged_fact_leaves_the_rows_a_rebuild_gives(tmp_path: Path) -> 
         await env.append("a", FactSuperseded(old_fact_id="f1", new_fact_id="f2", at=at(3)))
         await env.append("a", FactPurged(fact_id="f1"))
         await env.fold()
+        await _check_index(env)
         incremental = await env.runner.digest()
         await env.runner.rebuild()
         assert await env.runner.digest() == incremental
@@ -176,6 +222,7 @@ async def test_entity_counts_are_the_live_mentions(tmp_path: Path) -> None:
         assert counts[("a", "alice smith")] == 1  # f1 only: f2 purged, m2's chat deleted
         assert counts[("b", "alice smith")] == 1
         assert ("a", "bob") in counts  # f1 still names Bob
+        await _check_index(env)
         incremental = await env.runner.digest()
         await env.runner.rebuild()
         assert await env.runner.digest() == incremental
@@ -200,6 +247,7 @@ async def test_state_carried_between_batches_is_dropped_when_another_runner_fold
         await other.catch_up()
         await env.runner.catch_up()
         await _check_near(env)
+        await _check_index(env)
         folded = await env.runner.digest()
         await env.runner.rebuild()
         assert await env.runner.digest() == folded
@@ -216,6 +264,7 @@ async def test_a_rolled_back_batch_leaves_no_carried_state(tmp_path: Path) -> No
             await env.fold()
         await env.fold()  # the same batch again, and the rest
         await _check_near(env)
+        await _check_index(env)
         folded = await env.runner.digest()
         await env.runner.rebuild()
         assert await env.runner.digest() == folded

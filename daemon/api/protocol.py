@@ -82,7 +82,8 @@ class ApiRequestHandler(RequestHandler):
                     "Service Unavailable",
                     "too_many_connections",
                     f"memoryd holds {limits.max_connections} connections already "
-                    "(server.max_connections); retry shortly",
+                    "(server.max_connections, or less under a low open-file limit); retry "
+                    "shortly",
                     {"max_connections": limits.max_connections},
                 )
             )

@@ -1,9 +1,12 @@
-"""Commands that talk to a running daemon: ``memoryd status``, ``messages``, ``facts``.
+"""Commands that talk to a running daemon: ``memoryd status``, ``messages``, ``facts``; and
+what every such command shares (``recall``, ``retrospective run|status``, ``consolidate``,
+``review``, the wait of ``events import --wait``).
 
 They connect to the unix socket (``--socket``, default the one ``memoryd serve`` uses with
-the same configuration) or to a TCP URL (``--url`` with a bearer token from ``--token-file``
-or ``$MEMORYD_TOKEN``). Output is a table for people, ``--json`` for scripts. When no daemon
-is listening they say so and exit with status 3; an API error exits with status 1.
+the same configuration) or to a TCP URL (``--url`` with a bearer token from ``--token``,
+``--token-file`` or ``$MEMORYD_TOKEN``), in the namespace ``-n/--namespace``. Output is a
+table for people, ``--json`` for scripts. When no daemon is listening they say so and exit
+with status 3; an API error exits with status 1.
 """
 
 from __future__ import annotations
@@ -80,8 +83,10 @@ class ApiClient:
         body: Any = None,
         query: Mapping[str, str] | None = None,
         headers: Mapping[str, str] | None = None,
+        timeout: float = 60.0,
     ) -> Any:
-        """Send one request; return the decoded body or raise ApiFailure / NoDaemon."""
+        """Send one request (waiting up to ``timeout`` seconds for the answer); return the
+        decoded body or raise ApiFailure / NoDaemon."""
         connector: aiohttp.BaseConnector | None = None
         if self.socket_path is not None:
             connector = aiohttp.UnixConnector(path=str(self.socket_path))
@@ -89,10 +94,11 @@ class ApiClient:
         hdrs = {**self.headers, **(headers or {})}
         if data is not None:
             hdrs["Content-Type"] = "application/json"
-        timeout = aiohttp.ClientTimeout(total=60)
         try:
             async with (
-                aiohttp.ClientSession(connector=connector, timeout=timeout) as session,
+                aiohttp.ClientSession(
+                    connector=connector, timeout=aiohttp.ClientTimeout(total=timeout)
+                ) as session,
                 session.request(
                     method, self.base + path, data=data, params=query, headers=hdrs
                 ) as resp,
@@ -110,13 +116,25 @@ class ApiClient:
         return decoded
 
 
-def _add_client_options(parser: argparse.ArgumentParser) -> None:
+def add_connection_options(parser: argparse.ArgumentParser) -> None:
+    """Add the options that say where the daemon is and as whom to talk to it."""
     parser.add_argument("--socket", type=Path, default=None, help="daemon's unix socket")
     parser.add_argument("--url", default=None, help="daemon's TCP URL, e.g. http://127.0.0.1:8765")
+    parser.add_argument(
+        "--token",
+        default=None,
+        help=f"bearer token for --url (other users see it in ps: prefer --token-file or "
+        f"${TOKEN_ENV})",
+    )
     parser.add_argument(
         "--token-file", type=Path, default=None, help=f"bearer token file (or ${TOKEN_ENV})"
     )
     parser.add_argument("-n", "--namespace", default="default", help="namespace (default: default)")
+
+
+def add_client_options(parser: argparse.ArgumentParser) -> None:
+    """Add the connection options and ``--json`` to a command that talks to the daemon."""
+    add_connection_options(parser)
     parser.add_argument("--json", action="store_true", help="print JSON for scripts")
 
 
@@ -125,6 +143,8 @@ def client_from_args(args: argparse.Namespace) -> ApiClient:
     token = os.environ.get(TOKEN_ENV)
     if args.token_file is not None:
         token = args.token_file.read_text().strip()
+    if args.token is not None:
+        token = args.token
     if args.url is not None:
         return ApiClient(url=args.url, token=token, namespace=args.namespace)
     socket_path = args.socket if args.socket is not None else default_socket()
@@ -168,14 +188,16 @@ def render_pairs(data: Mapping[str, Any]) -> str:
     return "\n".join(f"{k.ljust(width)}  {_cell(v)}" for k, v in data.items())
 
 
-def _emit(args: argparse.Namespace, data: Any, text: str) -> None:
+def emit(args: argparse.Namespace, data: Any, text: str) -> None:
     if args.json:
         sys.stdout.write(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
         print(text)
 
 
-async def _run(args: argparse.Namespace, action: Any) -> int:
+async def run_client(args: argparse.Namespace, action: Any) -> int:
+    """Run ``action(args, client)``; turn a missing daemon or an API error into the exit
+    status and message every client command gives."""
     client = client_from_args(args)
     try:
         result: int = await action(args, client)
@@ -208,7 +230,7 @@ async def _status(args: argparse.Namespace, client: ApiClient) -> int:
         data["retrospective"] = {"error": {"code": exc.code, "message": exc.message}}
     health_pairs = {k: v for k, v in data.items() if k != "retrospective"}
     text = render_pairs(health_pairs) + "\n\n" + render_retrospective(data["retrospective"])
-    _emit(args, data, text)
+    emit(args, data, text)
     return 0 if health.get("status") == "ok" else EXIT_API_ERROR
 
 
@@ -247,7 +269,7 @@ def render_retrospective(snapshot: Mapping[str, Any]) -> str:
 
 async def status_cmd(args: argparse.Namespace) -> int:
     """Show whether the daemon is up, how far it is, and its retrospectives and model use."""
-    return await _run(args, _status)
+    return await run_client(args, _status)
 
 
 # -- messages -------------------------------------------------------------------------------
@@ -269,7 +291,7 @@ async def _messages_add(args: argparse.Namespace, client: ApiClient) -> int:
     if args.idempotency_key:
         body["idempotency_key"] = args.idempotency_key
     result = await client.call("POST", f"/v1/conversations/{args.conversation}/messages", body)
-    _emit(args, result, f"{result['message_id']}  (position {result['position']})")
+    emit(args, result, f"{result['message_id']}  (position {result['position']})")
     return 0
 
 
@@ -280,18 +302,18 @@ async def _messages_list(args: argparse.Namespace, client: ApiClient) -> int:
     result = await client.call(
         "GET", f"/v1/conversations/{args.conversation}/messages", query=query
     )
-    _emit(args, result, render_table(result["messages"], MESSAGE_COLUMNS))
+    emit(args, result, render_table(result["messages"], MESSAGE_COLUMNS))
     return 0
 
 
 async def messages_add_cmd(args: argparse.Namespace) -> int:
     """Append a message to a conversation."""
-    return await _run(args, _messages_add)
+    return await run_client(args, _messages_add)
 
 
 async def messages_list_cmd(args: argparse.Namespace) -> int:
     """List a conversation's messages."""
-    return await _run(args, _messages_list)
+    return await run_client(args, _messages_list)
 
 
 # -- facts ----------------------------------------------------------------------------------
@@ -310,13 +332,13 @@ async def _facts_list(args: argparse.Namespace, client: ApiClient) -> int:
     if args.include_superseded:
         query["include_superseded"] = "true"
     result = await client.call("GET", "/v1/facts", query=query)
-    _emit(args, result, render_table(result["facts"], FACT_COLUMNS))
+    emit(args, result, render_table(result["facts"], FACT_COLUMNS))
     return 0
 
 
 async def _facts_show(args: argparse.Namespace, client: ApiClient) -> int:
     result = await client.call("GET", f"/v1/facts/{args.fact_id}")
-    _emit(args, result, render_pairs(result))
+    emit(args, result, render_pairs(result))
     return 0
 
 
@@ -335,7 +357,7 @@ async def _facts_history(args: argparse.Namespace, client: ApiClient) -> int:
             result.get("decisions", []), ("position", "role", "outcome", "decided_by", "reason")
         )
     )
-    _emit(args, result, text)
+    emit(args, result, text)
     return 0
 
 
@@ -361,28 +383,28 @@ async def _facts_add(args: argparse.Namespace, client: ApiClient) -> int:
     result = await client.call("POST", "/v1/facts", body, headers=headers)
     replaced = ", ".join(result.get("superseded") or result.get("conflicts_with") or [])
     outcome = result.get("outcome", "added") + (f" ({replaced})" if replaced else "")
-    _emit(args, result, f"{result['fact_id']}  {outcome}  (position {result['position']})")
+    emit(args, result, f"{result['fact_id']}  {outcome}  (position {result['position']})")
     return 0
 
 
 async def facts_list_cmd(args: argparse.Namespace) -> int:
     """Query facts."""
-    return await _run(args, _facts_list)
+    return await run_client(args, _facts_list)
 
 
 async def facts_show_cmd(args: argparse.Namespace) -> int:
     """Show one fact."""
-    return await _run(args, _facts_show)
+    return await run_client(args, _facts_show)
 
 
 async def facts_history_cmd(args: argparse.Namespace) -> int:
     """Show a fact's supersede chain and versions."""
-    return await _run(args, _facts_history)
+    return await run_client(args, _facts_history)
 
 
 async def facts_add_cmd(args: argparse.Namespace) -> int:
     """Write a fact."""
-    return await _run(args, _facts_add)
+    return await run_client(args, _facts_add)
 
 
 # -- registration ---------------------------------------------------------------------------
@@ -391,13 +413,13 @@ async def facts_add_cmd(args: argparse.Namespace) -> int:
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``status``, ``messages`` and ``facts``."""
     status = subparsers.add_parser("status", help="is the daemon up, how far has it got")
-    _add_client_options(status)
+    add_client_options(status)
     status.set_defaults(handler=status_cmd)
 
     messages = subparsers.add_parser("messages", help="add and list messages (running daemon)")
     msub = messages.add_subparsers(dest="messages_command", required=True, metavar="COMMAND")
     add = msub.add_parser("add", help="append a message")
-    _add_client_options(add)
+    add_client_options(add)
     add.add_argument("conversation", help="conversation id")
     add.add_argument("text", nargs="?", default=None, help="content (default or '-': stdin)")
     add.add_argument("--role", default="user", choices=("user", "assistant", "tool", "system"))
@@ -406,7 +428,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add.add_argument("--idempotency-key", default=None)
     add.set_defaults(handler=messages_add_cmd)
     lst = msub.add_parser("list", help="list a conversation's messages")
-    _add_client_options(lst)
+    add_client_options(lst)
     lst.add_argument("conversation", help="conversation id")
     lst.add_argument("--after", default=None, help="a message id")
     lst.add_argument("--limit", type=int, default=100)
@@ -415,7 +437,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     facts = subparsers.add_parser("facts", help="query and add facts (running daemon)")
     fsub = facts.add_subparsers(dest="facts_command", required=True, metavar="COMMAND")
     flist = fsub.add_parser("list", help="query facts (default: current, active)")
-    _add_client_options(flist)
+    add_client_options(flist)
     flist.add_argument("--tag", default=None)
     flist.add_argument("--owner", default=None)
     flist.add_argument("--status", default=None)
@@ -429,15 +451,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     flist.add_argument("--limit", type=int, default=100)
     flist.set_defaults(handler=facts_list_cmd)
     show = fsub.add_parser("show", help="show one fact")
-    _add_client_options(show)
+    add_client_options(show)
     show.add_argument("fact_id")
     show.set_defaults(handler=facts_show_cmd)
     history = fsub.add_parser("history", help="a fact's supersede chain and versions")
-    _add_client_options(history)
+    add_client_options(history)
     history.add_argument("fact_id")
     history.set_defaults(handler=facts_history_cmd)
     fadd = fsub.add_parser("add", help="write a fact")
-    _add_client_options(fadd)
+    add_client_options(fadd)
     fadd.add_argument("text")
     fadd.add_argument("--tag", action="append", default=None, help="repeatable")
     fadd.add_argument("--subject", default=None)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+import time
 from collections.abc import AsyncGenerator, Iterator
 from pathlib import Path
 from typing import IO, cast
@@ -17,6 +18,7 @@ from typing import IO, cast
 import orjson
 
 from daemon.cli import add_backend_options, backend_from_args
+from daemon.cli.projections_cmd import ProgressBar
 from events.store.base import EventRecord, EventStore, ImportRefused, StoredEvent, StoreError
 
 
@@ -63,6 +65,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     add_backend_options(imp)
     imp.add_argument("file", help="NDJSON file, or - for stdin")
+    imp.add_argument(
+        "--wait",
+        action="store_true",
+        help="then fold the projections up to the imported events here, showing progress "
+        "(reads of a running daemon are current when it returns)",
+    )
     imp.set_defaults(handler=import_events)
 
 
@@ -220,14 +228,49 @@ async def import_events(args: argparse.Namespace) -> int:
     except StoreError as exc:
         return _refuse(str(exc))
     try:
-        count = await store.import_records(records)
-    except StoreError as exc:
-        return _refuse(f"import refused, nothing was written: {exc}")
+        try:
+            count = await store.import_records(records)
+        except StoreError as exc:
+            return _refuse(f"import refused, nothing was written: {exc}")
+        if count:
+            span = f"positions {records[0].position}..{records[-1].position}"
+            print(f"imported {count} events ({span})", file=sys.stderr)
+        else:
+            print("imported 0 events (the file holds none)", file=sys.stderr)
+        if args.wait:
+            position = await fold_with_progress(args, store, await store.head())
+            print(f"the projections hold the log up to position {position}", file=sys.stderr)
     finally:
         await store.close()
-    if count:
-        span = f"positions {records[0].position}..{records[-1].position}"
-        print(f"imported {count} events ({span})", file=sys.stderr)
-    else:
-        print("imported 0 events (the file holds none)", file=sys.stderr)
     return 0
+
+
+FOLD_REPORT_EVERY = 2.0
+"""Seconds between two progress lines when stderr is not a terminal."""
+
+
+async def fold_with_progress(args: argparse.Namespace, store: EventStore, until: int) -> int:
+    """Fold the projections of the command's backend up to ``until``, saying how far on
+    stderr (a bar on a terminal, a line every few seconds otherwise); return the position.
+
+    Safe while a daemon runs on the same data: each batch re-reads the checkpoints, so what
+    either one folded the other skips (its reads are current once this returns).
+    """
+    bar = ProgressBar("folding", sys.stderr) if sys.stderr.isatty() else None
+    last = 0.0
+
+    def report(done: int, total: int) -> None:
+        nonlocal last
+        if bar is not None:
+            bar.update(done, total)
+            return
+        now = time.monotonic()
+        if now - last >= FOLD_REPORT_EVERY:
+            last = now
+            print(f"folded {done:,} of {total:,} events", file=sys.stderr, flush=True)
+
+    async with backend_from_args(args).open_runner(store=store) as runner:
+        position = await runner.catch_up(until=until, progress=report)
+    if bar is not None:
+        bar.finish()
+    return position

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from daemon.cli.client_cmd import ApiClient, _add_client_options, _emit, _run, render_table
+from daemon.cli.client_cmd import ApiClient, add_client_options, emit, render_table, run_client
 
 
 def search_body(args: argparse.Namespace) -> dict[str, Any]:
@@ -67,19 +67,19 @@ async def _recall(args: argparse.Namespace, client: ApiClient) -> int:
     columns = ["rank", "kind", "score", "id", "conversation", "text"]
     if args.explain:
         columns.insert(5, "why")
-    _emit(args, result, render_table(rows, columns) if rows else "no hits")
+    emit(args, result, render_table(rows, columns) if rows else "no hits")
     return 0
 
 
 async def recall_cmd(args: argparse.Namespace) -> int:
     """Run ``memoryd recall``."""
-    return await _run(args, _recall)
+    return await run_client(args, _recall)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``recall``."""
     parser = subparsers.add_parser("recall", help="search memory (running daemon)")
-    _add_client_options(parser)
+    add_client_options(parser)
     parser.add_argument("query", help="what to recall")
     parser.add_argument("-k", "--top-k", type=int, default=10)
     parser.add_argument("--scope", choices=("facts", "messages"), default=None)

@@ -1,9 +1,12 @@
-"""``memoryd retrospective run CONVERSATION | replay RUN | status CONVERSATION``.
+"""``memoryd retrospective run CONVERSATION | status CONVERSATION | replay RUN``.
 
-The commands write their decision to the log (``RetrospectiveScheduled``, checked against the
-version of the conversation's retrospective stream); a running daemon picks it up from there,
-and a stopped one when it starts. ``status`` folds the conversation's streams and prints its
-retrospective state as JSON.
+``run`` and ``status`` talk to the running daemon (``POST`` and ``GET
+/v1/conversations/{cid}/retrospective``), with the connection options of every client command
+(``--socket``, ``--url``, ``--token``/``--token-file``, ``-n``). ``run --wait`` runs it now and
+answers when it is done. ``replay`` has no API yet: it writes its decision
+(``RetrospectiveScheduled``, checked against the version of the conversation's retrospective
+stream) to the log of ``--data-dir``/``--database-url``, where a running daemon picks it up,
+and a stopped one when it starts.
 """
 
 from __future__ import annotations
@@ -11,25 +14,29 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 import orjson
 
 import events.daemon_events
 import events.retrospective_events  # noqa: F401  (registers the retrospective events)
 from daemon.cli import add_backend_options, backend_from_args, fail
-from daemon.config import ConfigError, RetrospectiveConfig, default_config_path, load_config
-from daemon.retrospective import triggers
-from daemon.retrospective.service import (
-    RetrospectiveError,
-    decision_events,
-    fold_conversation,
-    replay_event,
+from daemon.cli.client_cmd import (
+    ApiClient,
+    add_client_options,
+    emit,
+    render_pairs,
+    render_table,
+    run_client,
 )
+from daemon.config import ConfigError, RetrospectiveConfig, default_config_path, load_config
+from daemon.retrospective.service import RetrospectiveError, fold_conversation, replay_event
 from events.clock import SystemClock
 from events.retrospective_events import RetrospectiveScheduled, retrospective_stream
 from events.store.base import ConcurrencyError, EventStore, NewEvent
 
 DEFAULT_NAMESPACE = "default"
+DEFAULT_WAIT = 60.0
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -37,31 +44,42 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     group = subparsers.add_parser("retrospective", help="run, replay and inspect retrospectives")
     actions = group.add_subparsers(dest="retrospective_command", required=True, metavar="ACTION")
 
-    run = actions.add_parser("run", help="schedule a manual retrospective of a conversation")
+    run = actions.add_parser(
+        "run", help="ask the running daemon for a retrospective of a conversation"
+    )
     run.add_argument("conversation", metavar="CONVERSATION")
-    _common(run)
+    run.add_argument(
+        "--wait", action="store_true", help="run it now (no cooldown) and wait until it is done"
+    )
+    run.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_WAIT,
+        help=f"seconds to wait with --wait (default {DEFAULT_WAIT:g})",
+    )
+    add_client_options(run)
     run.set_defaults(handler=run_command)
 
-    replay = actions.add_parser("replay", help="re-run the slice of an abandoned run")
-    replay.add_argument("run_id", metavar="RUN")
-    _common(replay)
-    replay.set_defaults(handler=replay_command)
-
-    status = actions.add_parser("status", help="print a conversation's retrospective state")
+    status = actions.add_parser(
+        "status", help="a conversation's retrospective state (running daemon)"
+    )
     status.add_argument("conversation", metavar="CONVERSATION")
-    _common(status)
+    add_client_options(status)
     status.set_defaults(handler=status_command)
 
-
-def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--namespace", default=DEFAULT_NAMESPACE)
-    parser.add_argument(
+    replay = actions.add_parser(
+        "replay", help="re-run the slice of an abandoned run (writes to the log directly)"
+    )
+    replay.add_argument("run_id", metavar="RUN")
+    replay.add_argument("-n", "--namespace", default=DEFAULT_NAMESPACE)
+    replay.add_argument(
         "--config",
         type=Path,
         default=None,
         help="configuration file (default: $MEMORYD_CONFIG or ~/.config/memoryd/memoryd.toml)",
     )
-    add_backend_options(parser)
+    add_backend_options(replay)
+    replay.set_defaults(handler=replay_command)
 
 
 def _config(args: argparse.Namespace) -> RetrospectiveConfig:
@@ -73,49 +91,46 @@ def _print(data: object) -> None:
     sys.stdout.write(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")
 
 
+RUN_COLUMNS = ("run_id", "trigger", "status", "facts_written", "error")
+
+
+async def _run(args: argparse.Namespace, client: ApiClient) -> int:
+    body: dict[str, Any] = {"wait": True, "timeout": args.timeout} if args.wait else {}
+    result = await client.call(
+        "POST",
+        f"/v1/conversations/{args.conversation}/retrospective:run",
+        body,
+        timeout=args.timeout + 30.0,
+    )
+    text = render_pairs(
+        {k: v for k, v in result.items() if k in ("action", "run_id", "reason", "not_before")}
+    )
+    if args.wait:
+        text += "\n" + render_pairs(
+            {k: result.get(k) for k in ("status", "finished", "fact_ids", "error")}
+        )
+    emit(args, result, text)
+    return 0
+
+
 async def run_command(args: argparse.Namespace) -> int:
-    """Append a manual decision for a conversation."""
-    try:
-        config = _config(args)
-    except ConfigError as exc:
-        return fail(str(exc))
-    store = backend_from_args(args).open_store()
-    await store.open()
-    try:
-        for _ in range(5):
-            fold = await fold_conversation(store, args.namespace, args.conversation)
-            conv = fold.get(args.namespace, args.conversation)
-            if conv is None or conv.deleted:
-                return fail(f"no conversation {args.conversation!r} in {args.namespace!r}")
-            now = SystemClock().now()
-            decision = triggers.manual(config, conv, now)
-            if decision.action == "none":
-                return fail(f"retrospectives are {decision.reason}")
-            run_id, events = decision_events(conv, decision, now)
-            try:
-                await store.append(
-                    args.namespace,
-                    [NewEvent(e) for e in events],
-                    expected_versions={
-                        retrospective_stream(conv.conversation_id): conv.stream_version
-                    },
-                )
-            except ConcurrencyError:
-                continue
-            _print(
-                {
-                    "action": decision.action,
-                    "run_id": run_id,
-                    "reason": decision.reason,
-                    "not_before": None
-                    if decision.not_before is None
-                    else decision.not_before.isoformat(),
-                }
-            )
-            return 0
-        return fail("the conversation kept changing; try again")
-    finally:
-        await store.close()
+    """Ask the daemon for a manual retrospective of a conversation (and wait, with --wait)."""
+    return await run_client(args, _run)
+
+
+async def _status(args: argparse.Namespace, client: ApiClient) -> int:
+    result = await client.call("GET", f"/v1/conversations/{args.conversation}/retrospective")
+    head = {k: result.get(k) for k in ("conversation_id", "cursor", "last_attempt_at")}
+    head["last_success_at"] = result.get("last_success_at")
+    head["remembered"] = len(result.get("remembered") or [])
+    text = render_pairs(head) + "\n\n" + render_table(result.get("runs") or [], RUN_COLUMNS)
+    emit(args, result, text)
+    return 0
+
+
+async def status_command(args: argparse.Namespace) -> int:
+    """Print a conversation's retrospective state, as the daemon has folded it."""
+    return await run_client(args, _status)
 
 
 async def _conversation_of_run(store: EventStore, namespace: str, run_id: str) -> str | None:
@@ -164,22 +179,3 @@ async def replay_command(args: argparse.Namespace) -> int:
         return fail("the conversation kept changing; try again")
     finally:
         await store.close()
-
-
-async def status_command(args: argparse.Namespace) -> int:
-    """Print a conversation's retrospective state."""
-    store = backend_from_args(args).open_store(readonly=True)
-    await store.open()
-    try:
-        fold = await fold_conversation(store, args.namespace, args.conversation)
-    finally:
-        await store.close()
-    conv = fold.get(args.namespace, args.conversation)
-    if conv is None:
-        return fail(f"no conversation {args.conversation!r} in {args.namespace!r}")
-    view = conv.view()
-    view["unreviewed"] = len(conv.tail)
-    view["pending_run_id"] = conv.pending_run_id
-    view["running_run_id"] = conv.running_run_id
-    _print(view)
-    return 0

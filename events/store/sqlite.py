@@ -38,6 +38,11 @@ log = logging.getLogger(__name__)
 _R = TypeVar("_R")
 
 
+WAL_SIZE_LIMIT = 4 * 1024 * 1024
+"""Bytes a write-ahead log file keeps after a checkpoint has emptied it (SQLite's automatic
+checkpoint runs at about this size)."""
+
+
 def sqlite_engine(
     path: Path, *, write: bool, readonly: bool = False, pool_size: int = 4
 ) -> AsyncEngine:
@@ -82,6 +87,10 @@ def _set_pragmas(engine: sa.Engine, *, write: bool, readonly: bool) -> None:
         cursor = dbapi_connection.cursor()
         if not readonly:
             cursor.execute("PRAGMA journal_mode=WAL")
+            # A checkpoint that empties the WAL also shrinks it back to this: the largest
+            # transaction so far (a burst of writes folded in one batch) no longer keeps its
+            # size on the disk for good.
+            cursor.execute(f"PRAGMA journal_size_limit={WAL_SIZE_LIMIT}")
         cursor.execute("PRAGMA synchronous=FULL")
         cursor.execute("PRAGMA busy_timeout=30000")
         cursor.execute("PRAGMA secure_delete=ON")
