@@ -517,7 +517,6 @@ def _cross_attribute(new: Claim, old: Claim) -> tuple[Relation, str, float] | No
         spouse = lx.canonical_relations(old.qualifier or "") in ("wife", "husband", "spouse")
         if spouse and new.value == "married":
             return "same", "a spouse is a marriage", 0.9
-        return "none", "", 0.0
     if pair == ("trait", "habit") and _positive(new) and _positive(old):
         if new.value.casefold() == "sober" and {stem("drink"), stem("alcohol")} & set(
             value_key(old.value)
