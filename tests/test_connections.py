@@ -104,22 +104,31 @@ async def test_an_oversized_content_length_is_refused_before_the_body_is_read(
 
 async def test_a_head_that_trickles_in_is_cut_off(tmp_path: Path) -> None:
     async with daemon(tmp_path, **{"server.header_timeout": "200ms"}) as sock:
-        reader, writer = await _connect(sock)
-        writer.write(b"GET /v1/health HTTP/1.1\r\nHost: x\r\n")
-        await writer.drain()
+        # A raw socket, not a stream: when the daemon hangs up, the trickle's next send fails
+        # with EPIPE, and a stream reader would then raise that instead of handing over the
+        # answer it already received.
+        loop = asyncio.get_running_loop()
+        client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        client.setblocking(False)
+        await loop.sock_connect(client, str(sock))
+        await loop.sock_sendall(client, b"GET /v1/health HTTP/1.1\r\nHost: x\r\n")
 
         async def trickle() -> None:
-            while not writer.is_closing():
-                writer.write(b"X")
-                await writer.drain()
-                await asyncio.sleep(0.05)
+            try:
+                while True:
+                    await loop.sock_sendall(client, b"X")
+                    await asyncio.sleep(0.05)
+            except OSError:
+                return  # the daemon hung up, as it should
 
         feeder = asyncio.create_task(trickle())
+        answer = b""
         try:
-            answer = await reader.read()  # until the daemon closes the connection
+            while chunk := await loop.sock_recv(client, 65536):
+                answer += chunk  # until the daemon closes the connection
         finally:
             feeder.cancel()
-            writer.close()
+            client.close()
         status, _, body = _parse(answer)
         assert status == 408
         assert body["error"]["code"] == "request_timeout"
