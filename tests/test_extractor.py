@@ -140,6 +140,19 @@ def test_small_talk_states_nothing(said: str) -> None:
             "I'm taking a dog training course and it's challenging.",
             ["The user is taking a dog training course."],
         ),
+        # A clinician's finding is the user's health; anyone else's "says" is not a fact.
+        ("my doctor says I have high blood pressure", ["The user has high blood pressure."]),
+        ("the allergist told me I'm not allergic to cats", ["The user is not allergic to cats."]),
+        ("my mom says I'm lazy", []),
+        # A verbless "no more ..." ends what it names; an exclamation ends nothing.
+        ("got lasik, no more glasses", ["No more glasses for the user."]),
+        ("no more excuses, I'm joining a gym", ["The user belongs to a gym."]),
+        ("I fix cars for a living", ["The user fixes cars for a living."]),
+        (
+            "my daughter Kavya is in high school",
+            ["Kavya is in high school.", "Kavya is the user's daughter."],
+        ),
+        ("ok so im a junior now lol", ["The user is a junior."]),
     ],
 )
 def test_phrasing_is_read_for_what_it_says(said: str, facts: list[str]) -> None:

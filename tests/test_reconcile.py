@@ -78,6 +78,20 @@ def _decide(existing: list[str], new: str, provenance: str = "user") -> tuple[st
         (["User has two children"], "The user has 2 kids", "deduplicated", [0]),
         (["The user lives in New York City."], "User resides in NYC", "deduplicated", [0]),
         (["I work remotely from home"], "User works from home", "deduplicated", [0]),
+        (["Wears glasses"], "got lasik, no more glasses", "updated", [0]),
+        (["Son Arjun is in daycare"], "No more daycare for Arjun.", "updated", [0]),
+        (["Arjun is in daycare"], "No more daycare for the user.", "added", []),
+        (["Works as a data engineer"], "I teach piano for a living", "added", []),
+        (
+            ["Works as a data engineer"],
+            "I'm an engineer, I build data tools for a living",
+            "deduplicated",
+            [0],
+        ),
+        (["Hobby: baking sourdough"], "i bake sourdough in my free time", "deduplicated", [0]),
+        (["Is a sophomore in college"], "I'm a junior now", "updated", [0]),
+        (["Kavya is in high school"], "Kavya started university in Delhi.", "updated", [0]),
+        (["Kavya is in high school"], "Maya started university.", "added", []),
     ],
 )
 def test_decisions(existing: list[str], new: str, outcome: str, targets: list[int]) -> None:

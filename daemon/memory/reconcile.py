@@ -517,6 +517,14 @@ def _cross_attribute(new: Claim, old: Claim) -> tuple[Relation, str, float] | No
         spouse = lx.canonical_relations(old.qualifier or "") in ("wife", "husband", "spouse")
         if spouse and new.value == "married":
             return "same", "a spouse is a marriage", 0.9
+    if pair in (("work", "job"), ("job", "work"), ("work", "work")):
+        # "writes software for a living" is what a software engineer does; another kind of
+        # work beside a job title is added, not a contradiction (people hold two jobs).
+        work, other = (new, old) if new.attribute == "work" else (old, new)
+        done = set(value_key(work.value.partition(" ")[2]))  # "writes software": software
+        if _positive(new) and _positive(old) and done & set(value_key(other.value)):
+            return "same", "the work the job is", 0.9
+        return "none", "", 0.0
     if pair == ("trait", "habit") and _positive(new) and _positive(old):
         if new.value.casefold() == "sober" and {stem("drink"), stem("alcohol")} & set(
             value_key(old.value)

@@ -59,6 +59,7 @@ SINGLE_VALUED: frozenset[str] = frozenset(
         "nationality",
         "family_count",
         "native_language",
+        "school_year",
     }
 )
 """Attributes with one current value per subject (and qualifier): a new value replaces."""
@@ -83,6 +84,7 @@ MULTI_VALUED: frozenset[str] = frozenset(
         "event",
         "learning",
         "any",
+        "work",
     }
 )
 """Attributes that hold several values at once: a new value is added beside the others."""
@@ -423,8 +425,13 @@ _LEADING_FILLER = re.compile(
     r"|as you know|you know what|to be honest|tbh|fwiw|quick update|weirdly|funnily enough"
     r"|surprisingly|oddly|sadly|luckily|unfortunately|fortunately|apparently"
     r"|(?:i\s+)?(?:just\s+)?(?:found out|learned|learnt|realized|realised|discovered)(?:\s+that)?"
-    r"|turns out(?:\s+that)?|it turns out(?:\s+that)?)\b[,:!.\-]*\s*)+",
+    r"|turns out(?:\s+that)?|it turns out(?:\s+that)?"
+    r"|" + lx.CLINICIAN_SAYS + r")\b[,:!.\-]*\s*)+",
     re.IGNORECASE,
+)
+_NO_MORE = re.compile(
+    r"^(?i:no\s+more)\s+(?P<what>[\w' -]+?)(?:\s+(?i:for)\s+(?:(?i:me|us|him|her|them)"
+    r"|(?:[Tt]he\s+)?(?P<who>user(?:'s\s+[\w-]+)?|[A-Z][\w-]+)))?\s*[.!]*\s*$"
 )
 _LEADING_TIME = re.compile(
     r"^(?P<when>(?:(?:last|this|next|early|late)\s+(?:\w+\s+)?"
@@ -598,7 +605,7 @@ def _starts_statement(text: str) -> bool:
     if len(words) > 1 and words[0].casefold() in (_MODALS | {"will", "won't", "can't", "never"}):
         return True  # "... and will never be rich": its own clause, with the subject before
     text = " ".join(words)
-    if _HEALED.match(text):
+    if _HEALED.match(text) or _NO_MORE.match(text):
         return True
     match = _STATEMENT_START.match(text)
     if match is not None:
@@ -679,6 +686,9 @@ ATTRIBUTE_NOUNS: dict[str, str] = {
     "native tongue": "native_language",
     "hobby": "hobby",
     "hobbies": "hobby",
+    "allergy": "allergy",
+    "allergies": "allergy",
+    "languages": "language",
     "major": "education",
     "religion": "religion",
     "nationality": "nationality",
@@ -1915,6 +1925,20 @@ class _Reader:
         return [self.claim("likes", v) for v in _split_values(value)]
 
     def _student(self, rest: str, low: str) -> list[Claim] | None:
+        year = _CLASS_YEAR.match(low)
+        if year is not None:
+            # "I'm a junior now": the year of school or college, one at a time.
+            out = [self.claim("school_year", year.group("year"))]
+            if year.group("stage"):
+                out.append(self.claim("education", _school_stage(year.group("stage"))))
+            elif year.group("where"):
+                where = clean_value(rest[year.start("where") : year.end("where")])
+                out += [] if vague(where) else [self.claim("education", where)]
+            return out
+        stage = _IN_SCHOOL.match(low)
+        if stage is not None:
+            # "Kavya is in high school", "he's in 5th grade": where in schooling someone is.
+            return [self.claim("education", _school_stage(stage.group("stage")))]
         match = re.match(
             r"^(?:an?\s+)?(?P<what>(?:[\w\-']+\s+){0,3}?)(?:student|undergrad|freshman|sophomore"
             r"|phd candidate|doctoral candidate)\b",
@@ -2048,6 +2072,12 @@ class _Reader:
         low = p.lower
         if p.future and not _has_date(rest) and h not in (stem("turn"),):
             return []
+        living = _FOR_A_LIVING.search(rest)
+        if living is not None and p.said and not (p.negated or p.modal or p.future):
+            # "I write software for a living" says what the work is, not a pastime.
+            what = clean_value(rest[: living.start()] + rest[living.end() :])
+            if what and not vague(what):
+                return [self.claim("work", f"{_third_person(p.said)} {what}")]
         for verbs, rule in _VERB_RULES:
             if h in verbs:
                 found = rule(self, rest, low)
@@ -3291,6 +3321,50 @@ def _past(verb: str) -> str:
     return _PAST.get(verb.casefold(), "broke")
 
 
+_SCHOOL_STAGES = (
+    r"daycare|day care|nursery|preschool|pre-school|kindergarten|reception|elementary school"
+    r"|grade school|primary school|middle school|junior high|high school|secondary school"
+    r"|sixth form|college|university|uni|grad school|graduate school|med school|law school"
+    r"|(?:the\s+)?\d{1,2}(?:st|nd|rd|th)\s+grade|grade\s+\d{1,2}|year\s+\d{1,2}"
+)
+_CLASS_YEAR = re.compile(
+    r"^(?:an?\s+)?(?:(?:high school|college|uni|university)\s+)?"
+    r"(?P<year>freshman|sophomore|junior|senior)(?:\s+year)?"
+    rf"(?:\s+(?:in|at)\s+(?P<stage>{_SCHOOL_STAGES})|\s+(?:at|in)\s+(?P<where>[\w .'-]+))?\s*[.!]*$"
+)
+_IN_SCHOOL = re.compile(rf"^(?:still\s+)?in\s+(?P<stage>{_SCHOOL_STAGES})\s*[.!]*$")
+
+
+def is_school_stage(value: str) -> bool:
+    """ "high school", "5th grade", "daycare": a stage of schooling, not a subject studied."""
+    return re.fullmatch(_SCHOOL_STAGES, value.casefold()) is not None
+
+
+def _school_stage(stage: str) -> str:
+    """ "the 5th grade" -> "5th grade", "uni" -> "university"."""
+    stage = re.sub(r"^the\s+", "", stage.casefold())
+    return {"uni": "university", "day care": "daycare", "pre-school": "preschool"}.get(stage, stage)
+
+
+_FOR_A_LIVING = re.compile(r"\s*\bfor\s+a\s+living\b", re.IGNORECASE)
+
+
+def _third_person(verb: str) -> str:
+    """ "write" -> "writes", "teach" -> "teaches", "fly" -> "flies"; "writes" stays."""
+    low = verb.casefold()
+    if low in ("do", "go"):
+        return verb + "es"
+    if low in ("have",):
+        return "has"
+    if low.endswith("s") and not low.endswith(("ss", "us")):
+        return verb
+    if low.endswith(("sh", "ch", "ss", "x", "z")):
+        return verb + "es"
+    if low.endswith("y") and low[-2:-1] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
 def _base_verb(word: str) -> str | None:
     """The verb a preference was said with ("loves" -> "love"), for the sentence memory
     writes; None when it is the plain "like"."""
@@ -3563,6 +3637,9 @@ _COMPUTERS = frozenset(
 
 def _without_filler(text: str) -> str:
     """Strip what opens a clause without saying anything ("ok update", "meanwhile")."""
+    label = re.match(r"^([\w ]{1,30}):\s", text)
+    if label is not None and label.group(1).casefold().strip() in ATTRIBUTE_NOUNS:
+        return text  # "Hobby: baking" is a note whose label names the attribute
     for _ in range(3):
         shorter = _LEADING_FILLER.sub("", text)
         if shorter == text:
@@ -3613,6 +3690,14 @@ def _claims_of_clause(
     inverted = _inverted(text, speaker, greeted=greeted)
     if inverted is not None:
         return inverted, None
+    no_more = _NO_MORE.match(text)
+    if no_more is not None:
+        # "got lasik, no more glasses": a clause with no verb that ends what it names.
+        value = clean_value(_strip_det(no_more.group("what")))
+        if vague(value) or len(value.split()) > 3 or value.casefold() in lx.EXCLAIMED_NOUNS:
+            return [], None
+        who = no_more.group("who") or (inherited.key if inherited is not None else speaker)
+        return [Claim(who, "any", value, negated=True, change=True, qualifier="no more")], None
     subject, rest = _subject(text, speaker=speaker, last_person=last_person, fact_text=fact_text)
     if subject is None:
         if inherited is not None and _starts_predicate(text):

@@ -429,3 +429,32 @@ def is_pet(word: str) -> bool:
 
 IRREGULAR_PLURALS: frozenset[str] = frozenset(w for w in _PLURALS if not w.endswith("s"))
 """Relation plurals a trailing "s" does not make ("children")."""
+
+
+# What a clinician found is the user's own health news, not an opinion ("my doctor says I'm
+# prediabetic"); someone else's "says" is reported speech and states nothing.
+CLINICIAN_SAYS = (
+    r"(?:(?:my|the|our)\s+)?(?:doctor|doc|gp|allergist|dermatologist|dentist|cardiologist"
+    r"|physio|physiotherapist|optician|optometrist|specialist|consultant|neurologist|nurse"
+    r"|psychiatrist|therapist)\s+(?:says|said|told me|confirmed)(?:\s+that)?"
+)
+
+# What "no more ..." exclaims rather than ends ("no more excuses!"): not a thing a person had.
+EXCLAIMED_NOUNS = frozenset(
+    [
+        "excuses",
+        "drama",
+        "questions",
+        "problems",
+        "worries",
+        "stress",
+        "waiting",
+        "mistakes",
+        "games",
+        "lies",
+        "nonsense",
+        "complaining",
+        "talking",
+        "fun",
+    ]
+)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from plugins.extractors import lexicon as lx
-from plugins.extractors.claims import Claim, parse, sentences, vague
+from plugins.extractors.claims import Claim, is_school_stage, parse, sentences, vague
 from plugins.llm.types import Completion, CompletionRequest, ToolCall, TranscriptEntry, Usage
 
 EXTRACTOR_NAME = "offline-extractor"
@@ -75,6 +75,10 @@ _REPORTED = re.compile(
     r"\b(?:said|says|say|told me|tells me|tell me that|wrote|writes|texted|asked|asks|replied"
     r"|according to|claims?|claimed|posted|tweeted|quote|quoted|the (?:email|message|letter"
     r"|text|sign|note|ad|article|book|song|movie|show|line) (?:said|says|reads|read))\b",
+    re.IGNORECASE,
+)
+_CLINICIAN_SAYS = re.compile(
+    r"^(?:(?:so|and|well|ok|okay|update|today|btw)\W+)*" + lx.CLINICIAN_SAYS + r"\s+(?=i\b|i'm\b)",
     re.IGNORECASE,
 )
 _QUOTED = re.compile(
@@ -191,7 +195,7 @@ def _is_statement(sentence: str) -> bool:
         return False
     if _CAPS_EMPHASIS.search(s) and re.search(r"\bjust\b", s, re.I):
         return False
-    if _REPORTED.search(s) or _REQUEST.match(s):
+    if _REPORTED.search(_CLINICIAN_SAYS.sub("", s, count=1)) or _REQUEST.match(s):
         return False
     return not re.match(r"^\s*(?:system|assistant|user)\s*:", s, re.I)
 
@@ -402,8 +406,12 @@ def render(claim: Claim) -> str | None:
         elif past:
             owned = v if v[:1].isupper() or v.startswith(("a ", "an ", "the ")) else f"their {v}"
             text = f"{who} finished {owned}"
+        elif is_school_stage(v):
+            text = f"{who} is in {v}"
         else:
             text = f"{who} studies {v}"
+    elif a == "school_year":
+        text = f"{who} is {_a(v)}" if not (neg or past) else None
     elif a == "degree":
         text = f"{who} has {_article(v)}"
     elif a == "trait":
@@ -421,8 +429,13 @@ def render(claim: Claim) -> str | None:
         text = f"{who} {v}"
     elif a == "alive":
         text = f"{who} passed away" if neg else None
+    elif a == "work":
+        text = f"{who} {v} for a living" if not (neg or past) else None
     elif a == "any":
-        text = f"{who} stopped {v}" if v else None
+        if q == "no more":
+            text = f"No more {v} for {_mid(who)}" if v else None
+        else:
+            text = f"{who} stopped {v}" if v else None
     elif a == "switch":
         text = f"{who} switched to {v}"
     else:
