@@ -72,7 +72,7 @@ async def _judge_api(pairs: list[dict[str, Any]]) -> list[tuple[str, list[int]]]
 
 
 def reconcile_report(args: argparse.Namespace) -> dict[str, Any]:
-    pairs = _load("reconcile_pairs.jsonl")
+    pairs = _load(args.file) if args.file else _load("reconcile_pairs.jsonl")
     results = asyncio.run(_judge_api(pairs)) if args.api else [_judge_rules(p) for p in pairs]
     right: Counter[str] = Counter()
     total: Counter[str] = Counter()
@@ -155,6 +155,7 @@ def main() -> None:
     sub = parser.add_subparsers(dest="what", required=True)
     rec = sub.add_parser("reconcile")
     rec.add_argument("--api", action="store_true")
+    rec.add_argument("--file", help="pairs to judge (default: bench/data/reconcile_pairs.jsonl)")
     rec.add_argument("-v", "--verbose", action="store_true")
     ext = sub.add_parser("extraction")
     ext.add_argument("-v", "--verbose", action="store_true")

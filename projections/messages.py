@@ -553,24 +553,28 @@ async def _fetch_visible(
     after: int,
     upto: int | None,
     limit: int | None,
+    *,
+    last: bool = False,
 ) -> list[sa.Row[Any]]:
-    """Return the visible rows with ``after < position <= upto`` in order, at most ``limit``.
+    """Return the visible rows with ``after < position <= upto`` in order, at most ``limit``
+    (the first ones, or with ``last`` the last ones).
 
     Each segment contributes at most ``limit`` rows: a row hidden by a nearer segment is
-    matched there by a row at the same position, so the first ``limit`` visible rows are
-    always among them.
+    matched there by a row at the same position, so the first (or last) ``limit`` visible
+    rows are always among them.
     """
     rows: list[tuple[int, int, sa.Row[Any]]] = []
     for depth, segment in enumerate(segments):
         query = sa.select(messages_table).where(_in_segment(segment), _M.position > after)
         if upto is not None:
             query = query.where(_M.position <= upto)
-        query = query.order_by(_M.position)
+        query = query.order_by(_M.position.desc() if last else _M.position)
         if limit is not None:
             query = query.limit(limit)
         rows.extend((int(r.position), depth, r) for r in (await conn.execute(query)).all())
     if len(segments) == 1:
-        return [r for _, _, r in rows]
+        found = [r for _, _, r in rows]
+        return found[::-1] if last else found
     rows.sort(key=lambda item: (item[1], item[0]))
     seen: set[str] = set()
     out: list[sa.Row[Any]] = []
@@ -579,7 +583,9 @@ async def _fetch_visible(
             seen.add(row.message_id)
             out.append(row)
     out.sort(key=lambda r: int(r.position))
-    return out if limit is None else out[:limit]
+    if limit is None:
+        return out
+    return out[-limit:] if last else out[:limit]
 
 
 def _message(row: sa.Row[Any], lineage: _Lineage) -> MessageRow:
@@ -695,6 +701,29 @@ async def list_messages(
             )
         after = int(found.position)
     rows = await _fetch_visible(conn, lineage.segments, after, None, limit)
+    return [_message(r, lineage) for r in rows]
+
+
+async def list_messages_through(
+    conn: AsyncConnection,
+    namespace: str,
+    conversation_id: str,
+    message_id: str,
+    *,
+    limit: int,
+) -> list[MessageRow]:
+    """Return the last ``limit`` visible messages of a conversation up to and including
+    ``message_id``, in order (what was said just before a point: a review's context).
+
+    An unknown conversation or message has no messages before it (``[]``).
+    """
+    lineage = await _lineage(conn, namespace, clean(conversation_id))
+    if lineage is None or lineage.row.deleted or limit <= 0:
+        return []
+    found = await _find_visible(conn, lineage.segments, clean(message_id))
+    if found is None:
+        return []
+    rows = await _fetch_visible(conn, lineage.segments, 0, int(found.position), limit, last=True)
     return [_message(r, lineage) for r in rows]
 
 

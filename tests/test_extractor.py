@@ -250,6 +250,41 @@ def test_names_said_before_are_known_in_lower_case() -> None:
     ]
 
 
+def test_a_pronoun_or_a_renaming_in_the_next_turn_means_who_the_last_turn_named() -> None:
+    texts = _texts(
+        ("user", "My sister Priya just turned 29, any gift ideas?"),
+        ("assistant", "How about a pottery class?"),
+        ("user", "she lives in Leeds btw"),
+        ("user", "we adopted a kitten named Princess"),
+        ("user", "ok we renamed her Nori"),
+        ("user", "My brother Sam is a chef"),
+        ("user", "she lives in York"),  # not Sam: "she" needs someone a "she" can mean
+    )
+    assert texts == [
+        "Priya is 29 years old.",
+        "Priya is the user's sister.",
+        "Priya lives in Leeds.",
+        "The user has a kitten named Princess.",
+        "The user's kitten's name is now Nori.",
+        "Sam works as a chef.",
+        "Sam is the user's brother.",
+    ]
+
+
+def test_context_turns_are_read_for_who_is_meant_and_never_remembered() -> None:
+    entries = [
+        TranscriptEntry("c0", "user", "my sister priya is 29", context=True),
+        TranscriptEntry("c1", "assistant", "Nice!", context=True),
+        TranscriptEntry("m0", "user", "she lives in leeds"),
+        TranscriptEntry("m1", "user", "priya's a nurse now"),
+    ]
+    found = extract_statements(entries)
+    assert [(s.message_id, s.text) for s in found] == [
+        ("m0", "Priya lives in Leeds."),
+        ("m1", "Priya works as a nurse."),
+    ]
+
+
 def test_only_user_turns_are_read_and_repeats_collapse() -> None:
     texts = _texts(
         ("assistant", "Since you live in Paris, you might like the Louvre."),

@@ -233,6 +233,36 @@ async def test_a_conversation_becomes_memory_in_one_awaited_retrospective(daemon
     )
 
 
+async def test_a_run_reads_the_turns_before_its_slice_for_who_is_meant(daemon: Api) -> None:
+    api = daemon
+
+    async def say(role: str, text: str) -> None:
+        status, _ = await api.call(
+            "POST", "/v1/conversations/c2/messages", {"role": role, "content": text}
+        )
+        assert status == 201
+
+    async def run() -> list[str]:
+        status, answer = await api.call(
+            "POST", "/v1/conversations/c2/retrospective:run", {"wait": True, "timeout": 30}
+        )
+        assert status == 200, answer
+        assert answer["status"] == "succeeded"
+        texts = []
+        for fact_id in answer["fact_ids"]:
+            _, fact = await api.call("GET", f"/v1/facts/{fact_id}")
+            texts.append(fact["text"])
+        return texts
+
+    await say("user", "my sister priya just turned 29")
+    assert await run() == ["Priya is 29 years old.", "Priya is the user's sister."]
+    await say("assistant", "Happy birthday to her!")
+    await say("user", "she lives in leeds btw")
+    # The second run's slice starts after the first; the turn before it says who "she" is,
+    # and nothing of that turn is remembered twice.
+    assert await run() == ["Priya lives in Leeds."]
+
+
 async def test_ordinary_searches_earn_a_quarantined_fact_promotion(tmp_path: Path) -> None:
     async with api_client(tmp_path) as api:
         quarantined = await _write(

@@ -15,6 +15,7 @@ from projections.messages import (
     get_message,
     list_conversations,
     list_messages,
+    list_messages_through,
 )
 from tests.projection_fixtures import Env, at, message, open_env
 
@@ -70,6 +71,32 @@ async def test_paging_after_a_message(tmp_path: Path) -> None:
             assert conv is not None
             assert conv.last_message_at == at(5)
             assert await list_conversations(conn, "ns") == ["c"]
+
+
+async def test_the_messages_up_to_one_read_through_a_fork(tmp_path: Path) -> None:
+    async with open_env(tmp_path) as env:
+        await env.append("ns", *(message("p", f"m{i}", created_at=at(i)) for i in range(5)))
+        await env.append("ns", fork("f", "p", "m3"), message("f", "x"), message("f", "m1", "new"))
+        await env.fold()
+        async with env.engine.connect() as conn:
+
+            async def through(cid: str, mid: str, limit: int) -> list[str]:
+                rows = await list_messages_through(conn, "ns", cid, mid, limit=limit)
+                return [r.message_id for r in rows]
+
+            assert await through("p", "m3", 2) == ["m2", "m3"]
+            assert await through("p", "m1", 5) == ["m0", "m1"]
+            # The fork shows its own m1 in the parent's place, and x after the parent's m3.
+            assert await through("f", "x", 3) == ["m2", "m3", "x"]
+            rows = await list_messages_through(conn, "ns", "f", "m2", limit=3)
+            assert [(r.message_id, r.content) for r in rows] == [
+                ("m0", "text"),
+                ("m1", "new"),
+                ("m2", "text"),
+            ]
+            assert await through("p", "ghost", 3) == []
+            assert await through("nope", "m1", 3) == []
+            assert await through("p", "m3", 0) == []
 
 
 async def test_reference_fork_reads_parent_through_message(tmp_path: Path) -> None:

@@ -386,6 +386,9 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
         if _state(new) == _state(old):
             if new.attribute == "plan" and _rescheduled(new, old):
                 return "replaces", "a new date", 0.85
+            if values == "narrower" and new.attribute == "pet" and " " not in old.value:
+                # "a dog named Pretzel" says more than "a dog": kept beside it, not merged away.
+                return "none", "", 0.0
             if values == "narrower" and _extra_words(new.value, old.value) > 1:
                 # "Lives in the Pearl District of Portland" refines "Lives in Portland": both hold.
                 return "none", "", 0.0
@@ -517,6 +520,13 @@ def _cross_attribute(new: Claim, old: Claim) -> tuple[Relation, str, float] | No
         spouse = lx.canonical_relations(old.qualifier or "") in ("wife", "husband", "spouse")
         if spouse and new.value == "married":
             return "same", "a spouse is a marriage", 0.9
+        courting = lx.canonical_relations(old.qualifier or "")
+        dating = courting in ("boyfriend", "girlfriend")
+        if (courting == "fiance" or dating) and (
+            new.value == "married" or (dating and new.value == "engaged")
+        ):
+            # "Marcus and I got married" ends "Marcus is the user's boyfriend".
+            return "replaces", "dating, now engaged or married", 0.85
     if pair in (("work", "job"), ("job", "work"), ("work", "work")):
         # "writes software for a living" is what a software engineer does; another kind of
         # work beside a job title is added, not a contradiction (people hold two jobs).

@@ -89,6 +89,8 @@ class SliceMessage:
     role: str
     text: str
     created_at: datetime
+    context: bool = False
+    """Said before the slice (see ``TranscriptEntry.context``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,8 +160,10 @@ def build_request(
     remembered: Sequence[str],
     max_tokens: int | None = None,
     model: str | None = None,
+    context: Sequence[SliceMessage] = (),
 ) -> CompletionRequest:
-    """Assemble the request for one chunk."""
+    """Assemble the request for one chunk (``context``: the messages just before it, which
+    an offline extractor reads for names and pronouns)."""
     system = render_prompt(
         template,
         window_anchor=window_anchor(conversation_id, chunk, part, parts),
@@ -171,7 +175,10 @@ def build_request(
         system=system,
         messages=[ChatMessage("user", user)],
         tools=[REMEMBER_TOOL],
-        transcript=[TranscriptEntry(m.message_id, m.role, m.text) for m in chunk],
+        transcript=[
+            *(TranscriptEntry(m.message_id, m.role, m.text, context=True) for m in context),
+            *(TranscriptEntry(m.message_id, m.role, m.text) for m in chunk),
+        ],
         max_tokens=max_tokens,
         model=model,
     )

@@ -87,7 +87,7 @@ from plugins.extractors.claims import when_offset
 from plugins.llm.budget import BudgetTracker
 from plugins.llm.types import LLMError, LLMProvider
 from projections.base import cooperate
-from projections.messages import UnknownMessage, list_messages
+from projections.messages import UnknownMessage, list_messages, list_messages_through
 from projections.retrospective import TERMINAL, ConversationRetro, RetrospectiveFold, RunState
 from projections.text import normalise
 
@@ -97,6 +97,9 @@ SWEEP_NAMESPACE = "default"
 """Where sweep passes are recorded (the runs they enqueue live in their own namespaces)."""
 APPEND_ATTEMPTS = 5
 READ_PAGE = 500
+CONTEXT_MESSAGES = 6
+"""Messages before a slice given to its review as context: enough for the turn that named
+the person a "she" means, or the question a short answer answers."""
 FOLLOW_CHUNK = 1000
 """Events the scheduler reads from the log at a time."""
 FOLLOW_DELAY = 0.05
@@ -181,6 +184,17 @@ class ProjectionSliceReader:
                 if len(rows) < READ_PAGE:
                     break
                 after = rows[-1].message_id
+            if out and after_message_id is not None:
+                before = await list_messages_through(
+                    conn, namespace, fork_id, after_message_id, limit=CONTEXT_MESSAGES
+                )
+                context = [
+                    SliceMessage(
+                        r.message_id, r.role, content_text(r.content), r.created_at, context=True
+                    )
+                    for r in before
+                ]
+                out = context + out
         return out
 
 
@@ -1173,9 +1187,11 @@ class RetrospectiveService:
             messages = await self.reader.read(
                 conv.namespace, fork_id, started.after_message_id, ids, positions[-1]
             )
+            context = [m for m in messages if m.context]
+            messages = [m for m in messages if not m.context]
             if not messages:
                 raise SliceUnavailable("no message of the slice is readable through the fork")
-            review = await self._review(conv, messages, usage, profile)
+            review = await self._review(conv, messages, usage, profile, context)
         except LLMError as exc:
             await self._end_failed(
                 key, run.run_id, attempt, ids, exc.kind, exc.message, exc.retry_after, usage
@@ -1211,6 +1227,7 @@ class RetrospectiveService:
         messages: list[SliceMessage],
         usage: _Usage,
         model: str | None = None,
+        context: Sequence[SliceMessage] = (),
     ) -> _Review:
         transcript = fit_transcript(messages, self.config.max_transcript_chars)
         judgement = Judgement()
@@ -1226,7 +1243,9 @@ class RetrospectiveService:
                 [*conv.remembered, *(r.text for r in judgement.accepted)],
                 self._settings.max_tokens,
                 model,
+                context,
             )
+            context = chunk[-CONTEXT_MESSAGES:]  # the next part reads on from this one
             completion = await self.provider.complete(request)
             usage.calls += 1
             usage.input_tokens += completion.usage.input_tokens

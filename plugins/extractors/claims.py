@@ -429,6 +429,34 @@ _LEADING_FILLER = re.compile(
     r"|" + lx.CLINICIAN_SAYS + r")\b[,:!.\-]*\s*)+",
     re.IGNORECASE,
 )
+_DIVORCE_FINAL = re.compile(
+    r"^(?:the|my|our)\s+divorce\b(?:\s+from\s+\w+)?\s+(?:is|was|went|got|has been|just got)\s+"
+    r"(?:(?:now|finally|officially)\s+)?(?:final|finali[sz]ed|through|done|official|granted)\b",
+    re.IGNORECASE,
+)
+_MAIDEN_NAME = re.compile(
+    r"\b(?:going back to|went back to|back to|taking back|took back|reverting to|reverted to)"
+    r"\s+my\s+maiden\s+name,?\s+(?P<name>[A-Z][\w'-]+)"
+)
+
+
+def _idiom(text: str, speaker: str) -> list[Claim] | None:
+    """Statements said in a fixed phrase rather than a subject and a verb."""
+    if speaker != "user":
+        return None
+    if _DIVORCE_FINAL.match(text):
+        return [Claim("user", "relationship", "divorced", change=True)]
+    maiden = _MAIDEN_NAME.search(text)
+    if maiden is not None:
+        return [Claim("user", "surname", maiden.group("name"), change=True)]
+    return None
+
+
+# "... and night shifts are killing me": a short noun phrase and a finite verb start a clause.
+_NEW_SUBJECT = re.compile(
+    r"^(?:(?:the|my|our|his|her|their|these|those)\s+)?(?!(?:i|a|an|to|of|in|on|at|for|with)\b)"
+    r"[a-z][\w'-]*(?:\s+[a-z][\w'-]*)?\s+(?:is|are|was|were|has|have)\b"
+)
 _NO_MORE = re.compile(
     r"^(?i:no\s+more)\s+(?P<what>[\w' -]+?)(?:\s+(?i:for)\s+(?:(?i:me|us|him|her|them)"
     r"|(?:[Tt]he\s+)?(?P<who>user(?:'s\s+[\w-]+)?|[A-Z][\w-]+)))?\s*[.!]*\s*$"
@@ -437,7 +465,8 @@ _LEADING_TIME = re.compile(
     r"^(?P<when>(?:(?:last|this|next|early|late)\s+(?:\w+\s+)?"
     r"(?:week|month|year|summer|winter|spring|fall|autumn|weekend|night|monday|tuesday"
     r"|wednesday|thursday|friday|saturday|sunday)"
-    r"|(?:in|since|on|back in|as of|starting|from)\s+(?:\w+\s+)?\w+"
+    r"|(?:in|since|on|back in|as of|starting(?!\s+(?:at|with|a|an|my|the|to)\b)|from)"
+    r"\s+(?:\w+\s+)?\w+"
     r"|(?:a|one|two|three|four|five|six|a few|a couple of|several)\s+(?:days|weeks|months"
     r"|years|day|week|month|year)\s+ago"
     r"|yesterday|today|recently|lately|nowadays|these days|currently|now|as of now"
@@ -605,7 +634,7 @@ def _starts_statement(text: str) -> bool:
     if len(words) > 1 and words[0].casefold() in (_MODALS | {"will", "won't", "can't", "never"}):
         return True  # "... and will never be rich": its own clause, with the subject before
     text = " ".join(words)
-    if _HEALED.match(text) or _NO_MORE.match(text):
+    if _HEALED.match(text) or _NO_MORE.match(text) or _NEW_SUBJECT.match(text):
         return True
     match = _STATEMENT_START.match(text)
     if match is not None:
@@ -816,10 +845,22 @@ _SUBJECT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 )
 
 
+_CONTRACTED_IS = re.compile(
+    rf"^(?P<name>(?-i:{_NAME_TOKEN}))'s\s+(?=(?:a|an|not|now|been|so|very|really|going|getting|still|also|just|never|always"
+    r"|in|at|from|on|off|married|engaged|pregnant|divorced|single|retired|vegan|vegetarian"
+    r"|allergic|moving|working|living|studying|\d)\b)",
+    re.IGNORECASE,
+)
+
+
 def _subject(
     clause: str, *, speaker: str, last_person: str | None, fact_text: bool
 ) -> tuple[_Subject | None, str]:
     """Return the clause's subject and the rest (the predicate)."""
+    contracted = _CONTRACTED_IS.match(clause)
+    if contracted is not None and _is_name(contracted.group("name")):
+        # "Priya's a nurse now": the 's is "is" when no noun it could own follows.
+        clause = f"{contracted.group('name')} is {clause[contracted.end() :]}"
     for kind, pattern in _SUBJECT_PATTERNS:
         match = pattern.match(clause)
         if match is None:
@@ -1566,7 +1607,10 @@ class _Reader:
         if vague(value):
             return []
         if attribute == "job":
-            return [self.claim("job", _with_article(_strip_det(value)))]
+            job = _strip_det(value)
+            if " " not in job and not lx.is_occupation(job):
+                return []  # "my job is great" says how the job is, not what it is
+            return [self.claim("job", _with_article(job))]
         if attribute == "hobby":
             return [self.claim("hobby", v) for v in _split_values(value)]
         return [self.claim(attribute, value)]
@@ -1904,7 +1948,8 @@ class _Reader:
     def _fan(self, rest: str, low: str) -> list[Claim] | None:
         match = re.match(
             r"^(?:an?\s+)?(?:(?:big|huge|massive|great|total|real|true|avid)\s+)?(?:fan|lover)\s+of\s+"
-            r"|^(?:really\s+)?(?:into|obsessed with|crazy about|passionate about|addicted to"
+            r"|^(?:(?:really|super|so|very|big|totally|seriously|hugely|deeply|way)\s+)?"
+            r"(?:into|obsessed with|crazy about|passionate about|addicted to"
             r"|hooked on|keen on|fond of|mad about)\s+",
             low,
         )
@@ -2241,6 +2286,13 @@ class _Reader:
                 return []
             if is_place_like(value):
                 return [self.claim("work_location", value)] if not self.strict else []
+            where = re.match(r"^(?P<field>.+?)\s+(?:at|for)\s+(?P<org>.+)$", value)
+            if where is not None:
+                # "in the warehouse at an Amazon fulfillment center": a field and an employer.
+                return [
+                    self.claim("work_field", _strip_det(where.group("field"))),
+                    self.claim("employer", where.group("org")),
+                ]
             return [self.claim("work_field", _strip_det(value))]
         match = re.match(r"^on\s+", low)
         if match is not None and not self.strict:
@@ -2253,8 +2305,7 @@ class _Reader:
             tail = re.sub(r"^(?:a\s+)?(?:new\s+)?job\s*", "", rest, flags=re.I)
             return self._new_job(tail) or [self.claim("employer", "", negated=True, change=True)]
         if self.p.head == stem("start") and re.match(r"^(?:at|with)\s+", low):
-            value = clean_value(re.sub(r"^(?:at|with)\s+", "", rest, flags=re.I))
-            return [] if vague(value) else [self.claim("employer", value, change=True)]
+            return self._new_job(rest)  # "starting at Chewy on monday as a senior analyst"
         if self.p.head == stem("start"):
             school = re.match(
                 r"^(?:a\s+|my\s+|the\s+)?(?P<what>(?:[\w\-]+\s+){0,2}?(?:class|classes|course"
@@ -2283,12 +2334,15 @@ class _Reader:
 
     def _new_job(self, tail: str) -> list[Claim]:
         out = []
-        match = re.search(r"\bas\s+(?:an?\s+)?(?P<job>[^,.;!?]+?)(?=\s+(?:at|for|with)\b|$)", tail)
+        match = re.search(
+            r"\bas\s+(?:an?\s+)?(?P<job>[^,.;!?]+?)(?=\s+(?:at|for|with)\b|\s*[,.;!?]|$)", tail
+        )
         if match is not None:
             job = clean_value(match.group("job"))
             if job and not vague(job):
                 out.append(self.claim("job", _with_article(job), change=True))
-        match = re.search(r"\b(?:at|for|with)\s+(?P<org>[^,.;!?]+)", tail)
+        # A dot before a capital inside one sentence is an abbreviation ("St. Mary's").
+        match = re.search(r"\b(?:at|for|with)\s+(?P<org>(?:[^,.;!?]|\.(?=\s+[A-Z]))+)", tail)
         if match is not None:
             org = clean_value(match.group("org"))
             if org and not vague(org):
@@ -2781,6 +2835,11 @@ class _Reader:
         return [self.claim("hobby", f"plays {_strip_det(value)}")]
 
     def _drive(self, rest: str, low: str) -> list[Claim] | None:
+        hired = re.match(r"^for\s+(?P<org>[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*)*)", rest)
+        if hired is not None and not self.p.past:
+            # "driving for UPS", "I drive for Uber": who the user drives for is their employer.
+            org = clean_value(hired.group("org"))
+            return [] if vague(org) else [self.claim("employer", org)]
         vehicle = _vehicle(rest) or clean_value(rest)
         if vague(vehicle) or re.match(r"^(?:to|for|home|around|a lot)\b", vehicle, re.I):
             return [] if self.strict else None
@@ -2991,6 +3050,8 @@ class _Reader:
         if not _SCHOOLING.search(value):
             # "finished another painting" is an afternoon's work, not schooling.
             return self._generic_or_none(rest, low)
+        if self.p.said.casefold() in ("finish", "finishes", "finishing") and not self.p.negated:
+            return []  # "while I finish school": still at it, nothing finished yet
         if self.p.negated:
             return [self.claim("education", value, negated=True, change=True)]
         return [self.claim("education", value, past=True, change=True)]
@@ -3601,6 +3662,8 @@ def _pets(rest: str) -> list[str]:
     if kind is None:
         return []
     kind = kind[:-1] if kind.endswith("s") and kind[:-1] in lx.PETS | lx.DOG_BREEDS else kind
+    if len(kind_words) == 2 and kind_words[1] == kind and kind_words[0] in lx.DOG_BREEDS:
+        kind = " ".join(kind_words)  # "a beagle puppy": the breed is worth keeping
     names_text = match.group("names") or ""
     names = [n for n in _split_values(clean_value(names_text)) if _is_name(n.split(" ")[0])]
     if names:
@@ -3683,6 +3746,8 @@ def _claims_of_clause(
         text = text[match.end() :]
     text = _without_filler(text)
     # "also i don't drink": the "also" belongs after the subject ("i also don't drink").
+    # "also I'm 52": an age has no "also" to keep.
+    text = re.sub(r"^(?:also|plus)\s+(i'm|im)\s+(?=\d)", r"\1 ", text, flags=re.I)
     text = re.sub(r"^(also|plus)\s+(i|i'm|we|we're)\b", r"\2 also", text, flags=re.I)
     greeted = _GREETING.match(clause.strip()) is not None
     # "calling him rex", "we named her Mochi": the name the pet (or baby) was just given.
@@ -3690,6 +3755,9 @@ def _claims_of_clause(
     inverted = _inverted(text, speaker, greeted=greeted)
     if inverted is not None:
         return inverted, None
+    idiom = _idiom(text, speaker)
+    if idiom is not None:
+        return idiom, None
     no_more = _NO_MORE.match(text)
     if no_more is not None:
         # "got lasik, no more glasses": a clause with no verb that ends what it names.
@@ -3878,7 +3946,8 @@ _PET_NAME_IS = re.compile(
     re.IGNORECASE,
 )
 _NAMING = re.compile(
-    r"^(?:(?:we|i)(?:'re|'m| are| am)?\s+|(?:we|i)\s+)?(?:calling|naming|named|called|call|name)"
+    r"^(?:(?:we|i)(?:'re|'m| are| am)?\s+|(?:we|i)\s+)?(?:calling|naming|named|called|call|name"
+    r"|renamed|renaming|rename)"
     r"\s+(?P<who>him|her|it)\s+(?=\w)",
     re.IGNORECASE,
 )
@@ -4189,17 +4258,21 @@ def parse(
     strict: bool = False,
     fact_text: bool = True,
     keep: Callable[[str], bool] | None = None,
+    person_before: str | None = None,
+    pet_before: Claim | None = None,
 ) -> list[Claim]:
     """Return every claim ``text`` makes.
 
     ``speaker`` is who "I" is (``"user"`` for a user's turn or a fact about the user).
     ``fact_text`` reads a subject-less clause as being about the user ("Lives in Boston.").
     ``strict`` keeps only the durable kinds of statement the grammar knows (for extraction).
+    ``person_before`` is who "she" or "he" means before the text names anyone (the person the
+    previous turn was about); ``pet_before`` the pet a "her" or "him" naming it means.
     ``keep`` passes over the clauses it refuses (a reader's own idea of what is not a
     statement: "maybe", "if", a joke), keeping their subject for the clauses after them.
     """
     out: list[Claim] = []
-    last_person: str | None = None
+    last_person: str | None = person_before
     for sentence in sentences(text):
         inherited: _Subject | None = None
         antecedent: str | None = None
@@ -4224,7 +4297,7 @@ def parse(
                 last_person = subject.name
             for claim in claims:
                 if claim.subject == "~pronoun":
-                    resolved = _resolve_pronoun(claim, out, last_person)
+                    resolved = _resolve_pronoun(claim, out, last_person, pet_before)
                     if resolved is None:
                         continue
                     if resolved[0] is not None:
@@ -4240,7 +4313,7 @@ def parse(
 
 
 def _resolve_pronoun(
-    claim: Claim, before: Sequence[Claim], last_person: str | None
+    claim: Claim, before: Sequence[Claim], last_person: str | None, pet_before: Claim | None
 ) -> tuple[int | None, Claim] | None:
     """ "we adopted a cat, her name's Mochi": the pronoun's claim about what came before.
 
@@ -4248,6 +4321,18 @@ def _resolve_pronoun(
     None when nothing it could mean was said."""
     previous = len(before) - 1
     last = before[previous] if before else None
+    if last is None and claim.attribute == "name" and pet_before is not None:
+        # "ok we renamed her Nori", the turn after "we adopted a kitten named Princess".
+        kind, _, old_name = pet_before.value.partition(" ")
+        name = claim.value[:1].upper() + claim.value[1:]
+        renamed = bool(old_name) and old_name.casefold() != name.casefold()
+        return None, Claim(
+            pet_before.subject,
+            "pet",
+            f"{kind} {name}",
+            change=renamed,
+            qualifier="renamed" if renamed else None,
+        )
     if claim.attribute == "name" and last is not None:
         name = claim.value[:1].upper() + claim.value[1:]  # "his name is rex": Rex
         if last.attribute == "pet" and " " not in last.value:

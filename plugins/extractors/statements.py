@@ -16,7 +16,7 @@ about them ("My sister Maya lives in Porto": Maya lives in Porto; Maya is the us
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,6 +97,11 @@ _CAPS_EMPHASIS = re.compile(r"\b(?:LOVE|ADORE|ENJOY|LIKE|BEST|GREAT|AMAZING|FUN)
 
 def statement_sentences(text: str) -> list[str]:
     """Return the sentences of a user's turn that can state a fact (see the module doc)."""
+    sincere = _SINCERE.search(text)
+    if sincere is not None:
+        # "lol jk I'm a billionaire astronaut. for real tho I work as a nurse": what came
+        # before "for real" was the joke; only what follows it is said in earnest.
+        return statement_sentences(text[sincere.end() :])
     kept: list[str] = []
     whole = text.strip()
     if _LAUGH.search(whole) and _HYPERBOLE.search(whole) and not _has_plain_fact(whole):
@@ -118,6 +123,12 @@ def statement_sentences(text: str) -> list[str]:
     return [s for s in kept if s]
 
 
+_SINCERE = re.compile(
+    r"(?:^|[.!?,;]\s*|\s)(?:but\s+|ok\s+|okay\s+)?(?:for real(?:\s+(?:tho|though))?|seriously"
+    r"\s+(?:tho|though)|but seriously|jok(?:es|ing) aside|in all seriousness|real talk"
+    r"|no but really|but really|srsly tho)\b[,:.!]*\s*",
+    re.IGNORECASE,
+)
 # Conditions said as what someone is ("lactose intolerant"), not what someone has.
 _CONDITION_ADJECTIVE = re.compile(
     r"(?:intolerant|diabetic|an(?:a)?emic|asthmatic|epileptic|autistic|dyslexic|deaf|blind"
@@ -529,6 +540,8 @@ def extract_statements(entries: Iterable[TranscriptEntry]) -> list[Statement]:
     seen: set[str] = set()
     asked = ""
     names: set[str] = set()
+    person: tuple[str, str | None] | None = None  # who the last user turn was about
+    pet: Claim | None = None  # and the pet it named last
     for entry in entries:
         if entry.role == "assistant":
             asked = entry.text
@@ -539,24 +552,103 @@ def extract_statements(entries: Iterable[TranscriptEntry]) -> list[Statement]:
         answer = _answer(reply_to, entry.text) if reply_to else None
         if answer is not None:
             text = render(answer)
-            if text is not None and text.casefold() not in seen:
+            if text is not None and text.casefold() not in seen and not entry.context:
                 seen.add(text.casefold())
                 found.append(Statement(text, answer, entry.message_id))
             continue
         # One parse over the turn's kept sentences: "we got a cat! her name is Waffles".
         kept = "\n".join(statement_sentences(_with_known_names(entry.text, names)))
         if kept:
+            opening = _OPENING_PRONOUN.match(kept)
+            before = None
+            if person is not None and opening is not None:
+                # "she lives in Leeds btw", the turn after "my sister Priya ...": Priya.
+                before = person[0] if person[1] in (None, opening.group(1).casefold()) else None
             claims = parse(
-                kept, speaker="user", strict=True, fact_text=False, keep=is_statement_clause
+                kept,
+                speaker="user",
+                strict=True,
+                fact_text=False,
+                keep=is_statement_clause,
+                person_before=before,
+                pet_before=pet,
             )
+            pet = next((c for c in reversed(claims) if c.attribute == "pet"), None)
             names |= _names_in(claims)
-            for claim in claims:
+            person = _last_person(claims) or (person if before is not None else None)
+            # A context turn (said before the slice) is read for names, never remembered.
+            for claim in [] if entry.context else claims:
                 text = render(claim)
                 if text is None or text.casefold() in seen:
                     continue
                 seen.add(text.casefold())
                 found.append(Statement(text, claim, entry.message_id))
+        else:
+            person = pet = None
     return found
+
+
+_OPENING_PRONOUN = re.compile(r"^\W*(she|he)\b", re.IGNORECASE)
+_SHE = frozenset(
+    [
+        "sister",
+        "mom",
+        "mother",
+        "mum",
+        "wife",
+        "daughter",
+        "girlfriend",
+        "aunt",
+        "grandma",
+        "grandmother",
+        "niece",
+        "fiancee",
+        "stepmom",
+        "stepmother",
+        "stepsister",
+    ]
+)
+_HE = frozenset(
+    [
+        "brother",
+        "dad",
+        "father",
+        "husband",
+        "son",
+        "boyfriend",
+        "uncle",
+        "grandpa",
+        "grandfather",
+        "nephew",
+        "fiance",
+        "stepdad",
+        "stepfather",
+        "stepbrother",
+    ]
+)
+
+
+def _last_person(claims: Sequence[Claim]) -> tuple[str, str | None] | None:
+    """The last person the claims name, with the pronoun their relation takes if known."""
+    for claim in reversed(claims):
+        name = None
+        if claim.attribute in ("family", "partner") and claim.value[:1].isupper():
+            name = claim.value
+        elif claim.subject != "user" and claim.subject[:1].isupper():
+            name = claim.subject
+        if name is None or not name.replace(" ", "").isalpha():
+            continue
+        relation = next(
+            (
+                lx.canonical_relations(c.qualifier or "")
+                for c in claims
+                if c.attribute in ("family", "partner") and c.value == name
+            ),
+            "",
+        )
+        pronoun = "she" if relation in _SHE else "he" if relation in _HE else None
+        return name, pronoun
+    return None
 
 
 def _names_in(claims: Iterable[Claim]) -> set[str]:
@@ -573,7 +665,8 @@ def _names_in(claims: Iterable[Claim]) -> set[str]:
 
 def _with_known_names(text: str, names: set[str]) -> str:
     for name in names:
-        text = re.sub(rf"(?<![\w']){re.escape(name.casefold())}(?![\w'])", name, text)
+        # "priya's a nurse now" and "priya's job": a name and its 's; not "it's" or "o'neil".
+        text = re.sub(rf"(?<![\w']){re.escape(name.casefold())}(?!\w|'(?!s\b))", name, text)
     return text
 
 

@@ -49,6 +49,9 @@ class TranscriptEntry:
     message_id: str
     role: str
     text: str
+    context: bool = False
+    """Said before the slice and reviewed already: read for who and what is meant (a name, a
+    pronoun, a question being answered), never remembered from again."""
 
 
 @dataclass(frozen=True, slots=True)
