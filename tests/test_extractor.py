@@ -153,6 +153,19 @@ def test_small_talk_states_nothing(said: str) -> None:
             ["Kavya is in high school.", "Kavya is the user's daughter."],
         ),
         ("ok so im a junior now lol", ["The user is a junior."]),
+        # How the user names things presupposes them, even in a question or a story.
+        (
+            "real question: my teenage son wants a motorbike, is 16 too young?",
+            ["The user has a son."],
+        ),
+        ('my boss Linda said "we\'re all moving to Dubai" lol', ["Linda is the user's boss."]),
+        (
+            "can you suggest a cake for our twins Leo and Mia?",
+            ["Leo is the user's child.", "Mia is the user's child."],
+        ),
+        ("my iphone 12 battery dies by noon, worth replacing?", ["The user uses an iPhone 12."]),
+        ("oh sure, my butler will handle it 🙄", []),
+        ("my brother lives in Oslo", ["The user's brother lives in Oslo."]),
     ],
 )
 def test_phrasing_is_read_for_what_it_says(said: str, facts: list[str]) -> None:

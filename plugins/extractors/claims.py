@@ -3725,6 +3725,84 @@ def _phone(rest: str) -> str | None:
     return None
 
 
+# -- mentions ------------------------------------------------------------------------------
+
+# Relations whose bare mention ("my teenage son wants a motorbike") is worth remembering;
+# "my friend" or "my boss" without a name says too little to keep.
+_KEPT_BARE = frozenset(
+    [
+        "son",
+        "daughter",
+        "child",
+        "kid",
+        "baby",
+        "sister",
+        "brother",
+        "twin",
+        "wife",
+        "husband",
+        "partner",
+        "boyfriend",
+        "girlfriend",
+        "fiance",
+        "fiancee",
+        "fiancé",
+        "fiancée",
+        "stepson",
+        "stepdaughter",
+        "grandson",
+        "granddaughter",
+    ]
+)
+_MENTION = re.compile(
+    r"\b(?:my|our)\s+(?:(?:little|big|older|younger|oldest|youngest|eldest|baby|teenage|teen"
+    r"|new|adult|grown|twin|toddler|infant|newborn|\d+[- ]?(?:yo|year[- ]old))\s+)?"
+    rf"(?P<rel>{_REL_WORD})(?!['\w-])"
+    rf"(?:,?\s+(?P<names>(?-i:{_NAME_TOKEN})(?:\s*(?:,|and|&)\s*(?-i:{_NAME_TOKEN}))*))?",
+    re.IGNORECASE,
+)
+_CAR_MENTION = re.compile(
+    r"\b(?:my|our)\s+(?:(?:old|new|trusty|used|little|\d{4})\s+)*"
+    r"(?P<car>(?P<brand>[a-z]+)(?:\s+(?P<model>(?-i:[A-Z0-9])[\w-]*))?)",
+    re.IGNORECASE,
+)
+_PHONE_MENTION = re.compile(
+    r"\b(?:my|our)\s+(?:(?:old|new|trusty)\s+)*(?P<phone>(?:iphone|pixel|galaxy|oneplus"
+    r"|samsung(?:\s+galaxy)?)(?:\s+(?:\d+\w*|pro|max|plus|mini|ultra|se|s\d+\w*))*)\b",
+    re.IGNORECASE,
+)
+_PHONE_CASE = {"iphone": "iPhone", "oneplus": "OnePlus"}
+
+
+def mentions(text: str) -> list[Claim]:
+    """What the user's way of naming things presupposes: "my boss Linda" is the user's boss,
+    "our twins Leo and Mia" two children, "my 2012 Honda Civic" a car, "my iphone 12" a
+    phone, even in a question or a story about something else."""
+    out: list[Claim] = []
+    for match in _MENTION.finditer(text):
+        rel = lx.relation_of(match.group("rel")) or ""
+        if rel == "twin" and match.group("rel").casefold().endswith("s"):
+            rel = "child"  # "our twins Leo and Mia" are the user's children
+        names = re.split(r"\s*(?:,|and|&)\s*", match.group("names") or "")
+        names = [n for n in names if n and _is_name(n)]
+        for name in names:
+            attribute, value, qualifier = _relation_claim(rel, name)
+            out.append(Claim("user", attribute, value, qualifier=qualifier))
+        if not names and rel in _KEPT_BARE:
+            out.append(Claim("user", "family", rel, qualifier=rel))
+    for match in _CAR_MENTION.finditer(text):
+        brand = match.group("brand").casefold()
+        if brand in lx.CAR_BRANDS and brand not in ("mini", "golf", "jeep"):
+            model = match.group("model") or ""
+            value = f"{brand.capitalize() if brand not in ('bmw', 'vw') else brand.upper()} {model}"
+            out.append(Claim("user", "vehicle", value.strip()))
+    for match in _PHONE_MENTION.finditer(text):
+        words = match.group("phone").split()
+        words[0] = _PHONE_CASE.get(words[0].casefold(), words[0].capitalize())
+        out.append(Claim("user", "phone", " ".join(words)))
+    return out
+
+
 # -- entry points --------------------------------------------------------------------------
 
 

@@ -21,7 +21,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from plugins.extractors import lexicon as lx
-from plugins.extractors.claims import Claim, is_school_stage, parse, sentences, vague
+from plugins.extractors.claims import (
+    Claim,
+    is_school_stage,
+    mentions,
+    parse,
+    sentences,
+    vague,
+)
 from plugins.llm.types import Completion, CompletionRequest, ToolCall, TranscriptEntry, Usage
 
 EXTRACTOR_NAME = "offline-extractor"
@@ -395,7 +402,8 @@ def render(claim: Claim) -> str | None:
         taking = re.search(r"\b(?:class|classes|course|lessons)$", v, re.I)
         text = f"{who} is taking {_article(v)}" if taking else f"{who} is learning {v}"
     elif a == "vehicle":
-        text = f"{who} no longer has {_article(v)}" if neg else f"{who} drives {_article(v)}"
+        car = _a(v) if v[:1].isupper() and not v.endswith("s") else _article(v)  # "a Honda Civic"
+        text = f"{who} no longer has {car}" if neg else f"{who} drives {car}"
     elif a in ("phone", "computer"):
         device = v if re.match(r"^(?:an?|the|my|their)\s", v, re.I) else _a(v)
         if neg:
@@ -574,6 +582,7 @@ def extract_statements(entries: Iterable[TranscriptEntry]) -> list[Statement]:
                 pet_before=pet,
             )
             pet = next((c for c in reversed(claims) if c.attribute == "pet"), None)
+            claims += _new_mentions(mentions(_mention_text(entry.text, names)), claims)
             names |= _names_in(claims)
             person = _last_person(claims) or (person if before is not None else None)
             # A context turn (said before the slice) is read for names, never remembered.
@@ -585,7 +594,43 @@ def extract_statements(entries: Iterable[TranscriptEntry]) -> list[Statement]:
                 found.append(Statement(text, claim, entry.message_id))
         else:
             person = pet = None
+            for claim in [] if entry.context else mentions(_mention_text(entry.text, names)):
+                text = render(claim)
+                if text is not None and text.casefold() not in seen:
+                    seen.add(text.casefold())
+                    found.append(Statement(text, claim, entry.message_id))
     return found
+
+
+def _new_mentions(mentioned: Sequence[Claim], said: Sequence[Claim]) -> list[Claim]:
+    """The mentions the statements do not already cover ("my brother lives in Oslo" says
+    the user has a brother; "The user has a brother." would only repeat it)."""
+    known = {c.subject.casefold() for c in said}
+    known |= {f"user's {lx.relation_of(c.qualifier or '') or ''}" for c in said}
+    known |= {c.value.casefold() for c in said if c.attribute in ("family", "partner")}
+    kinds = {(c.attribute, c.value.split()[0].casefold()) for c in said if c.value}
+    out = []
+    for claim in mentioned:
+        bare = claim.attribute == "family" and claim.value == claim.qualifier
+        if bare and f"user's {claim.value}".casefold() in known:
+            continue
+        if not bare and claim.value.casefold() in known:
+            continue
+        if claim.attribute in ("vehicle", "phone") and any(k[0] == claim.attribute for k in kinds):
+            continue
+        out.append(claim)
+    return out
+
+
+def _mention_text(text: str, names: set[str]) -> str:
+    """The turn's sentences whose way of naming things is meant: not sarcasm, a pretence or
+    someone else's quoted words ("my boss Linda said ..." is the user's own way to say it)."""
+    meant = [
+        _QUOTED.sub(" ", sentence)
+        for sentence in sentences(_with_known_names(text, names))
+        if not (_SARCASM.search(sentence) or _HYPOTHETICAL.match(sentence.strip()))
+    ]
+    return "\n".join(meant)
 
 
 _OPENING_PRONOUN = re.compile(r"^\W*(she|he)\b", re.IGNORECASE)
