@@ -166,6 +166,30 @@ def test_small_talk_states_nothing(said: str) -> None:
         ("my iphone 12 battery dies by noon, worth replacing?", ["The user uses an iPhone 12."]),
         ("oh sure, my butler will handle it 🙄", []),
         ("my brother lives in Oslo", ["The user's brother lives in Oslo."]),
+        (
+            "lol jk I'm a billionaire astronaut. for real tho I work as a nurse",
+            ["The user works as a nurse."],
+        ),
+        (
+            "quick intro: I'm Alejandro, 41, live in Monterrey, two daughters",
+            [
+                "The user's name is Alejandro.",
+                "The user is 41 years old.",
+                "The user lives in Monterrey.",
+                "The user has 2 daughters.",
+            ],
+        ),
+        ("we go camping most weekends", ["The user goes camping."]),
+        ("cast is off and I'm back to bouldering", ["The user goes bouldering."]),
+        (
+            "planning to run the Chicago marathon in october",
+            ["The user plans to run the Chicago marathon in october."],
+        ),
+        (
+            "at the market (I go every saturday since I live 2 blocks away in Asheville)",
+            ["The user lives in Asheville."],
+        ),
+        ("been playing the cello since I was 8", ["The user plays cello."]),
     ],
 )
 def test_phrasing_is_read_for_what_it_says(said: str, facts: list[str]) -> None:

@@ -92,6 +92,15 @@ def _decide(existing: list[str], new: str, provenance: str = "user") -> tuple[st
         (["Is a sophomore in college"], "I'm a junior now", "updated", [0]),
         (["Kavya is in high school"], "Kavya started university in Delhi.", "updated", [0]),
         (["Kavya is in high school"], "Maya started university.", "added", []),
+        (["The user has a broken wrist."], "The user's wrist has healed.", "updated", [0]),
+        (["The user's boyfriend is Marcus."], "Marcus and I got married!", "updated", [0]),
+        (["The user's fiancée is Ines."], "The user is engaged.", "added", []),
+        (
+            ["The user plans to run the Chicago marathon in october."],
+            "not doing chicago anymore",
+            "updated",
+            [0],
+        ),
     ],
 )
 def test_decisions(existing: list[str], new: str, outcome: str, targets: list[int]) -> None:

@@ -404,7 +404,12 @@ _SENTENCE_SPLIT = re.compile(
 )
 _CONJUNCTION = re.compile(
     r",?\s+(?:and|but|so|plus|then|though|although|while|whereas|yet|after)\s+(?:also\s+"
-    r"|then\s+|actually\s+)?|\s+to\s+(?=become\b)|,\s+|,\s+(?=(?:i|i'm|i've|we|we're|my|our|she|he|they|she's|he's"
+    r"|then\s+|actually\s+)?|\s+to\s+(?=become\b)|,\s+"
+    # "I go every saturday since I live 2 blocks away": a reason is a statement too.
+    r"|,?\s+(?:because|cause|cuz)\s+(?=(?:i|i'm|i've|we|we're|my|our)\b)"
+    # "since I live nearby" is a reason; "since I was 8" a time, and no statement of its own.
+    r"|,?\s+(?:since|as)\s+(?=(?:i|we)\s+(?:live|work|am|have|own|study|teach)\b|i'm\b|we're\b)"
+    r"|,\s+(?=(?:i|i'm|i've|we|we're|my|our|she|he|they|she's|he's"
     r"|they're)\b)",
     re.IGNORECASE,
 )
@@ -518,6 +523,9 @@ def sentences(text: str) -> list[str]:
     text = re.sub(r"([!?])[!?1]+", r"\1", _spell_out(text.translate(_QUOTES)))  # "!!!", "?!"
     # "im kofi 👋 29, barista in leeds": a wave inside an introduction is a comma.
     text = _WAVE_IN_INTRODUCTION.sub(r"\1, ", text)
+    # "(the one on Lexington, I go every saturday since I live in Asheville)": an aside of
+    # a few words is a sentence of its own ("Mia (6)" stays where it is).
+    text = re.sub(r"\s*\(([^()]*\s[^()]*\s[^()]*)\)\s*", "\n\\1\n", text)
     clean = " ".join(text.replace("\n", " \n ").split(" "))
     out: list[str] = []
     for sentence in _SENTENCE_SPLIT.split(clean):
@@ -532,7 +540,8 @@ _WAVE_IN_INTRODUCTION = re.compile(
     re.IGNORECASE,
 )
 _INTRODUCTION = re.compile(
-    r"^(?P<greeting>(?:hi|hey|hello|hiya|heya|howdy|yo)\b[,!]?\s+)?(?:I'm|I am|my name is"
+    r"^(?:[\w ]{1,30}:\s*)?"  # "quick intro so u know me: I'm Alejandro, 41, ..."
+    r"(?P<greeting>(?:hi|hey|hello|hiya|heya|howdy|yo)\b[,!]?\s+)?(?:I'm|I am|my name is"
     r"|name's)\s+(?P<name>[A-Za-z][\w'\-]*),\s*(?P<items>[^,]+(?:,\s*[^,]+)*?)[.!]?$",
     re.IGNORECASE,
 )
@@ -566,6 +575,10 @@ def _introduction(sentence: str) -> list[str]:
             said.append(f"I'm {item}.")
         elif re.match(r"(?:i|i'm|i've|my|we|we're)\b", low):
             said.append(f"{item}.")
+        elif re.match(r"(?:live|work|study|teach|own|speak|run|have|love|like)\b", low):
+            said.append(f"I {item}.")  # "..., live in Monterrey, work as a civil engineer"
+        elif re.match(r"(?:two|three|four|five|six|\d)\s+\w+", low):
+            said.append(f"I have {item}.")  # "..., two daughters"
         else:
             said.append(f"I'm a {item}.")
     return said
@@ -1302,7 +1315,7 @@ def _trailing(words: list[str], p: _Predicate) -> list[str]:
 
 
 def _peek(words: Sequence[str], i: int) -> str:
-    return words[i].casefold().strip(",") if i < len(words) else ""
+    return words[i].casefold().strip(",.!?") if i < len(words) else ""
 
 
 def _perfect(words: Sequence[str], i: int) -> bool:
@@ -1323,7 +1336,10 @@ def _is_participle(word: str) -> bool:
 # -- values --------------------------------------------------------------------------------
 
 _TIME_TAIL = re.compile(
-    r"\s+(?P<when>(?:(?:last|this|next|early|late|every|each)\s+(?:\w+\s+)?"
+    # How often: "on weekends", "on saturdays", "most mornings", "at the weekend".
+    r"\s+(?P<when>(?:(?:on|at)\s+(?:the\s+)?weekends?|on\s+(?:mon|tues|wednes|thurs|fri|satur"
+    r"|sun)days|most\s+(?:days|mornings|evenings|nights|weekends)|in\s+the\s+evenings"
+    r"|(?:last|this|next|early|late|every|each)\s+(?:\w+\s+)?"
     r"(?:week|month|year|summer|winter|spring|fall|autumn|weekend|night|monday|tuesday"
     r"|wednesday|thursday|friday|saturday|sunday|decade|semester|term|quarter|mon|tue|tues"
     r"|wed|thu|thur|thurs|fri|sat|sun)s?\.?"
@@ -1687,6 +1703,10 @@ class _Reader:
         age = self._age(rest)
         if age:
             return age
+        back = re.match(r"^back\s+(?:to|into)\s+(?P<x>[a-z]+ing)\b", low)
+        if back is not None and back.group("x") not in ("nothing", "something", "everything"):
+            # "I'm back to bouldering next week": a pastime taken up again.
+            return [self.claim("hobby", f"goes {back.group('x')}", change=True)]
         for rule in (
             self._relationship_state,
             self._diagnosis,
@@ -2117,6 +2137,13 @@ class _Reader:
         low = p.lower
         if p.future and not _has_date(rest) and h not in (stem("turn"),):
             return []
+        arranged = p.future or (p.progressive and not p.past)
+        if arranged and h in _EVENT_VERBS and _has_date(rest) and not p.negated:
+            # "gonna do the Berlin marathon in september", "I'm running it in october":
+            # something dated the user will do is a plan.
+            what = clean_value(rest)
+            if what and not vague(what):
+                return [self.claim("plan", f"{_EVENT_VERBS[h]} {what}", when=when_of(rest))]
         living = _FOR_A_LIVING.search(rest)
         if living is not None and p.said and not (p.negated or p.modal or p.future):
             # "I write software for a living" says what the work is, not a pastime.
@@ -2161,6 +2188,16 @@ class _Reader:
             return out
         match = re.match(r"^(?:in|at|near|outside(?: of)?|around|on|by|just outside)\s+", low)
         if match is None:
+            # "I live like 2 blocks away in Asheville": where, after how near to something.
+            far = re.match(
+                r"^(?:like\s+|about\s+|just\s+|right\s+)?(?:[\w-]+\s+){0,6}?"
+                r"(?:blocks?|minutes?|mins|miles?|km|streets?|doors?|away|from\s+[\w' ]+?)\s+"
+                r"(?:away\s+)?in\s+(?P<place>(?-i:[A-Z])[\w .'-]+)$",
+                rest,
+                re.I,
+            )
+            if far is not None:
+                return [self.claim("residence", _place(clean_value(far.group("place"))))]
             return [] if self.strict else None
         value = clean_value(rest[match.end() :])
         return [] if vague(value) else [self.claim("residence", _place(value))]
@@ -2985,6 +3022,12 @@ class _Reader:
             return [self.claim("diet", diet, change=True, negated=False)]
         match = re.match(r"^by\s+", low)
         if match is None:
+            pastime = re.match(r"^(?P<x>[a-z]+ing)\b(?!\s+(?:to|for|back|home)\b)", low)
+            p = self.p
+            habitual = p.said.casefold() in ("go", "goes") and not (p.past or p.future or p.modal)
+            if pastime and pastime.group("x") != "going" and habitual:
+                # "I go climbing on saturdays": a pastime, said as where the user goes.
+                return [self.claim("hobby", f"goes {pastime.group('x')}")]
             return self._travel(rest, low)
         value = clean_value(rest[match.end() :])
         return [] if vague(value) else [self.claim("nickname", value)]
@@ -3086,6 +3129,9 @@ class _Reader:
 
     def _do(self, rest: str, low: str) -> list[Claim] | None:
         value = clean_value(_QUANTITY.sub("", rest))
+        if self.p.negated and self.p.change and not vague(value):
+            # "not doing chicago anymore": whatever was to be done with it is off.
+            return [self.claim("any", _strip_det(value), negated=True, change=True)]
         if vague(value) or not _is_activity(value):
             return [] if self.strict else None
         return [self.claim("hobby", f"does {_strip_det(value)}")]
@@ -3407,6 +3453,25 @@ def _school_stage(stage: str) -> str:
     return {"uni": "university", "day care": "daycare", "pre-school": "preschool"}.get(stage, stage)
 
 
+_EVENT_VERBS = {
+    stem(v): v
+    for v in [
+        "do",
+        "run",
+        "race",
+        "compete",
+        "ride",
+        "swim",
+        "hike",
+        "climb",
+        "attend",
+        "visit",
+        "see",
+        "play",
+        "walk",
+        "cycle",
+    ]
+}
 _FOR_A_LIVING = re.compile(r"\s*\bfor\s+a\s+living\b", re.IGNORECASE)
 
 
@@ -4011,7 +4076,8 @@ _CALL_ME = re.compile(r"^(?:please\s+)?(?:just\s+)?call\s+me\s+(?P<x>.+)$", re.I
 
 
 _HEALED = re.compile(
-    r"^(?:my\s+|the\s+)?(?P<part>[\w\-]+?)(?:'s|\s+is|\s+has)?\s+(?:(?:fully|finally|completely"
+    r"^(?:my\s+|(?:the\s+)?(?P<whose>user|(?-i:[A-Z][\w\-]+))'s\s+|the\s+)?"
+    r"(?P<part>[\w\-]+?)(?:'s|\s+is|\s+has)?\s+(?:(?:fully|finally|completely"
     r"|all)\s+)?(?P<how>healed|recovered|better|back to normal)\b",
     re.IGNORECASE,
 )
@@ -4095,7 +4161,10 @@ def _inverted(text: str, speaker: str, *, greeted: bool = False) -> list[Claim] 
         and (healed.group("how").casefold() in ("healed", "recovered") or part_word in _AILING)
     ):
         part = healed.group("part").casefold()
-        return [Claim(speaker, "condition", part, negated=True, change=True, qualifier="healed")]
+        # "The user's wrist has healed" (as memory writes it), "Maya's knee is better".
+        whose = healed.group("whose")
+        who = speaker if whose is None or whose.casefold() == "user" else whose
+        return [Claim(who, "condition", part, negated=True, change=True, qualifier="healed")]
     better = _BETTER_THAN.match(text)
     if better is not None:
         # "cats are better than dogs", "i'd take tea over coffee any day": what the user prefers.
@@ -4292,6 +4361,10 @@ def _subjectless_ok(text: str, strict: bool) -> bool:
         return False
     if first in ("been", "don't", "dont", "didn't", "haven't", "havent", "never", "can't", "no"):
         return True
+    if first in ("gonna", "planning") or (
+        first == "not" and len(words) > 1 and words[1].endswith("ing")
+    ):
+        return True  # "gonna do the Berlin marathon in september", "not doing chicago anymore"
     if first in ("a", "an"):
         noun = []
         for word in words[1:5]:

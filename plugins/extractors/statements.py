@@ -221,6 +221,49 @@ def _is_statement(sentence: str) -> bool:
 # -- facts in words --------------------------------------------------------------------------
 
 
+# What a planned value starts with when it is something to do, not an event ("the wedding").
+_PLANNED_VERBS = frozenset(
+    [
+        "do",
+        "run",
+        "race",
+        "compete",
+        "ride",
+        "swim",
+        "hike",
+        "climb",
+        "attend",
+        "visit",
+        "see",
+        "play",
+        "walk",
+        "cycle",
+        "go",
+        "move",
+        "start",
+        "take",
+        "travel",
+        "fly",
+        "drive",
+        "get",
+        "buy",
+        "sell",
+        "open",
+        "launch",
+        "finish",
+        "learn",
+        "try",
+        "apply",
+        "join",
+        "leave",
+        "quit",
+        "retire",
+        "marry",
+        "adopt",
+    ]
+)
+
+
 def _who(subject: str) -> str:
     if subject == "user":
         return "The user"
@@ -416,7 +459,13 @@ def render(claim: Claim) -> str | None:
         if neg:
             text = f"{whose} {v} was cancelled"
         else:
-            text = f"{whose} {v} is {claim.when}" if claim.when else None
+            verb = v.split(" ", 1)[0]
+            if not claim.when:
+                text = None
+            elif verb.islower() and verb in _PLANNED_VERBS:
+                text = f"{who} plans to {v} {claim.when}"  # "plans to run the marathon in october"
+            else:
+                text = f"{whose} {v} is {claim.when}"
     elif a == "education":
         if q == "graduated":
             text = f"{who} graduated from {v}" if v else f"{who} graduated"
