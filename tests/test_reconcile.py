@@ -95,6 +95,13 @@ def _decide(existing: list[str], new: str, provenance: str = "user") -> tuple[st
         (["The user has a broken wrist."], "The user's wrist has healed.", "updated", [0]),
         (["The user's boyfriend is Marcus."], "Marcus and I got married!", "updated", [0]),
         (["The user's fiancée is Ines."], "The user is engaged.", "added", []),
+        (["Likes country music"], "honestly I'm so over country music now", "updated", [0]),
+        (["Drives a Toyota Corolla"], "traded in the corolla for a Subaru Outback", "updated", [0]),
+        (["User attends Ohio State"], "transferred from ohio state to Purdue", "updated", [0]),
+        (["The user is pregnant."], "our son was born on tuesday!", "updated", [0]),
+        (["Has a hamster named Peanut"], "we renamed the hamster Mochi", "updated", [0]),
+        (["The user works at Target."], "new job at Best Buy, goodbye Target!", "updated", [0]),
+        (["The user is allergic to peanuts."], "peanuts are a no-go for me", "added", []),
         (
             ["The user plans to run the Chicago marathon in october."],
             "not doing chicago anymore",

@@ -203,7 +203,8 @@ def _stems(ws: Sequence[str]) -> list[str]:
 
 
 def negated(text: str) -> bool:
-    """Return True if ``text`` holds a negation word."""
+    """Return True if ``text`` holds a negation word ("a no-go" or "a no-brainer" is none)."""
+    text = re.sub(r"\bno-(?=\w)", "", text, flags=re.IGNORECASE)
     return any(w in NEGATIONS or w.endswith("n't") for w in words(text))
 
 

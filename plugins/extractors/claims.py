@@ -260,7 +260,8 @@ _VERBS = _stems(
     live move relocate reside stay work join start begin quit leave retire fire hire promote
     become teach study graduate drop marry divorce date see break split separate engage
     have own get adopt buy rescue sell lose like love enjoy adore prefer hate dislike detest
-    loathe mind eat drink smoke vape speak play drive ride use switch change travel fly go
+    loathe mind eat drink smoke vape speak play drive ride use switch swap trade transfer
+    change travel fly go
     visit head plan turn recover diagnose suffer call name grow come bear run manage lead
     coach attend volunteer collect practice train learn know take need want wish die pass
     celebrate finish complete win miss cook bake write read watch listen follow support
@@ -445,10 +446,42 @@ _MAIDEN_NAME = re.compile(
 )
 
 
+_RENAMED = re.compile(
+    r"^(?:we|i)\s+(?:just\s+|finally\s+)?renamed\s+(?:the|our|my)\s+(?P<kind>[\w-]+)\s+(?:to\s+)?"
+    r"(?P<name>[\w'-]+)",
+    re.IGNORECASE,
+)
+_BORN = re.compile(
+    r"^(?:our|my)\s+(?:(?:baby|little|new|newborn)\s+)?(?P<who>son|daughter|baby(?:\s+(?:boy|girl))?"
+    r"|twins|boy|girl)(?:,?\s+(?P<name>(?-i:[A-Z])[\w'-]+),?)?\s+(?:was|were)\s+(?:just\s+)?born\b",
+    re.IGNORECASE,
+)
+
+
 def _idiom(text: str, speaker: str) -> list[Claim] | None:
     """Statements said in a fixed phrase rather than a subject and a verb."""
     if speaker != "user":
         return None
+    renamed = _RENAMED.match(text)
+    if renamed is not None and lx.is_pet(renamed.group("kind").casefold()):
+        name = renamed.group("name")
+        if _is_name(name, lower_ok=True):
+            value = f"{renamed.group('kind').casefold()} {name[:1].upper() + name[1:]}"
+            return [Claim("user", "pet", value, change=True, qualifier="renamed")]
+    born = _BORN.match(text)
+    if born is not None:
+        # "our son was born on tuesday": a child, and a pregnancy over.
+        who = born.group("who").casefold()
+        rel = (
+            "son"
+            if who in ("son", "boy", "baby boy")
+            else "daughter"
+            if "girl" in who or who == "daughter"
+            else "child"
+        )
+        name = born.group("name")
+        child = Claim("user", "family", name or rel, qualifier=rel, change=True)
+        return [Claim("user", "condition", "pregnant", negated=True, change=True), child]
     if _DIVORCE_FINAL.match(text):
         return [Claim("user", "relationship", "divorced", change=True)]
     maiden = _MAIDEN_NAME.search(text)
@@ -463,7 +496,8 @@ _NEW_SUBJECT = re.compile(
     r"[a-z][\w'-]*(?:\s+[a-z][\w'-]*)?\s+(?:is|are|was|were|has|have)\b"
 )
 _NO_MORE = re.compile(
-    r"^(?i:no\s+more)\s+(?P<what>[\w' -]+?)(?:\s+(?i:for)\s+(?:(?i:me|us|him|her|them)"
+    r"^(?i:no\s+more|goodbye|good\s+bye|bye\s+bye|so\s+long|farewell)\s+(?P<what>[\w' -]+?)"
+    r"(?:\s+(?i:for)\s+(?:(?i:me|us|him|her|them)"
     r"|(?:[Tt]he\s+)?(?P<who>user(?:'s\s+[\w-]+)?|[A-Z][\w-]+)))?\s*[.!]*\s*$"
 )
 _LEADING_TIME = re.compile(
@@ -1703,6 +1737,14 @@ class _Reader:
         age = self._age(rest)
         if age:
             return age
+        over = re.match(
+            r"^(?:(?:so|totally|completely|sooo*)\s+)?over\s+(?!the moon\b|it\b|here\b)", low
+        )
+        if over is not None and not p.negated:
+            # "I'm so over country music now": no longer liked.
+            value = clean_value(rest[over.end() :])
+            if not vague(value):
+                return [self.claim("likes", value, negated=True, change=True)]
         back = re.match(r"^back\s+(?:to|into)\s+(?P<x>[a-z]+ing)\b", low)
         if back is not None and back.group("x") not in ("nothing", "something", "everything"):
             # "I'm back to bouldering next week": a pastime taken up again.
@@ -2338,8 +2380,8 @@ class _Reader:
         return [] if self.strict else None
 
     def _join(self, rest: str, low: str) -> list[Claim] | None:
-        if self.p.head == stem("start") and re.match(r"^(?:a\s+)?(?:new\s+)?job\b", low):
-            tail = re.sub(r"^(?:a\s+)?(?:new\s+)?job\s*", "", rest, flags=re.I)
+        if self.p.head == stem("start") and re.match(r"^(?:(?:a|my|our)\s+)?(?:new\s+)?job\b", low):
+            tail = re.sub(r"^(?:(?:a|my|our)\s+)?(?:new\s+)?job\s*", "", rest, flags=re.I)
             return self._new_job(tail) or [self.claim("employer", "", negated=True, change=True)]
         if self.p.head == stem("start") and re.match(r"^(?:at|with)\s+", low):
             return self._new_job(rest)  # "starting at Chewy on monday as a senior analyst"
@@ -2580,6 +2622,10 @@ class _Reader:
         return [] if self.strict else None
 
     def _sell(self, rest: str, low: str) -> list[Claim] | None:
+        if self.p.head == stem("trade") and re.search(r"\bfor\s+\S", rest):
+            return self._switch(rest, low)  # "traded in the corolla for a Subaru Outback"
+        if self.p.head == stem("trade"):
+            rest = re.sub(r"^in\s+", "", rest, flags=re.I)  # "traded in my car"
         value = clean_value(re.split(r"\s+(?:to|for)\s+", rest, maxsplit=1)[0])
         if vague(value):
             return []
@@ -2662,11 +2708,27 @@ class _Reader:
         return out
 
     def _study(self, rest: str, low: str) -> list[Claim] | None:
+        degree = self._study_for(rest)
+        if degree is not None:
+            return degree
         value = clean_value(re.sub(r"^(?:in|at|on)\s+", "", rest, flags=re.I))
         if vague(value) or re.match(r"^(?:for|hard|a lot)\b", value, re.I):
             return []
         value = re.sub(r"^(?:at|in)\s+", "", value, flags=re.I)
         return [self.claim("education", value)]
+
+    def _study_for(self, rest: str) -> list[Claim] | None:
+        """ "studying for a bachelor's in biology": the subject of the degree."""
+        match = re.match(
+            r"^for\s+(?:a|an|my|the|her|his)\s+(?:\w+'?s?\s+)?(?:degree|diploma|bachelor'?s|master'?s"
+            r"|masters|phd|doctorate|certificate)(?:\s+degree)?\s+in\s+(?P<x>.+)$",
+            rest,
+            re.I,
+        )
+        if match is None:
+            return None
+        value = clean_value(match.group("x"))
+        return [] if vague(value) else [self.claim("education", value)]
 
     def _graduate(self, rest: str, low: str) -> list[Claim] | None:
         match = re.match(r"^(?:from\s+)?", low)
@@ -2895,11 +2957,12 @@ class _Reader:
         match = re.match(
             r"^(?:over\s+)?(?:[\w\-]+\s+)?(?:from\s+(?P<a>.+?)\s+)?to\s+(?P<b>.+)$", rest, re.I
         )
+        rest = re.sub(r"^in\s+(?=\S)", "", rest, flags=re.I)  # "traded in the corolla for ..."
         swap = re.match(r"^(?P<a>.+?)\s+for\s+(?P<b>.+)$", rest, re.I)
         backwards = re.match(r"^(?:over\s+)?to\s+(?P<b>.+?)\s+from\s+(?P<a>.+)$", rest, re.I)
         if backwards is not None:
             match = backwards  # "switched to Neovim from VS Code"
-        if match is None and swap is not None and self.p.head == stem("swap"):
+        if match is None and swap is not None and self.p.head in (stem("swap"), stem("trade")):
             match = swap
         if match is None:
             return [] if self.strict else None
@@ -2916,6 +2979,12 @@ class _Reader:
         computer = _computer(b)
         if computer is not None:
             return [self.claim("computer", computer, change=True, previous=a)]
+        vehicle = _vehicle(b) if a is not None and _vehicle(a) is not None else None
+        if vehicle is not None:
+            return [self.claim("vehicle", vehicle, change=True, previous=a)]
+        if self.p.head == stem("transfer") and a is not None:
+            # "transferred from ohio state to Purdue": a school (or an office) for another.
+            return [self.claim("education", b, change=True, previous=a)]
         if a is None:
             return [self.claim("switch", b, change=True)]
         return [self.claim("preference", b, change=True, previous=a)]
@@ -3375,7 +3444,7 @@ def _rules() -> tuple[tuple[frozenset[str], _Rule], ...]:
         ("play", r._play),
         ("drive", r._drive),
         ("use", r._use),
-        ("switch swap", r._switch),
+        ("switch swap trade transfer", r._switch),
         ("change rename update", r._change),
         ("travel fly visit head", r._travel),
         ("plan intend", r._plan),

@@ -456,5 +456,11 @@ EXCLAIMED_NOUNS = frozenset(
         "complaining",
         "talking",
         "fun",
+        "everyone",
+        "everybody",
+        "all",
+        "guys",
+        "world",
+        "now",
     ]
 )
