@@ -1738,7 +1738,9 @@ class _Reader:
         if age:
             return age
         over = re.match(
-            r"^(?:(?:so|totally|completely|sooo*)\s+)?over\s+(?!the moon\b|it\b|here\b)", low
+            r"^(?:(?:so|totally|completely|sooo*)\s+)?over\s+"
+            r"(?!the moon\b|it\b|(?:here|there|in|at|on|to|from|by|near|with|for|the)\b)",
+            low,
         )
         if over is not None and not p.negated:
             # "I'm so over country music now": no longer liked.
