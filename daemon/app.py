@@ -24,7 +24,6 @@ from typing import Any, Literal, Protocol
 from aiohttp import web
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-import events.daemon_events  # noqa: F401  (registers CompactionAnnounced with the codec)
 from daemon.api.errors import ApiError, error_response, from_http_exception
 from daemon.auth import TokenSet
 from daemon.backend import Backend
