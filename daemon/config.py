@@ -44,6 +44,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from daemon.durations import format_duration, format_size, parse_duration, parse_size
 from daemon.paths import default_data_dir
+from plugins.registry import PluginKind, Plugins, default_plugins
 
 ENV_PREFIX = "MEMORYD_"
 ENV_SEPARATOR = "__"
@@ -615,9 +616,10 @@ class LlmConfig:
 
     provider: str = _key(
         "none",
-        _Str(choices=("none", "openai", "anthropic")),
+        _Str(pattern=_NAME_PATTERN, pattern_help="a plugin name (lower case, digits, . _ -)"),
         "none (the offline extractor) | openai (Chat Completions: OpenAI, Ollama, llama.cpp, "
-        "vLLM, LM Studio) | anthropic (Messages API).",
+        "vLLM, LM Studio) | anthropic (Messages API) | a provider a plugin registers; "
+        "checked against the registered providers.",
     )
     base_url: str | None = _key(
         None,
@@ -677,8 +679,8 @@ class RecallConfig:
     embedder: str = _key(
         "hashed",
         _Str(pattern=_NAME_PATTERN, pattern_help="a plugin name (lower case, digits, . _ -)"),
-        "Embedder plugin name for the vector leg: hashed (no model) or minilm (the extra); "
-        "checked when the plugin is loaded.",
+        "Embedder plugin name for the vector leg: hashed (no model), minilm (the extra) or one a "
+        "plugin registers; checked against the registered embedders.",
     )
     top_k: int = _key(10, _Int(minimum=1, maximum=1000), "Hits returned when a query names none.")
     candidate_top_k: int = _key(
@@ -936,12 +938,16 @@ def load_config(
     path: Path | None = None,
     env: Mapping[str, str] | None = None,
     overrides: Mapping[str, object] | None = None,
+    *,
+    plugins: Plugins | None = None,
 ) -> Config:
     """Read, merge and validate the configuration; raise :class:`ConfigError` listing all errors.
 
     ``path`` None means defaults + environment only. ``env`` defaults to ``os.environ``.
     ``overrides`` maps full keys (``"server.http"``) to values, as strings (parsed like
-    environment values) or as already-typed TOML values; they win over everything.
+    environment values) or as already-typed TOML values; they win over everything. Plugin
+    names (:data:`PLUGIN_KEYS`) must be registered with ``plugins`` (default: the process's
+    plugin manager, :func:`plugins.registry.default_plugins`).
     """
     env = os.environ if env is None else env
     raw: Mapping[str, object] = {}
@@ -957,7 +963,9 @@ def load_config(
         except OSError as exc:
             raise ConfigError([f"{path}: cannot read: {exc.strerror or exc}"]) from None
     base_dir = path.parent.absolute() if path is not None else Path.cwd()
-    return config_from_mapping(raw, env=env, overrides=overrides, base_dir=base_dir, source=path)
+    return config_from_mapping(
+        raw, env=env, overrides=overrides, base_dir=base_dir, source=path, plugins=plugins
+    )
 
 
 def config_from_mapping(
@@ -967,6 +975,7 @@ def config_from_mapping(
     overrides: Mapping[str, object] | None = None,
     base_dir: Path | None = None,
     source: Path | None = None,
+    plugins: Plugins | None = None,
 ) -> Config:
     """Validate an already-parsed TOML document (see :func:`load_config`)."""
     env = os.environ if env is None else env
@@ -1001,10 +1010,35 @@ def config_from_mapping(
     built: dict[str, Any] = {}
     for section in _BUILD_ORDER:
         built[section] = _build_section(section, given[section], env, built, errors, adjustments)
+    errors.extend(_plugin_errors(built, default_plugins() if plugins is None else plugins))
     if errors:
         raise ConfigError(errors)
     top = {name: built[name] for name in _SECTION_ORDER}
     return Config(**top, source=source, adjustments=tuple(adjustments))
+
+
+PLUGIN_KEYS: tuple[tuple[str, str, PluginKind, tuple[str, ...]], ...] = (
+    ("recall", "embedder", "embedder", ()),
+    ("llm", "provider", "llm_provider", ("none",)),
+    ("retrospective", "extractor", "extractor", ()),
+)
+"""``(section, key, plugin kind, values that name no plugin)``: keys that name a plugin."""
+
+
+def _plugin_errors(built: Mapping[str, Any], plugins: Plugins) -> list[str]:
+    errors: list[str] = []
+    for section, key, kind, reserved in PLUGIN_KEYS:
+        if built.get(section) is None:  # its own errors are already reported
+            continue
+        value = getattr(built[section], key)
+        choices = [*reserved, *plugins.names(kind)]
+        if value not in choices:
+            label = kind.replace("_", " ")
+            errors.append(
+                f"{section}.{key}: {value!r} is not one of the registered {label} plugins: "
+                f"{', '.join(choices) or 'none'}"
+            )
+    return errors
 
 
 def _take_table(
@@ -1164,7 +1198,7 @@ def _check_llm(c: _SectionCheck) -> None:
             if key in c.given and key not in c.failed and c.values[key] is not None:
                 c.errors.append(f"llm.{key}: set, but llm.provider is none (set llm.provider too)")
         return
-    default_url, default_key_env = _LLM_DEFAULTS[provider]
+    default_url, default_key_env = _LLM_DEFAULTS.get(provider, (None, None))
     if c.values["base_url"] is None:
         c.values["base_url"] = default_url
     if "api_key_env" not in c.given:

@@ -16,7 +16,7 @@ from daemon.config import ConsolidationConfig
 from plugins.agents.actions import VERBS, parse_actions
 from plugins.agents.base import AGENTS, BatchFact, LinkerAgent
 from plugins.llm.types import CompletionRequest
-from plugins.registry import load_plugins
+from plugins.registry import build_plugins
 from tests.api_fixtures import Api, api_client
 from tests.test_consolidation_phases import ScriptedModel
 
@@ -118,7 +118,7 @@ def test_every_nonblank_line_is_an_action_or_an_error(text: str) -> None:
 
 
 def test_every_agent_is_registered_and_fences_the_facts() -> None:
-    registry = load_plugins(entry_points=False)
+    registry = build_plugins(entry_points=False)
     assert registry.names("agent") == sorted(a.name for a in AGENTS)
     agent = registry.create("agent", "linker", {"batch_size": 5})
     assert isinstance(agent, LinkerAgent)

@@ -11,7 +11,7 @@ from plugins.extractors.statements import (
     extract_statements,
 )
 from plugins.llm.types import CompletionRequest, LLMProvider, ToolSpec, TranscriptEntry
-from plugins.registry import load_plugins
+from plugins.registry import build_plugins
 
 REMEMBER = ToolSpec("remember", "save a fact", {"type": "object"})
 
@@ -295,6 +295,6 @@ async def test_provider_says_nothing_new_when_nothing_found() -> None:
 
 
 def test_extractor_registers_as_plugin() -> None:
-    registry = load_plugins(entry_points=False, extra_modules=["plugins.extractors"])
+    registry = build_plugins(entry_points=False, extra_modules=["plugins.extractors"])
     built = registry.create("extractor", "offline-extractor")
     assert isinstance(built, StatementExtractor)

@@ -65,6 +65,7 @@ from events.store.base import ConcurrencyError, EventStore, NewEvent
 from events.tasks import cancel_and_wait
 from plugins.embedders.base import Embedder
 from plugins.llm.types import ChatMessage, CompletionRequest, LLMProvider
+from plugins.registry import Plugins, default_plugins
 from projections.consolidation import activity, list_runs, model_calls_since, unfinished_runs
 
 log = get_logger("memoryd.consolidation")
@@ -198,8 +199,11 @@ class ConsolidationService:
         retrospect: Retrospect | None = None,
         lease_ttl: timedelta = LEASE_TTL,
         promotion: phases.PromotionRule | None = None,
+        plugins: Plugins | None = None,
     ) -> None:
         self.store = store
+        self.plugins = default_plugins() if plugins is None else plugins
+        """Where the tier's agents (:data:`TIER_AGENTS`) are looked up by name."""
         self.promotion = promotion or phases.PromotionRule()
         """When ordinary use promotes a quarantined fact (``[memory] promote_*``, live)."""
         self.engine = engine
@@ -434,8 +438,9 @@ class ConsolidationService:
         outcome: str = "completed"
         error: str | None = None
         try:
+            agents = [self.plugins.agent(name) for name in TIER_AGENTS.get(self.config.tier, ())]
             for phase in wanted:
-                await phases.PHASES[phase](ctx, TIER_AGENTS.get(self.config.tier, ()))
+                await phases.PHASES[phase](ctx, agents)
         except Exception as exc:
             log.warning("consolidation run failed", run_id=run_id, error=repr(exc))
             outcome, error = "failed", repr(exc)

@@ -6,8 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from plugins.embedders.base import Embedder, normalise_rows
-from plugins.hookspecs import hookimpl
-from plugins.registry import Register
+from plugins.hookspecs import Register, hookimpl
 
 __all__ = ["Embedder", "normalise_rows", "register_embedders"]
 

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from plugins.extractors.statements import EXTRACTOR_NAME, StatementExtractor
-from plugins.hookspecs import hookimpl
-from plugins.registry import Register
+from plugins.hookspecs import Register, hookimpl
 
 
 @hookimpl

@@ -10,13 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from plugins.hookspecs import hookimpl
+from plugins.hookspecs import Register, hookimpl
 from plugins.llm.anthropic import AnthropicProvider
 from plugins.llm.http import HttpProvider
 from plugins.llm.openai import OpenAIProvider
 from plugins.llm.settings import LLMSettings
 from plugins.llm.types import LLMProvider
-from plugins.registry import Register
 
 PROVIDERS: dict[str, type[HttpProvider]] = {
     "openai": OpenAIProvider,
