@@ -15,10 +15,10 @@ from daemon.api.consolidation import CONSOLIDATION
 from daemon.config import ConsolidationConfig
 from plugins.agents.actions import VERBS, parse_actions
 from plugins.agents.base import AGENTS, BatchFact, LinkerAgent
+from plugins.contracts import ScriptedProvider
 from plugins.llm.types import CompletionRequest
 from plugins.registry import build_plugins
 from tests.api_fixtures import Api, api_client
-from tests.test_consolidation_phases import ScriptedModel
 
 KEYS = {"F1", "F2", "F3"}
 
@@ -153,7 +153,7 @@ async def test_agents_apply_low_risk_and_queue_the_rest(tmp_path: Path) -> None:
         age2 = await _fact(api, "Sam is 43")
         service = api.client.app[CONSOLIDATION]
         service.config = dataclasses.replace(ConsolidationConfig(), tier="standard")
-        model = ScriptedModel(fn=_agent_answers)
+        model = ScriptedProvider(fn=_agent_answers)
         service.provider = model
         status, run = await api.call("POST", "/v1/consolidation/run", {})
         assert status == 200, run
@@ -203,7 +203,7 @@ async def test_approving_a_conflict_supersedes_the_older(tmp_path: Path) -> None
         newer = await _fact(api, "Uma lives in Milan")
         service = api.client.app[CONSOLIDATION]
         service.config = dataclasses.replace(ConsolidationConfig(), tier="standard")
-        service.provider = ScriptedModel(
+        service.provider = ScriptedProvider(
             fn=lambda r: 'CONFLICT F1 F2 "moved"' if "separator" in r.system else ""
         )
         await api.call("POST", "/v1/consolidation/run", {})
@@ -223,7 +223,7 @@ async def test_approving_an_item_whose_facts_changed_is_refused(tmp_path: Path) 
         await _fact(api, "Vic collects old stamps")
         service = api.client.app[CONSOLIDATION]
         service.config = dataclasses.replace(ConsolidationConfig(), tier="standard")
-        service.provider = ScriptedModel(
+        service.provider = ScriptedProvider(
             fn=lambda r: 'MERGE F1 F2 "Vic collects old stamps"' if "health" in r.system else ""
         )
         await api.call("POST", "/v1/consolidation/run", {})
