@@ -224,6 +224,32 @@ class _Str(_Kind):
 
 
 @dataclass(frozen=True, slots=True)
+class _Names(_Kind):
+    """A list of plugin names: a TOML array of strings, or ``a,b`` from the environment."""
+
+    name: ClassVar[str] = "names"
+    optional: bool = True
+
+    def parse(self, value: object, base_dir: Path) -> Any:
+        if self._unset(value):
+            return None
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise _type_error("a list of names", value)
+        for item in value:
+            if not re.fullmatch(_NAME_PATTERN, item):
+                raise ValueError(f"{item!r} is not a plugin name (lower case, digits, . _ -)")
+        if len(set(value)) != len(value):
+            raise ValueError("names a plugin twice")
+        return tuple(value)
+
+    def from_env(self, text: str) -> object:
+        return "" if not text.strip() else [part.strip() for part in text.split(",")]
+
+    def dump(self, value: Any) -> object:
+        return None if value is None else list(value)
+
+
+@dataclass(frozen=True, slots=True)
 class _Duration(_Kind):
     name: ClassVar[str] = "duration"
     minimum: timedelta = timedelta(0)
@@ -779,6 +805,12 @@ class ConsolidationConfig:
     learned_context_chars: int = _key(
         2000, _Int(minimum=100, maximum=100_000), "Longest learned_context block (characters)."
     )
+    agents: tuple[str, ...] | None = _key(
+        None,
+        _Names(),
+        "Agent plugins the standard phase runs, in order (registered agent names; [] for none). "
+        "Default: the tier's agents (standard: linker, separator, health; full: all five).",
+    )
 
 
 SECTIONS: dict[str, type[Any]] = {
@@ -1021,6 +1053,7 @@ PLUGIN_KEYS: tuple[tuple[str, str, PluginKind, tuple[str, ...]], ...] = (
     ("recall", "embedder", "embedder", ()),
     ("llm", "provider", "llm_provider", ("none",)),
     ("retrospective", "extractor", "extractor", ()),
+    ("consolidation", "agents", "agent", ()),
 )
 """``(section, key, plugin kind, values that name no plugin)``: keys that name a plugin."""
 
@@ -1032,12 +1065,13 @@ def _plugin_errors(built: Mapping[str, Any], plugins: Plugins) -> list[str]:
             continue
         value = getattr(built[section], key)
         choices = [*reserved, *plugins.names(kind)]
-        if value not in choices:
-            label = kind.replace("_", " ")
-            errors.append(
-                f"{section}.{key}: {value!r} is not one of the registered {label} plugins: "
-                f"{', '.join(choices) or 'none'}"
-            )
+        label = kind.replace("_", " ")
+        for name in value if isinstance(value, tuple) else () if value is None else (value,):
+            if name not in choices:
+                errors.append(
+                    f"{section}.{key}: {name!r} is not one of the registered {label} plugins: "
+                    f"{', '.join(choices) or 'none'}"
+                )
     return errors
 
 

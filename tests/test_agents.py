@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from daemon.api.consolidation import CONSOLIDATION
 from daemon.config import ConsolidationConfig
 from plugins.agents.actions import VERBS, parse_actions
-from plugins.agents.base import AGENTS, BatchFact, LinkerAgent
+from plugins.agents.base import AGENTS, BatchFact, ConsolidationAgent, LinkerAgent
 from plugins.contracts import ScriptedProvider
 from plugins.llm.types import CompletionRequest
 from plugins.registry import build_plugins
@@ -238,3 +238,28 @@ async def test_approving_an_item_whose_facts_changed_is_refused(tmp_path: Path) 
         assert result["refused"] == [{"item_id": "i1", "reason": "changed", "fact_ids": [a]}]
         _, queue = await api.call("GET", "/v1/review")
         assert [i["item_id"] for i in queue["items"]] == [item["item_id"]]
+
+
+class _TidyAgent(ConsolidationAgent):
+    name = "tidy"
+    purpose = "Put every fact in a category."
+    verbs = ("CATEGORIZE",)
+
+
+async def test_a_plugin_agent_named_in_the_config_runs(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        await _fact(api, "Sam is Tom's brother")
+        service = api.client.app[CONSOLIDATION]
+        plugins = build_plugins(entry_points=False)
+        plugins.add("agent", "tidy", _TidyAgent)
+        service.plugins = plugins
+        service.config = dataclasses.replace(
+            ConsolidationConfig(), tier="standard", agents=("tidy",)
+        )
+        model = ScriptedProvider(["CATEGORIZE F1 family"])
+        service.provider = model
+        status, run = await api.call("POST", "/v1/consolidation/run", {})
+        assert status == 200, run
+        [request] = model.requests
+        assert "memoryd's tidy agent" in request.system
+        assert [a["action"] for a in run["actions"]] == ["categorize"]

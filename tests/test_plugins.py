@@ -143,6 +143,7 @@ def test_config_names_are_checked_against_the_registered_plugins() -> None:
         "recall": {"embedder": "bert"},
         "llm": {"provider": "cohere", "model": "m"},
         "retrospective": {"extractor": "spacy"},
+        "consolidation": {"agents": ["linker", "critic"]},
     }
     with pytest.raises(ConfigError) as caught:
         config_from_mapping(raw, env={}, plugins=build_plugins(entry_points=False))
@@ -152,7 +153,23 @@ def test_config_names_are_checked_against_the_registered_plugins() -> None:
         "none, anthropic, openai",
         "retrospective.extractor: 'spacy' is not one of the registered extractor plugins: "
         "offline-extractor",
+        "consolidation.agents: 'critic' is not one of the registered agent plugins: "
+        "health, linker, replay, separator, transfer",
     ]
+
+
+def test_agents_are_a_list_of_names_from_toml_or_the_environment() -> None:
+    assert config_from_mapping({}, env={}).consolidation.agents is None
+    raw = {"consolidation": {"agents": ["health", "linker"]}}
+    assert config_from_mapping(raw, env={}).consolidation.agents == ("health", "linker")
+    env = {"MEMORYD_CONSOLIDATION__AGENTS": "replay, transfer"}
+    assert config_from_mapping({}, env=env).consolidation.agents == ("replay", "transfer")
+    none: dict[str, object] = {"consolidation": {"agents": []}}
+    assert config_from_mapping(none, env={}).consolidation.agents == ()
+    with pytest.raises(ConfigError, match=r"consolidation\.agents: names a plugin twice"):
+        config_from_mapping({"consolidation": {"agents": ["linker", "linker"]}}, env={})
+    with pytest.raises(ConfigError, match=r"consolidation\.agents: must be a list of names"):
+        config_from_mapping({"consolidation": {"agents": "linker"}}, env={})
 
 
 def test_every_tier_agent_is_registered() -> None:

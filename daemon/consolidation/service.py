@@ -221,6 +221,13 @@ class ConsolidationService:
         self._task: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
 
+    def agent_names(self) -> tuple[str, ...]:
+        """Return the agents the standard phase runs: ``[consolidation] agents``, else the
+        tier's (:data:`TIER_AGENTS`)."""
+        if self.config.agents is not None:
+            return self.config.agents
+        return TIER_AGENTS.get(self.config.tier, ())
+
     async def explain(self, item: dict[str, Any], texts: list[str]) -> str | None:
         """Ask the model for its reasoning on a plan item (None: no model or no budget)."""
         if self.provider is None:
@@ -438,7 +445,7 @@ class ConsolidationService:
         outcome: str = "completed"
         error: str | None = None
         try:
-            agents = [self.plugins.agent(name) for name in TIER_AGENTS.get(self.config.tier, ())]
+            agents = [self.plugins.agent(name) for name in self.agent_names()]
             for phase in wanted:
                 await phases.PHASES[phase](ctx, agents)
         except Exception as exc:
