@@ -39,12 +39,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from daemon.durations import format_duration, format_size, parse_duration, parse_size
 from daemon.paths import default_data_dir
-from plugins.registry import PluginKind, Plugins, default_plugins
+
+if TYPE_CHECKING:
+    from plugins.registry import PluginKind, Plugins
 
 ENV_PREFIX = "MEMORYD_"
 ENV_SEPARATOR = "__"
@@ -1042,7 +1044,11 @@ def config_from_mapping(
     built: dict[str, Any] = {}
     for section in _BUILD_ORDER:
         built[section] = _build_section(section, given[section], env, built, errors, adjustments)
-    errors.extend(_plugin_errors(built, default_plugins() if plugins is None else plugins))
+    if plugins is None:
+        from plugins.registry import default_plugins  # the plugins load only when needed
+
+        plugins = default_plugins()
+    errors.extend(_plugin_errors(built, plugins))
     if errors:
         raise ConfigError(errors)
     top = {name: built[name] for name in _SECTION_ORDER}

@@ -17,13 +17,15 @@ import functools
 import importlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, cast, overload
+from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 import pluggy
 
 from plugins import hookspecs
 from plugins.hookspecs import Factory, Register
-from plugins.protocols import Agent, Embedder, Extractor, LLMProvider
+
+if TYPE_CHECKING:
+    from plugins.protocols import Agent, Embedder, Extractor, LLMProvider
 
 PluginKind = Literal["embedder", "llm_provider", "extractor", "agent"]
 PLUGIN_KINDS: tuple[PluginKind, ...] = ("embedder", "llm_provider", "extractor", "agent")
@@ -38,12 +40,14 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
 )
 """The built-in plugin modules: the one list (they are not entry points)."""
 
-_PROTOCOLS: dict[PluginKind, type[Any]] = {
-    "embedder": Embedder,
-    "llm_provider": LLMProvider,
-    "extractor": Extractor,
-    "agent": Agent,
+_PROTOCOLS: dict[PluginKind, str] = {
+    "embedder": "Embedder",
+    "llm_provider": "LLMProvider",
+    "extractor": "Extractor",
+    "agent": "Agent",
 }
+"""The Protocol of each kind, in :mod:`plugins.protocols` (imported when a plugin is built, so
+that registering, which validating a configuration needs, imports no numpy or HTTP client)."""
 
 __all__ = [
     "BUILTIN_PLUGINS",
@@ -93,19 +97,19 @@ class Plugins:
 
     def embedder(self, name: str, config: Mapping[str, Any] | None = None) -> Embedder:
         """Build the named embedder (``[recall] embedder``)."""
-        return cast(Embedder, self._build("embedder", name, config))
+        return cast("Embedder", self._build("embedder", name, config))
 
     def llm_provider(self, name: str, config: Mapping[str, Any]) -> LLMProvider:
         """Build the named remote provider from the ``[llm]`` mapping."""
-        return cast(LLMProvider, self._build("llm_provider", name, config))
+        return cast("LLMProvider", self._build("llm_provider", name, config))
 
     def extractor(self, name: str, config: Mapping[str, Any] | None = None) -> Extractor:
         """Build the named offline extractor (``[retrospective] extractor``)."""
-        return cast(Extractor, self._build("extractor", name, config))
+        return cast("Extractor", self._build("extractor", name, config))
 
     def agent(self, name: str, config: Mapping[str, Any] | None = None) -> Agent:
         """Build the named consolidation agent."""
-        return cast(Agent, self._build("agent", name, config))
+        return cast("Agent", self._build("agent", name, config))
 
     @overload
     def create(
@@ -132,7 +136,7 @@ class Plugins:
     def _build(self, kind: PluginKind, name: str, config: Mapping[str, Any] | None) -> object:
         # The typed accessors cast what this returns: it is checked against the Protocol here.
         self.check(kind, name)
-        protocol = _PROTOCOLS[kind]
+        protocol = getattr(importlib.import_module("plugins.protocols"), _PROTOCOLS[kind])
         built = self.factories[kind][name](config or {})
         if not isinstance(built, protocol):
             raise PluginTypeError(

@@ -15,7 +15,7 @@ from plugins.contracts import (
     ExtractorContract,
     LLMProviderContract,
 )
-from plugins.llm import PROVIDERS
+from plugins.llm.providers import PROVIDERS
 from plugins.llm.settings import LLMSettings
 from plugins.protocols import Agent, Embedder, Extractor, LLMProvider
 from plugins.registry import build_plugins

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from plugins.extractors import OFFLINE_EXTRACTOR
 from plugins.extractors.statements import (
+    EXTRACTOR_NAME,
     EXTRACTOR_TAG,
     NOTHING_NEW,
     StatementExtractor,
@@ -296,5 +298,6 @@ async def test_provider_says_nothing_new_when_nothing_found() -> None:
 
 def test_extractor_registers_as_plugin() -> None:
     registry = build_plugins(entry_points=False, extra_modules=["plugins.extractors"])
-    built = registry.create("extractor", "offline-extractor")
+    built = registry.create("extractor", OFFLINE_EXTRACTOR)
     assert isinstance(built, StatementExtractor)
+    assert built.name == OFFLINE_EXTRACTOR == EXTRACTOR_NAME

@@ -6,8 +6,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from plugins.llm import PROVIDERS
 from plugins.llm.http import HttpProvider, parse_retry_after
+from plugins.llm.providers import PROVIDERS
 from plugins.llm.settings import LLMSettings, SettingsError
 from plugins.llm.types import ChatMessage, CompletionRequest, LLMError, ToolSpec
 from plugins.registry import build_plugins
