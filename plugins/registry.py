@@ -28,7 +28,6 @@ if TYPE_CHECKING:
     from plugins.protocols import Agent, Embedder, Extractor, LLMProvider
 
 PluginKind = Literal["embedder", "llm_provider", "extractor", "agent"]
-PLUGIN_KINDS: tuple[PluginKind, ...] = ("embedder", "llm_provider", "extractor", "agent")
 
 ENTRY_POINT_GROUP = hookspecs.PROJECT
 
@@ -51,7 +50,6 @@ that registering, which validating a configuration needs, imports no numpy or HT
 
 __all__ = [
     "BUILTIN_PLUGINS",
-    "PLUGIN_KINDS",
     "Factory",
     "PluginKind",
     "PluginNotFound",

@@ -103,7 +103,8 @@ async def records(store: EventStore, **kwargs: Any) -> list[EventRecord]:
 
 async def next_within(events: AsyncIterator[StoredEvent], seconds: float) -> StoredEvent:
     """Return the next event of a subscription, failing the test if none comes in time."""
-    return await asyncio.wait_for(anext(events), seconds)
+    async with asyncio.timeout(seconds):
+        return await anext(events)
 
 
 class EventStoreContract(abc.ABC):
