@@ -24,7 +24,6 @@ from typing import Any, Literal, Protocol
 from aiohttp import web
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-import events.daemon_events  # noqa: F401  (registers CompactionAnnounced with the codec)
 from daemon.api.errors import ApiError, error_response, from_http_exception
 from daemon.auth import TokenSet
 from daemon.backend import Backend
@@ -36,6 +35,7 @@ from events.clock import Clock, SystemClock
 from events.store.base import DamagedLog, EventStore
 from events.store.sql import SqlEventStore
 from events.tasks import cancel_and_wait
+from plugins.registry import Plugins, default_plugins
 from projections.runner import ProjectionRunner
 
 log = get_logger("memoryd.api")
@@ -211,6 +211,9 @@ class AppState:
 
 
 STATE: web.AppKey[AppState] = web.AppKey("memoryd_state", AppState)
+PLUGINS: web.AppKey[Plugins] = web.AppKey("memoryd_plugins", Plugins)
+"""The process's plugin manager (built once at start-up): embedders, providers, extractors,
+agents by name."""
 NAMESPACE: web.RequestKey[str] = web.RequestKey("memoryd_namespace", str)
 GRANT: web.RequestKey[str] = web.RequestKey("memoryd_grant", str)
 """The name of the token a TCP request authenticated with."""
@@ -651,11 +654,13 @@ def build_app(
     runner_factory: RunnerFactory | None = None,
     with_projections: bool = True,
     extra_contexts: tuple[Callable[[web.Application], AsyncIterator[None]], ...] = (),
+    plugins: Plugins | None = None,
 ) -> web.Application:
     """Build the application; the store opens when the app starts.
 
     ``with_projections=False`` runs without a projection runner (writes and the event
-    endpoints only; reads of projected state answer 503).
+    endpoints only; reads of projected state answer 503). ``plugins`` is kept under
+    :data:`PLUGINS` (default: the process's manager, :func:`plugins.registry.default_plugins`).
     """
     from daemon.api import routes
     from daemon.api.common import idempotency_middleware
@@ -674,6 +679,7 @@ def build_app(
         tokens=tokens if settings.tcp_requires_token else None,
     )
     app[STATE] = state
+    app[PLUGINS] = default_plugins() if plugins is None else plugins
     state.metrics.gauge(
         "memoryd_log_head_position",
         "Last position of the event log seen by this daemon.",

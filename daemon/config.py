@@ -39,11 +39,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from daemon.durations import format_duration, format_size, parse_duration, parse_size
 from daemon.paths import default_data_dir
+
+if TYPE_CHECKING:
+    from plugins.registry import PluginKind, Plugins
 
 ENV_PREFIX = "MEMORYD_"
 ENV_SEPARATOR = "__"
@@ -220,6 +223,32 @@ class _Str(_Kind):
         if not value.strip():
             raise ValueError("must not be blank")
         return value
+
+
+@dataclass(frozen=True, slots=True)
+class _Names(_Kind):
+    """A list of plugin names: a TOML array of strings, or ``a,b`` from the environment."""
+
+    name: ClassVar[str] = "names"
+    optional: bool = True
+
+    def parse(self, value: object, base_dir: Path) -> Any:
+        if self._unset(value):
+            return None
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise _type_error("a list of names", value)
+        for item in value:
+            if not re.fullmatch(_NAME_PATTERN, item):
+                raise ValueError(f"{item!r} is not a plugin name (lower case, digits, . _ -)")
+        if len(set(value)) != len(value):
+            raise ValueError("names a plugin twice")
+        return tuple(value)
+
+    def from_env(self, text: str) -> object:
+        return "" if not text.strip() else [part.strip() for part in text.split(",")]
+
+    def dump(self, value: Any) -> object:
+        return None if value is None else list(value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -615,9 +644,10 @@ class LlmConfig:
 
     provider: str = _key(
         "none",
-        _Str(choices=("none", "openai", "anthropic")),
+        _Str(pattern=_NAME_PATTERN, pattern_help="a plugin name (lower case, digits, . _ -)"),
         "none (the offline extractor) | openai (Chat Completions: OpenAI, Ollama, llama.cpp, "
-        "vLLM, LM Studio) | anthropic (Messages API).",
+        "vLLM, LM Studio) | anthropic (Messages API) | a provider a plugin registers; "
+        "checked against the registered providers.",
     )
     base_url: str | None = _key(
         None,
@@ -677,8 +707,8 @@ class RecallConfig:
     embedder: str = _key(
         "hashed",
         _Str(pattern=_NAME_PATTERN, pattern_help="a plugin name (lower case, digits, . _ -)"),
-        "Embedder plugin name for the vector leg: hashed (no model) or minilm (the extra); "
-        "checked when the plugin is loaded.",
+        "Embedder plugin name for the vector leg: hashed (no model), minilm (the extra) or one a "
+        "plugin registers; checked against the registered embedders.",
     )
     top_k: int = _key(10, _Int(minimum=1, maximum=1000), "Hits returned when a query names none.")
     candidate_top_k: int = _key(
@@ -776,6 +806,12 @@ class ConsolidationConfig:
     )
     learned_context_chars: int = _key(
         2000, _Int(minimum=100, maximum=100_000), "Longest learned_context block (characters)."
+    )
+    agents: tuple[str, ...] | None = _key(
+        None,
+        _Names(),
+        "Agent plugins the standard phase runs, in order (registered agent names; [] for none). "
+        "Default: the tier's agents (standard: linker, separator, health; full: all five).",
     )
 
 
@@ -936,12 +972,16 @@ def load_config(
     path: Path | None = None,
     env: Mapping[str, str] | None = None,
     overrides: Mapping[str, object] | None = None,
+    *,
+    plugins: Plugins | None = None,
 ) -> Config:
     """Read, merge and validate the configuration; raise :class:`ConfigError` listing all errors.
 
     ``path`` None means defaults + environment only. ``env`` defaults to ``os.environ``.
     ``overrides`` maps full keys (``"server.http"``) to values, as strings (parsed like
-    environment values) or as already-typed TOML values; they win over everything.
+    environment values) or as already-typed TOML values; they win over everything. Plugin
+    names (:data:`PLUGIN_KEYS`) must be registered with ``plugins`` (default: the process's
+    plugin manager, :func:`plugins.registry.default_plugins`).
     """
     env = os.environ if env is None else env
     raw: Mapping[str, object] = {}
@@ -957,7 +997,9 @@ def load_config(
         except OSError as exc:
             raise ConfigError([f"{path}: cannot read: {exc.strerror or exc}"]) from None
     base_dir = path.parent.absolute() if path is not None else Path.cwd()
-    return config_from_mapping(raw, env=env, overrides=overrides, base_dir=base_dir, source=path)
+    return config_from_mapping(
+        raw, env=env, overrides=overrides, base_dir=base_dir, source=path, plugins=plugins
+    )
 
 
 def config_from_mapping(
@@ -967,6 +1009,7 @@ def config_from_mapping(
     overrides: Mapping[str, object] | None = None,
     base_dir: Path | None = None,
     source: Path | None = None,
+    plugins: Plugins | None = None,
 ) -> Config:
     """Validate an already-parsed TOML document (see :func:`load_config`)."""
     env = os.environ if env is None else env
@@ -1001,10 +1044,41 @@ def config_from_mapping(
     built: dict[str, Any] = {}
     for section in _BUILD_ORDER:
         built[section] = _build_section(section, given[section], env, built, errors, adjustments)
+    if plugins is None:
+        from plugins.registry import default_plugins  # the plugins load only when needed
+
+        plugins = default_plugins()
+    errors.extend(_plugin_errors(built, plugins))
     if errors:
         raise ConfigError(errors)
     top = {name: built[name] for name in _SECTION_ORDER}
     return Config(**top, source=source, adjustments=tuple(adjustments))
+
+
+PLUGIN_KEYS: tuple[tuple[str, str, PluginKind, tuple[str, ...]], ...] = (
+    ("recall", "embedder", "embedder", ()),
+    ("llm", "provider", "llm_provider", ("none",)),
+    ("retrospective", "extractor", "extractor", ()),
+    ("consolidation", "agents", "agent", ()),
+)
+"""``(section, key, plugin kind, values that name no plugin)``: keys that name a plugin."""
+
+
+def _plugin_errors(built: Mapping[str, Any], plugins: Plugins) -> list[str]:
+    errors: list[str] = []
+    for section, key, kind, reserved in PLUGIN_KEYS:
+        if built.get(section) is None:  # its own errors are already reported
+            continue
+        value = getattr(built[section], key)
+        choices = [*reserved, *plugins.names(kind)]
+        label = kind.replace("_", " ")
+        for name in value if isinstance(value, tuple) else () if value is None else (value,):
+            if name not in choices:
+                errors.append(
+                    f"{section}.{key}: {name!r} is not one of the registered {label} plugins: "
+                    f"{', '.join(choices) or 'none'}"
+                )
+    return errors
 
 
 def _take_table(
@@ -1164,7 +1238,7 @@ def _check_llm(c: _SectionCheck) -> None:
             if key in c.given and key not in c.failed and c.values[key] is not None:
                 c.errors.append(f"llm.{key}: set, but llm.provider is none (set llm.provider too)")
         return
-    default_url, default_key_env = _LLM_DEFAULTS[provider]
+    default_url, default_key_env = _LLM_DEFAULTS.get(provider, (None, None))
     if c.values["base_url"] is None:
         c.values["base_url"] = default_url
     if "api_key_env" not in c.given:

@@ -35,6 +35,7 @@ from daemon import systemd
 from daemon.config import Config, ConfigError, load_config
 from daemon.logging import get_logger
 from events.tasks import cancel_and_wait
+from plugins.registry import Plugins
 
 ConfigCallback = Callable[[Config, Config], Awaitable[None]]
 """Awaited with ``(old, new)`` after a new configuration is swapped in."""
@@ -69,8 +70,9 @@ class ConfigWatcher:
 
     ``path`` None: nothing to watch (``run`` returns at once), but :meth:`async_reload` still
     re-reads defaults and environment. ``load`` replaces the default loader
-    (``load_config(path, env, overrides)``). ``force_polling`` (also the automatic fallback
-    when inotify fails) checks the file every ``poll_interval`` seconds instead.
+    (``load_config(path, env, overrides, plugins=plugins)``). ``force_polling`` (also the
+    automatic fallback when inotify fails) checks the file every ``poll_interval`` seconds
+    instead.
     """
 
     def __init__(
@@ -82,6 +84,7 @@ class ConfigWatcher:
         env: Mapping[str, str] | None = None,
         overrides: Mapping[str, object] | None = None,
         load: Callable[[], Config] | None = None,
+        plugins: Plugins | None = None,
         debounce_ms: int = 300,
         step_ms: int = 50,
         force_polling: bool = False,
@@ -91,7 +94,7 @@ class ConfigWatcher:
         self._current = current
         self._callbacks: list[ConfigCallback] = [] if on_change is None else [on_change]
         env_snapshot = None if env is None else dict(env)
-        self._load = load or (lambda: load_config(path, env_snapshot, overrides))
+        self._load = load or (lambda: load_config(path, env_snapshot, overrides, plugins=plugins))
         self._debounce_ms = debounce_ms
         self._step_ms = step_ms
         self._force_polling = force_polling

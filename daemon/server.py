@@ -47,6 +47,7 @@ from daemon.reload import ConfigWatcher, log_adjustments, reload_on_signal
 from daemon.retrospective.wiring import RetrospectiveLeader, install_retrospective
 from events.clock import Clock
 from events.store.base import DamagedLog
+from plugins.registry import Plugins, default_plugins
 
 log = get_logger("memoryd.server")
 
@@ -285,8 +286,10 @@ class Server:
         *,
         clock: Clock | None = None,
         out: Callable[[str], None] | None = None,
+        plugins: Plugins | None = None,
     ) -> None:
         self.config = config
+        self.plugins = default_plugins() if plugins is None else plugins
         self.options = options or ServeOptions()
         self.clock = clock
         self.out = out or _print
@@ -301,6 +304,7 @@ class Server:
             self._async_apply_config,
             env=opts.env,
             overrides=opts.overrides,
+            plugins=self.plugins,
         )
 
     def request_stop(self, status: int = 0) -> None:
@@ -384,7 +388,11 @@ class Server:
             close_listeners(listeners)
             raise ServeError(f"cannot load the API tokens: {exc}") from exc
         app = build_app(
-            settings, clock=self.clock, tokens=tokens, extra_contexts=(self._watcher_ctx(),)
+            settings,
+            clock=self.clock,
+            tokens=tokens,
+            extra_contexts=(self._watcher_ctx(),),
+            plugins=self.plugins,
         )
         install_consolidation(app, self.watcher)
         retrospective = install_retrospective(app, self.watcher, fence=leader_fence(app))
@@ -482,15 +490,16 @@ def _print(line: str) -> None:
 
 async def async_serve(options: ServeOptions) -> int:
     """Load the configuration and run the daemon; return the exit status."""
+    plugins = default_plugins()  # the one plugin manager: built-ins and entry points
     try:
-        config = load_config(options.config_path, options.env, options.overrides)
+        config = load_config(options.config_path, options.env, options.overrides, plugins=plugins)
     except ConfigError as exc:
         print(f"memoryd: {exc}", file=sys.stderr)
         return 2
     configure_logging(config.logging.level, config.logging.format)
     log_adjustments(config)
     try:
-        return await Server(config, options).async_run()
+        return await Server(config, options, plugins=plugins).async_run()
     except ServeError as exc:
         print(f"memoryd: {exc}", file=sys.stderr)
         return exc.status

@@ -17,7 +17,8 @@ from typing import Any
 
 import orjson
 
-from events.types import CORE_EVENT_CLASSES, Event
+from events.registry import EVENT_CLASSES
+from events.types import Event
 
 Payload = dict[str, Any]
 Upcaster = Callable[[Payload], Payload]
@@ -60,9 +61,12 @@ def parse_datetime(value: str) -> datetime:
 
 
 class EventCodec:
-    """Registry of event classes and upcasters; encodes and decodes payloads."""
+    """Registry of event classes and upcasters; encodes and decodes payloads.
 
-    def __init__(self, classes: Iterable[type[Event]] = CORE_EVENT_CLASSES) -> None:
+    By default it knows every class of :data:`events.registry.EVENT_CLASSES`.
+    """
+
+    def __init__(self, classes: Iterable[type[Event]] = EVENT_CLASSES) -> None:
         self._classes: dict[str, _ClassInfo] = {}
         self._upcasters: dict[tuple[str, int], Upcaster] = {}
         for cls in classes:
@@ -81,6 +85,10 @@ class EventCodec:
             datetime_fields=_datetime_fields(cls),
             field_names=frozenset(f.name for f in dataclasses.fields(cls)),
         )
+
+    def event_types(self) -> frozenset[str]:
+        """Return the event types this codec can decode."""
+        return frozenset(self._classes)
 
     def register_upcaster(self, event_type: str, from_version: int, upcaster: Upcaster) -> None:
         """Register a function lifting ``event_type`` payloads from ``from_version`` by one."""

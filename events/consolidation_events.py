@@ -17,7 +17,7 @@ Streams:
 - ``review:<item_id>``: ``ReviewItemQueued`` then ``ReviewItemApproved`` or
   ``ReviewItemRejected``.
 
-Importing this module registers the classes with :data:`events.codec.default_codec`.
+The classes are listed in :data:`events.registry.EVENT_CLASSES`, which every codec registers.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, ClassVar, Literal
 
-from events.codec import EventCodec, default_codec
 from events.types import JSON, Event, fact_stream
 
 Source = Literal["auto", "user"]
@@ -367,12 +366,3 @@ SUBSTANTIVE_FACT_EVENTS: frozenset[str] = frozenset(
     }
 )
 """Event types in a fact's stream that change the fact (a plan made before them is stale)."""
-
-
-def register(codec: EventCodec) -> None:
-    """Register the consolidation event classes with ``codec`` (idempotent)."""
-    for cls in CONSOLIDATION_EVENT_CLASSES:
-        codec.register(cls)
-
-
-register(default_codec)

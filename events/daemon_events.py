@@ -1,8 +1,6 @@
 """Events recorded by the daemon's API beyond the core vocabulary of :mod:`events.types`.
 
-Importing this module registers the classes with :data:`events.codec.default_codec`, so every
-store opened with the default codec can decode them; ``daemon/__init__.py`` imports it, which
-covers the daemon and every ``memoryd`` command.
+Its classes are listed in :data:`events.registry.EVENT_CLASSES`, which every codec registers.
 """
 
 from __future__ import annotations
@@ -11,7 +9,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar
 
-from events.codec import EventCodec, default_codec
 from events.types import Event, conversation_stream
 
 
@@ -44,12 +41,3 @@ class CompactionAnnounced(Event):
 
 
 DAEMON_EVENT_CLASSES: tuple[type[Event], ...] = (CompactionAnnounced,)
-
-
-def register(codec: EventCodec) -> None:
-    """Register the daemon's event classes with ``codec`` (idempotent)."""
-    for cls in DAEMON_EVENT_CLASSES:
-        codec.register(cls)
-
-
-register(default_codec)

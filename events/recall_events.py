@@ -1,7 +1,6 @@
 """Events of recall: which ids a search returned (consolidation promotes facts on this evidence).
 
-Importing this module registers :class:`RecallRecorded` with :data:`events.codec.default_codec`
-(``daemon.recall`` imports it, so the daemon and every ``memoryd`` command can decode it).
+Its class is listed in :data:`events.registry.EVENT_CLASSES`, which every codec registers.
 Recalls are recorded in batches: one event holds many searches, in the stream ``recall:log``.
 """
 
@@ -11,7 +10,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, ClassVar
 
-from events.codec import EventCodec, default_codec
 from events.types import Event
 
 RECALL_STREAM = "recall:log"
@@ -46,12 +44,3 @@ class RecallRecorded(Event):
 
 
 RECALL_EVENT_CLASSES: tuple[type[Event], ...] = (RecallRecorded,)
-
-
-def register(codec: EventCodec) -> None:
-    """Register the recall event classes with ``codec`` (idempotent)."""
-    for cls in RECALL_EVENT_CLASSES:
-        codec.register(cls)
-
-
-register(default_codec)

@@ -9,8 +9,8 @@ moves only by ``RetrospectiveCursorAdvanced``. The sweep records each pass as
 ``RetrospectiveSweepCompleted``.
 
 Run events live in the stream ``retrospective:<conversation id>`` of the conversation's
-namespace, so appends can be checked against the version the scheduler saw. Importing this
-module registers the classes with :data:`events.codec.default_codec`.
+namespace, so appends can be checked against the version the scheduler saw. The classes are
+listed in :data:`events.registry.EVENT_CLASSES`, which every codec registers.
 
 ``CompactionAnnounced`` (the ``pre_compaction`` trigger's input) is defined by the daemon's
 API in :mod:`events.daemon_events`.
@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, ClassVar, Literal
 
-from events.codec import EventCodec, default_codec
 from events.types import JSON, Event
 
 Trigger = Literal["interval", "message_count", "pre_compaction", "sweep", "manual", "replay"]
@@ -215,7 +214,19 @@ RETROSPECTIVE_EVENT_CLASSES: tuple[type[Event], ...] = (
     RetrospectiveSweepCompleted,
 )
 
-RUN_EVENT_CLASSES: tuple[type[_RunEvent], ...] = (
+RunEvent = (
+    RetrospectiveScheduled
+    | RetrospectiveDeferred
+    | RetrospectiveStarted
+    | RetrospectiveSkipped
+    | RetrospectiveSucceeded
+    | RetrospectiveFailed
+    | RetrospectiveAbandoned
+    | RetrospectiveCursorAdvanced
+)
+"""An event of a conversation's retrospective stream that moves its runs or its cursor."""
+
+RUN_EVENT_CLASSES = (
     RetrospectiveScheduled,
     RetrospectiveDeferred,
     RetrospectiveStarted,
@@ -223,13 +234,6 @@ RUN_EVENT_CLASSES: tuple[type[_RunEvent], ...] = (
     RetrospectiveSucceeded,
     RetrospectiveFailed,
     RetrospectiveAbandoned,
+    RetrospectiveCursorAdvanced,
 )
-
-
-def register(codec: EventCodec) -> None:
-    """Register the retrospective event classes with ``codec`` (idempotent)."""
-    for cls in RETROSPECTIVE_EVENT_CLASSES:
-        codec.register(cls)
-
-
-register(default_codec)
+"""The classes of :data:`RunEvent`, for ``isinstance`` (the one list: keep the two in step)."""

@@ -36,6 +36,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from events.clock import from_micros, to_micros
 from events.retrospective_events import (
+    RUN_EVENT_CLASSES,
     RetrospectiveAbandoned,
     RetrospectiveCursorAdvanced,
     RetrospectiveDeferred,
@@ -45,6 +46,7 @@ from events.retrospective_events import (
     RetrospectiveStarted,
     RetrospectiveSucceeded,
     RetrospectiveSweepCompleted,
+    RunEvent,
 )
 from events.store.base import StoredEvent
 from events.types import (
@@ -64,27 +66,6 @@ REMEMBERED_MAX_BYTES = 8 * 1024
 REMEMBERED_ENTRY_MAX_BYTES = 1024
 KEEP_TERMINAL_RUNS = 50
 """Finished runs the in-memory fold keeps per conversation (the table keeps all)."""
-
-RunEvent = (
-    RetrospectiveScheduled
-    | RetrospectiveDeferred
-    | RetrospectiveStarted
-    | RetrospectiveSkipped
-    | RetrospectiveSucceeded
-    | RetrospectiveFailed
-    | RetrospectiveAbandoned
-    | RetrospectiveCursorAdvanced
-)
-RUN_EVENT_TYPES = (
-    RetrospectiveScheduled,
-    RetrospectiveDeferred,
-    RetrospectiveStarted,
-    RetrospectiveSkipped,
-    RetrospectiveSucceeded,
-    RetrospectiveFailed,
-    RetrospectiveAbandoned,
-    RetrospectiveCursorAdvanced,
-)
 
 
 def has_user_content(role: str, content: Any) -> bool:
@@ -434,7 +415,7 @@ class RetrospectiveFold:
                 return None
             self._message(conv, event, stored.position)
             return conv
-        if isinstance(event, RUN_EVENT_TYPES):
+        if isinstance(event, RUN_EVENT_CLASSES):
             conv = self._conv(ns, event.conversation_id)
             conv.stream_version = stored.stream_version
             if isinstance(event, RetrospectiveStarted):
@@ -597,14 +578,14 @@ class RetrospectiveProjection(Projection):
         touched: dict[tuple[str, str], ConversationRetro] = {}
         wanted: dict[tuple[str, str], set[str]] = {}
         for stored in events:
-            if isinstance(stored.event, RUN_EVENT_TYPES):
+            if isinstance(stored.event, RUN_EVENT_CLASSES):
                 key = (stored.namespace, stored.event.conversation_id)
                 wanted.setdefault(key, set()).add(stored.event.run_id)
         for key in sorted(wanted):
             touched[key] = await _load_conversation(conn, *key, run_ids=wanted[key])
         for stored in events:
             event = stored.event
-            if isinstance(event, RUN_EVENT_TYPES):
+            if isinstance(event, RUN_EVENT_CLASSES):
                 conv = touched[(stored.namespace, event.conversation_id)]
                 apply_run_event(conv, event, stored.position, trim=False)
         conv_stmt = upsert(

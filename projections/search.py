@@ -43,7 +43,6 @@ from typing import Any, ClassVar
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-import events.recall_events  # noqa: F401  (the log holds RecallRecorded; the runner decodes it)
 from events.clock import from_micros, to_micros
 from events.consolidation_events import FactArchived, FactRestored
 from events.store.base import StoredEvent

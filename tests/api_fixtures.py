@@ -20,6 +20,7 @@ from daemon.config import Config, load_config
 from daemon.logging import configure_logging, reset_logging
 from daemon.server import ServeOptions, Server
 from events.clock import ManualClock
+from plugins.registry import Plugins
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
@@ -95,13 +96,13 @@ def make_config(tmp_path: Path, **extra: object) -> Config:
 
 @asynccontextmanager
 async def running(
-    config: Config, options: ServeOptions | None = None
+    config: Config, options: ServeOptions | None = None, plugins: Plugins | None = None
 ) -> AsyncIterator[tuple[Server, list[str]]]:
     """Run a Server in this loop until the block ends; yield it and its status lines."""
     lines: list[str] = []
     # The daemon runs in this process: its log lines go to stderr, away from a CLI's stdout.
     configure_logging("warning", "console", stream=sys.stderr)
-    server = Server(config, options, out=lines.append)
+    server = Server(config, options, out=lines.append, plugins=plugins)
     task = asyncio.create_task(server.async_run())
     try:
         for _ in range(800):  # the projection process starts in about a second

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from datetime import timedelta
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from daemon.consolidation import phases
 from daemon.consolidation.service import LEASE_TTL, ConsolidationService, RunContext
 from events.leases import LeaseManager
+from plugins.protocols import Agent
 
 
 def sibling_worker(
@@ -40,7 +42,7 @@ def gated_light(monkeypatch: pytest.MonkeyPatch) -> tuple[asyncio.Event, asyncio
     original = phases.PHASES["light"]
     calls = 0
 
-    async def light(ctx: RunContext, agents: tuple[str, ...]) -> None:
+    async def light(ctx: RunContext, agents: Sequence[Agent]) -> None:
         nonlocal calls
         calls += 1
         if calls == 1:

@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 from daemon.api.consolidation import CONSOLIDATION
 from daemon.config import ConsolidationConfig
 from plugins.agents.actions import VERBS, parse_actions
-from plugins.agents.base import AGENTS, BatchFact, LinkerAgent
+from plugins.agents.base import AGENTS, BatchFact, ConsolidationAgent, LinkerAgent
+from plugins.contracts import ScriptedProvider
 from plugins.llm.types import CompletionRequest
-from plugins.registry import load_plugins
+from plugins.registry import build_plugins
 from tests.api_fixtures import Api, api_client
-from tests.test_consolidation_phases import ScriptedModel
 
 KEYS = {"F1", "F2", "F3"}
 
@@ -118,7 +118,7 @@ def test_every_nonblank_line_is_an_action_or_an_error(text: str) -> None:
 
 
 def test_every_agent_is_registered_and_fences_the_facts() -> None:
-    registry = load_plugins(entry_points=False)
+    registry = build_plugins(entry_points=False)
     assert registry.names("agent") == sorted(a.name for a in AGENTS)
     agent = registry.create("agent", "linker", {"batch_size": 5})
     assert isinstance(agent, LinkerAgent)
@@ -153,7 +153,7 @@ async def test_agents_apply_low_risk_and_queue_the_rest(tmp_path: Path) -> None:
         age2 = await _fact(api, "Sam is 43")
         service = api.client.app[CONSOLIDATION]
         service.config = dataclasses.replace(ConsolidationConfig(), tier="standard")
-        model = ScriptedModel(fn=_agent_answers)
+        model = ScriptedProvider(fn=_agent_answers)
         service.provider = model
         status, run = await api.call("POST", "/v1/consolidation/run", {})
         assert status == 200, run
@@ -203,7 +203,7 @@ async def test_approving_a_conflict_supersedes_the_older(tmp_path: Path) -> None
         newer = await _fact(api, "Uma lives in Milan")
         service = api.client.app[CONSOLIDATION]
         service.config = dataclasses.replace(ConsolidationConfig(), tier="standard")
-        service.provider = ScriptedModel(
+        service.provider = ScriptedProvider(
             fn=lambda r: 'CONFLICT F1 F2 "moved"' if "separator" in r.system else ""
         )
         await api.call("POST", "/v1/consolidation/run", {})
@@ -223,7 +223,7 @@ async def test_approving_an_item_whose_facts_changed_is_refused(tmp_path: Path) 
         await _fact(api, "Vic collects old stamps")
         service = api.client.app[CONSOLIDATION]
         service.config = dataclasses.replace(ConsolidationConfig(), tier="standard")
-        service.provider = ScriptedModel(
+        service.provider = ScriptedProvider(
             fn=lambda r: 'MERGE F1 F2 "Vic collects old stamps"' if "health" in r.system else ""
         )
         await api.call("POST", "/v1/consolidation/run", {})
@@ -238,3 +238,28 @@ async def test_approving_an_item_whose_facts_changed_is_refused(tmp_path: Path) 
         assert result["refused"] == [{"item_id": "i1", "reason": "changed", "fact_ids": [a]}]
         _, queue = await api.call("GET", "/v1/review")
         assert [i["item_id"] for i in queue["items"]] == [item["item_id"]]
+
+
+class _TidyAgent(ConsolidationAgent):
+    name = "tidy"
+    purpose = "Put every fact in a category."
+    verbs = ("CATEGORIZE",)
+
+
+async def test_a_plugin_agent_named_in_the_config_runs(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        await _fact(api, "Sam is Tom's brother")
+        service = api.client.app[CONSOLIDATION]
+        plugins = build_plugins(entry_points=False)
+        plugins.add("agent", "tidy", _TidyAgent)
+        service.plugins = plugins
+        service.config = dataclasses.replace(
+            ConsolidationConfig(), tier="standard", agents=("tidy",)
+        )
+        model = ScriptedProvider(["CATEGORIZE F1 family"])
+        service.provider = model
+        status, run = await api.call("POST", "/v1/consolidation/run", {})
+        assert status == 200, run
+        [request] = model.requests
+        assert "memoryd's tidy agent" in request.system
+        assert [a["action"] for a in run["actions"]] == ["categorize"]

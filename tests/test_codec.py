@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+import textwrap
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -222,3 +226,40 @@ def test_content_text_flattens_blocks() -> None:
     assert isinstance(message, MessageAppended)
     assert content_text(message.content) == "Let me look.\n[tool_use search]\ny"
     assert content_text("plain") == "plain"
+
+
+def test_importing_the_codec_alone_decodes_every_event_type() -> None:
+    # A fresh interpreter: what the codec knows must not depend on what else was imported.
+    script = textwrap.dedent(
+        """
+        import importlib, json, pkgutil
+        from events.codec import EventDecodeError, UnknownEventType, default_codec
+        known = sorted(default_codec.event_types())
+        import events
+        from events.types import Event
+        for module in pkgutil.walk_packages(events.__path__, "events."):
+            if not module.name.startswith("events.migrations"):
+                importlib.import_module(module.name)
+        def subclasses(cls):
+            for sub in cls.__subclasses__():
+                yield sub
+                yield from subclasses(sub)
+        defined = sorted({c.event_type for c in subclasses(Event) if c.event_type})
+        refused = []
+        for event_type in defined:
+            try:
+                default_codec.decode(event_type, default_codec.current_version(event_type), {})
+            except UnknownEventType:
+                refused.append(event_type)
+            except EventDecodeError:
+                pass  # known: the empty payload does not fit its fields
+        print(json.dumps({"known": known, "defined": defined, "refused": refused}))
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=60
+    )
+    found = json.loads(done.stdout)
+    assert found["refused"] == []
+    assert set(found["defined"]) <= set(found["known"])
+    assert len(found["defined"]) >= 30

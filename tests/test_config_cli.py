@@ -108,7 +108,11 @@ def test_show_json_without_a_file(capsys: pytest.CaptureFixture[str], tmp_path: 
 
 def test_to_toml_reads_back_to_the_same_config(tmp_path: Path) -> None:
     config = config_from_mapping(
-        {"server": {"http": "[::1]:8765"}, "retrospective": {"prompt_path": 'we"ird.md'}},
+        {
+            "server": {"http": "[::1]:8765"},
+            "retrospective": {"prompt_path": 'we"ird.md'},
+            "consolidation": {"agents": ["linker", "health"]},
+        },
         env={"STATE_DIRECTORY": str(tmp_path)},
     )
     again = config_from_mapping(tomllib.loads(to_toml(config.to_dict())), env={})

@@ -15,12 +15,12 @@ from daemon.app import STATE
 from daemon.config import ConsolidationConfig
 from events.recall_events import RecallRecorded
 from events.store.base import NewEvent
+from plugins.contracts import ScriptedProvider
 from plugins.llm.types import CompletionRequest
 from projections.consolidation import ConsolidationProjection
 from projections.runner import ProjectionRunner, table_digests
 from projections.search import SearchProjection
 from tests.api_fixtures import Api, api_client
-from tests.test_consolidation_phases import ScriptedModel
 
 
 async def _fact(api: Api, text: str, **extra: Any) -> str:
@@ -42,7 +42,7 @@ async def _recalled(api: Api, fact_id: str, queries: list[str]) -> None:
     )
 
 
-async def _deep(api: Api, model: ScriptedModel | None = None, **config: Any) -> dict[str, Any]:
+async def _deep(api: Api, model: ScriptedProvider | None = None, **config: Any) -> dict[str, Any]:
     service = api.client.app[CONSOLIDATION]
     service.config = dataclasses.replace(ConsolidationConfig(), tier="full", **config)
     service.provider = model
@@ -120,7 +120,7 @@ async def test_judge_supersedes_the_older_at_the_newer_valid_from(tmp_path: Path
         older = await _fact(api, "Zed is 34 years old")
         api.clock.advance(timedelta(days=3))
         newer = await _fact(api, "Zed is 35 years old")
-        run = await _deep(api, ScriptedModel(fn=_model))
+        run = await _deep(api, ScriptedProvider(fn=_model))
         assert run["stats"]["judged_contradict"] == 1
         _, old = await api.call("GET", f"/v1/facts/{older}")
         _, new = await api.call("GET", f"/v1/facts/{newer}")
@@ -141,7 +141,7 @@ async def test_reflection_cites_the_evidence_memoryd_retrieved(tmp_path: Path) -
                 "Yara camps in the forest in summer",
             )
         ]
-        run = await _deep(api, ScriptedModel(fn=_model))
+        run = await _deep(api, ScriptedProvider(fn=_model))
         [reflect] = [a for a in run["actions"] if a["action"] == "reflect"]
         assert set(reflect["cites"]) <= set(facts)
         assert reflect["cites"]
@@ -158,7 +158,7 @@ async def test_reflection_cites_the_evidence_memoryd_retrieved(tmp_path: Path) -
         assert cited == set(reflect["cites"])
         assert "F99" not in cited
         # the next run does not reflect again until more importance accumulates
-        run2 = await _deep(api, ScriptedModel(fn=_model))
+        run2 = await _deep(api, ScriptedProvider(fn=_model))
         assert not [a for a in run2["actions"] if a["action"] == "reflect"]
 
 
@@ -186,7 +186,7 @@ async def test_consolidation_tables_rebuild_identically(tmp_path: Path) -> None:
         await _recalled(api, q, ["sport", "triathlon", "race"])
         api.clock.advance(timedelta(days=200))
         await _fact(api, "Cleo adopted a greyhound", importance=0.9)
-        run = await _deep(api, ScriptedModel(fn=_model))
+        run = await _deep(api, ScriptedProvider(fn=_model))
         _, plan = await api.call("POST", "/v1/consolidation/analyze", {"stale_days": 100})
         await api.call("POST", f"/v1/consolidation/plans/{plan['plan_id']}/apply")
         await api.call("POST", f"/v1/consolidation/facts/{a}/restore")

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import math
-from collections import deque
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
@@ -23,36 +22,11 @@ from daemon.consolidation.phases import parse_verdict
 from daemon.consolidation.rules import retention, salience, strength
 from daemon.consolidation.service import LEASE_NAME, ConsolidationService, due_trigger
 from events.clock import ManualClock
-from plugins.llm.types import Completion, CompletionRequest
+from plugins.contracts import ScriptedProvider
+from plugins.llm.types import CompletionRequest
 from tests.api_fixtures import T0, Api, api_client
 
 DAY = 86_400 * 1_000_000
-
-
-class ScriptedModel:
-    """An LLMProvider answering from a queue (or a function of the request)."""
-
-    def __init__(self, answers: list[str] | None = None, fn: Any = None) -> None:
-        self.answers = deque(answers or [])
-        self.fn = fn
-        self.requests: list[CompletionRequest] = []
-
-    @property
-    def name(self) -> str:
-        return "scripted"
-
-    @property
-    def model(self) -> str:
-        return "scripted-1"
-
-    async def complete(self, request: CompletionRequest) -> Completion:
-        self.requests.append(request)
-        if self.fn is not None:
-            return Completion(text=self.fn(request))
-        return Completion(text=self.answers.popleft() if self.answers else "")
-
-    async def aclose(self) -> None:
-        return None
 
 
 def _service(api: Api, **config: Any) -> ConsolidationService:
@@ -206,7 +180,7 @@ async def test_free_tier_never_calls_a_model(tmp_path: Path) -> None:
     async with api_client(tmp_path) as api:
         await _fact(api, "Pat is a vet")
         service = _service(api, tier="free")
-        model = ScriptedModel(['NOTE "x"'])
+        model = ScriptedProvider(['NOTE "x"'])
         service.provider = model
         _, run = await api.call("POST", "/v1/consolidation/run", {})
         assert run["phases"] == ["light"]
@@ -226,7 +200,7 @@ async def test_standard_reconciliation_update_and_conflict(tmp_path: Path) -> No
             text = request.messages[0].content
             return "UPDATE E1" if "Quinn" in text.split("New:")[1] else "CONFLICT E1"
 
-        service.provider = ScriptedModel(fn=answer)
+        service.provider = ScriptedProvider(fn=answer)
         _, run = await api.call("POST", "/v1/consolidation/run", {"phases": ["standard"]})
         assert run["stats"]["reconcile_update"] == 1
         assert run["stats"]["reconcile_conflict"] == 1
@@ -255,7 +229,7 @@ async def test_daily_budget_stops_model_calls(tmp_path: Path) -> None:
         for i in range(5):
             await _fact(api, f"Fact number {i} about topic {i * 7}")
         service = _service(api, tier="standard", daily_calls=2)
-        model = ScriptedModel(fn=lambda _r: "")
+        model = ScriptedProvider(fn=lambda _r: "")
         service.provider = model
         _, run = await api.call("POST", "/v1/consolidation/run", {})
         assert run["stats"]["model_calls"] == 2
@@ -269,7 +243,7 @@ async def test_analyze_with_a_model_carries_its_reasoning(tmp_path: Path) -> Non
         a = await _fact(api, "Tara knits scarves")
         b = await _fact(api, "tara knits scarves.")
         service = _service(api, tier="standard")
-        model = ScriptedModel(["Both say the same thing; merging loses nothing."])
+        model = ScriptedProvider(["Both say the same thing; merging loses nothing."])
         service.provider = model
         _, plan = await api.call("POST", "/v1/consolidation/analyze", {})
         [item] = plan["recommendations"]

@@ -13,9 +13,9 @@ from daemon.cli import main
 from daemon.logging import reset_logging
 from daemon.server import EXIT_DAMAGED, ServeOptions, async_serve
 from events.store.base import NewEvent
+from events.store.contract import message
 from events.store.sqlite import EVENTS_FILE, SqliteEventStore
 from tests.api_fixtures import api_client, appends_failing
-from tests.store_contract import message
 
 MSG = "/v1/conversations/c1/messages"
 

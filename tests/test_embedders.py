@@ -12,7 +12,7 @@ import pytest
 
 from plugins.embedders.base import Embedder
 from plugins.embedders.hashed import HashedNgramEmbedder
-from plugins.registry import load_plugins
+from plugins.registry import build_plugins
 
 
 def _hashed_by_definition(text: str, dim: int) -> np.ndarray:
@@ -43,7 +43,7 @@ def test_hashed_vectors_equal_the_definition_bit_for_bit() -> None:
 
 
 async def test_hashed_is_registered_deterministic_and_unit_length() -> None:
-    registry = load_plugins(entry_points=False)
+    registry = build_plugins(entry_points=False)
     assert {"hashed", "minilm"} <= set(registry.names("embedder"))
     embedder = registry.create("embedder", "hashed", {"dim": 64})
     assert isinstance(embedder, Embedder)
@@ -72,7 +72,7 @@ def test_hashed_refuses_bad_settings() -> None:
     reason="the minilm extra is not installed",
 )
 async def test_minilm_matches_the_published_similarities() -> None:
-    embedder = load_plugins(entry_points=False).create("embedder", "minilm")
+    embedder = build_plugins(entry_points=False).create("embedder", "minilm")
     query = await embedder.embed(["A man is eating pasta."])
     corpus = await embedder.embed(
         [

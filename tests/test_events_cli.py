@@ -14,8 +14,8 @@ import pytest
 
 from daemon.cli import main
 from events.store.base import EventRecord, NewEvent
+from events.store.contract import fact, message
 from events.store.sqlite import SqliteEventStore
-from tests.store_contract import fact, message
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import pytest
 
+from plugins.extractors import OFFLINE_EXTRACTOR
 from plugins.extractors.statements import (
+    EXTRACTOR_NAME,
     EXTRACTOR_TAG,
     NOTHING_NEW,
     StatementExtractor,
     extract_statements,
 )
 from plugins.llm.types import CompletionRequest, LLMProvider, ToolSpec, TranscriptEntry
-from plugins.registry import load_plugins
+from plugins.registry import build_plugins
 
 REMEMBER = ToolSpec("remember", "save a fact", {"type": "object"})
 
@@ -380,6 +382,7 @@ async def test_provider_says_nothing_new_when_nothing_found() -> None:
 
 
 def test_extractor_registers_as_plugin() -> None:
-    registry = load_plugins(entry_points=False, extra_modules=["plugins.extractors"])
-    built = registry.create("extractor", "offline-extractor")
+    registry = build_plugins(entry_points=False, extra_modules=["plugins.extractors"])
+    built = registry.create("extractor", OFFLINE_EXTRACTOR)
     assert isinstance(built, StatementExtractor)
+    assert built.name == OFFLINE_EXTRACTOR == EXTRACTOR_NAME

@@ -6,11 +6,11 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from plugins.llm import PROVIDERS
 from plugins.llm.http import HttpProvider, parse_retry_after
+from plugins.llm.providers import PROVIDERS
 from plugins.llm.settings import LLMSettings, SettingsError
 from plugins.llm.types import ChatMessage, CompletionRequest, LLMError, ToolSpec
-from plugins.registry import load_plugins
+from plugins.registry import build_plugins
 from tests.llm_fakes import Dialect, FakeLLMServer, Reply, ok_text, remember
 
 SECRET = "sk-test-very-secret-1234"
@@ -194,7 +194,7 @@ def test_bad_settings_name_the_key(data: dict[str, object], key: str) -> None:
 
 @pytest.mark.parametrize("dialect", ["openai", "anthropic"])
 def test_providers_register_as_plugins(dialect: Dialect) -> None:
-    registry = load_plugins(entry_points=False, extra_modules=["plugins.llm"])
+    registry = build_plugins(entry_points=False, extra_modules=["plugins.llm"])
     provider = registry.create("llm_provider", dialect, {"provider": dialect, "model": "m"})
     assert provider.name == dialect
     assert provider.model == "m"

@@ -11,7 +11,7 @@ import pytest
 
 from daemon.memory.judge import ModelJudge
 from daemon.memory.reconcile import Known, Verdict, claims_of, reconcile
-from plugins.llm import PROVIDERS
+from plugins.llm.providers import PROVIDERS
 from plugins.llm.settings import LLMSettings
 from plugins.llm.types import LLMProvider
 from tests.llm_fakes import FakeLLMServer, Reply, ok_text

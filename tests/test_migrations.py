@@ -27,10 +27,10 @@ from events.migrations import (
     upgrade_if_empty,
 )
 from events.store.base import NewEvent, SchemaMismatch
+from events.store.contract import NS, message, new, read_all
 from events.store.schema import STORE_SCHEMA_VERSION, metadata
 from events.store.sql import SqlEventStore
 from tests.pg_fixtures import pg_scratch, pg_url  # noqa: F401
-from tests.store_contract import NS, message, new, read_all
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from events.store.base import NewEvent, StoredEvent
+from events.store.contract import NS, message
 from events.store.postgres import PostgresEventStore
 from tests.pg_fixtures import pg_scratch, pg_url  # noqa: F401
-from tests.store_contract import NS, message
 
 pytestmark = pytest.mark.postgres
 

@@ -10,6 +10,7 @@ import sqlite3
 from pathlib import Path
 
 from events.store.base import NewEvent
+from events.store.contract import T0
 from events.store.sqlite import EVENTS_FILE, SqliteEventStore
 from events.types import (
     REDACTED_TEXT,
@@ -18,7 +19,6 @@ from events.types import (
     FactWritten,
     MessageAppended,
 )
-from tests.store_contract import T0
 
 SECRET = "the vault combination is 31-41-59-26"
 SUBJECT = "vault-subject-zq"

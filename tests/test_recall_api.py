@@ -20,6 +20,7 @@ from daemon.server import ServeOptions
 from events.recall_events import RecallRecorded
 from plugins.embedders.base import Vectors
 from plugins.embedders.hashed import HashedNgramEmbedder
+from plugins.registry import build_plugins
 from tests.api_fixtures import Api, api_client, running
 
 
@@ -138,6 +139,8 @@ async def test_recall_settings_follow_a_config_reload(
         return small if name == "small" else real_make(name, config)
 
     monkeypatch.setattr(search_api, "make_embedder", make)
+    plugins = build_plugins(entry_points=False)  # the reload is validated against these names
+    plugins.add("embedder", "small", lambda _config: small)
     cfg = tmp_path / "memoryd.toml"
     cfg.write_text("[recall]\ntop_k = 2\ncandidate_top_k = 20\n", encoding="utf-8")
     overrides = {
@@ -149,7 +152,7 @@ async def test_recall_settings_follow_a_config_reload(
     options = ServeOptions(config_path=cfg, overrides=overrides, env={})
     connector = aiohttp.UnixConnector(path=str(config.server.socket))
     async with (
-        running(config, options) as (server, _),
+        running(config, options, plugins) as (server, _),
         aiohttp.ClientSession(connector=connector) as http,
     ):
 

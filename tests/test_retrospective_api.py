@@ -16,6 +16,7 @@ from daemon.backend import Backend
 from daemon.config import Config, ConfigError, load_config
 from daemon.retrospective.wiring import RETROSPECTIVE, build_provider, install_retrospective
 from events.clock import ManualClock
+from plugins.registry import default_plugins
 from tests.api_fixtures import T0, Api
 
 
@@ -138,7 +139,7 @@ def test_llm_section_builds_the_provider_with_its_budget(provider: str) -> None:
     if provider != "none":
         overrides.update({"llm.model": "m1", "llm.budget.calls_per_day": 5})
     config = load_config(None, env={}, overrides=overrides)
-    choice = build_provider(config.llm, ManualClock(T0).now)
+    choice = build_provider(default_plugins(), config.llm, ManualClock(T0).now)
     if provider == "none":
         assert choice.provider.name == "offline-extractor"
         assert choice.budget is None

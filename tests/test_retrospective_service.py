@@ -43,8 +43,8 @@ from events.types import (
     MessageAppended,
 )
 from plugins.extractors.statements import EXTRACTOR_TAG, StatementExtractor
-from plugins.llm import PROVIDERS
 from plugins.llm.budget import BudgetedProvider, BudgetTracker
+from plugins.llm.providers import PROVIDERS
 from plugins.llm.settings import BudgetSettings, LLMSettings
 from plugins.llm.types import Completion, CompletionRequest, LLMProvider
 from projections.facts import FactsProjection

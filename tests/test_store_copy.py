@@ -22,11 +22,11 @@ from daemon.cli.store_cmd import (
 )
 from events.clock import ManualClock
 from events.store.base import EventRecord, NewEvent
+from events.store.contract import NS, T0, fact, new, records
 from events.store.postgres import PostgresEventStore
 from events.store.sqlite import SqliteEventStore
 from events.types import FactPurged
 from tests.pg_fixtures import PgScratch, pg_scratch  # noqa: F401
-from tests.store_contract import NS, T0, fact, new, records
 
 
 async def fill(location: str, start: int = 1, count: int = 30) -> None:

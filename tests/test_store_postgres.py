@@ -12,9 +12,9 @@ import sqlalchemy as sa
 from daemon.backend import Backend
 from events.clock import Clock, ManualClock
 from events.store.base import EventStore
+from events.store.contract import NS, EventStoreContract, new, next_within
 from events.store.postgres import PostgresEventStore, asyncpg_url, is_postgres_url, libpq_dsn
 from tests.pg_fixtures import PgScratch, pg_execute, pg_scratch, pg_url  # noqa: F401
-from tests.store_contract import NS, EventStoreContract, new, next_within
 
 pytestmark = pytest.mark.postgres
 

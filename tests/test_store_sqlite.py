@@ -1,4 +1,4 @@
-"""The store contract (``tests/store_contract.py``) against the embedded SQLite backend."""
+"""The store contract (``events/store/contract.py``) against the embedded SQLite backend."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 
 from events.clock import Clock
 from events.store.base import EventStore, NewEvent
+from events.store.contract import NS, EventStoreContract, message
 from events.store.sqlite import SqliteEventStore
-from tests.store_contract import NS, EventStoreContract, message
 
 
 class TestSqliteEventStore(EventStoreContract):

@@ -7,8 +7,8 @@ import asyncio
 from pathlib import Path
 
 from events.store.base import NewEvent, StoredEvent
+from events.store.contract import NS, message
 from events.store.sqlite import SqliteEventStore
-from tests.store_contract import NS, message
 
 STOP_BOUND = 5.0
 """Seconds a cancelled subscriber may take to finish (it should take none)."""

@@ -29,7 +29,7 @@ from daemon.api.common import path_id
 from daemon.api.errors import ApiError, json_response
 from daemon.api.search import RECALL
 from daemon.api.validation import Field, Schema, parse_body, parse_query
-from daemon.app import GRANT, STATE, AppState, namespace_of, state_of
+from daemon.app import GRANT, PLUGINS, STATE, AppState, namespace_of, state_of
 from daemon.backend import Backend
 from daemon.config import Config, ConsolidationConfig, LlmConfig, MemoryConfig
 from daemon.consolidation import review
@@ -52,6 +52,7 @@ from events.clock import from_micros
 from events.leases import LeaseManager
 from events.store.sqlite import sqlite_engine
 from plugins.llm.types import LLMProvider
+from plugins.registry import Plugins
 from projections.consolidation import (
     get_plan,
     learned_context,
@@ -354,11 +355,13 @@ class _Watcher(Protocol):
     def subscribe(self, callback: Callable[[Config, Config], Any]) -> None: ...
 
 
-def consolidation_provider(llm: LlmConfig, now: Callable[[], datetime]) -> LLMProvider | None:
+def consolidation_provider(
+    plugins: Plugins, llm: LlmConfig, now: Callable[[], datetime]
+) -> LLMProvider | None:
     """Build the ``[llm]`` provider in its daily budget; None for ``provider = "none"``."""
     if llm.provider_settings() is None:
         return None
-    return build_provider(llm, now).provider
+    return build_provider(plugins, llm, now).provider
 
 
 def install_consolidation(app: web.Application, watcher: _Watcher) -> ConsolidationSetup:
@@ -368,7 +371,7 @@ def install_consolidation(app: web.Application, watcher: _Watcher) -> Consolidat
     state = app[STATE]
     config = watcher.current
     try:
-        provider = consolidation_provider(config.llm, state.clock.now)
+        provider = consolidation_provider(app[PLUGINS], config.llm, state.clock.now)
     except Exception as exc:  # a bad plugin must not take the daemon down
         log.error("consolidation.no_model", reason=str(exc))
         provider = None
@@ -379,7 +382,7 @@ def install_consolidation(app: web.Application, watcher: _Watcher) -> Consolidat
         setup.config = new.consolidation
         if new.llm != old.llm:
             try:
-                setup.provider = consolidation_provider(new.llm, state.clock.now)
+                setup.provider = consolidation_provider(app[PLUGINS], new.llm, state.clock.now)
             except Exception as exc:
                 log.error("consolidation.no_model", reason=str(exc))
                 setup.provider = None
@@ -436,6 +439,7 @@ def build_service(
         search=search,
         retrospect=retrospect,
         promotion=promotion_rule(settings.memory),
+        plugins=app[PLUGINS],
     )
     return service, leases
 

@@ -108,6 +108,8 @@ def _toml_value(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, int | float):
         return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(item) for item in value) + "]"
     # JSON string escapes are valid TOML basic-string escapes.
     return json.dumps(str(value))
 

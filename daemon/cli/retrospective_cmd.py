@@ -18,8 +18,6 @@ from typing import Any
 
 import orjson
 
-import events.daemon_events
-import events.retrospective_events  # noqa: F401  (registers the retrospective events)
 from daemon.cli import add_backend_options, backend_from_args, fail
 from daemon.cli.client_cmd import (
     ApiClient,

@@ -24,11 +24,10 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from daemon.api.common import async_append
 from daemon.api.errors import ApiError, json_response
 from daemon.api.search import RECALL
-from daemon.app import namespace_of, state_of
+from daemon.app import PLUGINS, namespace_of, state_of
 from daemon.consolidation.facts_view import embed
 from daemon.consolidation.rules import DUPLICATE_COSINE, gate_flags, judge_pair, scan
 from daemon.recall.query import Filters
-from daemon.recall.service import make_embedder
 from events.consolidation_events import FactReinforced, ValidationRefused
 from events.store.base import NewEvent, StoredEvent
 from events.types import FactWritten, fact_stream
@@ -60,7 +59,7 @@ def embedder_of(app: web.Application) -> Embedder:
     if service is not None:
         return service.index.embedder
     if "hashed" not in _FALLBACK:
-        _FALLBACK["hashed"] = make_embedder("hashed")
+        _FALLBACK["hashed"] = app[PLUGINS].embedder("hashed")
     return _FALLBACK["hashed"]
 
 

@@ -60,9 +60,9 @@ from events.consolidation_events import (
 )
 from events.types import FactSuperseded, FactValidated, FactWritten, fact_stream
 from plugins.agents.actions import Action
-from plugins.agents.base import BatchFact, ConsolidationAgent
+from plugins.agents.base import BatchFact
 from plugins.llm.types import ChatMessage, CompletionRequest
-from plugins.registry import load_plugins
+from plugins.protocols import Agent
 from projections.consolidation import learned_context, pending_items
 
 if TYPE_CHECKING:
@@ -115,7 +115,7 @@ async def ask(ctx: RunContext, system: str, user: str, max_tokens: int = 300) ->
 # -- light -----------------------------------------------------------------------------------
 
 
-async def light(ctx: RunContext, _agents: Sequence[str]) -> None:
+async def light(ctx: RunContext, _agents: Sequence[Agent]) -> None:
     """Decay, salience, archive, capacity, duplicates (no model)."""
     async with ctx.engine.connect() as conn:
         views = await current_facts(conn, ctx.namespace)
@@ -230,7 +230,7 @@ async def _queue(
     ctx.count("queued")
 
 
-async def standard(ctx: RunContext, agents: Sequence[str]) -> None:
+async def standard(ctx: RunContext, agents: Sequence[Agent]) -> None:
     """Request the retrospectives' extraction, reconcile new facts, then run the agents."""
     if ctx.retrospect is not None:
         requested = await ctx.retrospect(ctx.namespace)
@@ -316,13 +316,11 @@ async def _reconcile(ctx: RunContext, new: list[FactView], old: list[FactView]) 
             )
 
 
-async def run_agents(ctx: RunContext, names: Sequence[str], views: list[FactView]) -> None:
+async def run_agents(ctx: RunContext, agents: Sequence[Agent], views: list[FactView]) -> None:
     """Run each agent over batches of facts, in parallel up to ``llm_concurrency``."""
-    registry = load_plugins(entry_points=False)
     gate = asyncio.Semaphore(ctx.config.llm_concurrency)
     jobs: list[Callable[[], Awaitable[None]]] = []
-    for name in names:
-        agent: ConsolidationAgent = registry.create("agent", name, {})
+    for agent in agents:
         size = max(1, agent.batch_size)
         for start in range(0, len(views), size):
             chunk = views[start : start + size]
@@ -331,7 +329,7 @@ async def run_agents(ctx: RunContext, names: Sequence[str], views: list[FactView
 
 
 def _agent_job(
-    ctx: RunContext, agent: ConsolidationAgent, chunk: list[FactView], gate: asyncio.Semaphore
+    ctx: RunContext, agent: Agent, chunk: list[FactView], gate: asyncio.Semaphore
 ) -> Callable[[], Awaitable[None]]:
     async def job() -> None:
         batch = [
@@ -412,7 +410,7 @@ INSIGHT_SYSTEM = (
 )
 
 
-async def deep(ctx: RunContext, _agents: Sequence[str]) -> None:
+async def deep(ctx: RunContext, _agents: Sequence[Agent]) -> None:
     """Conflict judge, reflection, learned_context."""
     async with ctx.engine.connect() as conn:
         views = {v.fact_id: v for v in await current_facts(conn, ctx.namespace)}
@@ -618,7 +616,7 @@ async def write_learned_context(ctx: RunContext, views: list[FactView]) -> None:
     ctx.actions.append({"action": "learned_context", "chars": len(text), "facts": len(ids)})
 
 
-PHASES: dict[str, Callable[[RunContext, Sequence[str]], Awaitable[None]]] = {
+PHASES: dict[str, Callable[[RunContext, Sequence[Agent]], Awaitable[None]]] = {
     "light": light,
     "standard": standard,
     "deep": deep,

@@ -65,6 +65,7 @@ from events.store.base import ConcurrencyError, EventStore, NewEvent
 from events.tasks import cancel_and_wait
 from plugins.embedders.base import Embedder
 from plugins.llm.types import ChatMessage, CompletionRequest, LLMProvider
+from plugins.registry import Plugins, default_plugins
 from projections.consolidation import activity, list_runs, model_calls_since, unfinished_runs
 
 log = get_logger("memoryd.consolidation")
@@ -198,8 +199,11 @@ class ConsolidationService:
         retrospect: Retrospect | None = None,
         lease_ttl: timedelta = LEASE_TTL,
         promotion: phases.PromotionRule | None = None,
+        plugins: Plugins | None = None,
     ) -> None:
         self.store = store
+        self.plugins = default_plugins() if plugins is None else plugins
+        """Where the tier's agents (:data:`TIER_AGENTS`) are looked up by name."""
         self.promotion = promotion or phases.PromotionRule()
         """When ordinary use promotes a quarantined fact (``[memory] promote_*``, live)."""
         self.engine = engine
@@ -216,6 +220,13 @@ class ConsolidationService:
         self.holder = holder or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self._task: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
+
+    def agent_names(self) -> tuple[str, ...]:
+        """Return the agents the standard phase runs: ``[consolidation] agents``, else the
+        tier's (:data:`TIER_AGENTS`)."""
+        if self.config.agents is not None:
+            return self.config.agents
+        return TIER_AGENTS.get(self.config.tier, ())
 
     async def explain(self, item: dict[str, Any], texts: list[str]) -> str | None:
         """Ask the model for its reasoning on a plan item (None: no model or no budget)."""
@@ -434,8 +445,9 @@ class ConsolidationService:
         outcome: str = "completed"
         error: str | None = None
         try:
+            agents = [self.plugins.agent(name) for name in self.agent_names()]
             for phase in wanted:
-                await phases.PHASES[phase](ctx, TIER_AGENTS.get(self.config.tier, ()))
+                await phases.PHASES[phase](ctx, agents)
         except Exception as exc:
             log.warning("consolidation run failed", run_id=run_id, error=repr(exc))
             outcome, error = "failed", repr(exc)

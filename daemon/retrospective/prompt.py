@@ -20,9 +20,9 @@ from importlib import resources
 from pathlib import Path
 
 from daemon.logging import get_logger
+from plugins.llm.remember import NOTHING_NEW as NOTHING_NEW  # where the daemon reads it
 
 MAX_PROMPT_BYTES = 1024 * 1024
-NOTHING_NEW = "Nothing new to save."
 PLACEHOLDERS = (
     "{{AVAILABLE_TOOLS_LINE}}",
     "{{WINDOW_ANCHOR}}",

@@ -18,11 +18,11 @@ from datetime import datetime
 from typing import Any
 
 from daemon.retrospective.prompt import NOTHING_NEW, escape_block_text, render_prompt
+from plugins.llm.remember import REMEMBER_TOOL
 from plugins.llm.types import (
     ChatMessage,
     Completion,
     CompletionRequest,
-    ToolSpec,
     TranscriptEntry,
 )
 from projections.text import normalise
@@ -32,39 +32,6 @@ MAX_TAGS = 20
 MAX_TAG_CHARS = 100
 TRUNCATION_MARK = " [...truncated]"
 
-REMEMBER_TOOL = ToolSpec(
-    name="remember",
-    description=(
-        "Save one durable fact for future conversations, about the user or someone in their "
-        "life, citing the ids of the messages that said it."
-    ),
-    parameters={
-        "type": "object",
-        "properties": {
-            "text": {"type": "string", "description": "One self-contained sentence."},
-            "tags": {"type": "array", "items": {"type": "string"}},
-            "importance": {"type": "number", "minimum": 0, "maximum": 1},
-            "subject": {
-                "type": "string",
-                "description": 'Who it is about: "user", or the person\'s name.',
-            },
-            "predicate": {"type": "string", "description": "What about them (lives in, ...)."},
-            "object": {"type": "string", "description": "The value (Lisbon, ...)."},
-            "when": {
-                "type": "string",
-                "description": 'When it happened, as said ("last month", "3 weeks ago").',
-            },
-            "source_message_ids": {
-                "type": "array",
-                "items": {"type": "string"},
-                "description": "The ids (in brackets in the transcript) of the messages that "
-                "say it.",
-            },
-        },
-        "required": ["text"],
-        "additionalProperties": False,
-    },
-)
 _OPTIONAL_TEXT = ("subject", "predicate", "object", "when")
 MAX_FIELD_CHARS = 300
 

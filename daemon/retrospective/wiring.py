@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 from aiohttp import web
 
-from daemon.app import STATE, AppState
+from daemon.app import PLUGINS, STATE, AppState
 from daemon.config import Config, LlmConfig
 from daemon.logging import get_logger
 from daemon.memory.wiring import writer_for
@@ -33,7 +33,7 @@ from events.tasks import cancel_and_wait
 from plugins.llm.budget import BudgetedProvider, BudgetTracker
 from plugins.llm.settings import LLMSettings
 from plugins.llm.types import LLMProvider
-from plugins.registry import load_plugins
+from plugins.registry import Plugins
 
 log = get_logger(__name__)
 
@@ -101,15 +101,17 @@ class ProviderChoice:
 
 
 def build_provider(
-    llm: LlmConfig, now: Callable[[], datetime], extractor: str = "offline-extractor"
+    plugins: Plugins,
+    llm: LlmConfig,
+    now: Callable[[], datetime],
+    extractor: str = "offline-extractor",
 ) -> ProviderChoice:
     """Build the model provider ``[llm]`` names (the ``extractor`` plugin for ``none``)."""
     mapping = llm.provider_settings()
     if mapping is None:
-        offline: LLMProvider = load_plugins().create("extractor", extractor, {})
-        return ProviderChoice(offline, None, None)
+        return ProviderChoice(plugins.extractor(extractor), None, None)
     settings = LLMSettings.from_mapping(mapping)
-    inner: LLMProvider = load_plugins().create("llm_provider", llm.provider, mapping)
+    inner = plugins.llm_provider(llm.provider, mapping)
     tracker = BudgetTracker(settings.budget)
     return ProviderChoice(BudgetedProvider(inner, tracker, now), tracker, settings.max_tokens)
 
@@ -135,7 +137,7 @@ def install_retrospective(
     holder = RetrospectiveHolder(fence=fence)
     app[RETROSPECTIVE] = holder
     app.cleanup_ctx.append(_retrospective_ctx(holder, watcher))
-    watcher.subscribe(_reload_callback(holder))
+    watcher.subscribe(_reload_callback(holder, app[PLUGINS]))
     _register_gauges(app[STATE], holder)
     return holder
 
@@ -169,7 +171,9 @@ async def _start(
         log.warning("retrospective.not_started", reason=holder.error)
         return
     try:
-        choice = build_provider(config.llm, state.clock.now, config.retrospective.extractor)
+        choice = build_provider(
+            app[PLUGINS], config.llm, state.clock.now, config.retrospective.extractor
+        )
     except Exception as exc:  # a bad plugin must not take the daemon down
         holder.error = f"cannot build the [llm] provider: {exc}"
         log.error("retrospective.not_started", reason=holder.error)
@@ -192,7 +196,9 @@ async def _start(
     holder.service = service
 
 
-def _reload_callback(holder: RetrospectiveHolder) -> Callable[[Config, Config], Any]:
+def _reload_callback(
+    holder: RetrospectiveHolder, plugins: Plugins
+) -> Callable[[Config, Config], Any]:
     async def apply(old: Config, new: Config) -> None:
         service = holder.service
         if service is None:
@@ -207,7 +213,9 @@ def _reload_callback(holder: RetrospectiveHolder) -> Callable[[Config, Config], 
             log.info("retrospective.config_applied")
         if new.llm != old.llm or new.retrospective.extractor != old.retrospective.extractor:
             try:
-                choice = build_provider(new.llm, service.clock.now, new.retrospective.extractor)
+                choice = build_provider(
+                    plugins, new.llm, service.clock.now, new.retrospective.extractor
+                )
             except Exception as exc:
                 log.error("retrospective.llm_reload_failed", error=str(exc))
                 return

@@ -1,6 +1,6 @@
 """The event store contract that every backend implements.
 
-The contract is written once as the test suite in ``tests/store_contract.py`` and every
+The contract is written once as the test suite in ``events/store/contract.py`` and every
 backend (SQLite, PostgreSQL) runs it; this module holds the types and the abstract interface.
 """
 

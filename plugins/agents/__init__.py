@@ -6,8 +6,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from plugins.agents.base import AGENTS, ConsolidationAgent
-from plugins.hookspecs import hookimpl
-from plugins.registry import Register
+from plugins.hookspecs import Register, hookimpl
 
 
 def _factory(cls: type[ConsolidationAgent]) -> Callable[[Mapping[str, Any]], ConsolidationAgent]:

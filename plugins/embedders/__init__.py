@@ -5,11 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from plugins.embedders.base import Embedder, normalise_rows
-from plugins.hookspecs import hookimpl
-from plugins.registry import Register
-
-__all__ = ["Embedder", "normalise_rows", "register_embedders"]
+from plugins.hookspecs import Register, hookimpl
 
 
 def _hashed(config: Mapping[str, Any]) -> Any:

@@ -2,7 +2,9 @@
 
 Each is registered under the ``memoryd`` plugin hook ``register_llm_providers``; the daemon
 builds the one ``[llm] provider`` names and wraps it in its budget
-(:class:`plugins.llm.budget.BudgetedProvider`).
+(:class:`plugins.llm.budget.BudgetedProvider`). The provider classes
+(:data:`plugins.llm.providers.PROVIDERS`) and their HTTP client are imported when one is built,
+not when the plugin registers: registering (to validate a configuration) stays cheap.
 """
 
 from __future__ import annotations
@@ -10,23 +12,18 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from plugins.hookspecs import hookimpl
-from plugins.llm.anthropic import AnthropicProvider
-from plugins.llm.http import HttpProvider
-from plugins.llm.openai import OpenAIProvider
+from plugins.hookspecs import Register, hookimpl
 from plugins.llm.settings import LLMSettings
 from plugins.llm.types import LLMProvider
-from plugins.registry import Register
 
-PROVIDERS: dict[str, type[HttpProvider]] = {
-    "openai": OpenAIProvider,
-    "anthropic": AnthropicProvider,
-}
+PROVIDER_NAMES: tuple[str, ...] = ("openai", "anthropic")
 
 
-def _factory(cls: type[HttpProvider]) -> Callable[[Mapping[str, Any]], LLMProvider]:
+def _factory(name: str) -> Callable[[Mapping[str, Any]], LLMProvider]:
     def build(config: Mapping[str, Any]) -> LLMProvider:
-        return cls(LLMSettings.from_mapping(config))
+        from plugins.llm.providers import PROVIDERS
+
+        return PROVIDERS[name](LLMSettings.from_mapping(config))
 
     return build
 
@@ -34,5 +31,5 @@ def _factory(cls: type[HttpProvider]) -> Callable[[Mapping[str, Any]], LLMProvid
 @hookimpl
 def register_llm_providers(register: Register) -> None:
     """Register the built-in remote providers."""
-    for name, cls in PROVIDERS.items():
-        register(name, _factory(cls))
+    for name in PROVIDER_NAMES:
+        register(name, _factory(name))

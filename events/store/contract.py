@@ -1,5 +1,9 @@
 """The event store contract, written once and run against every backend.
 
+It is shipped in the package (``events.store.contract``, as eventsourcing ships its recorder
+tests) so that a third-party backend's own tests can subclass it; it imports pytest, so only
+tests import this module.
+
 Every :class:`events.store.base.EventStore` backend must pass these tests (after the
 pyeventsourcing pattern: one abstract test class, one small subclass per backend). The class
 name does not start with ``Test``, so pytest collects it only through a subclass.
@@ -99,7 +103,8 @@ async def records(store: EventStore, **kwargs: Any) -> list[EventRecord]:
 
 async def next_within(events: AsyncIterator[StoredEvent], seconds: float) -> StoredEvent:
     """Return the next event of a subscription, failing the test if none comes in time."""
-    return await asyncio.wait_for(anext(events), seconds)
+    async with asyncio.timeout(seconds):
+        return await anext(events)
 
 
 class EventStoreContract(abc.ABC):
