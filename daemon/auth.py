@@ -67,6 +67,15 @@ class TokenSet:
         return self.grants.get(_digest(token.strip()))
 
 
+def new_token() -> str:
+    """A fresh random token that never starts with "-": pasted after ``--token`` it would be
+    read as an option."""
+    while True:
+        token = secrets.token_urlsafe(32)
+        if not token.startswith("-"):
+            return token
+
+
 def ensure_token_file(data_dir: Path) -> str:
     """Return the daemon's token, creating ``<data dir>/api-token`` (0600) the first time."""
     path = data_dir / TOKEN_FILE
@@ -75,7 +84,7 @@ def ensure_token_file(data_dir: Path) -> str:
         if token:
             return token
     data_dir.mkdir(parents=True, exist_ok=True)
-    token = secrets.token_urlsafe(32)
+    token = new_token()
     tmp = path.with_name(f".{TOKEN_FILE}.{os.getpid()}")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
