@@ -192,6 +192,10 @@ def test_small_talk_states_nothing(said: str) -> None:
             ["The user lives in Asheville."],
         ),
         ("been playing the cello since I was 8", ["The user plays cello."]),
+        # A long word the rules key on, mistyped by a letter; its real neighbours stay as said.
+        ("also im a vegitarian so hospital food was grim", ["The user is vegetarian."]),
+        ("im alergic to shellfish", ["The user is allergic to shellfish."]),
+        ("I have two daughters", ["The user has 2 daughters."]),
     ],
 )
 def test_phrasing_is_read_for_what_it_says(said: str, facts: list[str]) -> None:

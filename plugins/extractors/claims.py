@@ -549,7 +549,39 @@ _BARE_CONTRACTION = re.compile(
 
 
 def _spell_out(text: str) -> str:
-    return _BARE_CONTRACTION.sub(lambda m: _BARE_CONTRACTIONS[m.group(1).casefold()], text)
+    text = _BARE_CONTRACTION.sub(lambda m: _BARE_CONTRACTIONS[m.group(1).casefold()], text)
+    return _LONG_WORD.sub(_respelled, text)
+
+
+_LONG_WORD = re.compile(r"\b[a-z]{7,}\b")
+
+
+def _respelled(match: re.Match[str]) -> str:
+    """ "alergic", "vegitarian", "divorsed": a word the rules key on, mistyped by one letter
+    (long words only, whose one-letter neighbours are seldom words themselves)."""
+    word = match.group(0)
+    if word in lx.TRIGGER_WORDS:
+        return word
+    for known in lx.TRIGGER_WORDS:
+        if word.startswith(known) or known.startswith(word):
+            continue  # "daughters", "engineered": the word itself, inflected
+        if abs(len(known) - len(word)) <= 1 and known[0] == word[0] and _one_edit(word, known):
+            return known
+    return word
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """Whether ``a`` becomes ``b`` by one insertion, deletion, substitution or swap."""
+    if len(a) > len(b):
+        a, b = b, a
+    i = 0
+    while i < len(a) and a[i] == b[i]:
+        i += 1
+    if len(a) == len(b):
+        if a[i + 1 :] == b[i + 1 :]:
+            return True
+        return a[i : i + 2] == b[i + 1 : i - 1 : -1] and a[i + 2 :] == b[i + 2 :]
+    return a[i:] == b[i + 1 :]
 
 
 def sentences(text: str) -> list[str]:
@@ -2458,6 +2490,8 @@ class _Reader:
 
     def _have(self, rest: str, low: str, acquired: bool = False) -> list[Claim] | None:
         p = self.p
+        # "bought a MacBook Air": a thing newly got, as much as "got" says it.
+        acquired = acquired or (p.head in _ACQUIRING and not p.negated and not p.future)
         none = re.match(
             r"^(?:no|any)\s+(?:known\s+)?(?:(?:medical|health|serious|chronic)\s+)?(?P<kind>[\w\-]+)\b",
             low,
@@ -3543,6 +3577,7 @@ _EVENT_VERBS = {
         "cycle",
     ]
 }
+_ACQUIRING = frozenset(stem(v) for v in ("buy", "adopt", "rescue", "lease"))
 _FOR_A_LIVING = re.compile(r"\s*\bfor\s+a\s+living\b", re.IGNORECASE)
 
 
@@ -3962,7 +3997,7 @@ def _claims_of_clause(
     # "also i don't drink": the "also" belongs after the subject ("i also don't drink").
     # "also I'm 52": an age has no "also" to keep.
     text = re.sub(r"^(?:also|plus)\s+(i'm|im)\s+(?=\d)", r"\1 ", text, flags=re.I)
-    text = re.sub(r"^(also|plus)\s+(i|i'm|we|we're)\b", r"\2 also", text, flags=re.I)
+    text = re.sub(r"^(also|plus)\s+(i'm|we're|i|we)\b(?!')", r"\2 also", text, flags=re.I)
     greeted = _GREETING.match(clause.strip()) is not None
     # "calling him rex", "we named her Mochi": the name the pet (or baby) was just given.
     text = _NAMING.sub(lambda m: f"{_POSSESSIVE[m.group('who').casefold()]} name is ", text)

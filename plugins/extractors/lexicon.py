@@ -464,3 +464,27 @@ EXCLAIMED_NOUNS = frozenset(
         "now",
     ]
 )
+
+# Long words the rules key on, restored when typed one letter off ("alergic", "vegitarian").
+TRIGGER_WORDS = frozenset(
+    [
+        "allergic",
+        "allergies",
+        "vegetarian",
+        "pescatarian",
+        "divorced",
+        "girlfriend",
+        "boyfriend",
+        "pregnant",
+        "daughter",
+        "grandmother",
+        "grandfather",
+        "intolerant",
+        "diabetes",
+        "diabetic",
+        "arthritis",
+        "university",
+        "penicillin",
+        "engineer",
+    ]
+)
