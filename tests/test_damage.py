@@ -4,6 +4,7 @@ health says ``degraded`` with the reason while writes fail."""
 from __future__ import annotations
 
 import asyncio
+import os
 import sqlite3
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from daemon.logging import reset_logging
 from daemon.server import EXIT_DAMAGED, ServeOptions, async_serve
 from events.store.base import NewEvent
 from events.store.sqlite import EVENTS_FILE, SqliteEventStore
-from tests.api_fixtures import api_client, appends_failing
+from tests.api_fixtures import api_client, appends_failing, make_config, running
 from tests.store_contract import message
 
 MSG = "/v1/conversations/c1/messages"
@@ -155,3 +156,23 @@ def test_the_cli_creates_private_files(tmp_path: Path) -> None:
     modes = {p.name: p.stat().st_mode & 0o777 for p in data_dir.iterdir()}
     assert modes
     assert all(mode & 0o077 == 0 for mode in modes.values()), modes
+
+
+async def test_the_daemon_keeps_its_files_private_in_a_loose_data_dir(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = make_config(tmp_path, **{"server.projector": "inline", "server.http": "127.0.0.1:0"})
+    data_dir = config.storage.data_dir
+    data_dir.mkdir()
+    data_dir.chmod(0o755)  # made before memoryd, by someone with the usual umask
+    umask = os.umask(0o022)
+    try:
+        async with running(config) as (_server, _lines):
+            pass
+    finally:
+        os.umask(umask)
+    modes = {p.name: p.stat().st_mode & 0o777 for p in data_dir.iterdir() if not p.is_dir()}
+    assert "api-token" in modes
+    assert "events.sqlite3" in modes
+    assert all(mode & 0o077 == 0 for mode in modes.values()), modes
+    assert f"{data_dir} has mode 0755" in capsys.readouterr().err
