@@ -147,7 +147,9 @@ async def test_an_idle_connection_is_closed(tmp_path: Path) -> None:
     async with daemon(tmp_path, **{"server.idle_timeout": "200ms"}) as sock:
         reader, writer = await _connect(sock)
         try:
-            assert await reader.read() == b""  # closed by the daemon, having sent nothing
+            # Closed by the daemon, having sent nothing (bounded: a daemon that never closes
+            # it fails the test instead of hanging it).
+            assert await asyncio.wait_for(reader.read(), 10) == b""
         finally:
             writer.close()
 
