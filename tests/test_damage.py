@@ -69,6 +69,31 @@ def test_doctor_and_export_name_a_changed_payload_byte(
     assert captured.out.count(b"\n".decode()) == 119  # what came before the damage
 
 
+def health_at_start(data_dir: Path) -> str:
+    """Start the app on ``data_dir``; return the reason its health gives for ``degraded``."""
+
+    async def start() -> str:
+        async with api_client(data_dir) as api:
+            _, health = await api.call("GET", "/v1/health")
+        assert health["status"] == "degraded", health
+        return str(health["reason"])
+
+    return asyncio.run(start())
+
+
+def test_a_missing_event_is_found_by_doctor_and_start(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fill(tmp_path)
+    conn = sqlite3.connect(tmp_path / EVENTS_FILE)
+    with conn:
+        conn.execute("DELETE FROM events WHERE position = 150")
+    conn.close()
+    assert main(["doctor", "--data-dir", str(tmp_path)]) == 1
+    assert "positions are not gapless: 299 events between 1 and 300" in capsys.readouterr().out
+    assert "not gapless" in health_at_start(tmp_path)
+
+
 @pytest.mark.parametrize("page_from_end", [1, 3])
 def test_a_damaged_page_is_found_by_doctor_export_and_start(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], page_from_end: int
@@ -82,14 +107,7 @@ def test_a_damaged_page_is_found_by_doctor_export_and_start(
     assert "Traceback" not in err
     if status:
         assert "memoryd:" in err
-
-    async def start() -> None:
-        async with api_client(tmp_path) as api:
-            _, health = await api.call("GET", "/v1/health")
-            assert health["status"] == "degraded", health
-            assert "doctor" in health["reason"]
-
-    asyncio.run(start())
+    assert "doctor" in health_at_start(tmp_path)
 
 
 async def test_a_file_that_is_not_a_database_is_named_without_a_traceback(
