@@ -80,3 +80,13 @@ async def test_documented_request_schemas_refuse_what_the_handlers_refuse(
             "include_archived",
             "subject",
         }
+
+
+async def test_the_answer_to_a_fact_said_again_is_documented(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        _, doc = await api.call("GET", "/v1/openapi.json")
+        await api.call("POST", "/v1/facts", {"text": "Alice likes green tea"})
+        status, body = await api.call("POST", "/v1/facts", {"text": "Alice likes green tea"})
+    assert (status, body["outcome"]) == (200, "deduplicated")
+    documented = doc["paths"]["/v1/facts"]["post"]["responses"]
+    assert documented["200"] == documented["201"]

@@ -4,6 +4,7 @@ health says ``degraded`` with the reason while writes fail."""
 from __future__ import annotations
 
 import asyncio
+import os
 import sqlite3
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from daemon.server import EXIT_DAMAGED, ServeOptions, async_serve
 from events.store.base import NewEvent
 from events.store.contract import message
 from events.store.sqlite import EVENTS_FILE, SqliteEventStore
-from tests.api_fixtures import api_client, appends_failing
+from tests.api_fixtures import api_client, appends_failing, make_config, running
 
 MSG = "/v1/conversations/c1/messages"
 
@@ -68,6 +69,31 @@ def test_doctor_and_export_name_a_changed_payload_byte(
     assert captured.out.count(b"\n".decode()) == 119  # what came before the damage
 
 
+def health_at_start(data_dir: Path) -> str:
+    """Start the app on ``data_dir``; return the reason its health gives for ``degraded``."""
+
+    async def start() -> str:
+        async with api_client(data_dir) as api:
+            _, health = await api.call("GET", "/v1/health")
+        assert health["status"] == "degraded", health
+        return str(health["reason"])
+
+    return asyncio.run(start())
+
+
+def test_a_missing_event_is_found_by_doctor_and_start(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fill(tmp_path)
+    conn = sqlite3.connect(tmp_path / EVENTS_FILE)
+    with conn:
+        conn.execute("DELETE FROM events WHERE position = 150")
+    conn.close()
+    assert main(["doctor", "--data-dir", str(tmp_path)]) == 1
+    assert "positions are not gapless: 299 events between 1 and 300" in capsys.readouterr().out
+    assert "not gapless" in health_at_start(tmp_path)
+
+
 @pytest.mark.parametrize("page_from_end", [1, 3])
 def test_a_damaged_page_is_found_by_doctor_export_and_start(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], page_from_end: int
@@ -81,14 +107,7 @@ def test_a_damaged_page_is_found_by_doctor_export_and_start(
     assert "Traceback" not in err
     if status:
         assert "memoryd:" in err
-
-    async def start() -> None:
-        async with api_client(tmp_path) as api:
-            _, health = await api.call("GET", "/v1/health")
-            assert health["status"] == "degraded", health
-            assert "doctor" in health["reason"]
-
-    asyncio.run(start())
+    assert "doctor" in health_at_start(tmp_path)
 
 
 async def test_a_file_that_is_not_a_database_is_named_without_a_traceback(
@@ -155,3 +174,23 @@ def test_the_cli_creates_private_files(tmp_path: Path) -> None:
     modes = {p.name: p.stat().st_mode & 0o777 for p in data_dir.iterdir()}
     assert modes
     assert all(mode & 0o077 == 0 for mode in modes.values()), modes
+
+
+async def test_the_daemon_keeps_its_files_private_in_a_loose_data_dir(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = make_config(tmp_path, **{"server.projector": "inline", "server.http": "127.0.0.1:0"})
+    data_dir = config.storage.data_dir
+    data_dir.mkdir()
+    data_dir.chmod(0o755)  # made before memoryd, by someone with the usual umask
+    umask = os.umask(0o022)
+    try:
+        async with running(config) as (_server, _lines):
+            pass
+    finally:
+        os.umask(umask)
+    modes = {p.name: p.stat().st_mode & 0o777 for p in data_dir.iterdir() if not p.is_dir()}
+    assert "api-token" in modes
+    assert "events.sqlite3" in modes
+    assert all(mode & 0o077 == 0 for mode in modes.values()), modes
+    assert f"{data_dir} has mode 0755" in capsys.readouterr().err

@@ -12,7 +12,7 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, cast
 
 import pytest
 import sqlalchemy as sa
@@ -21,9 +21,12 @@ from aiohttp.test_utils import TestClient, TestServer
 from daemon import projector
 from daemon.api import common
 from daemon.api.common import MIB
+from daemon.api.consolidation import lease_engine
 from daemon.app import STATE, AppSettings, _async_drive_projector, build_app
 from daemon.backend import Backend
 from daemon.projector import ProjectorExited
+from daemon.recall.engine import RecallEngine
+from daemon.recall.service import cache_engine
 from events.store.base import NewEvent, StorageFull
 from events.store.sql import classify_database_error
 from events.store.sqlite import SqliteEventStore, sqlite_engine
@@ -288,4 +291,25 @@ async def test_database_errors_do_not_carry_the_users_text(tmp_path: Path) -> No
                 await conn.execute(sa.text("INSERT INTO t VALUES (:x)"), {"x": "my secret diary"})
         assert "my secret diary" not in str(caught.value)
     finally:
+        await engine.dispose()
+
+
+async def test_no_engine_puts_the_statements_values_in_its_errors(tmp_path: Path) -> None:
+    # The recall engine's own SQLite connections (searches: the user's query)...
+    engine = sqlite_engine(tmp_path / "x.sqlite3", write=False)
+    recall = RecallEngine(engine, cast(Any, None), cast(Any, None))
+    sync = recall._sync_engine()
+    assert sync is not None
+    try:
+        with pytest.raises(sa.exc.OperationalError) as caught, sync.connect() as conn:
+            conn.execute(sa.text("SELECT * FROM nowhere WHERE x = :x"), {"x": "my secret diary"})
+        assert "my secret diary" not in str(caught.value)
+    finally:
+        sync.dispose()
+        await recall.engine.dispose()
+    # ...and the embedding cache's and the leases' engines on PostgreSQL (no server needed:
+    # the setting is the engine's).
+    postgres = Backend(tmp_path, "postgresql+asyncpg://memoryd@localhost/memoryd")
+    for engine in (cache_engine(postgres), lease_engine(postgres)):
+        assert engine.sync_engine.hide_parameters
         await engine.dispose()

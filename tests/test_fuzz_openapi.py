@@ -11,6 +11,7 @@ inputs are tested in ``tests/test_api_bad_input.py``).
 from __future__ import annotations
 
 import asyncio
+import os
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -30,8 +31,9 @@ from schemathesis.specs.openapi.checks import (
 
 from tests.api_fixtures import make_config, running
 
-EXAMPLES_PER_MODE = 40
-"""Requests per operation and generation mode (valid, invalid): about 2,300 in all, 45 s."""
+EXAMPLES_PER_MODE = int(os.environ.get("MEMORYD_FUZZ_EXAMPLES", "40"))
+"""Requests per operation and generation mode (valid, invalid): at 40, about 2,300 in all, 45 s.
+``MEMORYD_FUZZ_EXAMPLES`` raises it for a long run (``docs/performance.md``)."""
 SEED = 23
 
 

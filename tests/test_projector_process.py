@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import signal
 from datetime import UTC, datetime
@@ -14,6 +15,7 @@ import sqlalchemy as sa
 from aiohttp.test_utils import TestClient, TestServer
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from daemon import app as app_module
 from daemon.app import STATE, AppSettings, build_app
 from daemon.backend import Backend
 from daemon.projector import ProjectorExited, ProjectorProcess, _Reporter
@@ -264,3 +266,56 @@ def test_a_closed_pipe_ends_the_reports_quietly(monkeypatch: pytest.MonkeyPatch)
     reporter.line("at", 5)  # the daemon is gone: no error, and nothing more is tried
     reporter.line("at", 6)
     assert reporter.gone
+
+
+class _DyingChild:
+    """A projection process that dies as soon as it is watched; stops after ``lives``."""
+
+    def __init__(self, lives: int) -> None:
+        self.set_up = asyncio.Event()
+        self.set_up.set()
+        self.ready = asyncio.Event()
+        self.stopping = False
+        self.on_blocked: object = None
+        self.pid = 0
+        self.lives = lives
+        self.started_at: list[float] = []
+
+    async def async_watch(self) -> None:
+        raise ProjectorExited("the projection process exited with status -9")
+
+    async def async_start(self) -> None:
+        self.started_at.append(asyncio.get_running_loop().time())
+        if len(self.started_at) == self.lives:
+            self.stopping = True
+
+    def tell_head(self, head: int) -> None:
+        pass
+
+    def fold_now(self) -> None:
+        pass
+
+
+async def test_a_child_that_keeps_dying_is_restarted_with_growing_delays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(app_module, "RESTART_FIRST_DELAY", 0.05)
+    monkeypatch.setattr(app_module, "RESTART_MAX_DELAY", 0.2)
+    async with api_client(tmp_path) as api:
+        state = api.client.app[STATE]
+        child = _DyingChild(lives=5)
+        start = asyncio.get_running_loop().time()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(
+                app_module._async_drive_projector(state, child),  # type: ignore[arg-type]
+                10,
+            )
+        _, health = await api.call("GET", "/v1/health")
+    assert health["status"] == "degraded"
+    assert "restarting it" in health["reason"]
+    waits = [b - a for a, b in itertools.pairwise([start, *child.started_at])]
+    # Each restart waits at least twice as long as the one before, up to the most (a lower
+    # bound only: a busy machine makes the waits longer, never shorter).
+    assert len(waits) == 5
+    for wait, least in zip(waits, [0.05, 0.1, 0.2, 0.2, 0.2], strict=True):
+        assert wait >= least, waits

@@ -98,10 +98,14 @@ async def test_tcp_needs_token_and_tokens_limit_namespaces(tmp_path: Path) -> No
             )
             assert resp.status == 403
             assert (await resp.json())["error"]["code"] == "forbidden"
-            # Daemon-wide figures cover every namespace: not for a limited token.
+            # Daemon-wide figures cover every namespace: not for a limited token, even when
+            # it names a namespace it may use.
             for path in ("/metrics", "/v1/retrospective"):
-                resp = await http.get(f"{url}{path}", headers=auth)
+                resp = await http.get(
+                    f"{url}{path}", headers={**auth, "X-Memoryd-Namespace": "alice"}
+                )
                 assert resp.status == 403, path
+                assert "covers every namespace" in (await resp.json())["error"]["message"]
             resp = await http.get(f"{url}/metrics", headers={"Authorization": f"Bearer {token}"})
             assert resp.status == 200
     # The token survives restarts.

@@ -332,7 +332,7 @@ def lease_engine(backend: Backend) -> AsyncEngine:
         backend.data_dir.mkdir(parents=True, exist_ok=True)
         return sqlite_engine(Path(backend.data_dir) / LEASES_FILE, write=True)
     assert backend.database_url is not None
-    return create_async_engine(backend.database_url, pool_size=2)
+    return create_async_engine(backend.database_url, pool_size=2, hide_parameters=True)
 
 
 @dataclass(slots=True)

@@ -228,7 +228,12 @@ class RecallEngine:
         if self._sync is None:
             url = self.engine.url.set(drivername="sqlite")
             self._sync = sa.create_engine(
-                url, connect_args={"check_same_thread": False}, pool_size=4, max_overflow=4
+                url,
+                connect_args={"check_same_thread": False},
+                pool_size=4,
+                max_overflow=4,
+                # An error's message must not carry the search's values: users' text.
+                hide_parameters=True,
             )
 
             @sa.event.listens_for(self._sync, "connect")
