@@ -196,6 +196,36 @@ def test_small_talk_states_nothing(said: str) -> None:
         ("also im a vegitarian so hospital food was grim", ["The user is vegetarian."]),
         ("im alergic to shellfish", ["The user is allergic to shellfish."]),
         ("I have two daughters", ["The user has 2 daughters."]),
+        (
+            "my sister sophie is a vet and she says i eat too much red meat lmao",
+            ["Sophie works as a vet.", "Sophie is the user's sister."],
+        ),
+        (
+            "help me reply to my sister: 'Hi! I got a job at Emirates and I'm engaged!' thanks",
+            ["The user has a sister."],
+        ),
+        ("caved and got a pixel 9 😎", ["The user switched to a pixel 9."]),
+        (
+            "heyy im kofi 👋 29, work as a barista atm",
+            [
+                "The user's name is Kofi.",
+                "The user is 29 years old.",
+                "The user works as a barista.",
+            ],
+        ),
+        ("ok random but can u call me bex from now on?", ["The user goes by bex."]),
+        (
+            "My cat, Mr. Whiskers, thinks he runs the house.",
+            ["The user has a cat named Mr. Whiskers."],
+        ),
+        (
+            "I passed the exam and was promoted to inspector",
+            ["The user passed the exam.", "The user works as an inspector."],
+        ),
+        (
+            "my colleague Priya moved to Berlin to lead our new office",
+            ["Priya lives in Berlin.", "Priya is the user's colleague."],
+        ),
     ],
 )
 def test_phrasing_is_read_for_what_it_says(said: str, facts: list[str]) -> None:

@@ -424,7 +424,7 @@ _LEADING_FILLER = re.compile(
     r"|\s+(?=(?:i|i'm|we|my|update|so|well|yeah|anyway|but|and)\b))"
     r"|(?:[\w ]{1,30}):\s+(?=\S)"
     r"|(?:so|well|oh|btw|anyway|anyways|and|but|actually|honestly|fyi|ps|um|uh"
-    r"|hey|hi|hello|hiya|heya|howdy|yo|lol|haha|hmm|oh well|by the way|fun fact|update"
+    r"|hey+|hi+|hell+o+|hiya|heya|howdy|yo|lol|haha|hmm|oh well|by the way|fun fact|update"
     r"|heads up|too bad|ugh|ok so|okay so|so yeah|long story short|context|meanwhile"
     r"|(?:also|plus)(?=\s+(?:my|our)\s)"
     r"|news|good news|big news|guess what|just so you know|for the record|for context"
@@ -601,13 +601,13 @@ def sentences(text: str) -> list[str]:
 
 
 _WAVE_IN_INTRODUCTION = re.compile(
-    "^((?:(?:hi|hey|hiya|hello)[,!]?\\s+)?(?:I'm|i am)\\s+[A-Za-z][\\w'\\-]*)\\s*"
+    "^((?:(?:hi+|hey+|hiya|hell+o+)[,!]?\\s+)?(?:I'm|i am)\\s+[A-Za-z][\\w'\\-]*)\\s*"
     "[\U0001f300-\U0001faff\u2600-\u27bf]+[,.!]?\\s*(?=\\d|from\\b|in\\b|based\\b)",
     re.IGNORECASE,
 )
 _INTRODUCTION = re.compile(
     r"^(?:[\w ]{1,30}:\s*)?"  # "quick intro so u know me: I'm Alejandro, 41, ..."
-    r"(?P<greeting>(?:hi|hey|hello|hiya|heya|howdy|yo)\b[,!]?\s+)?(?:I'm|I am|my name is"
+    r"(?P<greeting>(?:hi+|hey+|hell+o+|hiya|heya|howdy|yo)\b[,!]?\s+)?(?:I'm|I am|my name is"
     r"|name's)\s+(?P<name>[A-Za-z][\w'\-]*),\s*(?P<items>[^,]+(?:,\s*[^,]+)*?)[.!]?$",
     re.IGNORECASE,
 )
@@ -661,10 +661,8 @@ def clauses(sentence: str) -> list[str]:
     for match in _CONJUNCTION.finditer(sentence):
         after = sentence[match.end() :]
         before = sentence[start : match.start()].strip(" ,")
-        if re.fullmatch(rf"(?:{_NAME_TOKEN}|me|i)", before, re.IGNORECASE) and not re.fullmatch(
-            r"(?i:i|me)", before
-        ):
-            continue
+        if re.fullmatch(_NAME_TOKEN, before) and not re.fullmatch(r"(?i:i|me)", before):
+            continue  # "Ana and Luis split up": one subject, two people
         if re.match(r"(?i:i|me)\s", after) and re.fullmatch(
             r"(?:my|our)\s+[\w\-]+(?:\s+[\w\-']+)?", before, re.IGNORECASE
         ):
@@ -724,9 +722,12 @@ def _starts_statement(text: str) -> bool:
             return _starts_predicate(rest) and not word.casefold().startswith(("i ", "i'"))
         return True
     first = text.split(" ", 1)[0].casefold().strip(",")
+    second = text.split(" ")[1].casefold().strip(",.!") if len(text.split()) > 1 else ""
+    if first in ("was", "were", "got", "get", "gets") and second in _PARTICIPLES:
+        return True  # "I passed the exam and was promoted to inspector"
     # A verb with its subject left out ("... and work as a nurse"), not a gerund in a list.
     return (
-        stem(first) in _VERBS
+        (stem(first) in _VERBS or first in _IRREGULAR)
         and not first.endswith("ing")
         and len(text.split()) > 1
         and first not in ("like", "love")
@@ -1076,6 +1077,12 @@ def _thing_subject(match: re.Match[str], speaker: str) -> _Subject:
 
 def _leading_name(rest: str) -> tuple[str | None, str]:
     """Read a name right after a relation ("my sister Maya lives ..."), if there is one."""
+    titled = re.match(
+        r"^(?:named\s+|called\s+)?((?:Mr|Mrs|Ms|Dr|Sir|Lady|Captain|Prof)\.?\s+[A-Z][\w'\-]*)(,?)\s*(.*)$",
+        rest,
+    )
+    if titled is not None:
+        return titled.group(1), titled.group(3)  # "My cat, Mr. Whiskers, thinks ..."
     match = re.match(r"^(?:named\s+|called\s+)?([\w'\-]+)(,?)\s*(.*)$", rest)
     if match is None:
         return None, rest
@@ -1179,7 +1186,9 @@ def _expand(rest: str) -> list[str]:
     text = re.sub(r"(?i)\bno longer\b", "NOLONGER", text)
     text = re.sub(r"(?i)\bany\s?more\b|\bany longer\b", "ANYMORE", text)
     text = re.sub(r"(?i)\bused to\b", "USEDTO", text)
-    text = re.sub(r"(?i)\bthese days\b|\bat the moment\b|\bright now\b|\bas of now\b", "now", text)
+    text = re.sub(
+        r"(?i)\bthese days\b|\bat the moment\b|\bright now\b|\bas of now\b|\batm\b", "now", text
+    )
     text = re.sub(r"(?i)\bas well\b", "too", text)
     text = re.sub(r"^'", " '", text)
     return text.split()
@@ -1423,7 +1432,7 @@ _TIME_TAIL = re.compile(
     r"|nine|ten|\d+|a few|a couple of|several|many)?\s*(?:days|weeks|months|years|day|week"
     r"|month|year|decades|decade|ages|a while|a bit|now|good|life|ever)"
     r"|yesterday|today|tomorrow|tonight|recently|lately|now|nowadays|soon|again|already"
-    r"|at the moment|right now|for now|these days|anymore|ANYMORE|full-time|part-time"
+    r"|at the moment|atm|rn|right now|for now|these days|anymore|ANYMORE|full-time|part-time"
     r"|for good|for work|for a living|permanently|temporarily|a lot|so much|very much"
     r"|from now on|instead|any day|every day|everyday|these days|in the mornings?|halfway through"
     r"|full time|for good"
@@ -3714,6 +3723,8 @@ def _with_article(value: str) -> str:
 
 def _place(value: str) -> str:
     value = re.sub(r"^(?:the\s+)?(?:city|town|village)\s+of\s+", "", value, flags=re.I)
+    # "Berlin to lead our new office there": the place, not why.
+    value = re.sub(r"\s+(?:in order\s+)?to\s+(?!the\b)[a-z]+\b.*$", "", value)
     if value.islower() and known_place(value):
         # "leeds" is Leeds, however it was typed; "the uk" is the UK.
         words = value.split()
@@ -3943,6 +3954,11 @@ _PHONE_MENTION = re.compile(
     re.IGNORECASE,
 )
 _PHONE_CASE = {"iphone": "iPhone", "oneplus": "OnePlus"}
+_PET_MENTION = re.compile(
+    r"\b(?:my|our)\s+(?:(?:old|new|little|baby|rescue|senior|sweet)\s+)?(?P<kind>[a-z-]+),?\s+"
+    r"(?P<name>(?-i:(?:(?:Mr|Mrs|Ms|Dr|Sir|Lady|Captain|Prof)\.?\s+)?[A-Z][\w'-]*))",
+    re.IGNORECASE,
+)
 
 
 def mentions(text: str) -> list[Claim]:
@@ -3955,7 +3971,8 @@ def mentions(text: str) -> list[Claim]:
         if rel == "twin" and match.group("rel").casefold().endswith("s"):
             rel = "child"  # "our twins Leo and Mia" are the user's children
         names = re.split(r"\s*(?:,|and|&)\s*", match.group("names") or "")
-        names = [n for n in names if n and _is_name(n)]
+        names = [re.sub(r"'s$", "", n) for n in names if n]
+        names = [n for n in names if _is_name(n)]
         for name in names:
             attribute, value, qualifier = _relation_claim(rel, name)
             out.append(Claim("user", attribute, value, qualifier=qualifier))
@@ -3967,6 +3984,10 @@ def mentions(text: str) -> list[Claim]:
             model = match.group("model") or ""
             value = f"{brand.capitalize() if brand not in ('bmw', 'vw') else brand.upper()} {model}"
             out.append(Claim("user", "vehicle", value.strip()))
+    for match in _PET_MENTION.finditer(text):
+        kind, name = match.group("kind").casefold(), re.sub(r"'s$", "", match.group("name"))
+        if lx.is_pet(kind) and _is_name(name.split()[-1]):
+            out.append(Claim("user", "pet", f"{kind} {name}"))
     for match in _PHONE_MENTION.finditer(text):
         words = match.group("phone").split()
         words[0] = _PHONE_CASE.get(words[0].casefold(), words[0].capitalize())
@@ -4159,7 +4180,8 @@ _KIND_OF_PERSON = re.compile(
     re.IGNORECASE,
 )
 _CALLED_OFF = re.compile(
-    r"^(?:(?:we|i)\s+)?(?:called|broke|call|break)\s+off\s+(?:the|our|my)\s+engagement"
+    r"^(?:(?:we|i|(?-i:[A-Z])[\w'-]+\s+and\s+i|me\s+and\s+[\w'-]+)\s+)?"
+    r"(?:called|broke|call|break)\s+off\s+(?:the|our|my)\s+engagement"
     r"|^(?:the|our|my)\s+engagement(?:'s|\s+is)\s+off\b",
     re.IGNORECASE,
 )
@@ -4177,7 +4199,7 @@ _HOME_OF = re.compile(
 _ITS_ME = re.compile(
     r"^(?:it's|it is|this is)\s+(?P<x>(?-i:[A-Z])[\w\-']+)(?P<here>\s+here)?\s*$", re.IGNORECASE
 )
-_GREETING = re.compile(r"^(?:hey|hi|hello|hiya|yo|morning|evening)\b", re.IGNORECASE)
+_GREETING = re.compile(r"^(?:hey+|hi+|hell+o+|hiya|yo|morning|evening)\b", re.IGNORECASE)
 _CALL_ME = re.compile(r"^(?:please\s+)?(?:just\s+)?call\s+me\s+(?P<x>.+)$", re.IGNORECASE)
 
 

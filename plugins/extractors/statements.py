@@ -110,7 +110,7 @@ def statement_sentences(text: str) -> list[str]:
         # before "for real" was the joke; only what follows it is said in earnest.
         return statement_sentences(text[sincere.end() :])
     kept: list[str] = []
-    whole = text.strip()
+    whole = _without_quoted_message(text.strip())
     if _LAUGH.search(whole) and _HYPERBOLE.search(whole) and not _has_plain_fact(whole):
         return []
     said = sentences(whole)
@@ -125,6 +125,7 @@ def statement_sentences(text: str) -> list[str]:
         )
         # "I'm a librarian in Lyon, can you recommend ...?": the statement before the question.
         sentence = _QUESTION_TAIL.sub("", sentence)
+        sentence = _before_report(sentence)
         if _is_statement(sentence):
             kept.append(_QUOTED.sub(_title_or_blank, sentence).strip())
     return [s for s in kept if s]
@@ -192,7 +193,9 @@ def _has_plain_fact(text: str) -> bool:
 
 
 _ASKED_TO_CALL = re.compile(
-    r"^(?:could|can|would|will)\s+you\s+(?:please\s+)?(?:just\s+)?call\s+me\s+", re.IGNORECASE
+    r"^(?:(?:ok|okay|so|hey)\W+)?(?:random\s+but\s+)?(?:could|can|would|will)\s+(?:you|u|ya)\s+"
+    r"(?:please\s+|pls\s+)?(?:just\s+)?call\s+me\s+",
+    re.IGNORECASE,
 )
 _QUESTION_TAIL = re.compile(
     r",\s*(?:can|could|would|will|do|does|any|what|how|should|is|are)\b[^,]*\?\s*$"
@@ -201,6 +204,41 @@ _QUESTION_TAIL = re.compile(
     r"|(?:so\s+)?any\s+(?:ideas|tips|suggestions|recommendations|advice))\b.*$",
     re.IGNORECASE,
 )
+
+
+def _before_report(sentence: str) -> str:
+    """ "my sister sophie is a vet and she says i eat too much meat": the user's own clause
+    before someone else's words; a sentence that opens with them is left whole (and refused).
+    Quoted words after a colon are someone else's too ("she wrote: 'I'm engaged!'")."""
+    sentence = _QUOTED_TAIL.sub("", sentence)
+    if _CLINICIAN_SAYS.match(sentence):
+        return sentence
+    reported = _REPORTED.search(sentence)
+    if reported is None:
+        return sentence
+    head = sentence[: reported.start()]
+    cuts = list(re.finditer(r",\s+|\s+(?:and|but|so)\s+", head))
+    if not cuts or len(head[: cuts[-1].start()].split()) < 3:
+        return sentence
+    return head[: cuts[-1].start()].strip()
+
+
+_QUOTE_OPENS = {"'": "'", '"': '"', "\u201c": "\u201d", "\u2018": "\u2019"}
+
+
+def _without_quoted_message(text: str) -> str:
+    """Drop a message quoted after a colon ("she wrote: 'Hi! I'm engaged to Karim!'"), which
+    may hold sentences and apostrophes of its own: to its closing quote, else to the end."""
+    opening = re.search(r":\s*(['\"\u201c\u2018])", text)
+    if opening is None:
+        return text
+    close = _QUOTE_OPENS[opening.group(1)]
+    tail = text[opening.end() :]
+    ends = [m.end() for m in re.finditer(re.escape(close) + r"(?=[\s.!?,)]|$)", tail)]
+    return text[: opening.start()] + (tail[ends[-1] :] if ends else "")
+
+
+_QUOTED_TAIL = re.compile(r":\s*['\"\u201c\u2018].*$")
 
 
 def _is_statement(sentence: str) -> bool:
@@ -656,7 +694,7 @@ def _new_mentions(mentioned: Sequence[Claim], said: Sequence[Claim]) -> list[Cla
     the user has a brother; "The user has a brother." would only repeat it)."""
     known = {c.subject.casefold() for c in said}
     known |= {f"user's {lx.relation_of(c.qualifier or '') or ''}" for c in said}
-    known |= {c.value.casefold() for c in said if c.attribute in ("family", "partner")}
+    known |= {c.value.casefold() for c in said if c.attribute in ("family", "partner", "pet")}
     kinds = {(c.attribute, c.value.split()[0].casefold()) for c in said if c.value}
     out = []
     for claim in mentioned:
@@ -676,7 +714,7 @@ def _mention_text(text: str, names: set[str]) -> str:
     someone else's quoted words ("my boss Linda said ..." is the user's own way to say it)."""
     meant = [
         _QUOTED.sub(" ", sentence)
-        for sentence in sentences(_with_known_names(text, names))
+        for sentence in sentences(_with_known_names(_without_quoted_message(text), names))
         if not (_SARCASM.search(sentence) or _HYPOTHETICAL.match(sentence.strip()))
     ]
     return "\n".join(meant)
