@@ -214,6 +214,15 @@ def test_small_talk_states_nothing(said: str) -> None:
             ],
         ),
         ("ok random but can u call me bex from now on?", ["The user goes by bex."]),
+        ("my basil plant is basically my child lol", []),
+        (
+            "being a nurse at st mary's is killing my back",
+            ["The user works as a nurse.", "The user works at st mary's."],
+        ),
+        (
+            "call centre agent at vodafone, 200 angry calls a shift",
+            ["The user works as a call centre agent.", "The user works at Vodafone."],
+        ),
         (
             "My cat, Mr. Whiskers, thinks he runs the house.",
             ["The user has a cat named Mr. Whiskers."],

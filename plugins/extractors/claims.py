@@ -446,6 +446,11 @@ _MAIDEN_NAME = re.compile(
 )
 
 
+_BEING_A = re.compile(
+    r"^being\s+an?\s+(?P<job>(?:[\w-]+\s+){0,2}?[\w-]+)(?:\s+(?:at|for|with)\s+(?P<org>.+?))?"
+    r"\s+(?:is|has|was|sucks|means|pays|gets|can)\b",
+    re.IGNORECASE,
+)
 _RENAMED = re.compile(
     r"^(?:we|i)\s+(?:just\s+|finally\s+)?renamed\s+(?:the|our|my)\s+(?P<kind>[\w-]+)\s+(?:to\s+)?"
     r"(?P<name>[\w'-]+)",
@@ -462,6 +467,14 @@ def _idiom(text: str, speaker: str) -> list[Claim] | None:
     """Statements said in a fixed phrase rather than a subject and a verb."""
     if speaker != "user":
         return None
+    being = _BEING_A.match(text)
+    if being is not None and lx.is_occupation(being.group("job")):
+        # "being a nurse at st mary's is killing my back": the user is one.
+        out = [Claim("user", "job", _with_article(being.group("job")))]
+        org = clean_value(being.group("org") or "")
+        if org and not vague(org) and not is_place_like(org):
+            out.append(Claim("user", "employer", org))
+        return out
     renamed = _RENAMED.match(text)
     if renamed is not None and lx.is_pet(renamed.group("kind").casefold()):
         name = renamed.group("name")
@@ -3954,6 +3967,9 @@ _PHONE_MENTION = re.compile(
     re.IGNORECASE,
 )
 _PHONE_CASE = {"iphone": "iPhone", "oneplus": "OnePlus"}
+_SAID_OF = re.compile(
+    r"\b(?:is|are|was|were|like|basically|practically|literally|as|kinda|such)\s+$", re.IGNORECASE
+)
 _PET_MENTION = re.compile(
     r"\b(?:my|our)\s+(?:(?:old|new|little|baby|rescue|senior|sweet)\s+)?(?P<kind>[a-z-]+),?\s+"
     r"(?P<name>(?-i:(?:(?:Mr|Mrs|Ms|Dr|Sir|Lady|Captain|Prof)\.?\s+)?[A-Z][\w'-]*))",
@@ -3976,7 +3992,9 @@ def mentions(text: str) -> list[Claim]:
         for name in names:
             attribute, value, qualifier = _relation_claim(rel, name)
             out.append(Claim("user", attribute, value, qualifier=qualifier))
-        if not names and rel in _KEPT_BARE:
+        said_of = _SAID_OF.search(text[: match.start()])
+        if not names and rel in _KEPT_BARE and said_of is None:
+            # Not "my basil plant is basically my child": what something is likened to.
             out.append(Claim("user", "family", rel, qualifier=rel))
     for match in _CAR_MENTION.finditer(text):
         brand = match.group("brand").casefold()
@@ -4045,8 +4063,10 @@ def _claims_of_clause(
         elif fact_text or _subjectless_ok(text, strict):
             subject, rest = _Subject(speaker, speaker == "user"), text
             first = text.split(" ", 1)[0].casefold()
-            if not _starts_predicate(text) or (
-                first in _PARTICIPLES and (stem(first) not in _VERBS or first == "born")
+            if (
+                _bare_occupation(text)
+                or not _starts_predicate(text)
+                or (first in _PARTICIPLES and (stem(first) not in _VERBS or first == "born"))
             ):
                 # A note with its copula left out: "Allergic to shellfish.", "Born in 1988."
                 rest = f"is {text}"
@@ -4466,6 +4486,19 @@ def _imperative(words: list[str]) -> bool:
     )
 
 
+def _bare_occupation(text: str) -> bool:
+    """ "call centre agent at vodafone": an occupation of two or three words and no article,
+    then where (without the "at ...", "keeps kosher" or "goes by DJ" could pass for one)."""
+    parts = re.split(r"\s+(?:at|for|with)\s+", text.casefold(), maxsplit=1)
+    words = parts[0].strip(" ,.!").split()
+    return (
+        len(parts) == 2
+        and 1 < len(words) <= 3
+        and not any(w in _DETERMINERS or w in _SKIP_ADVERBS for w in words)
+        and lx.is_occupation(" ".join(words))
+    )
+
+
 def _subjectless_ok(text: str, strict: bool) -> bool:
     if not strict:
         return True
@@ -4493,6 +4526,8 @@ def _subjectless_ok(text: str, strict: bool) -> bool:
         first == "not" and len(words) > 1 and words[1].endswith("ing")
     ):
         return True  # "gonna do the Berlin marathon in september", "not doing chicago anymore"
+    if _bare_occupation(" ".join(words)):
+        return True  # "call centre agent at vodafone": a job said as a bare noun phrase
     if first in ("a", "an"):
         noun = []
         for word in words[1:5]:
