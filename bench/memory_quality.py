@@ -72,7 +72,7 @@ async def _judge_api(pairs: list[dict[str, Any]]) -> list[tuple[str, list[int]]]
 
 
 def reconcile_report(args: argparse.Namespace) -> dict[str, Any]:
-    pairs = _load(args.file) if args.file else _load("reconcile_pairs.jsonl")
+    pairs = _load(str(Path(args.file).resolve())) if args.file else _load("reconcile_pairs.jsonl")
     results = asyncio.run(_judge_api(pairs)) if args.api else [_judge_rules(p) for p in pairs]
     right: Counter[str] = Counter()
     total: Counter[str] = Counter()

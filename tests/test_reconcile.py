@@ -102,6 +102,8 @@ def _decide(existing: list[str], new: str, provenance: str = "user") -> tuple[st
         (["Has a hamster named Peanut"], "we renamed the hamster Mochi", "updated", [0]),
         (["The user works at Target."], "new job at Best Buy, goodbye Target!", "updated", [0]),
         (["The user is allergic to peanuts."], "peanuts are a no-go for me", "added", []),
+        (["Plans to visit Japan in April"], "we cancelled the japan trip", "updated", [0]),
+        (["Plans to visit Japan in April"], "we cancelled the Paris trip", "added", []),
         (
             ["The user plans to run the Chicago marathon in october."],
             "not doing chicago anymore",

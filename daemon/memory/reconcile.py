@@ -331,6 +331,8 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
     if new.attribute == "any" and new.negated:
         if old.attribute not in _LASTING and _positive(old) and _values_meet(new.value, old.value):
             return "replaces", "stopped or left it", 0.85
+        if old.attribute == "plan" and _positive(old) and _same_outing(new.value, old.value):
+            return "replaces", "called off", 0.85
         return "none", "", 0.0
     if new.attribute == "alive" and new.negated:
         if old.attribute not in _LASTING and _positive(old):
@@ -446,6 +448,18 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
     if new.attribute.startswith("verb:") and new.change:
         return "replaces", "same verb, another object", 0.7
     return "none", "", 0.0
+
+
+_OUTING_WORDS = frozenset(
+    stem(w) for w in "trip vacation holiday visit journey travel tour plan go".split()
+)
+
+
+def _same_outing(cancelled: str, planned: str) -> bool:
+    """ "the japan trip" is the planned "visit Japan": the same place or event, whatever the
+    kind of outing was called."""
+    what = set(value_key(cancelled)) - _OUTING_WORDS
+    return bool(what) and what <= set(value_key(planned)) - _OUTING_WORDS
 
 
 def _still_true_beside(new: str, old: str) -> bool:
