@@ -451,7 +451,8 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
 
 
 _OUTING_WORDS = frozenset(
-    stem(w) for w in "trip vacation holiday visit journey travel tour plan go".split()
+    stem(w)
+    for w in ["trip", "vacation", "holiday", "visit", "journey", "travel", "tour", "plan", "go"]
 )
 
 
