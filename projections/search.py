@@ -5,7 +5,8 @@ Fold rules (pure: time comes from the events, no plugin is called):
 
 - ``MessageAppended`` adds a message document (``doc_id`` = the position of the event that
   first appended it). Its indexed ``body`` is ``"<name>: <text> <date>"`` and its ``near``
-  column holds the text of up to :data:`CONTEXT_WINDOW` turns on each side in the same
+  column holds the text (each cut to :data:`NEAR_TURN_CHARS`) of up to :data:`CONTEXT_WINDOW`
+  turns on each side in the same
   conversation, as long as they are within :data:`CONTEXT_GAP_MICROS` of it (a later session
   is not context), so a reply like "Yes, last Tuesday" is found by what it answers. A new
   message refreshes the ``near`` column of the turns before it. A repeated ``message_id`` in
@@ -74,6 +75,12 @@ CONTEXT_WINDOW = 2
 """Turns on each side of a message that are indexed with it."""
 CONTEXT_GAP_MICROS = 3 * 3600 * 1_000_000
 """A neighbouring turn further away in time than this is not context (another session)."""
+NEAR_TURN_CHARS = 512
+"""Characters of one neighbouring turn kept in ``near``, cut at a word boundary (a message's
+own text, in ``body``, is never cut). Uncut, four 4 KB neighbours made ``near`` 3.3x the event
+log, plus their postings. 512 keeps a paragraph, which is what a short reply usually answers,
+and every LoCoMo turn whole (the longest, with speaker and image caption, is 487): what is
+lost on long turns is not measured by any benchmark here."""
 INDEX_DATES = True
 """Index a message's date as words with it (benchmarks switch this off for the ablation)."""
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
@@ -258,7 +265,8 @@ class SearchProjection(Projection):
     # 3: text and identifiers with NUL are stored with U+FFFD (PostgreSQL cannot store NUL).
     # 4: PostgreSQL's tsv is a generated column.
     # 5: SQLite's index is contentless (search_docs holds the text once; it held it twice).
-    version: ClassVar[int] = 5
+    # 6: each neighbouring turn in near is cut to NEAR_TURN_CHARS.
+    version: ClassVar[int] = 6
     metadata: ClassVar[sa.MetaData] = metadata
     # The fold reads documents by reference, conversation and doc_id, never by these.
     deferred_indexes: ClassVar[tuple[str, ...]] = (
@@ -499,7 +507,7 @@ class _SearchFold:
         # those before it the new turn is the last neighbour, so a context this fold built
         # (it knows how many parts it holds) grows by one part instead of being rebuilt.
         last = len(tail) - 1
-        added = embed_text(name, text)
+        added = near_turn_text(name, text)
         for i in range(max(0, last - CONTEXT_WINDOW), last):
             turn = tail[i]
             parts = turn.get(_NEAR_PARTS)
@@ -878,8 +886,23 @@ def _near_text(turns: list[dict[str, Any]], i: int) -> tuple[str, int]:
         other = turns[j]
         if abs(other["created_at"] - centre) > CONTEXT_GAP_MICROS:
             continue
-        parts.append(embed_text(other["name"], other["text"]))
+        parts.append(near_turn_text(other["name"], other["text"]))
     return "\n".join(parts), len(parts)
+
+
+def near_turn_text(name: str | None, text: str) -> str:
+    """Return what a neighbouring turn adds to ``near``: its :func:`embed_text`, cut at the
+    last whitespace within :data:`NEAR_TURN_CHARS` characters (at the limit itself when the
+    second half holds none, say a long URL)."""
+    part = embed_text(name, text)
+    if len(part) <= NEAR_TURN_CHARS:
+        return part
+    end = NEAR_TURN_CHARS  # part[end] is the first character left out
+    while end > NEAR_TURN_CHARS // 2 and not part[end].isspace():
+        end -= 1
+    if end <= NEAR_TURN_CHARS // 2:
+        end = NEAR_TURN_CHARS
+    return part[:end].rstrip()
 
 
 def _loads_list(text: str) -> list[str]:

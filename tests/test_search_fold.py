@@ -29,10 +29,13 @@ from projections.search import (
     CONTEXT_GAP_MICROS,
     CONTEXT_WINDOW,
     FTS_TOKENIZER,
+    NEAR_TURN_CHARS,
     SearchProjection,
     docs_table,
+    embed_text,
     entities_table,
     mentions_table,
+    near_turn_text,
     scope_tokens,
 )
 from tests.projection_fixtures import Append, at, fact, logs, message, open_env, play
@@ -45,7 +48,8 @@ SETTINGS = settings(
 
 
 async def _check_near(env: Any) -> None:
-    """Each live message's ``near`` is its neighbours' text, computed naively from the rows."""
+    """Each live message's ``near`` is its neighbours' text (each cut by ``near_turn_text``),
+    computed naively from the rows."""
     d = docs_table.c
     async with env.engine.connect() as conn:
         rows = (
@@ -61,7 +65,7 @@ async def _check_near(env: Any) -> None:
     for turns in by_conversation.values():
         for i, turn in enumerate(turns):
             expected = [
-                f"{other.name}: {other.text}" if other.name else other.text
+                near_turn_text(other.name, other.text)
                 for j, other in enumerate(turns)
                 if j != i
                 and abs(j - i) <= CONTEXT_WINDOW
@@ -159,6 +163,58 @@ async def test_long_conversations_across_batches_equal_one_batch(tmp_path: Path)
             )
         # Same conversation: m27 (another session, 5 h earlier) and m33 (3 minutes later).
         assert near == "Turn 33 about Alice 33"
+
+
+def test_a_neighbouring_turn_is_cut_at_a_word_boundary() -> None:
+    words = " ".join(f"word{i}" for i in range(400))  # 3,089 characters
+    cut = near_turn_text("Ann", words)
+    assert len(cut) <= NEAR_TURN_CHARS
+    assert embed_text("Ann", words).startswith(cut)
+    assert embed_text("Ann", words)[len(cut)] == " "  # the last word kept is whole
+    assert len(cut) > NEAR_TURN_CHARS - len(" word399")
+    # No whitespace to cut at (a long URL): cut at the limit itself.
+    url = "https://example.com/" + "a" * 2000
+    assert near_turn_text(None, url) == url[:NEAR_TURN_CHARS]
+    # Up to the limit, a turn is kept whole.
+    whole = "x" * (NEAR_TURN_CHARS - len("Ann: "))
+    assert near_turn_text("Ann", whole) == f"Ann: {whole}"
+
+
+async def test_a_long_neighbour_is_cut_in_near_and_its_own_text_is_not(tmp_path: Path) -> None:
+    long_text = " ".join(f"word{i}" for i in range(1000))  # about 7.9 KB
+    async with open_env(tmp_path, [SearchProjection()], batch_size=2) as env:
+        await env.append(
+            "a",
+            message("c1", "m1", "Where did you go last summer?", name="Ann"),
+            message("c1", "m2", long_text, name="Bob"),
+            message("c1", "m3", "Yes, last Tuesday", name="Ann"),
+            # A short conversation: its near is its neighbours' text, uncut.
+            message("c2", "s1", "Did you see the match?", name="Ann"),
+            message("c2", "s2", "No, I was at work", name="Bob"),
+            message("c2", "s3", "Shame, it was a good one", name="Ann"),
+        )
+        await env.fold()
+        d = docs_table.c
+        async with env.engine.connect() as conn:
+            rows = {
+                r.ref_id: r for r in await conn.execute(sa.select(d.ref_id, d.text, d.body, d.near))
+            }
+        cut = near_turn_text("Bob", long_text)
+        assert len(cut) <= NEAR_TURN_CHARS < len(long_text)
+        # The long message's own text and body are whole; its neighbours hold it cut.
+        assert rows["m2"].text == long_text
+        assert rows["m2"].body.startswith(f"Bob: {long_text} ")
+        assert rows["m2"].near == "Ann: Where did you go last summer?\nAnn: Yes, last Tuesday"
+        assert rows["m1"].near == f"{cut}\nAnn: Yes, last Tuesday"
+        assert rows["m3"].near == f"Ann: Where did you go last summer?\n{cut}"
+        assert rows["s1"].near == "Bob: No, I was at work\nAnn: Shame, it was a good one"
+        assert rows["s2"].near == "Ann: Did you see the match?\nAnn: Shame, it was a good one"
+        assert rows["s3"].near == "Ann: Did you see the match?\nBob: No, I was at work"
+        await _check_near(env)
+        await _check_index(env)
+        incremental = await env.runner.digest()
+        await env.runner.rebuild()
+        assert await env.runner.digest() == incremental
 
 
 async def test_a_purged_fact_leaves_the_rows_a_rebuild_gives(tmp_path: Path) -> None:
