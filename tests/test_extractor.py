@@ -215,6 +215,31 @@ def test_small_talk_states_nothing(said: str) -> None:
         ),
         ("ok random but can u call me bex from now on?", ["The user goes by bex."]),
         ("my basil plant is basically my child lol", []),
+        ("we relocated the whole family to Harrogate", ["The user lives in Harrogate."]),
+        (
+            "I've been seeing someone new, Priya, she's a vet.",
+            [
+                "The user is in a relationship.",
+                "The user's partner is Priya.",
+                "Priya works as a vet.",
+            ],
+        ),
+        (
+            "our golden retriever Rufus is 12 and has bad hips",
+            ["The user has a retriever named Rufus.", "Rufus has bad hips."],
+        ),
+        (
+            "she's my daughter Lila btw, she's obsessed with dinosaurs",
+            ["Lila is the user's daughter.", "Lila likes dinosaurs."],
+        ),
+        ("we finally did it, closed on a house in Denver!!", ["The user lives in Denver."]),
+        ("the cat is Biscuit btw, she's spoiled", ["The user has a cat named Biscuit."]),
+        ("I'm a nurse doing nights at St. Vincent's this week", ["The user works as a nurse."]),
+        ("and mention I speak Polish", ["The user speaks Polish."]),
+        (
+            "let's role play, I'm a pirate named Derek. ok stop. in real life im 24",
+            ["The user is 24 years old."],
+        ),
         (
             "being a nurse at st mary's is killing my back",
             ["The user works as a nurse.", "The user works at st mary's."],

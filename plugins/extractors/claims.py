@@ -446,6 +446,16 @@ _MAIDEN_NAME = re.compile(
 )
 
 
+_HOME_IN = re.compile(
+    r"(?:^|,\s*|\b(?:we|i)\s+)(?:(?:just|finally)\s+)?(?:(?P<bought>closed\s+on|bought|moved\s+into)"
+    r"|split|share|rent|renting|sharing|splitting)\s+(?:a|an|our|my)\s+(?:new\s+|little\s+)?"
+    r"(?:house|home|flat|apartment|condo|place|room|studio|townhouse)\s+in\s+(?P<where>[\w .'-]+)",
+    re.IGNORECASE,
+)
+_PET_IS_NAMED = re.compile(
+    r"^(?:the|my|our)\s+(?P<kind>[a-z-]+)\s+is\s+(?P<name>(?-i:[A-Z])[\w'-]+)\b(?!\s+(?:and|or)\b)",
+    re.IGNORECASE,
+)
 _BEING_A = re.compile(
     r"^being\s+an?\s+(?P<job>(?:[\w-]+\s+){0,2}?[\w-]+)(?:\s+(?:at|for|with)\s+(?P<org>.+?))?"
     r"\s+(?:is|has|was|sucks|means|pays|gets|can)\b",
@@ -467,6 +477,25 @@ def _idiom(text: str, speaker: str) -> list[Claim] | None:
     """Statements said in a fixed phrase rather than a subject and a verb."""
     if speaker != "user":
         return None
+    home = _HOME_IN.search(text)
+    if home is not None:
+        # "closed on a house in Denver", "I split a place in Philly": where the user lives.
+        place = _place(clean_value(home.group("where")))
+        if not vague(place) and (place[:1].isupper() or known_place(place)):
+            return [Claim("user", "residence", place, change=bool(home.group("bought")))]
+    named_pet = _PET_IS_NAMED.match(text)
+    if named_pet is not None and lx.is_pet(named_pet.group("kind").casefold()):
+        name = named_pet.group("name")
+        if _is_name(name):
+            return [Claim("user", "pet", f"{named_pet.group('kind').casefold()} {name}")]
+    introduced = _PRONOUN_IS_MY.match(text)
+    if introduced is not None:
+        # "she's my daughter Lila btw": the person a "she" in what follows means.
+        rel = lx.relation_of(introduced.group("rel")) or introduced.group("rel").casefold()
+        name = introduced.group("name")
+        if name and _is_name(name):
+            attribute, value, qualifier = _relation_claim(rel, name)
+            return [Claim("user", attribute, value, qualifier=qualifier)]
     being = _BEING_A.match(text)
     if being is not None and lx.is_occupation(being.group("job")):
         # "being a nurse at st mary's is killing my back": the user is one.
@@ -897,6 +926,10 @@ _REL_ALT = "|".join(
     sorted((re.escape(r) for r in {*lx.RELATIONS, *lx.IRREGULAR_PLURALS}), key=len, reverse=True)
 )
 _REL_WORD = rf"(?:{_REL_ALT})(?:s)?"
+_PRONOUN_IS_MY = re.compile(
+    rf"^(?:she|he)(?:'s|\s+is)\s+my\s+(?P<rel>{_REL_WORD})(?:,?\s+(?P<name>(?-i:{_NAME_TOKEN})))?",
+    re.IGNORECASE,
+)
 _THING_RE = re.compile(_THING_PATTERN, re.IGNORECASE)
 _DETERMINERS = frozenset(
     ["a", "an", "the", "my", "our", "your", "his", "her", "their", "this", "that", "these", "those"]
@@ -916,6 +949,8 @@ _SUBJECT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "my_pet",
             r"^(?:my|our|the user's|user's)\s+(?:\w+\s+)?(?P<pet>dog|puppy|cat|kitten|rabbit|bunny"
+            r"|retriever|labrador|lab|poodle|beagle|corgi|husky|pug|dachshund|bulldog|terrier"
+            r"|shepherd|collie|spaniel|greyhound|whippet|labradoodle|goldendoodle|doodle"
             r"|hamster|parrot|bird|fish|turtle|horse|pony|ferret|snake|lizard|gecko|guinea pig|pet"
             r"|phone|iphone|laptop|macbook|computer|tablet|ipad|car|bike|scooter|motorbike)\b,?\s*",
         ),
@@ -1957,6 +1992,15 @@ class _Reader:
         )
         if match is None:
             return None
+        named = re.match(
+            r"^seeing\s+someone(?:\s+new)?,?\s+(?P<who>(?-i:[A-Z])[\w'-]+)", rest, re.I
+        )
+        if named is not None and _is_name(named.group("who")):
+            # "I've been seeing someone new, Priya": dating, and who.
+            return [
+                self.claim("relationship", "in a relationship"),
+                self.claim("partner", named.group("who"), change=True),
+            ]
         state = lx.RELATIONSHIP_STATES[match.group("state")]
         getting = low.startswith("getting") or self.p.progressive
         if getting and state == "married" and _has_date(rest):
@@ -2162,6 +2206,12 @@ class _Reader:
 
     def _occupation(self, rest: str) -> list[Claim] | None:
         text = re.sub(r"\s+(?:there|here)$", "", clean_value(rest), flags=re.I)
+        # "a nurse doing nights at St. Vincent's": the job, then what the job has the user doing;
+        # "an engineer working at Google" is an engineer at Google.
+        text = re.sub(r"\s+(?:working|employed)\s+(?=(?:at|for|with)\b)", " ", text)
+        doing = re.match(r"^(?P<job>(?:an?\s+)?[\w-]+(?:\s+[\w-]+)?)\s+[a-z]+ing\s+\S", text)
+        if doing is not None and lx.is_occupation(re.sub(r"^an?\s+", "", doing.group("job"))):
+            text = doing.group("job")
         match = re.match(
             r"^(?P<article>(?:a|an|the)\s+)?(?P<job>.+?)(?:\s+(?P<prep>at|for|with|in|on|from)\s+"
             r"(?P<org>.+))?$",
@@ -2313,9 +2363,13 @@ class _Reader:
         if event is not None:
             when = _date_phrase(event.group("when")) if event.group("when") else None
             return [self.claim("plan", event.group("what"), change=True, when=when)]
-        match = re.match(r"^(?:back\s+|over\s+|out\s+|here\s+|away\s+)?(?:to|into)\s+", low)
+        match = re.match(
+            r"^(?:(?:the\s+(?:whole\s+)?family|my\s+family|our\s+family|us|everyone|the\s+kids"
+            r"|everything)\s+)?(?:back\s+|over\s+|out\s+|here\s+|away\s+)?(?:to|into)\s+",
+            low,
+        )
         if match is not None:
-            return self._moved(rest[match.end() :])
+            return self._moved(rest[match.end() :])  # "relocated the whole family to Harrogate"
         match = re.match(r"^(?:away\s+)?from\s+(?P<a>.+?)\s+to\s+(?P<b>.+)$", rest, re.I)
         if match is not None:
             claims = self._moved(match.group("b"))
@@ -2835,12 +2889,14 @@ class _Reader:
         value = clean_value(rest)
         named = re.match(
             r"^(?:(?:an?|this)\s+(?:guy|girl|man|woman|person|boy|lady|dude)|someone|somebody)\s+"
-            r"(?:called|named)\s+(?P<name>.+)$",
-            value,
+            r"(?:called|named)\s+(?P<name>.+)$"
+            # "seeing someone new, Priya": the name after a comma
+            r"|^(?:someone|somebody)(?:\s+new)?,\s*(?P<name2>(?-i:[A-Z])[\w'-]+)",
+            rest.strip(),
             re.I,
         )
         if named is not None:
-            value = clean_value(named.group("name"))
+            value = clean_value(named.group("name") or named.group("name2"))
         if vague(value) or not _is_name(value.split(" ")[0], lower_ok=True):
             if (self.p.head == stem("date") or self.p.progressive) and re.match(
                 r"^(?:someone|somebody)\b", low
@@ -3049,7 +3105,10 @@ class _Reader:
 
     def _change(self, rest: str, low: str) -> list[Claim] | None:
         renamed = re.match(
-            r"^(?:my|our|their|his|her)\s+(?P<thing>[\w\- ]+?)\s+to\s+(?P<x>.+)$", rest, re.I
+            r"^(?:my|our|their|his|her)\s+(?P<thing>[\w\- ]+?)\s+(?:from\s+[\w'\- ]+?\s+)?to\s+"
+            r"(?P<x>.+)$",
+            rest,
+            re.I,
         )
         if renamed is not None:
             thing = renamed.group("thing").casefold()
@@ -4605,6 +4664,10 @@ def parse(
                 antecedent=antecedent,
             )
             inherited = None if subject is None else replace(subject, thing=None, pet=None)
+            pet_name = (subject.pet or "").split(" ", 1)[-1] if subject is not None else ""
+            if subject is not None and subject.pet and " " in subject.pet and _is_name(pet_name):
+                # "our retriever Rufus is 12 and has bad hips": Rufus has them.
+                inherited = _Subject(pet_name, False, name=pet_name)
             if claims:
                 antecedent = claims[0].value
             if subject is not None and subject.name is not None:

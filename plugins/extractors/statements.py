@@ -111,8 +111,6 @@ def statement_sentences(text: str) -> list[str]:
         return statement_sentences(text[sincere.end() :])
     kept: list[str] = []
     whole = _without_quoted_message(text.strip())
-    if _LAUGH.search(whole) and _HYPERBOLE.search(whole) and not _has_plain_fact(whole):
-        return []
     said = sentences(whole)
     for i, sentence in enumerate(said):
         if i + 1 < len(said) and _IRONY_AFTER.match(said[i + 1]):
@@ -125,7 +123,7 @@ def statement_sentences(text: str) -> list[str]:
         )
         # "I'm a librarian in Lyon, can you recommend ...?": the statement before the question.
         sentence = _QUESTION_TAIL.sub("", sentence)
-        sentence = _before_report(sentence)
+        sentence = _before_report(_MENTION_THAT.sub("", sentence))
         if _is_statement(sentence):
             kept.append(_QUOTED.sub(_title_or_blank, sentence).strip())
     return [s for s in kept if s]
@@ -134,7 +132,7 @@ def statement_sentences(text: str) -> list[str]:
 _SINCERE = re.compile(
     r"(?:^|[.!?,;]\s*|\s)(?:but\s+|ok\s+|okay\s+)?(?:for real(?:\s+(?:tho|though))?|seriously"
     r"\s+(?:tho|though)|but seriously|jok(?:es|ing) aside|in all seriousness|real talk"
-    r"|no but really|but really|srsly tho)\b[,:.!]*\s*",
+    r"|no but really|but really|srsly tho|in real life|irl|out of character|ooc)\b[,:.!]*\s*",
     re.IGNORECASE,
 )
 # Conditions said as what someone is ("lactose intolerant"), not what someone has.
@@ -187,11 +185,6 @@ _IRONY_AFTER = re.compile(
 )
 
 
-def _has_plain_fact(text: str) -> bool:
-    # "lol" on its own in a long message does not make every sentence a joke.
-    return len(sentences(text)) > 2
-
-
 _ASKED_TO_CALL = re.compile(
     r"^(?:(?:ok|okay|so|hey)\W+)?(?:random\s+but\s+)?(?:could|can|would|will)\s+(?:you|u|ya)\s+"
     r"(?:please\s+|pls\s+)?(?:just\s+)?call\s+me\s+",
@@ -223,6 +216,12 @@ def _before_report(sentence: str) -> str:
     return head[: cuts[-1].start()].strip()
 
 
+# "and mention I speak Polish": a request whose object is the user's own statement.
+_MENTION_THAT = re.compile(
+    r"^(?:and\s+|also\s+)?(?:pls\s+|please\s+)?(?:mention|add|say|note|include)\s+(?:that\s+)?"
+    r"(?=(?:i|i'm|im|my|we|we're)\b)",
+    re.IGNORECASE,
+)
 _QUOTE_OPENS = {"'": "'", '"': '"', "\u201c": "\u201d", "\u2018": "\u2019"}
 
 
