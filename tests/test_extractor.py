@@ -204,7 +204,7 @@ def test_small_talk_states_nothing(said: str) -> None:
             "help me reply to my sister: 'Hi! I got a job at Emirates and I'm engaged!' thanks",
             ["The user has a sister."],
         ),
-        ("caved and got a pixel 9 😎", ["The user switched to a pixel 9."]),
+        ("caved and got a pixel 9 😎", ["The user switched to a Pixel 9."]),
         (
             "heyy im kofi 👋 29, work as a barista atm",
             [
@@ -236,6 +236,32 @@ def test_small_talk_states_nothing(said: str) -> None:
         ("the cat is Biscuit btw, she's spoiled", ["The user has a cat named Biscuit."]),
         ("I'm a nurse doing nights at St. Vincent's this week", ["The user works as a nurse."]),
         ("and mention I speak Polish", ["The user speaks Polish."]),
+        (
+            "i work from home as a UX designer for a fintech",
+            [
+                "The user works remotely.",
+                "The user works as a UX designer.",
+                "The user works at a fintech.",
+            ],
+        ),
+        (
+            "I'm a product manager at Shopify, 6 years in, and considering Wharton",
+            ["The user works as a product manager.", "The user works at Shopify."],
+        ),
+        ("Chloe just got a job at NASA JPL, gift ideas?", ["Chloe works at NASA JPL."]),
+        (
+            "I'm the finance lead at a startup called Freightly",
+            ["The user works as a finance lead.", "The user works at Freightly."],
+        ),
+        ("I'm retiring in June", ["The user plans to retire in June."]),
+        (
+            "GRADUATED!! and I start as a staff nurse at Salford Royal",
+            [
+                "The user graduated.",
+                "The user works as a staff nurse.",
+                "The user works at Salford Royal.",
+            ],
+        ),
         (
             "let's role play, I'm a pirate named Derek. ok stop. in real life im 24",
             ["The user is 24 years old."],
@@ -332,7 +358,7 @@ def test_phrasing_is_read_for_what_it_says(said: str, facts: list[str]) -> None:
             "my son ollie (9) loves lego",
             ["Ollie is 9 years old.", "Ollie loves lego.", "Ollie is the user's son."],
         ),
-        ("my iphone 12 battery is dying", ["The user uses an iphone 12."]),
+        ("my iphone 12 battery is dying", ["The user uses an iPhone 12."]),
         ("my car broke down on the way to work", []),
         (
             "also i dont drink alcohol, so any ideas for a party",

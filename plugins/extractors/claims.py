@@ -2232,7 +2232,7 @@ class _Reader:
             r"\b(?:person|fan|lover|type|kind|sort|bit|lot|big|huge|morning|night|such)\b", job_low
         ):
             return None
-        org = match.group("org")
+        org = _org_named(match.group("org")) if match.group("org") else None
         prep = (match.group("prep") or "").casefold()
         employer = (
             clean_value(org)
@@ -2423,9 +2423,12 @@ class _Reader:
         return [] if vague(value) else [self.claim("origin", _place(value), past=False)]
 
     def _work(self, rest: str, low: str) -> list[Claim] | None:
+        # "I work from home as a UX designer for a fintech": the mode, and the job.
+        remote = re.match(r"^(?:from\s+home|remotely)\s+(?=as\b|at\b|for\b)", rest, re.I)
+        mode = [self.claim("work_mode", "remote")] if remote is not None else []
         rest = re.sub(
             r"^(?:(?:early|late|long|night|day|evening|weekend|double)\s+)?(?:nights|days"
-            r"|weekends|evenings|part[- ]time|full[- ]time|shifts?|remotely)\s+"
+            r"|weekends|evenings|part[- ]time|full[- ]time|shifts?|remotely|from\s+home)\s+"
             r"(?=as\b|at\b|for\b)",
             "",
             rest,
@@ -2437,7 +2440,7 @@ class _Reader:
             value = clean_value(rest[match.end() :])
             if vague(value):
                 return []
-            out = [self.claim("job", _with_article(value))]
+            out = [*mode, self.claim("job", _with_article(value))]
             org = re.search(r"\s(?:at|for|with)\s+(?P<org>[^,.;!?]+)", rest[match.end() :], re.I)
             if org is not None:
                 org_value = clean_value(org.group("org"))
@@ -2461,11 +2464,11 @@ class _Reader:
             if role is not None and lx.is_occupation(clean_value(role.group("job")).casefold()):
                 out.append(self.claim("job", _with_article(clean_value(role.group("job")))))
             return out
-        mode = re.match(
+        how = re.match(
             r"^(?:fully\s+|mostly\s+|completely\s+)?(?P<how>from home|remotely|remote)\b", low
         )
-        if mode is not None:
-            return [self.claim("work_mode", mode.group("how"))]
+        if how is not None:
+            return [self.claim("work_mode", how.group("how"))]
         if re.match(r"^(?:(?:in|from|at) the office|on-?site|in person)\b", low):
             return [self.claim("work_mode", "in the office")]
         match = re.match(r"^in\s+", low)
@@ -2493,7 +2496,7 @@ class _Reader:
         if self.p.head == stem("start") and re.match(r"^(?:(?:a|my|our)\s+)?(?:new\s+)?job\b", low):
             tail = re.sub(r"^(?:(?:a|my|our)\s+)?(?:new\s+)?job\s*", "", rest, flags=re.I)
             return self._new_job(tail) or [self.claim("employer", "", negated=True, change=True)]
-        if self.p.head == stem("start") and re.match(r"^(?:at|with)\s+", low):
+        if self.p.head == stem("start") and re.match(r"^(?:at|with|as)\s+", low):
             return self._new_job(rest)  # "starting at Chewy on monday as a senior analyst"
         if self.p.head == stem("start"):
             school = re.match(
@@ -2530,6 +2533,7 @@ class _Reader:
             job = clean_value(match.group("job"))
             if job and not vague(job):
                 out.append(self.claim("job", _with_article(job), change=True))
+        tail = _org_named(tail)
         # A dot before a capital inside one sentence is an abbreviation ("St. Mary's").
         match = re.search(r"\b(?:at|for|with)\s+(?P<org>(?:[^,.;!?]|\.(?=\s+[A-Z]))+)", tail)
         if match is not None:
@@ -2782,6 +2786,9 @@ class _Reader:
         return [self.claim("any", value, negated=True, change=True)]
 
     def _retire(self, rest: str, low: str) -> list[Claim] | None:
+        if (self.p.progressive or self.p.future) and _has_date(rest):
+            # "I'm retiring in June": a plan until June comes.
+            return [self.claim("plan", "retire", when=when_of(rest))]
         match = re.match(r"^from\s+", low)
         org = clean_value(rest[match.end() :]) if match else ""
         return [self.claim("job", "retired", change=True, qualifier=None if vague(org) else org)]
@@ -3614,6 +3621,11 @@ def _past(verb: str) -> str:
     return _PAST.get(verb.casefold(), "broke")
 
 
+def _org_named(text: str) -> str:
+    """ "a logistics startup called Freightly" is Freightly."""
+    return re.sub(r"\b(?:an?|the)\s+(?:[\w-]+\s+){0,3}?(?:called|named)\s+", "", text, flags=re.I)
+
+
 _SCHOOL_STAGES = (
     r"daycare|day care|nursery|preschool|pre-school|kindergarten|reception|elementary school"
     r"|grade school|primary school|middle school|junior high|high school|secondary school"
@@ -3975,8 +3987,13 @@ def _computer(rest: str) -> str | None:
 def _phone(rest: str) -> str | None:
     value = clean_value(rest)
     if any(w.casefold().strip(",.") in lx.PHONES for w in value.split()):
-        return _strip_det(value)
+        return phone_name(_strip_det(value))
     return None
+
+
+def phone_name(value: str) -> str:
+    """ "iphone 12" is an iPhone 12, "pixel 9" a Pixel 9, however it was typed."""
+    return " ".join(_PHONE_CASE.get(w.casefold(), w) for w in value.split())
 
 
 # -- mentions ------------------------------------------------------------------------------
@@ -4025,7 +4042,7 @@ _PHONE_MENTION = re.compile(
     r"|samsung(?:\s+galaxy)?)(?:\s+(?:\d+\w*|pro|max|plus|mini|ultra|se|s\d+\w*))*)\b",
     re.IGNORECASE,
 )
-_PHONE_CASE = {"iphone": "iPhone", "oneplus": "OnePlus"}
+_PHONE_CASE = {"iphone": "iPhone", "oneplus": "OnePlus", "pixel": "Pixel", "galaxy": "Galaxy"}
 _SAID_OF = re.compile(
     r"\b(?:is|are|was|were|like|basically|practically|literally|as|kinda|such)\s+$", re.IGNORECASE
 )

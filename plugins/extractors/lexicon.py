@@ -147,6 +147,7 @@ INJURIES: frozenset[str] = _words(
 OCCUPATIONS: frozenset[str] = _words(
     """
     associate sommelier sergeant lieutenant captain colonel corporal commander admiral
+    rep lead executive intern apprentice
     reporter nanny au-pair rn lpn np emt cna doula
     nurse doctor physician surgeon dentist pharmacist paramedic midwife therapist
     psychologist psychiatrist counselor counsellor vet veterinarian chef cook baker
@@ -184,6 +185,7 @@ _AGENT_SUFFIXES = ("er", "or")
 NOT_OCCUPATIONS: frozenset[str] = _words(
     """
     associate sommelier sergeant lieutenant captain colonel corporal commander admiral
+    rep lead executive intern apprentice
     reporter nanny au-pair rn lpn np emt cna doula
     sister brother mother father daughter other user water winter summer number dinner
     lover member fan beginner mess introvert extrovert ambivert person people owner homeowner

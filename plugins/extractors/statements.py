@@ -26,6 +26,7 @@ from plugins.extractors.claims import (
     is_school_stage,
     mentions,
     parse,
+    phone_name,
     sentences,
     vague,
 )
@@ -122,7 +123,8 @@ def statement_sentences(text: str) -> list[str]:
             else sentence
         )
         # "I'm a librarian in Lyon, can you recommend ...?": the statement before the question.
-        sentence = _QUESTION_TAIL.sub("", sentence)
+        sentence = _WEIGHED_TAIL.sub("", _QUESTION_TAIL.sub("", sentence))
+        sentence = _statement_before_question(sentence)
         sentence = _before_report(_MENTION_THAT.sub("", sentence))
         if _is_statement(sentence):
             kept.append(_QUOTED.sub(_title_or_blank, sentence).strip())
@@ -214,6 +216,25 @@ def _before_report(sentence: str) -> str:
     if not cuts or len(head[: cuts[-1].start()].split()) < 3:
         return sentence
     return head[: cuts[-1].start()].strip()
+
+
+# "I'm a product manager at Shopify, and considering Wharton": what is weighed comes after.
+_WEIGHED_TAIL = re.compile(
+    r",?\s+(?:and|but)\s+(?:i'm\s+|im\s+|am\s+)?(?:thinking|considering|wondering|debating"
+    r"|hoping|planning on|tempted|torn)\b.*$",
+    re.IGNORECASE,
+)
+
+
+def _statement_before_question(sentence: str) -> str:
+    """ "my best friend Chloe just got a job at NASA JPL, gift ideas?": the statement before a
+    short question tacked on after a comma."""
+    if not sentence.rstrip().endswith("?") or ", " not in sentence:
+        return sentence
+    head, _, tail = sentence.rpartition(", ")
+    if len(tail.split()) > 8 or len(head.split()) < 3 or _QUESTION_START.match(head):
+        return sentence
+    return head
 
 
 # "and mention I speak Polish": a request whose object is the user's own statement.
@@ -485,6 +506,7 @@ def render(claim: Claim) -> str | None:
         car = _a(v) if v[:1].isupper() and not v.endswith("s") else _article(v)  # "a Honda Civic"
         text = f"{who} no longer has {car}" if neg else f"{who} drives {car}"
     elif a in ("phone", "computer"):
+        v = phone_name(v) if a == "phone" else v
         device = v if re.match(r"^(?:an?|the|my|their)\s", v, re.I) else _a(v)
         if neg:
             text = f"{who} no longer uses {device}"
