@@ -254,6 +254,17 @@ def test_small_talk_states_nothing(said: str) -> None:
             ["The user works as a finance lead.", "The user works at Freightly."],
         ),
         ("I'm retiring in June", ["The user plans to retire in June."]),
+        ("I'm in Phoenix, maybe a hike then", ["The user lives in Phoenix."]),
+        (
+            "if i won the lottery i'd buy a vineyard. realistically tho i'm a librarian in Ohio",
+            ["The user works as a librarian.", "The user lives in Ohio."],
+        ),
+        ("my mom has early-stage Parkinson's", ["The user's mom has early-stage Parkinson's."]),
+        ("we've got a 3-bed in Columbus", ["The user lives in Columbus."]),
+        (
+            "left consulting and opened my own bakery in Savannah!",
+            ["The user works at their own bakery in Savannah."],
+        ),
         (
             "GRADUATED!! and I start as a staff nurse at Salford Royal",
             [

@@ -446,10 +446,18 @@ _MAIDEN_NAME = re.compile(
 )
 
 
+_OWN_BUSINESS = re.compile(
+    r"\b(?:opened|started|launched|founded|set\s+up)\s+(?:my|our)\s+own\s+(?P<what>bakery|business"
+    r"|shop|store|cafe|café|restaurant|studio|practice|clinic|company|firm|agency|salon|bar|gym"
+    r"|consultancy|startup)(?:\s+in\s+(?P<where>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?))?",
+    re.IGNORECASE,
+)
 _HOME_IN = re.compile(
-    r"(?:^|,\s*|\b(?:we|i)\s+)(?:(?:just|finally)\s+)?(?:(?P<bought>closed\s+on|bought|moved\s+into)"
-    r"|split|share|rent|renting|sharing|splitting)\s+(?:a|an|our|my)\s+(?:new\s+|little\s+)?"
-    r"(?:house|home|flat|apartment|condo|place|room|studio|townhouse)\s+in\s+(?P<where>[\w .'-]+)",
+    r"(?:^|,\s*|\b(?:we|i|we've|i've)\s+)(?:(?:just|finally)\s+)?"
+    r"(?:(?P<bought>closed\s+on|bought|moved\s+into)"
+    r"|split|share|rent|renting|sharing|splitting|(?:'ve\s+)?got|have)\s+(?:a|an|our|my)\s+"
+    r"(?:new\s+|little\s+)?(?:house|home|flat|apartment|condo|place|room|studio|townhouse"
+    r"|\d-bed(?:room)?(?:\s+(?:house|flat|apartment))?)\s+in\s+(?P<where>[\w .'-]+)",
     re.IGNORECASE,
 )
 _PET_IS_NAMED = re.compile(
@@ -477,6 +485,11 @@ def _idiom(text: str, speaker: str) -> list[Claim] | None:
     """Statements said in a fixed phrase rather than a subject and a verb."""
     if speaker != "user":
         return None
+    own = _OWN_BUSINESS.search(text)
+    if own is not None:
+        # "opened my own bakery in Savannah": the user's work now, their own.
+        where = f" in {own.group('where').strip()}" if own.group("where") else ""
+        return [Claim("user", "employer", f"their own {own.group('what')}{where}", change=True)]
     home = _HOME_IN.search(text)
     if home is not None:
         # "closed on a house in Denver", "I split a place in Philly": where the user lives.
@@ -2234,6 +2247,8 @@ class _Reader:
             return None
         org = _org_named(match.group("org")) if match.group("org") else None
         prep = (match.group("prep") or "").casefold()
+        if org is not None and prep == "in":
+            org = re.sub(r"\s+with\s+.*$", "", org)  # "in Ohio with student loans"
         employer = (
             clean_value(org)
             if org is not None and prep in ("at", "for", "with") and not _has_date(org)
@@ -2644,8 +2659,8 @@ class _Reader:
         if match is not None:
             value = clean_value(rest[match.end() :])
             return [self.claim("allergy", _strip_det(v)) for v in _split_values(value)]
-        words = [w.strip(",.") for w in low.split()]
-        stripped = [w for w in words if w not in ("a", "an", "bad", "severe", "mild", "chronic")]
+        words = [re.sub(r"'s$", "", w.strip(",.")) for w in low.split()]
+        stripped = [w for w in words if w not in _SEVERITY]
         if stripped and (stripped[0] in lx.CONDITIONS or " ".join(stripped[:2]) in lx.CONDITIONS):
             value = clean_value(rest)
             return [self.claim("condition", _strip_det(v)) for v in _split_values(value)]
@@ -3670,6 +3685,23 @@ _EVENT_VERBS = {
         "cycle",
     ]
 }
+# How bad a condition is, said before it ("early-stage Parkinson's").
+_SEVERITY = frozenset(
+    [
+        "a",
+        "an",
+        "bad",
+        "severe",
+        "mild",
+        "chronic",
+        "early-stage",
+        "late-stage",
+        "stage",
+        "early",
+        "advanced",
+        "acute",
+    ]
+)
 _ACQUIRING = frozenset(stem(v) for v in ("buy", "adopt", "rescue", "lease"))
 _FOR_A_LIVING = re.compile(r"\s*\bfor\s+a\s+living\b", re.IGNORECASE)
 

@@ -136,7 +136,8 @@ CONDITIONS: frozenset[str] = _words(
     eczema psoriasis epilepsy insomnia ibs crohn's celiac coeliac cancer covid long-covid
     hypertension scoliosis tinnitus dyslexia ptsd ocd bipolar fibromyalgia lupus gout
     endometriosis pcos sleep-apnea apnea vertigo anemia anaemia hypothyroidism allergies
-    hay-fever concussion tendinitis sciatica shingles flu
+    hay-fever concussion tendinitis sciatica shingles flu parkinson parkinson's alzheimer's
+    alzheimers dementia ms copd glaucoma osteoporosis
     """
 )
 INJURIES: frozenset[str] = _words(

@@ -134,7 +134,8 @@ def statement_sentences(text: str) -> list[str]:
 _SINCERE = re.compile(
     r"(?:^|[.!?,;]\s*|\s)(?:but\s+|ok\s+|okay\s+)?(?:for real(?:\s+(?:tho|though))?|seriously"
     r"\s+(?:tho|though)|but seriously|jok(?:es|ing) aside|in all seriousness|real talk"
-    r"|no but really|but really|srsly tho|in real life|irl|out of character|ooc)\b[,:.!]*\s*",
+    r"|no but really|but really|srsly tho|in real life|irl|out of character|ooc"
+    r"|realistically(?:\s+(?:tho|though))?)\b[,:.!]*\s*",
     re.IGNORECASE,
 )
 # Conditions said as what someone is ("lactose intolerant"), not what someone has.
@@ -221,7 +222,7 @@ def _before_report(sentence: str) -> str:
 # "I'm a product manager at Shopify, and considering Wharton": what is weighed comes after.
 _WEIGHED_TAIL = re.compile(
     r",?\s+(?:and|but)\s+(?:i'm\s+|im\s+|am\s+)?(?:thinking|considering|wondering|debating"
-    r"|hoping|planning on|tempted|torn)\b.*$",
+    r"|hoping|planning on|tempted|torn)\b.*$|,\s+(?:maybe|perhaps|probably)\b.*$",
     re.IGNORECASE,
 )
 
