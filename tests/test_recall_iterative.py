@@ -16,7 +16,7 @@ from daemon.recall.iterative import (
     reformulations,
 )
 from daemon.recall.query import Filters, SearchRequest
-from daemon.recall.reformulate import bridge_queries, feedback_query
+from daemon.recall.reformulate import bridge_queries
 
 
 def _hit(doc_id: int, text: str = "", score: float = 1.0) -> Hit:
@@ -82,14 +82,6 @@ def test_bridge_queries_name_entities_the_question_does_not() -> None:
     assert found[0].query.startswith("Paws Shelter ")
     assert "alice" in found[0].query
     assert bridge_queries("Where did Alice get her dog?", texts, limit=0) == []
-
-
-def test_feedback_adds_recurring_words_only() -> None:
-    texts = ["Pottery class on Tuesday", "my pottery bowl", "a bowl of soup"]
-    found = feedback_query("what did she make?", texts)
-    assert found is not None
-    assert found.detail == "pottery bowl"
-    assert feedback_query("what did she make?", ["one", "two"]) is None
 
 
 def test_reformulations_are_distinct_and_capped() -> None:

@@ -26,14 +26,14 @@ from daemon.recall.difficulty import DEFAULT_THRESHOLD, Difficulty, assess
 from daemon.recall.engine import Hit
 from daemon.recall.fusion import RRF_K
 from daemon.recall.query import SearchRequest
-from daemon.recall.reformulate import Reformulation, bridge_queries, feedback_query
+from daemon.recall.reformulate import Reformulation, bridge_queries
 
 DEFAULT_MAX_ITERATIONS = 3
 MAX_ITERATIONS = 5
 LATER_PASS_WEIGHT = 0.5
 """A later pass's RRF weight; pass 1 (the question as asked) weighs 1."""
 STRATEGIES: tuple[str, ...] = ("bridge",)
-"""The offline reformulations used, in order (``bridge``, ``feedback``)."""
+"""The offline reformulations used, in order (``bridge`` is the one kept)."""
 
 Search = Callable[[SearchRequest], Awaitable[list[Hit]]]
 
@@ -101,9 +101,6 @@ def reformulations(
     for name in strategies:
         if name == "bridge":
             per[name] = bridge_queries(question, texts, limit)
-        elif name == "feedback":
-            found = feedback_query(question, texts)
-            per[name] = [] if found is None else [found]
         else:
             raise ValueError(f"unknown strategy {name!r}")
     out: list[Reformulation] = []
