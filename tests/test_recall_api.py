@@ -53,6 +53,16 @@ async def _search(api: Api, body: dict[str, Any], namespace: str | None = None) 
     return answer
 
 
+async def _recorded(data_dir: Path) -> list[Any]:
+    """The ``RecallRecorded`` events in the log of a stopped daemon."""
+    store = Backend(data_dir).open_store()
+    await store.open()
+    try:
+        return [e async for e in store.read() if isinstance(e.event, RecallRecorded)]
+    finally:
+        await store.close()
+
+
 async def test_search_returns_messages_and_facts_with_metadata(tmp_path: Path) -> None:
     async with api_client(tmp_path) as api:
         await _seed(api)
@@ -100,12 +110,7 @@ async def test_search_is_namespace_isolated_and_recorded(tmp_path: Path) -> None
         assert inside["hits"]
         assert outside["hits"] == []
         returned = [(h["kind"], h["id"]) for h in inside["hits"]]
-    store = Backend(tmp_path).open_store()
-    await store.open()
-    try:
-        recorded = [e async for e in store.read() if isinstance(e.event, RecallRecorded)]
-    finally:
-        await store.close()
+    recorded = await _recorded(tmp_path)
     by_ns = {e.namespace: e.event for e in recorded}
     assert set(by_ns) == {"alpha", "beta"}
     alpha = by_ns["alpha"]
@@ -217,3 +222,96 @@ async def test_a_message_whose_facts_were_replaced_ranks_below_what_is_true_now(
         now, as_said = await scores(), await scores(as_of="2100-01-01T00:00:00Z")
         assert now[dana] == pytest.approx(as_said[dana] * staleness.REPLACED_FACTOR)
         assert now[kevin["fact_id"]] > now[dana]
+
+
+async def test_iterative_search_explains_the_gate_and_each_pass_and_is_recorded(
+    tmp_path: Path,
+) -> None:
+    async with api_client(tmp_path) as api:
+        await _seed(api)
+        question = "When did Caroline go to the support group and what did they talk about?"
+        answer = await _search(
+            api, {"query": question, "iterative": {"max_iterations": 3}, "explain": True}
+        )
+        explained = answer["iterative"]
+        assert explained["gate"]["hard"] is True
+        assert explained["gate"]["score"] >= 0.5
+        assert explained["gate"]["signals"]["temporal"] == 1.0
+        passes = explained["passes"]
+        assert passes[0] == {
+            "query": question,
+            "source": "question",
+            "found": passes[0]["found"],
+            "added": passes[0]["added"],
+        }
+        assert 2 <= len(passes) <= 3
+        assert all(p["source"] == "bridge" for p in passes[1:])
+        returned = {h["id"] for h in answer["hits"]}
+        for one in passes:
+            assert set(one["added"]) <= returned
+        assert len(answer["hits"]) <= 10
+
+        capped = await _search(
+            api, {"query": question, "top_k": 2, "iterative": {"max_iterations": 99}}
+        )
+        assert len(capped["hits"]) == 2
+        assert "iterative" not in capped  # explain not asked
+
+        easy = await _search(
+            api, {"query": "sunrise", "iterative": {"difficulty_threshold": 0.9}, "explain": True}
+        )
+        assert easy["iterative"]["gate"]["hard"] is False
+        assert len(easy["iterative"]["passes"]) == 1
+        single = await _search(api, {"query": "sunrise", "explain": True})
+        assert [h["id"] for h in easy["hits"]] == [h["id"] for h in single["hits"]]
+
+        forced = await _search(
+            api, {"query": "sunrise", "iterative": {"force_hard": True}, "explain": True}
+        )
+        assert forced["iterative"]["gate"]["forced"] is True
+    recorded = await _recorded(tmp_path)
+    queries = [r["query"] for e in recorded for r in e.event.recalls]
+    assert queries.count(question) == 2  # one entry per search, not one per pass
+
+
+async def test_iterative_validation_names_the_field(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        cases: list[tuple[Any, str]] = [
+            ("deep", "iterative"),
+            ({"max_iterations": "3"}, "iterative.max_iterations"),
+            ({"max_iterations": 2.5}, "iterative.max_iterations"),
+            ({"difficulty_threshold": 1.5}, "iterative.difficulty_threshold"),
+            ({"difficulty_threshold": -0.1}, "iterative.difficulty_threshold"),
+            ({"force_hard": "yes"}, "iterative.force_hard"),
+            ({"hops": 2}, "iterative.hops"),
+        ]
+        for value, field in cases:
+            status, answer = await api.call(
+                "POST", "/v1/search", {"query": "x", "iterative": value}
+            )
+            assert status == 400, (value, answer)
+            assert answer["error"]["details"]["field"] == field, answer
+
+
+async def test_owner_takes_a_list(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        for text, owner in (
+            ("tea with lemon", "user"),
+            ("tea with milk", "agent"),
+            ("tea with honey", "shared"),
+        ):
+            status, _ = await api.call("POST", "/v1/facts", {"text": text, "owner": owner})
+            assert status == 201
+
+        async def owners(value: Any) -> set[str]:
+            answer = await _search(api, {"query": "tea", "scope": ["facts"], "owner": value})
+            return {h["metadata"]["owner"] for h in answer["hits"]}
+
+        assert await owners("user") == {"user"}
+        assert await owners(["user", "agent"]) == {"user", "agent"}
+        assert await owners(["shared"]) == {"shared"}
+        assert await owners(None) == {"user", "agent", "shared"}
+        for value, field in ((["user", "boss"], "owner[1]"), ([], "owner"), (3, "owner")):
+            status, answer = await api.call("POST", "/v1/search", {"query": "tea", "owner": value})
+            assert status == 400, (value, answer)
+            assert answer["error"]["details"]["field"] == field, answer

@@ -14,13 +14,21 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from aiohttp import web
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from daemon.api.errors import invalid, json_response
 from daemon.api.validation import Field, Schema, parse_body
 from daemon.app import STATE, namespace_of, state_of
 from daemon.logging import get_logger
 from daemon.recall import staleness
-from daemon.recall.engine import DEFAULT_WEIGHTS
+from daemon.recall.difficulty import DEFAULT_THRESHOLD
+from daemon.recall.engine import DEFAULT_WEIGHTS, Hit
+from daemon.recall.iterative import (
+    DEFAULT_MAX_ITERATIONS,
+    MAX_ITERATIONS,
+    IterativeOptions,
+    iterative_search,
+)
 from daemon.recall.query import SCOPES, Filters, Fusion, SearchRequest
 from daemon.recall.recorder import RecallRecorder
 from daemon.recall.service import DEFAULT_EMBEDDER, RecallService, cache_engine, make_embedder
@@ -69,7 +77,22 @@ SEARCH_BODY = Schema(
             max_length=100,
             items=Field("tag", "string", min_length=1, max_length=200),
         ),
-        Field("owner", "string", nullable=True, enum=OWNERS),
+        Field(
+            "owner",
+            "any",
+            nullable=True,
+            one_of=(
+                Field("owner", "string", enum=OWNERS),
+                Field(
+                    "owner",
+                    "array",
+                    min_length=1,
+                    max_length=len(OWNERS),
+                    items=Field("owner", "string", enum=OWNERS),
+                ),
+            ),
+            description="one owner, or a list of owners (any of them)",
+        ),
         Field(
             "decay",
             "object",
@@ -96,6 +119,32 @@ SEARCH_BODY = Schema(
             ),
         ),
         Field("explain", "boolean"),
+        Field(
+            "iterative",
+            "object",
+            nullable=True,
+            items=Schema(
+                "Iterative",
+                (
+                    Field(
+                        "max_iterations",
+                        "integer",
+                        description=f"passes at most; default {DEFAULT_MAX_ITERATIONS}, "
+                        f"clamped to [1, {MAX_ITERATIONS}]",
+                    ),
+                    Field(
+                        "difficulty_threshold",
+                        "number",
+                        minimum=0.0,
+                        maximum=1.0,
+                        description=f"gate score from which a question is hard; default "
+                        f"{DEFAULT_THRESHOLD}",
+                    ),
+                    Field("force_hard", "boolean", description="skip the difficulty gate"),
+                ),
+            ),
+            description="answer through the iterative offline loop (issue 18)",
+        ),
     ),
 )
 
@@ -115,6 +164,24 @@ def _fusion(value: dict[str, Any] | None) -> Fusion:
     if strategy == "rrf" and weights:
         raise invalid("fusion.weights", 'weights need strategy "weighted"')
     return Fusion(strategy, weights)
+
+
+def _owner(value: str | list[str] | None) -> str | tuple[str, ...] | None:
+    if value is None or isinstance(value, str):
+        return value
+    return tuple(dict.fromkeys(value))
+
+
+def iterative_options(body: dict[str, Any]) -> IterativeOptions | None:
+    """The ``iterative`` options of a validated body (None: single-shot)."""
+    value = body.get("iterative")
+    if value is None:
+        return None
+    return IterativeOptions(
+        max_iterations=int(value.get("max_iterations", DEFAULT_MAX_ITERATIONS)),
+        difficulty_threshold=float(value.get("difficulty_threshold", DEFAULT_THRESHOLD)),
+        force_hard=bool(value.get("force_hard", False)),
+    )
 
 
 def search_request(
@@ -140,7 +207,7 @@ def search_request(
             include_superseded=bool(body.get("include_superseded", False)),
             include_quarantined=bool(body.get("include_quarantined", False)),
             tags=None if tags is None else tuple(tags),
-            owner=body.get("owner"),
+            owner=_owner(body.get("owner")),
         ),
         top_k=top_k,
         candidate_top_k=candidates,
@@ -164,17 +231,21 @@ async def post_search(request: web.Request) -> web.Response:
         int(getattr(settings, "recall_candidate_top_k", 60)),
     )
     req = search_request(body, namespace_of(request), defaults)
+    options = iterative_options(body)
     engine = await state.async_reads()  # read-your-writes: wait until acknowledged writes fold
     service = request.app[RECALL]
-    if staleness.applies(req):
-        wider = dataclasses.replace(req, top_k=req.top_k + staleness.HEADROOM)
-        hits = await service.engine.search(wider)
-        messages = [h.id for h in hits if h.kind == "message"]
-        async with engine.connect() as conn:
-            replaced = await replaced_sources(conn, req.filters.namespace, messages)
-        hits = staleness.demote(hits, replaced, req.top_k)
+
+    async def one_pass(one: SearchRequest) -> list[Hit]:
+        return await _ranked(service, engine, one)
+
+    answer: dict[str, Any] = {}
+    if options is None:
+        hits = await one_pass(req)
     else:
-        hits = await service.engine.search(req)
+        result = await iterative_search(one_pass, req, options)
+        hits = result.hits
+        if req.explain:
+            answer["iterative"] = result.explain()
     recorder = request.app.get(RECORDER)
     if recorder is not None:
         found = [(h.kind, h.id, h.score) for h in hits]
@@ -187,7 +258,19 @@ async def post_search(request: web.Request) -> web.Response:
             task.add_done_callback(shadows.discard)
         else:
             _record(recorder, req, found, ())
-    return json_response({"hits": [h.to_json() for h in hits]})
+    return json_response({"hits": [h.to_json() for h in hits], **answer})
+
+
+async def _ranked(service: RecallService, engine: AsyncEngine, req: SearchRequest) -> list[Hit]:
+    """One search, messages whose facts were all replaced scaled down (see staleness)."""
+    if not staleness.applies(req):
+        return await service.engine.search(req)
+    wider = dataclasses.replace(req, top_k=req.top_k + staleness.HEADROOM)
+    hits = await service.engine.search(wider)
+    messages = [h.id for h in hits if h.kind == "message"]
+    async with engine.connect() as conn:
+        replaced = await replaced_sources(conn, req.filters.namespace, messages)
+    return staleness.demote(hits, replaced, req.top_k)
 
 
 MAX_SHADOW_SEARCHES = 4
