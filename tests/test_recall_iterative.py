@@ -10,9 +10,13 @@ import pytest
 from daemon.recall.difficulty import WEIGHTS, assess, signals
 from daemon.recall.engine import Hit
 from daemon.recall.iterative import (
+    AUTHOR_DEPTH,
+    AUTHOR_FACTOR,
     IterativeOptions,
+    author_rerank,
     fuse_passes,
     iterative_search,
+    named_authors,
     reformulations,
 )
 from daemon.recall.query import Filters, SearchRequest
@@ -166,3 +170,39 @@ async def test_the_loop_keeps_top_k_and_hit_fields() -> None:
     assert len(result.hits) == 4
     assert result.hits[0].doc_id == 0
     assert all(dataclasses.is_dataclass(h) for h in result.hits)
+
+
+def test_author_rerank_lifts_what_the_named_person_said() -> None:
+    names = named_authors("What do Melanie Smith's kids like?")
+    assert names == ["melanie smith", "melanie"]
+    hits = [
+        dataclasses.replace(_hit(1, "Thanks, Melanie!", score=1.0), author="Caroline"),
+        dataclasses.replace(_hit(2, "They love dinosaurs", score=0.9), author="Melanie"),
+        _hit(3, "a fact", score=0.85),
+    ]
+    ranked = author_rerank(hits, names)
+    assert [h.doc_id for h in ranked] == [2, 1, 3]
+    assert ranked[0].score == pytest.approx(0.9 * AUTHOR_FACTOR)
+    assert author_rerank(hits, []) == hits
+
+
+async def test_pass_one_reads_deeper_when_the_question_names_someone() -> None:
+    asked: list[int] = []
+
+    async def search(req: SearchRequest) -> list[Hit]:
+        asked.append(req.top_k)
+        hits = [_hit(i, f"turn {i}", score=1.0 - i / 100) for i in range(req.top_k)]
+        return [dataclasses.replace(h, author="Ann" if h.doc_id == 5 else "Bo") for h in hits]
+
+    result = await iterative_search(search, _req("what does Ann like", top_k=3), IterativeOptions())
+    assert asked == [AUTHOR_DEPTH]
+    assert [h.doc_id for h in result.hits] == [5, 0, 1]
+    assert result.explain()["authors"] == {
+        "names": ["ann"],
+        "factor": AUTHOR_FACTOR,
+        "hits": ["m5"],
+    }
+    asked.clear()
+    plain = await iterative_search(search, _req("what is liked", top_k=3), IterativeOptions())
+    assert asked == [3]
+    assert "authors" not in plain.explain()

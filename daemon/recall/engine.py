@@ -84,6 +84,7 @@ _HIT_COLUMNS = (
     _D.valid_from,
     _D.valid_to,
     _D.superseded_by,
+    _D.name,
 )
 
 _WEIGH_ROW = collections.namedtuple("_WEIGH_ROW", [c.name for c in _WEIGH_COLUMNS])  # type: ignore[misc]
@@ -119,6 +120,8 @@ class Hit:
     conversation_id: str | None
     metadata: dict[str, Any]
     signals: dict[str, Any] | None = None
+    author: str | None = None
+    """A message's ``name`` (who said it); not part of the API form."""
 
     def to_json(self) -> dict[str, Any]:
         """Return the API form."""
@@ -693,6 +696,7 @@ class RecallEngine:
             conversation_id=row.conversation_id if row.kind == "message" else None,
             metadata=meta,
             signals=signals,
+            author=row.name if row.kind == "message" else None,
         )
 
 

@@ -1,11 +1,16 @@
 """Iterative recall, offline (issue 18): gate, passes, fusion across passes.
 
-1. The gate (:mod:`daemon.recall.difficulty`) scores the question; an easy question gets the
-   single-shot answer, unchanged.
-2. Pass 1 asks the question. Passes 2.. ask offline reformulations made from pass 1's best
+1. The gate (:mod:`daemon.recall.difficulty`) scores the question; an easy question takes
+   one pass.
+2. Pass 1 asks the question. When the question names people, it reads
+   :data:`AUTHOR_DEPTH` hits deep and the messages those people said themselves have their
+   score scaled by :data:`AUTHOR_FACTOR` (a question about Melanie's kids is answered by what
+   Melanie said, which seldom says "Melanie"; the turns that greet her by name otherwise
+   rank first). This applies to easy questions too: it costs no pass.
+3. Passes 2.. (hard questions only) ask offline reformulations made from pass 1's best
    hits (:mod:`daemon.recall.reformulate`), at most ``max_iterations`` passes in all; they
    depend only on pass 1, so they run at once.
-3. The passes' rankings are fused by weighted RRF (pass 1 weighs 1, a later pass
+4. The passes' rankings are fused by weighted RRF (pass 1 weighs 1, a later pass
    :data:`LATER_PASS_WEIGHT`), a document's fused score being the sum over the passes that
    found it; ``top_k`` caps the total.
 
@@ -27,11 +32,16 @@ from daemon.recall.engine import Hit
 from daemon.recall.fusion import RRF_K
 from daemon.recall.query import SearchRequest
 from daemon.recall.reformulate import Reformulation, bridge_queries
+from projections.entities import canonical_key, extract_entities
 
 DEFAULT_MAX_ITERATIONS = 3
 MAX_ITERATIONS = 5
 LATER_PASS_WEIGHT = 0.5
 """A later pass's RRF weight; pass 1 (the question as asked) weighs 1."""
+AUTHOR_FACTOR = 1.25
+"""Score factor of a message said by someone the question names."""
+AUTHOR_DEPTH = 60
+"""How deep pass 1 reads when the question names someone, so their own words can move up."""
 STRATEGIES: tuple[str, ...] = ("bridge",)
 """The offline reformulations used, in order (``bridge`` is the one kept)."""
 
@@ -73,18 +83,56 @@ class PassTrace:
 
 @dataclass(slots=True)
 class IterativeResult:
-    """The fused hits, the gate's verdict and each pass."""
+    """The fused hits, the gate's verdict, each pass, and the authors the question names."""
 
     hits: list[Hit]
     difficulty: Difficulty
     passes: list[PassTrace]
+    authors: list[str] = field(default_factory=list)
+    by_authors: list[str] = field(default_factory=list)
 
     def explain(self) -> dict[str, Any]:
-        """Return the ``explain`` form: gate score and signals, each pass."""
-        return {
+        """Return the ``explain`` form: gate score and signals, each pass, the authors."""
+        out: dict[str, Any] = {
             "gate": self.difficulty.to_json(),
             "passes": [p.to_json() for p in self.passes],
         }
+        if self.authors:
+            out["authors"] = {
+                "names": self.authors,
+                "factor": AUTHOR_FACTOR,
+                "hits": self.by_authors,
+            }
+        return out
+
+
+def named_authors(question: str) -> list[str]:
+    """The names in ``question`` a message's author could have (an entity's key, and its
+    first word: "Melanie Smith" is also "melanie")."""
+    names: dict[str, None] = {}
+    for entity in extract_entities(question):
+        names[entity.key] = None
+        names[entity.key.split()[0]] = None
+    return list(names)
+
+
+def by_author(hit: Hit, names: Sequence[str]) -> bool:
+    """Whether a hit is a message said by one of ``names``."""
+    if hit.author is None:
+        return False
+    key = canonical_key(hit.author)
+    return bool(key) and (key in names or key.split()[0] in names)
+
+
+def author_rerank(hits: Sequence[Hit], names: Sequence[str]) -> list[Hit]:
+    """Scale the scores of the messages said by someone the question names by
+    :data:`AUTHOR_FACTOR` and rank again (ties keep their order)."""
+    scaled = [
+        dataclasses.replace(h, score=h.score * AUTHOR_FACTOR) if by_author(h, names) else h
+        for h in hits
+    ]
+    order = sorted(range(len(scaled)), key=lambda i: -scaled[i].score)
+    return [scaled[i] for i in order]
 
 
 def reformulations(
@@ -147,20 +195,42 @@ async def iterative_search(
 ) -> IterativeResult:
     """Answer ``req`` with the gated offline loop (see the module's docstring)."""
     difficulty = assess(req.query, options.difficulty_threshold, options.force_hard)
-    first = await search(req)
+    authors = named_authors(req.query) if AUTHOR_FACTOR != 1.0 else []
+    if authors:
+        depth = max(req.top_k, AUTHOR_DEPTH)
+        deep = dataclasses.replace(
+            req, top_k=depth, candidate_top_k=max(req.candidate_top_k, depth)
+        )
+        first = author_rerank(await search(deep), authors)[: req.top_k]
+    else:
+        first = await search(req)
     passes = [PassTrace(req.query, "question", found=len(first), added=[h.id for h in first])]
-    if not difficulty.hard or options.max_iterations <= 1 or not first:
-        return IterativeResult(list(first[: req.top_k]), difficulty, passes)
-    texts = [h.text for h in first]
-    later = reformulations(req.query, texts, options.max_iterations - 1, strategies)
-    if not later:
-        return IterativeResult(list(first[: req.top_k]), difficulty, passes)
-    results = await asyncio.gather(
+    result = IterativeResult(list(first[: req.top_k]), difficulty, passes, authors)
+    if difficulty.hard and options.max_iterations > 1 and first:
+        texts = [h.text for h in first]
+        later = reformulations(req.query, texts, options.max_iterations - 1, strategies)
+        if later:
+            await _later_passes(search, req, first, later, later_weight, result)
+    result.by_authors = [h.id for h in result.hits if authors and by_author(h, authors)]
+    return result
+
+
+async def _later_passes(
+    search: Search,
+    req: SearchRequest,
+    first: list[Hit],
+    later: list[Reformulation],
+    later_weight: float,
+    result: IterativeResult,
+) -> None:
+    """Ask the reformulations at once, fuse every pass into ``result``."""
+    found = await asyncio.gather(
         *(search(dataclasses.replace(req, query=r.query, explain=False)) for r in later)
     )
+    passes = result.passes
     rankings: list[Sequence[Hit]] = [first]
     weights = [1.0]
-    for reformulation, hits in zip(later, results, strict=True):
+    for reformulation, hits in zip(later, found, strict=True):
         rankings.append(hits)
         weights.append(later_weight)
         passes.append(PassTrace(reformulation.query, reformulation.source, reformulation.detail))
@@ -168,9 +238,8 @@ async def iterative_search(
     returned = {h.doc_id for h in fused}
     seen = {h.doc_id for h in first}
     passes[0].added = [h.id for h in first if h.doc_id in returned]
-    for trace, hits in zip(passes[1:], results, strict=True):
+    for trace, hits in zip(passes[1:], found, strict=True):
         trace.found = len(hits)
-        new = [h for h in hits if h.doc_id not in seen and h.doc_id in returned]
-        trace.added = [h.id for h in new]
+        trace.added = [h.id for h in hits if h.doc_id not in seen and h.doc_id in returned]
         seen.update(h.doc_id for h in hits)
-    return IterativeResult(fused, difficulty, passes)
+    result.hits = fused
