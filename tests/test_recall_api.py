@@ -315,3 +315,18 @@ async def test_owner_takes_a_list(tmp_path: Path) -> None:
             status, answer = await api.call("POST", "/v1/search", {"query": "tea", "owner": value})
             assert status == 400, (value, answer)
             assert answer["error"]["details"]["field"] == field, answer
+
+
+async def test_the_vector_leg_adds_no_hit_below_its_similarity_floor(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        await _seed(api)
+        for text in ("The user lives in Lyon", "tea with milk", "We adopted a greyhound"):
+            status, _ = await api.call("POST", "/v1/facts", {"text": text})
+            assert status == 201
+        answer = await _search(api, {"query": "Lyon", "explain": True})
+        assert [h["text"] for h in answer["hits"]] == ["The user lives in Lyon"]
+        vector_only = await _search(
+            api, {"query": "Lyon", "fusion": {"weights": {"lexical": 0}}, "explain": True}
+        )
+        for hit in vector_only["hits"]:
+            assert hit["signals"]["legs"]["vector"]["score"] >= 0.15

@@ -104,6 +104,9 @@ HOP_DAMPING = 0.5
 READ_YOUR_WRITES_EMBED = 64
 """New documents a refresh embeds itself (more are left to the background indexer)."""
 HUB_LIMIT = 500
+VECTOR_FLOOR = 0.15
+"""Cosine below which the vector leg adds no hit (an embedder may set its own
+``similarity_floor``): below it a "match" is noise, often a negative cosine."""
 """Entities mentioned by more documents than this are hubs and not expanded through."""
 
 
@@ -294,6 +297,9 @@ class RecallEngine:
             legs["entity"] = self._entity(conn, req)
         if vector_leg is not None:
             legs["vector"] = vector_leg.result()
+        if "vector" in legs:
+            floor = self.vector_floor
+            legs["vector"] = [(d, s) for d, s in legs["vector"] if s >= floor]
         legs = {name: legs[name] for name in LEGS if name in legs}  # one order on every path
         weights = self._weights(req)
         fused = rrf({n: [d for d, _ in hits] for n, hits in legs.items()}, weights)
@@ -310,6 +316,11 @@ class RecallEngine:
         ranked = ranked[: req.top_k]
         shown = self._rows(conn, ranked, full=True)
         return [self._hit(req, pool[d], shown[d], weights) for d in ranked if d in shown]
+
+    @property
+    def vector_floor(self) -> float:
+        """Return the similarity floor of the vector leg (the embedder's, or the default)."""
+        return float(getattr(self.index.embedder, "similarity_floor", VECTOR_FLOOR))
 
     def _weights(self, req: SearchRequest) -> dict[str, float]:
         if req.fusion.strategy == "rrf":
