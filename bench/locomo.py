@@ -336,7 +336,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.mode == "api":
         from bench.locomo_api import run_api
 
-        runs = {"single": asyncio.run(run_api(args, convs))}
+        runs = asyncio.run(run_api(args, convs))
     else:
         runs = asyncio.run(run_inprocess(args, convs))
     single = runs["single"]
