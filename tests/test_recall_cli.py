@@ -51,8 +51,12 @@ async def test_recall_deep(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
         assert "gate: " in out
         assert "hard" in out
         assert "pass 1 (question)" in out
-        assert "pass 2 (bridge)" in out
-        assert await memoryd("recall", question, "--deep", "--max-iterations", "1", *sock) == 0
-        assert "pass 2" not in capsys.readouterr().out
+        assert "pass 2" not in out  # no offline reformulation is on by default
+        assert "authors: ann" in out
+        assert (
+            await memoryd("recall", "cat", "--deep", "--explain", "--max-iterations", "1", *sock)
+            == 0
+        )
+        assert "gate: 0.00 easy" in capsys.readouterr().out
         assert await memoryd("recall", "cat", "--owner", "agent", "--owner", "user", *sock) == 0
         assert "Ann owns a cat" in capsys.readouterr().out

@@ -90,10 +90,11 @@ def test_bridge_queries_name_entities_the_question_does_not() -> None:
 
 def test_reformulations_are_distinct_and_capped() -> None:
     texts = ["Alice met Bob in Paris.", "Bob and Carol went to Rome."]
-    out = reformulations("who did Dave meet?", texts, 2)
+    out = reformulations("who did Dave meet?", texts, 2, ("bridge",))
     assert len(out) == 2
     assert len({r.query for r in out}) == 2
-    assert reformulations("who?", texts, 0) == []
+    assert reformulations("who?", texts, 0, ("bridge",)) == []
+    assert reformulations("who?", texts, 3) == []  # none by default (see STRATEGIES)
     with pytest.raises(ValueError, match="unknown strategy"):
         reformulations("who?", texts, 1, ("nope",))
 
@@ -143,7 +144,13 @@ async def test_a_hard_question_takes_bridging_passes_capped_by_max_iterations() 
         return [_hit(10 + len(asked), f"found by {req.query}"), _hit(2, "Rex is a dog.")]
 
     req = _req("When did Alice adopt her dog?", top_k=3)
-    result = await iterative_search(search, req, IterativeOptions(max_iterations=2))
+    default = await iterative_search(search, req, IterativeOptions())
+    assert default.difficulty.hard
+    assert len(asked) == 1  # no offline reformulation by default: pass 1 only
+    assert len(default.passes) == 1
+    asked.clear()
+    bridging = ("bridge",)
+    result = await iterative_search(search, req, IterativeOptions(max_iterations=2), bridging)
     assert result.difficulty.hard
     assert len(asked) == 2
     assert asked[1].startswith("Rex ") or asked[1].startswith("Paws Shelter ")
@@ -155,7 +162,7 @@ async def test_a_hard_question_takes_bridging_passes_capped_by_max_iterations() 
     assert explained["passes"][1]["found"] == 2
 
     asked.clear()
-    one = await iterative_search(search, req, IterativeOptions(max_iterations=1, force_hard=True))
+    one = await iterative_search(search, req, IterativeOptions(1, force_hard=True), bridging)
     assert len(asked) == 1
     assert len(one.passes) == 1
 
@@ -166,7 +173,7 @@ async def test_the_loop_keeps_top_k_and_hit_fields() -> None:
         return [_hit(base + i, f"Zed Qux number {i}", score=1.0 / (i + 1)) for i in range(5)]
 
     req = _req("When did Alice meet Bob?", top_k=4)
-    result = await iterative_search(search, req, IterativeOptions(force_hard=True))
+    result = await iterative_search(search, req, IterativeOptions(force_hard=True), ("bridge",))
     assert len(result.hits) == 4
     assert result.hits[0].doc_id == 0
     assert all(dataclasses.is_dataclass(h) for h in result.hits)

@@ -113,7 +113,12 @@ class Field:
             out.setdefault("maximum", INT64_MAX)
         if self.pattern is not None:
             out["pattern"] = anchored(self.pattern)
-        if self.items is not None:
+        if self.kind == "object" and isinstance(self.items, Schema):
+            # A nested object's own fields, as JSON Schema says them (not as "items").
+            nested = self.items.json_schema()
+            nested.pop("type", None)
+            out.update(nested)
+        elif self.items is not None:
             out["items"] = self.items.json_schema()
         if self.nullable:
             if "type" in out:

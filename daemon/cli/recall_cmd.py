@@ -60,6 +60,11 @@ def _passes(explained: dict[str, Any]) -> str:
     for n, one in enumerate(explained["passes"], start=1):
         added = ", ".join(one["added"]) or "nothing"
         lines.append(f"pass {n} ({one['source']}): {one['query']!r} added {added}")
+    authors = explained.get("authors")
+    if authors:
+        said = ", ".join(authors["hits"]) or "none of the hits"
+        names = ", ".join(authors["names"])
+        lines.append(f"authors: {names} (x{authors['factor']}): {said}")
     return "\n".join(lines)
 
 

@@ -7,9 +7,10 @@
    score scaled by :data:`AUTHOR_FACTOR` (a question about Melanie's kids is answered by what
    Melanie said, which seldom says "Melanie"; the turns that greet her by name otherwise
    rank first). This applies to easy questions too: it costs no pass.
-3. Passes 2.. (hard questions only) ask offline reformulations made from pass 1's best
-   hits (:mod:`daemon.recall.reformulate`), at most ``max_iterations`` passes in all; they
-   depend only on pass 1, so they run at once.
+3. Passes 2.. (hard questions only) ask the reformulations :data:`STRATEGIES` names, made
+   from pass 1's best hits (:mod:`daemon.recall.reformulate`), at most ``max_iterations``
+   passes in all; they depend only on pass 1, so they run at once. No offline reformulation
+   has yet helped on LoCoMo, so by default there is none and the loop stops after pass 1.
 4. The passes' rankings are fused by weighted RRF (pass 1 weighs 1, a later pass
    :data:`LATER_PASS_WEIGHT`), a document's fused score being the sum over the passes that
    found it; ``top_k`` caps the total.
@@ -42,8 +43,11 @@ AUTHOR_FACTOR = 1.25
 """Score factor of a message said by someone the question names."""
 AUTHOR_DEPTH = 60
 """How deep pass 1 reads when the question names someone, so their own words can move up."""
-STRATEGIES: tuple[str, ...] = ("bridge",)
-"""The offline reformulations used, in order (``bridge`` is the one kept)."""
+STRATEGIES: tuple[str, ...] = ()
+"""The offline reformulations later passes ask, in order. None by default: on LoCoMo entity
+bridging (``bridge``) measured no better than pass 1 alone (0.852 hit@10 either way, single-hop
++0.006, open-domain -0.039) at three times the cost, and feedback worse (see
+``docs/performance.md``); ``bench/locomo.py`` measures bridging again in every run."""
 
 Search = Callable[[SearchRequest], Awaitable[list[Hit]]]
 
