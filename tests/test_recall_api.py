@@ -330,3 +330,38 @@ async def test_the_vector_leg_adds_no_hit_below_its_similarity_floor(tmp_path: P
         )
         for hit in vector_only["hits"]:
             assert hit["signals"]["legs"]["vector"]["score"] >= 0.15
+
+
+async def test_a_word_repeated_by_neighbouring_turns_keeps_its_weight(tmp_path: Path) -> None:
+    # Issue 18: "live" is in most rows' neighbouring-turns text, which made bm25's idf of it
+    # zero; the residence fact then scored like any fact about the user.
+    async with api_client(tmp_path) as api:
+        turns = [
+            "hey, how are you?",
+            "I live in Lyon now, moved last spring",
+            "nice! do you like living there?",
+            "yes, living in Lyon is great, we live near the river",
+            "what do you do for work?",
+            "I work at Acme as an engineer",
+        ]
+        for text in turns:
+            status, _ = await api.call(
+                "POST", "/v1/conversations/c1/messages", {"role": "user", "content": text}
+            )
+            assert status == 201
+        for text in ("The user works at Acme", "The user has a cat", "The user lives in Lyon"):
+            status, _ = await api.call("POST", "/v1/facts", {"text": text})
+            assert status == 201
+        answer = await _search(
+            api,
+            {
+                "query": "where does the user live",
+                "scope": ["facts"],
+                "fusion": {"weights": {"vector": 0}},
+                "explain": True,
+            },
+        )
+        hits = answer["hits"]
+        assert hits[0]["text"] == "The user lives in Lyon"
+        lexical = [h["signals"]["legs"]["lexical"]["score"] for h in hits]
+        assert lexical[0] > lexical[1] * 1.2
