@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Callable
+from typing import Any, Protocol
 
 from aiohttp import web
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from daemon.api.errors import invalid, json_response
 from daemon.api.validation import Field, Schema, parse_body
 from daemon.app import STATE, namespace_of, state_of
+from daemon.config import Config
 from daemon.logging import get_logger
 from daemon.recall import staleness
 from daemon.recall.difficulty import DEFAULT_THRESHOLD
@@ -29,6 +30,7 @@ from daemon.recall.iterative import (
     IterativeOptions,
     iterative_search,
 )
+from daemon.recall.model import RecallModel
 from daemon.recall.query import SCOPES, Filters, Fusion, SearchRequest
 from daemon.recall.recorder import RecallRecorder
 from daemon.recall.service import DEFAULT_EMBEDDER, RecallService, cache_engine, make_embedder
@@ -51,6 +53,7 @@ class ShadowSearches:
 
 
 SHADOWS: web.AppKey[ShadowSearches] = web.AppKey("memoryd_recall_shadows", ShadowSearches)
+MODEL: web.AppKey[RecallModel] = web.AppKey("memoryd_recall_model", RecallModel)
 
 SEARCH_BODY = Schema(
     "SearchIn",
@@ -242,8 +245,11 @@ async def post_search(request: web.Request) -> web.Response:
     if options is None:
         hits = await one_pass(req)
     else:
-        result = await iterative_search(one_pass, req, options)
+        model = request.app.get(MODEL)
+        grader = None if model is None else model.grader()
+        result = await iterative_search(one_pass, req, options, grader=grader)
         hits = result.hits
+        answer["abstain"] = result.abstain
         if req.explain:
             answer["iterative"] = result.explain()
     recorder = request.app.get(RECORDER)
@@ -392,6 +398,36 @@ async def _watch_embedder(state: Any, service: RecallService, interval: float = 
         else:
             await service.switch_embedder(embedder)
         current = wanted
+
+
+class WatcherLike(Protocol):
+    """The part of :class:`daemon.reload.ConfigWatcher` the recall model follows."""
+
+    @property
+    def current(self) -> Config:
+        """Return the configuration in force."""
+        ...
+
+    def subscribe(self, callback: Callable[[Config, Config], Any]) -> None:
+        """Await ``callback(old, new)`` after each applied reload."""
+        ...
+
+
+def install_recall_model(app: web.Application, watcher: WatcherLike) -> None:
+    """Give iterative recall the model ``[llm]`` names, following reloads (call before the
+    app starts; without it, iterative recall is offline)."""
+
+    async def ctx(app: web.Application) -> AsyncIterator[None]:
+        model = RecallModel(app[STATE].clock.now)
+        await model.apply(watcher.current.llm)
+        watcher.subscribe(model.on_reload)
+        app[MODEL] = model
+        try:
+            yield
+        finally:
+            await model.close()
+
+    app.cleanup_ctx.append(ctx)
 
 
 def add_routes(app: web.Application) -> None:

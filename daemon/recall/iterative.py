@@ -11,6 +11,10 @@
    from pass 1's best hits (:mod:`daemon.recall.reformulate`), at most ``max_iterations``
    passes in all; they depend only on pass 1, so they run at once. No offline reformulation
    has yet helped on LoCoMo, so by default there is none and the loop stops after pass 1.
+   With a ``grader`` (a model, :mod:`daemon.recall.grader`), a hard question is graded
+   after each pass against the original question instead: sufficient stops, otherwise the
+   grader's reformulation is the next pass; the cap reached unsatisfied sets ``abstain``; a
+   failed call ends the graded passes and the offline ones (if any) follow.
 4. The passes' rankings are fused by weighted RRF (pass 1 weighs 1, a later pass
    :data:`LATER_PASS_WEIGHT`), a document's fused score being the sum over the passes that
    found it; ``top_k`` caps the total.
@@ -31,6 +35,7 @@ from typing import Any
 from daemon.recall.difficulty import DEFAULT_THRESHOLD, Difficulty, assess
 from daemon.recall.engine import Hit
 from daemon.recall.fusion import RRF_K
+from daemon.recall.grader import Verdict
 from daemon.recall.query import SearchRequest
 from daemon.recall.reformulate import Reformulation, bridge_queries
 from projections.entities import canonical_key, extract_entities
@@ -94,13 +99,23 @@ class IterativeResult:
     passes: list[PassTrace]
     authors: list[str] = field(default_factory=list)
     by_authors: list[str] = field(default_factory=list)
+    verdicts: list[Verdict] = field(default_factory=list)
+    """The grader's verdict on each graded pass (none without a model)."""
+    abstain: bool = False
+    """The grader never found the hits sufficient within ``max_iterations`` passes."""
+    rankings: list[list[Hit]] = field(default_factory=list)
+    """Each later pass's hits, in pass order."""
 
     def explain(self) -> dict[str, Any]:
-        """Return the ``explain`` form: gate score and signals, each pass, the authors."""
+        """Return the ``explain`` form: gate score and signals, each pass, the authors, the
+        grader's verdicts and the model calls spent."""
         out: dict[str, Any] = {
             "gate": self.difficulty.to_json(),
             "passes": [p.to_json() for p in self.passes],
         }
+        if self.verdicts:
+            out["grader"] = [v.to_json() for v in self.verdicts]
+        out["model_calls"] = len(self.verdicts)
         if self.authors:
             out["authors"] = {
                 "names": self.authors,
@@ -190,14 +205,20 @@ def fuse_passes(
     return [dataclasses.replace(best[d], score=fused[d]) for d in ranked]
 
 
+Grader = Callable[[str, Sequence[Hit]], Awaitable[Verdict]]
+"""Judges hits against the original question (see :mod:`daemon.recall.grader`)."""
+
+
 async def iterative_search(
     search: Search,
     req: SearchRequest,
     options: IterativeOptions,
     strategies: Sequence[str] = STRATEGIES,
     later_weight: float = LATER_PASS_WEIGHT,
+    grader: Grader | None = None,
 ) -> IterativeResult:
-    """Answer ``req`` with the gated offline loop (see the module's docstring)."""
+    """Answer ``req`` with the gated loop (see the module's docstring); with ``grader``, a
+    hard question's passes follow the grader's verdicts instead of the offline strategies."""
     difficulty = assess(req.query, options.difficulty_threshold, options.force_hard)
     authors = named_authors(req.query) if AUTHOR_FACTOR != 1.0 else []
     if authors:
@@ -210,40 +231,69 @@ async def iterative_search(
         first = await search(req)
     passes = [PassTrace(req.query, "question", found=len(first), added=[h.id for h in first])]
     result = IterativeResult(list(first[: req.top_k]), difficulty, passes, authors)
-    if difficulty.hard and options.max_iterations > 1 and first:
+    offline = difficulty.hard and options.max_iterations > 1 and bool(first)
+    if difficulty.hard and grader is not None:
+        offline = await _graded_passes(search, req, options, first, later_weight, grader, result)
+        offline = offline and options.max_iterations > len(result.passes)
+    if offline:
         texts = [h.text for h in first]
-        later = reformulations(req.query, texts, options.max_iterations - 1, strategies)
+        left = options.max_iterations - len(result.passes)
+        later = reformulations(req.query, texts, left, strategies)
         if later:
-            await _later_passes(search, req, first, later, later_weight, result)
+            found = await asyncio.gather(
+                *(search(dataclasses.replace(req, query=r.query, explain=False)) for r in later)
+            )
+            for r, hits in zip(later, found, strict=True):
+                _add_pass(result, PassTrace(r.query, r.source, r.detail), hits)
+            _fuse(result, req, first, later_weight)
     result.by_authors = [h.id for h in result.hits if authors and by_author(h, authors)]
     return result
 
 
-async def _later_passes(
+async def _graded_passes(
     search: Search,
     req: SearchRequest,
+    options: IterativeOptions,
     first: list[Hit],
-    later: list[Reformulation],
     later_weight: float,
+    grader: Grader,
     result: IterativeResult,
-) -> None:
-    """Ask the reformulations at once, fuse every pass into ``result``."""
-    found = await asyncio.gather(
-        *(search(dataclasses.replace(req, query=r.query, explain=False)) for r in later)
-    )
-    passes = result.passes
-    rankings: list[Sequence[Hit]] = [first]
-    weights = [1.0]
-    for reformulation, hits in zip(later, found, strict=True):
-        rankings.append(hits)
-        weights.append(later_weight)
-        passes.append(PassTrace(reformulation.query, reformulation.source, reformulation.detail))
+) -> bool:
+    """Grade, reformulate, search, until sufficient or ``max_iterations`` passes; return
+    whether the loop should go on offline (the grader failed)."""
+    while True:
+        verdict = await grader(req.query, result.hits)
+        result.verdicts.append(verdict)
+        if verdict.error is not None:
+            return True
+        if verdict.sufficient:
+            return False
+        asked = {p.query for p in result.passes}
+        query = verdict.reformulation
+        if len(result.passes) >= options.max_iterations or not query or query in asked:
+            result.abstain = True  # the cap, or nothing new to ask, without sufficiency
+            return False
+        hits = await search(dataclasses.replace(req, query=query, explain=False))
+        _add_pass(result, PassTrace(query, "grader"), hits)
+        _fuse(result, req, first, later_weight)
+
+
+def _add_pass(result: IterativeResult, trace: PassTrace, hits: list[Hit]) -> None:
+    trace.found = len(hits)
+    result.passes.append(trace)
+    result.rankings.append(hits)
+
+
+def _fuse(result: IterativeResult, req: SearchRequest, first: list[Hit], weight: float) -> None:
+    """Fuse pass 1 and the later passes into ``result.hits``; say what each pass added."""
+    rankings: list[Sequence[Hit]] = [first, *result.rankings]
+    weights = [1.0] + [weight] * len(result.rankings)
     fused = fuse_passes(rankings, weights, req.top_k)
     returned = {h.doc_id for h in fused}
     seen = {h.doc_id for h in first}
+    passes = result.passes
     passes[0].added = [h.id for h in first if h.doc_id in returned]
-    for trace, hits in zip(passes[1:], found, strict=True):
-        trace.found = len(hits)
+    for trace, hits in zip(passes[1:], result.rankings, strict=True):
         trace.added = [h.id for h in hits if h.doc_id not in seen and h.doc_id in returned]
         seen.update(h.doc_id for h in hits)
     result.hits = fused
