@@ -365,3 +365,26 @@ async def test_a_word_repeated_by_neighbouring_turns_keeps_its_weight(tmp_path: 
         assert hits[0]["text"] == "The user lives in Lyon"
         lexical = [h["signals"]["legs"]["lexical"]["score"] for h in hits]
         assert lexical[0] > lexical[1] * 1.2
+
+
+async def test_hyde_and_multi_query_without_a_model_are_no_ops(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        await _seed(api)
+        plain = await _search(api, {"query": "who painted a sunrise"})
+        answer = await _search(
+            api, {"query": "who painted a sunrise", "hyde": True, "multi_query": 3, "explain": True}
+        )
+        assert [h["id"] for h in answer["hits"]] == [h["id"] for h in plain["hits"]]
+        assert answer["model_passes"] == {
+            "hyde": {"skipped": "no model"},
+            "multi_query": {"skipped": "no model"},
+        }
+        for body, field in (
+            ({"hyde": "yes"}, "hyde"),
+            ({"multi_query": 0}, "multi_query"),
+            ({"multi_query": 6}, "multi_query"),
+            ({"multi_query": 2.5}, "multi_query"),
+        ):
+            status, error = await api.call("POST", "/v1/search", {"query": "x", **body})
+            assert status == 400, (body, error)
+            assert error["error"]["details"]["field"] == field

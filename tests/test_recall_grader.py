@@ -15,6 +15,7 @@ import pytest
 
 from daemon.config import load_config
 from daemon.recall.engine import Hit
+from daemon.recall.expansion import with_model_passes
 from daemon.recall.grader import Verdict, grade, parse_verdict
 from daemon.recall.iterative import IterativeOptions, iterative_search
 from daemon.recall.model import RecallModel
@@ -232,3 +233,69 @@ async def test_deep_recall_through_the_daemon_grades_and_abstains(
         assert answer["iterative"]["grader"][0]["error"].startswith("server")
         assert answer["hits"]
     assert dataclasses.is_dataclass(config)
+
+
+# -- HyDE and multi-query ---------------------------------------------------------------------
+
+
+async def test_hyde_and_multi_query_fuse_model_written_passes(fake: FakeLLMServer) -> None:
+    model = await _model(fake)
+    fake.push(
+        Reply(text="Ann adopted Rex from the shelter in May."),
+        Reply(text='{"queries": ["Ann dog adoption", "Rex shelter", "extra"]}'),
+    )
+    search = _Search()
+    asked: list[tuple[str, tuple[str, ...]]] = []
+
+    async def recording(req: SearchRequest) -> list[Hit]:
+        asked.append((req.query, req.legs))
+        return await search(req)
+
+    first = await search(_req())
+    hits, info = await with_model_passes(
+        recording, _req(), first, model.provider, hyde=True, multi_query=3, timeout=5
+    )
+    assert asked[0] == ("Ann adopted Rex from the shelter in May.", ("vector",))
+    assert sorted(q for q, _ in asked[1:]) == ["Ann dog adoption", "Rex shelter"]  # N-1
+    assert info["model_calls"] == 2
+    assert info["hyde"]["found"] == 2
+    assert [q["query"] for q in info["multi_query"]["queries"]] == [
+        "Ann dog adoption",
+        "Rex shelter",
+    ]
+    assert len(hits) == 5
+    assert hits[0].id == "m100"  # the question's own best hit leads
+    assert _user_text(fake.requests[0].body) == QUESTION
+    await model.close()
+
+
+async def test_without_a_model_hyde_and_multi_query_make_no_call(fake: FakeLLMServer) -> None:
+    search = _Search()
+    first = await search(_req())
+    hits, info = await with_model_passes(
+        search, _req(), first, None, hyde=True, multi_query=4, timeout=5
+    )
+    assert hits == first
+    assert info == {"hyde": {"skipped": "no model"}, "multi_query": {"skipped": "no model"}}
+    assert search.asked == [QUESTION]
+    assert fake.requests == []
+    same, nothing = await with_model_passes(
+        search, _req(), first, None, hyde=False, multi_query=1, timeout=5
+    )
+    assert same == first
+    assert nothing == {}
+
+
+async def test_a_failed_hyde_or_multi_query_call_leaves_the_hits(fake: FakeLLMServer) -> None:
+    model = await _model(fake)
+    fake.push(Reply(status=500), Reply(text="no json here"))
+    search = _Search()
+    first = await search(_req())
+    hits, info = await with_model_passes(
+        search, _req(), first, model.provider, hyde=True, multi_query=2, timeout=5
+    )
+    assert hits == first
+    assert info["hyde"]["error"].startswith("server")
+    assert info["multi_query"]["error"].startswith("bad_output")
+    assert info["model_calls"] == 2
+    await model.close()

@@ -24,6 +24,8 @@ from daemon.logging import get_logger
 from daemon.recall import staleness
 from daemon.recall.difficulty import DEFAULT_THRESHOLD
 from daemon.recall.engine import DEFAULT_WEIGHTS, Hit
+from daemon.recall.expansion import MAX_MULTI_QUERY, with_model_passes
+from daemon.recall.grader import GRADER_TIMEOUT
 from daemon.recall.iterative import (
     DEFAULT_MAX_ITERATIONS,
     MAX_ITERATIONS,
@@ -146,7 +148,19 @@ SEARCH_BODY = Schema(
                     Field("force_hard", "boolean", description="skip the difficulty gate"),
                 ),
             ),
-            description="answer through the iterative offline loop (issue 18)",
+            description="answer through the iterative loop (issue 18)",
+        ),
+        Field(
+            "hyde",
+            "boolean",
+            description="with a model: fuse in the neighbours of a hypothetical answer",
+        ),
+        Field(
+            "multi_query",
+            "integer",
+            minimum=1,
+            maximum=MAX_MULTI_QUERY,
+            description="with a model: fuse in up to N-1 rewordings of the question",
         ),
     ),
 )
@@ -242,16 +256,29 @@ async def post_search(request: web.Request) -> web.Response:
         return await _ranked(service, engine, one)
 
     answer: dict[str, Any] = {}
+    model = request.app.get(MODEL)
     if options is None:
         hits = await one_pass(req)
     else:
-        model = request.app.get(MODEL)
         grader = None if model is None else model.grader()
         result = await iterative_search(one_pass, req, options, grader=grader)
         hits = result.hits
         answer["abstain"] = result.abstain
         if req.explain:
             answer["iterative"] = result.explain()
+    hyde, multi_query = bool(body.get("hyde", False)), int(body.get("multi_query", 1))
+    if hyde or multi_query > 1:
+        hits, passes = await with_model_passes(
+            one_pass,
+            req,
+            hits,
+            None if model is None else model.provider,
+            hyde=hyde,
+            multi_query=multi_query,
+            timeout=GRADER_TIMEOUT if model is None else model.timeout,
+        )
+        if req.explain:
+            answer["model_passes"] = passes
     recorder = request.app.get(RECORDER)
     if recorder is not None:
         found = [(h.kind, h.id, h.score) for h in hits]
