@@ -14,16 +14,14 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import re
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-import orjson
-
 from daemon.recall.engine import Hit
+from daemon.recall.grader import ask, json_object
 from daemon.recall.iterative import fuse_passes
 from daemon.recall.query import SearchRequest
-from plugins.llm.types import ChatMessage, CompletionRequest, LLMError, LLMProvider
+from plugins.llm.types import ChatMessage, CompletionRequest, LLMProvider
 
 MODEL_PASS_WEIGHT = 0.5
 """RRF weight of a HyDE or reworded pass (the question's own ranking weighs 1)."""
@@ -36,7 +34,6 @@ MULTI_SYSTEM = (
     "Reword the question as different search queries that could find its answer. "
     'Reply with JSON only: {"queries": ["...", "..."]}.'
 )
-_JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
 
 Search = Callable[[SearchRequest], Awaitable[list[Hit]]]
 
@@ -44,34 +41,21 @@ Search = Callable[[SearchRequest], Awaitable[list[Hit]]]
 async def _ask(
     provider: LLMProvider, system: str, question: str, timeout: float
 ) -> tuple[str | None, str | None]:
-    """The model's text, or None and why not."""
+    """The model's text (one line), or None and why not."""
     request = CompletionRequest(
         system=system, messages=[ChatMessage("user", question)], max_tokens=300
     )
-    try:
-        async with asyncio.timeout(timeout):
-            completion = await provider.complete(request)
-    except TimeoutError:
-        return None, f"timeout after {timeout:g} s"
-    except LLMError as exc:
-        return None, f"{exc.kind}: {exc.message}"[:300]
-    except Exception as exc:  # whatever a provider plugin raises, the search is answered
-        return None, f"failed: {exc!r}"[:300]
-    text = " ".join(completion.text.split())
+    text, error = await ask(provider, request, timeout)
+    if text is None:
+        return None, error
+    text = " ".join(text.split())
     return (text, None) if text else (None, "bad_output: empty answer")
 
 
 def parse_rewordings(text: str, limit: int) -> list[str]:
     """The queries of ``{"queries": [...]}`` (at most ``limit``, distinct); ValueError when
     the answer is not that."""
-    match = _JSON_OBJECT.search(text)
-    if match is None:
-        raise ValueError("no JSON object in the answer")
-    try:
-        data = orjson.loads(match.group(0))
-    except orjson.JSONDecodeError as exc:
-        raise ValueError(f"not JSON: {exc}") from None
-    queries = data.get("queries") if isinstance(data, dict) else None
+    queries = json_object(text).get("queries")
     if not isinstance(queries, list) or not all(isinstance(q, str) for q in queries):
         raise ValueError('"queries" must be a list of strings')
     cleaned = [" ".join(q.split())[:4000] for q in queries]

@@ -75,9 +75,9 @@ def grade_request(question: str, hits: Sequence[Hit]) -> CompletionRequest:
     )
 
 
-def parse_verdict(text: str) -> Verdict:
-    """Read the model's JSON answer (a fenced or prefixed object is accepted); raise
-    ValueError when it is not the verdict's shape."""
+def json_object(text: str) -> dict[str, Any]:
+    """The JSON object in a model's answer (fenced or after a preamble is fine); ValueError
+    when there is none."""
     match = _JSON_OBJECT.search(text)
     if match is None:
         raise ValueError("no JSON object in the answer")
@@ -87,6 +87,28 @@ def parse_verdict(text: str) -> Verdict:
         raise ValueError(f"not JSON: {exc}") from None
     if not isinstance(data, dict):
         raise ValueError("not a JSON object")
+    return data
+
+
+async def ask(
+    provider: LLMProvider, request: CompletionRequest, timeout: float
+) -> tuple[str | None, str | None]:
+    """The model's answer text, or None and why not (no exception escapes)."""
+    try:
+        async with asyncio.timeout(timeout):
+            completion = await provider.complete(request)
+    except TimeoutError:
+        return None, f"timeout after {timeout:g} s"
+    except LLMError as exc:
+        return None, f"{exc.kind}: {exc.message}"[:300]
+    except Exception as exc:  # whatever a provider plugin raises, the search is answered
+        return None, f"failed: {exc!r}"[:300]
+    return completion.text, None
+
+
+def parse_verdict(text: str) -> Verdict:
+    """Read the model's JSON answer; raise ValueError when it is not the verdict's shape."""
+    data = json_object(text)
     sufficient = data.get("sufficient")
     if not isinstance(sufficient, bool):
         raise ValueError('"sufficient" must be true or false')
@@ -110,15 +132,10 @@ async def grade(
     timeout: float = GRADER_TIMEOUT,
 ) -> Verdict:
     """Ask ``provider`` for a verdict on ``hits``; a failure is a verdict with ``error``."""
+    text, error = await ask(provider, grade_request(question, hits), timeout)
+    if text is None:
+        return Verdict(error=error)
     try:
-        async with asyncio.timeout(timeout):
-            completion = await provider.complete(grade_request(question, hits))
-        return parse_verdict(completion.text)
-    except TimeoutError:
-        return Verdict(error=f"timeout after {timeout:g} s")
-    except LLMError as exc:
-        return Verdict(error=f"{exc.kind}: {exc.message}"[:300])
+        return parse_verdict(text)
     except ValueError as exc:
         return Verdict(error=f"bad_output: {exc}"[:300])
-    except Exception as exc:  # whatever a provider plugin raises, the search is answered
-        return Verdict(error=f"failed: {exc!r}"[:300])
