@@ -60,3 +60,8 @@ async def test_recall_deep(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
         assert "gate: 0.00 easy" in capsys.readouterr().out
         assert await memoryd("recall", "cat", "--owner", "agent", "--owner", "user", *sock) == 0
         assert "Ann owns a cat" in capsys.readouterr().out
+        args = ("recall", "cat", "--hyde", "--multi-query", "3", "--explain", "--json")
+        assert await memoryd(*args, *sock) == 0
+        out = capsys.readouterr().out
+        answer = orjson.loads(out[out.index('{\n  "hits"') :])
+        assert answer["model_passes"]["hyde"] == {"skipped": "no model"}

@@ -3,7 +3,8 @@
 Prints a table of hits (rank, kind, score, id, conversation, text), or the API's JSON with
 ``--json``; ``--explain`` adds each hit's leg ranks and multipliers to the table. ``--deep``
 answers through the iterative offline loop (``iterative`` in the request; with ``--explain``
-the gate's score and signals and each pass's query and what it added are printed first).
+the gate's score and signals and each pass's query and what it added are printed first);
+``--hyde`` and ``--multi-query N`` ask for the model-written passes (no-ops without a model).
 """
 
 from __future__ import annotations
@@ -47,6 +48,10 @@ def search_body(args: argparse.Namespace) -> dict[str, Any]:
         if args.force_hard:
             iterative["force_hard"] = True
         body["iterative"] = iterative
+    if args.hyde:
+        body["hyde"] = True
+    if args.multi_query is not None:
+        body["multi_query"] = args.multi_query
     return body
 
 
@@ -141,5 +146,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument(
         "--force-hard", action="store_true", help="with --deep: skip the difficulty gate"
+    )
+    parser.add_argument(
+        "--hyde", action="store_true", help="with a model: add a hypothetical answer's neighbours"
+    )
+    parser.add_argument(
+        "--multi-query", type=int, default=None, help="with a model: N-1 rewordings (1-5)"
     )
     parser.set_defaults(handler=recall_cmd)
