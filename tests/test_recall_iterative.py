@@ -187,9 +187,14 @@ def test_author_rerank_lifts_what_the_named_person_said() -> None:
         dataclasses.replace(_hit(2, "They love dinosaurs", score=0.9), author="Melanie"),
         _hit(3, "a fact", score=0.85),
     ]
+    hits[1].signals = {"multipliers": {"trust": 1.0}, "final": 0.9}
     ranked = author_rerank(hits, names)
     assert [h.doc_id for h in ranked] == [2, 1, 3]
     assert ranked[0].score == pytest.approx(0.9 * AUTHOR_FACTOR)
+    assert ranked[0].signals == {
+        "multipliers": {"trust": 1.0, "author": AUTHOR_FACTOR},
+        "final": ranked[0].score,
+    }
     assert author_rerank(hits, []) == hits
 
 

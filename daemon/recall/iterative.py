@@ -143,13 +143,20 @@ def by_author(hit: Hit, names: Sequence[str]) -> bool:
     return bool(key) and (key in names or key.split()[0] in names)
 
 
+def _scaled(hit: Hit) -> Hit:
+    """``hit`` with its score scaled by the author factor (and ``explain`` saying so)."""
+    signals = hit.signals
+    if signals is not None:
+        multipliers = {**signals.get("multipliers", {}), "author": AUTHOR_FACTOR}
+        final = hit.score * AUTHOR_FACTOR
+        signals = {**signals, "multipliers": multipliers, "final": final}
+    return dataclasses.replace(hit, score=hit.score * AUTHOR_FACTOR, signals=signals)
+
+
 def author_rerank(hits: Sequence[Hit], names: Sequence[str]) -> list[Hit]:
     """Scale the scores of the messages said by someone the question names by
     :data:`AUTHOR_FACTOR` and rank again (ties keep their order)."""
-    scaled = [
-        dataclasses.replace(h, score=h.score * AUTHOR_FACTOR) if by_author(h, names) else h
-        for h in hits
-    ]
+    scaled = [_scaled(h) if by_author(h, names) else h for h in hits]
     order = sorted(range(len(scaled)), key=lambda i: -scaled[i].score)
     return [scaled[i] for i in order]
 
