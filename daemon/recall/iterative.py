@@ -1,4 +1,4 @@
-"""Iterative recall, offline (issue 18): gate, passes, fusion across passes.
+"""Iterative recall (issue 18): gate, passes, fusion across passes, offline or graded.
 
 1. The gate (:mod:`daemon.recall.difficulty`) scores the question; an easy question takes
    one pass.
@@ -50,9 +50,10 @@ AUTHOR_DEPTH = 60
 """How deep pass 1 reads when the question names someone, so their own words can move up."""
 STRATEGIES: tuple[str, ...] = ()
 """The offline reformulations later passes ask, in order. None by default: on LoCoMo entity
-bridging (``bridge``) measured no better than pass 1 alone (0.852 hit@10 either way, single-hop
-+0.006, open-domain -0.039) at three times the cost, and feedback worse (see
-``docs/performance.md``); ``bench/locomo.py`` measures bridging again in every run."""
+bridging (``bridge``) measured no better than pass 1 alone (0.848 hit@10 with it, 0.853
+without; single-hop +0.006, multi-hop -0.023, open-domain -0.039) at three times the cost,
+and feedback worse (see ``docs/performance.md``); ``bench/locomo.py`` measures bridging again
+in every run."""
 
 Search = Callable[[SearchRequest], Awaitable[list[Hit]]]
 
