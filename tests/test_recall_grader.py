@@ -299,3 +299,28 @@ async def test_a_failed_hyde_or_multi_query_call_leaves_the_hits(fake: FakeLLMSe
     assert info["multi_query"]["error"].startswith("bad_output")
     assert info["model_calls"] == 2
     await model.close()
+
+
+async def test_calls_go_through_the_retrospectives_budget_when_it_runs(
+    fake: FakeLLMServer,
+) -> None:
+    other = await _model(fake)  # stands for the retrospective service's budgeted provider
+    assert other.provider is not None
+    assert other.budget is not None
+    running_with: list[tuple[Any, Any]] = []
+    model = RecallModel(lambda: NOW, lambda: running_with[0] if running_with else None)
+    config = load_config(
+        None,
+        env={},
+        overrides={"llm.provider": "openai", "llm.model": "m-1", "llm.base_url": fake.base_url},
+    )
+    await model.apply(config.llm)
+    assert model.budget is not None
+    assert model.budget is not other.budget  # not running: its own tracker
+    running_with.append((other.provider, other.budget))
+    assert model.budget is other.budget
+    fake.push(_verdict(True))
+    await iterative_search(_Search(), _req(), IterativeOptions(), grader=model.grader())
+    assert other.budget.usage(NOW)[0] == 1  # counted where the retrospectives count
+    await model.close()
+    await other.close()

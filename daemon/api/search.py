@@ -36,9 +36,12 @@ from daemon.recall.model import RecallModel
 from daemon.recall.query import SCOPES, Filters, Fusion, SearchRequest
 from daemon.recall.recorder import RecallRecorder
 from daemon.recall.service import DEFAULT_EMBEDDER, RecallService, cache_engine, make_embedder
+from daemon.retrospective.wiring import RETROSPECTIVE
 from events.clock import to_micros
 from events.tasks import cancel_and_wait
 from events.types import OWNERS
+from plugins.llm.budget import BudgetTracker
+from plugins.llm.types import LLMProvider
 from projections.facts import replaced_sources
 
 log = get_logger("memoryd.recall")
@@ -444,8 +447,16 @@ def install_recall_model(app: web.Application, watcher: WatcherLike) -> None:
     """Give iterative recall the model ``[llm]`` names, following reloads (call before the
     app starts; without it, iterative recall is offline)."""
 
+    def shared() -> tuple[LLMProvider, BudgetTracker] | None:
+        # The retrospective service's model, while it runs with one: one daily budget count.
+        holder = app.get(RETROSPECTIVE)
+        service = None if holder is None else holder.service
+        if service is None or service.budget is None:
+            return None
+        return service.provider, service.budget
+
     async def ctx(app: web.Application) -> AsyncIterator[None]:
-        model = RecallModel(app[STATE].clock.now)
+        model = RecallModel(app[STATE].clock.now, shared)
         await model.apply(watcher.current.llm)
         watcher.subscribe(model.on_reload)
         app[MODEL] = model

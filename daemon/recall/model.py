@@ -1,9 +1,12 @@
 """The model iterative recall asks (issue 18), when ``[llm]`` names one.
 
-:class:`RecallModel` holds the provider built from ``[llm]`` (wrapped in a budget tracker of
-the ``[llm.budget]`` ceilings) and follows configuration reloads; with ``provider = "none"``
-it holds nothing and iterative recall stays offline. :meth:`RecallModel.grader` gives the
-loop its grader: one bounded call per graded pass (see :mod:`daemon.recall.grader`).
+:class:`RecallModel` holds the provider built from ``[llm]`` and follows configuration
+reloads; with ``provider = "none"`` it holds nothing and iterative recall stays offline. Its
+calls count against the daemon's ``[llm.budget]``: while the retrospective service runs with
+the model, recall calls through *its* budgeted provider (one daily count for both, the one
+``memoryd_llm_budget_*`` shows); otherwise through its own, wrapped in a tracker of the same
+ceilings. :meth:`RecallModel.grader` gives the loop its grader: one bounded call per graded
+pass (see :mod:`daemon.recall.grader`).
 """
 
 from __future__ import annotations
@@ -25,20 +28,43 @@ from plugins.registry import load_plugins
 log = get_logger("memoryd.recall")
 
 
+Shared = Callable[[], tuple[LLMProvider, BudgetTracker] | None]
+"""Another budgeted provider of the same ``[llm]`` to call through, when there is one."""
+
+
 class RecallModel:
     """The provider iterative recall grades with (None: offline)."""
 
-    def __init__(self, now: Callable[[], datetime]) -> None:
+    def __init__(self, now: Callable[[], datetime], shared: Shared | None = None) -> None:
         self._now = now
-        self.provider: LLMProvider | None = None
-        self.budget: BudgetTracker | None = None
+        self._shared = shared
+        self._own: LLMProvider | None = None
+        self._own_budget: BudgetTracker | None = None
         self.timeout = GRADER_TIMEOUT
+
+    def _current(self) -> tuple[LLMProvider, BudgetTracker | None] | None:
+        if self._own is None:
+            return None  # [llm] provider = "none" (or a section that would not build)
+        found = self._shared() if self._shared is not None else None
+        return found if found is not None else (self._own, self._own_budget)
+
+    @property
+    def provider(self) -> LLMProvider | None:
+        """Return the provider a call goes through now (None: offline)."""
+        current = self._current()
+        return None if current is None else current[0]
+
+    @property
+    def budget(self) -> BudgetTracker | None:
+        """Return the budget tracker that counts recall's calls now."""
+        current = self._current()
+        return None if current is None else current[1]
 
     async def apply(self, llm: LlmConfig) -> None:
         """Build the provider ``[llm]`` names (close the one before); a bad section leaves
         recall offline and is logged."""
-        old = self.provider
-        self.provider, self.budget = None, None
+        old = self._own
+        self._own, self._own_budget = None, None
         mapping = llm.provider_settings()
         if mapping is not None:
             try:
@@ -47,8 +73,8 @@ class RecallModel:
             except Exception as exc:  # a bad plugin or section must not take search down
                 log.error("recall.llm_failed", error=str(exc))
             else:
-                self.budget = BudgetTracker(settings.budget)
-                self.provider = BudgetedProvider(inner, self.budget, self._now)
+                self._own_budget = BudgetTracker(settings.budget)
+                self._own = BudgetedProvider(inner, self._own_budget, self._now)
                 self.timeout = min(GRADER_TIMEOUT, settings.timeout)
         if old is not None:
             await _close(old)
@@ -71,10 +97,10 @@ class RecallModel:
         return judge
 
     async def close(self) -> None:
-        """Close the provider."""
-        if self.provider is not None:
-            await _close(self.provider)
-            self.provider = None
+        """Close the provider recall built (a shared one belongs to its owner)."""
+        if self._own is not None:
+            await _close(self._own)
+            self._own = None
 
 
 async def _close(provider: Any) -> None:
