@@ -1,10 +1,21 @@
-"""Recall quality on LoCoMo (issue 5): hit@1/5/10/20, evidence recall@k, search latency.
+"""Recall quality on LoCoMo (issues 5, 18): hit@1/5/10/20, evidence recall@k, search latency,
+single-shot and through the iterative offline loop, per question category.
 
 Usage::
 
     .venv/bin/python -m bench.locomo [--mode inprocess|api] [--data ../shared/bench/locomo]
         [--legs lexical,vector] [--embedder hashed|minilm] [--strategy rrf|weighted]
         [--weight vector=0.3] [--cache-dir DIR] [--json] [--ranked FILE]
+        [--max-iterations 3] [--threshold 0.5] [--force-hard] [--strategies ""|bridge]
+        [--later-weight 0.5]
+
+In-process, every question is asked three ways in the same run: single-shot, through the
+iterative offline loop as shipped (the difficulty gate at ``--threshold``, the reformulations
+``--strategies``: none by default) and through the loop with entity bridging on every question
+(the gate skipped, ``--max-iterations`` passes); the table gives hit@10 and recall@10 per
+LoCoMo category (multi-hop, temporal, open-domain, single-hop; adversarial questions have no
+evidence and are not asked) and how many questions the gate let through. ``--mode api`` asks
+single-shot and iterative (as the options say) through ``POST /v1/search``.
 
 Each conversation file becomes one conversation in one namespace: a turn is a message (``name``
 = speaker, ``created_at`` = its session's date, ``metadata.dia_id``; an image turn's caption
@@ -36,10 +47,13 @@ from pathlib import Path
 from typing import Any
 
 from bench.report import print_result
+from daemon.recall.iterative import LATER_PASS_WEIGHT, STRATEGIES
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "bench" / "locomo"
 KS = (1, 5, 10, 20)
 NAMESPACE = "locomo"
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+"""LoCoMo's question categories (5, adversarial, has no evidence to find and is not asked)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,21 +122,29 @@ class Scores:
     hits: dict[int, int] = field(default_factory=lambda: dict.fromkeys(KS, 0))
     recall: dict[int, float] = field(default_factory=lambda: dict.fromkeys(KS, 0.0))
     latencies: list[float] = field(default_factory=list)
-    by_category: dict[int, list[int]] = field(default_factory=dict)
+    by_category: dict[int, list[float]] = field(default_factory=dict)
     ranked: list[list[str]] = field(default_factory=list)
+    gated: int = 0
+    """Questions the difficulty gate sent through more than one pass (iterative only)."""
 
-    def add(self, question: Question, ranked: Sequence[str], seconds: float) -> None:
-        """Score one answer list."""
+    def add(
+        self, question: Question, ranked: Sequence[str], seconds: float, gated: bool = False
+    ) -> None:
+        """Score one answer list (``gated``: the difficulty gate let it take more passes)."""
         self.n += 1
+        self.gated += gated
         self.latencies.append(seconds)
         self.ranked.append(list(ranked))
         for k in KS:
             found = set(ranked[:k]) & question.evidence
             self.hits[k] += bool(found)
             self.recall[k] += len(found) / len(question.evidence)
-        cat = self.by_category.setdefault(question.category, [0, 0])
-        cat[0] += bool(set(ranked[:10]) & question.evidence)
-        cat[1] += 1
+        cat = self.by_category.setdefault(question.category, [0.0, 0.0, 0.0, 0.0])
+        found = set(ranked[:10]) & question.evidence
+        cat[0] += bool(found)
+        cat[1] += len(found) / len(question.evidence)
+        cat[2] += 1
+        cat[3] += gated
 
     def summary(self) -> dict[str, Any]:
         """Return the figures."""
@@ -132,12 +154,41 @@ class Scores:
             "questions": self.n,
             **{f"hit@{k}": round(self.hits[k] / max(1, self.n), 3) for k in KS},
             **{f"recall@{k}": round(self.recall[k] / max(1, self.n), 3) for k in KS},
+            "gated_hard": self.gated,
             "p50_ms": round(1000 * statistics.median(lat), 2) if lat else 0.0,
             "p95_ms": round(1000 * p95, 2),
             "hit@10_by_category": {
-                str(c): round(a / b, 3) for c, (a, b) in sorted(self.by_category.items())
+                str(c): round(a / n, 3) for c, (a, _, n, _) in sorted(self.by_category.items())
+            },
+            "by_category": {
+                CATEGORIES.get(c, str(c)): {
+                    "questions": int(n),
+                    "hit@10": round(a / n, 3),
+                    "recall@10": round(r / n, 3),
+                    "gated_hard": int(g),
+                }
+                for c, (a, r, n, g) in sorted(self.by_category.items())
             },
         }
+
+
+def category_table(runs: dict[str, Scores]) -> str:
+    """Return hit@10 and recall@10 per category for each run (single-shot first), as text."""
+    names = list(runs)
+    summaries = {name: runs[name].summary() for name in names}
+    head = "  ".join(f"{n[:14]:>14}" for n in names)
+    lines = [f"{'category':<12} {'n':>4}  hit@10: {head}   recall@10: {head}   gated"]
+    categories = [*summaries["single"]["by_category"], "overall"]
+    for cat in categories:
+        rows = [
+            summaries[n] if cat == "overall" else summaries[n]["by_category"][cat] for n in names
+        ]
+        hit = "  ".join(f"{r['hit@10']:>14.3f}" for r in rows)
+        rec = "  ".join(f"{r['recall@10']:>14.3f}" for r in rows)
+        gated = rows[1]["gated_hard"] if len(rows) > 1 else 0
+        n = rows[0]["questions"]
+        lines.append(f"{cat:<12} {n:>4}          {hit}              {rec}   {gated}")
+    return "\n".join(lines)
 
 
 def parse_weights(items: Sequence[str]) -> dict[str, float]:
@@ -149,9 +200,11 @@ def parse_weights(items: Sequence[str]) -> dict[str, float]:
     return out
 
 
-async def run_inprocess(args: argparse.Namespace, convs: list[Conversation]) -> Scores:
-    """Ingest through the store and the search projection; ask the engine directly."""
+async def run_inprocess(args: argparse.Namespace, convs: list[Conversation]) -> dict[str, Scores]:
+    """Ingest through the store and the search projection; ask the engine directly, each
+    question single-shot and then through the iterative offline loop."""
     from daemon.backend import Backend
+    from daemon.recall.iterative import IterativeOptions, iterative_search
     from daemon.recall.query import Filters, Fusion, SearchRequest
     from daemon.recall.service import RecallService, make_embedder
     from events.clock import SystemClock
@@ -201,7 +254,20 @@ async def run_inprocess(args: argparse.Namespace, convs: list[Conversation]) -> 
             print(f"indexed in {build:.1f} s", file=sys.stderr)
             legs = tuple(args.legs.split(","))
             fusion = Fusion(args.strategy, parse_weights(args.weight))
-            scores = Scores()
+            strategies = tuple(s for s in args.strategies.split(",") if s)
+            # As shipped (or as the options say), and with entity bridging on every question:
+            # the offline reformulation measured in each run, so a held-out set says too.
+            variants = {
+                "iterative": (
+                    IterativeOptions(args.max_iterations, args.threshold, args.force_hard),
+                    strategies,
+                ),
+                "iterative_bridging": (
+                    IterativeOptions(args.max_iterations, force_hard=True),
+                    ("bridge",),
+                ),
+            }
+            runs = {"single": Scores(), **{name: Scores() for name in variants}}
             for conv in convs:
                 for q in conv.questions:
                     req = SearchRequest(
@@ -218,8 +284,16 @@ async def run_inprocess(args: argparse.Namespace, convs: list[Conversation]) -> 
                     t0 = time.perf_counter()
                     hits = await service.engine.search(req)
                     elapsed = time.perf_counter() - t0
-                    scores.add(q, [str(h.metadata.get("dia_id")) for h in hits], elapsed)
-            return scores
+                    runs["single"].add(q, [str(h.metadata.get("dia_id")) for h in hits], elapsed)
+                    for name, (options, passes) in variants.items():
+                        t0 = time.perf_counter()
+                        result = await iterative_search(
+                            service.engine.search, req, options, passes, args.later_weight
+                        )
+                        elapsed = time.perf_counter() - t0
+                        ranked = [str(h.metadata.get("dia_id")) for h in result.hits]
+                        runs[name].add(q, ranked, elapsed, gated=result.difficulty.hard)
+            return runs
         finally:
             await service.stop()
             await read.dispose()
@@ -257,6 +331,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--context-window", type=int, default=None, help="turns each side")
     parser.add_argument("--near-weight", type=float, default=None, help="bm25 weight of context")
     parser.add_argument("--no-dates", action="store_true", help="do not index dates as words")
+    # The iterative offline loop (issue 18), run on every question after the single shot.
+    parser.add_argument("--max-iterations", type=int, default=3)
+    parser.add_argument("--threshold", type=float, default=0.5, help="difficulty threshold")
+    parser.add_argument("--force-hard", action="store_true", help="skip the difficulty gate")
+    parser.add_argument(
+        "--strategies", default=",".join(STRATEGIES), help="offline reformulations, in order"
+    )
+    parser.add_argument("--later-weight", type=float, default=LATER_PASS_WEIGHT)
     args = parser.parse_args(argv)
     Path(args.cache_dir).mkdir(parents=True, exist_ok=True)
     apply_ablation(args)
@@ -264,11 +346,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.mode == "api":
         from bench.locomo_api import run_api
 
-        scores = asyncio.run(run_api(args, convs))
+        runs = asyncio.run(run_api(args, convs))
     else:
-        scores = asyncio.run(run_inprocess(args, convs))
+        runs = asyncio.run(run_inprocess(args, convs))
+    single = runs["single"]
     if args.ranked is not None:
-        args.ranked.write_text("".join(json.dumps(r) + "\n" for r in scores.ranked))
+        args.ranked.write_text("".join(json.dumps(r) + "\n" for r in single.ranked))
     summary = {
         "mode": args.mode,
         "context_window": args.context_window,
@@ -278,8 +361,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         "embedder": args.embedder,
         "strategy": args.strategy,
         "weights": parse_weights(args.weight),
-        **scores.summary(),
+        **single.summary(),
     }
+    for name in ("iterative", "iterative_bridging"):
+        deep = runs.get(name)
+        if deep is None:
+            continue
+        summary[name] = {
+            "max_iterations": args.max_iterations,
+            "difficulty_threshold": "skipped" if name != "iterative" else args.threshold,
+            "force_hard": args.force_hard or name != "iterative",
+            "strategies": args.strategies if name == "iterative" else "bridge",
+            "later_weight": args.later_weight,
+            **deep.summary(),
+        }
+    if "iterative" in runs and not args.json:
+        print(category_table(runs))
     print_result(summary, as_json=args.json, width=20)
     return 0
 

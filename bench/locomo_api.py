@@ -44,8 +44,9 @@ async def _call(client: TestClient[Any, Any], path: str, body: Any) -> Any:
     raise RuntimeError(f"{path}: still 503 after 5 minutes")
 
 
-async def run_api(args: argparse.Namespace, convs: list[Conversation]) -> Scores:
-    """Ingest every conversation through the API and ask every question through it."""
+async def run_api(args: argparse.Namespace, convs: list[Conversation]) -> dict[str, Scores]:
+    """Ingest every conversation through the API and ask every question through it, single
+    shot and with ``iterative`` (the options the arguments give)."""
     from bench.locomo import Scores
 
     with tempfile.TemporaryDirectory(prefix="memoryd-locomo-api-") as tmp:
@@ -71,7 +72,12 @@ async def run_api(args: argparse.Namespace, convs: list[Conversation]) -> Scores
                     )
             # Fold everything before timing searches (read-your-writes would wait anyway).
             await _call(client, "/v1/search", {"query": "warm up", "top_k": 1})
-            scores = Scores()
+            runs = {"single": Scores(), "iterative": Scores()}
+            iterative = {
+                "max_iterations": args.max_iterations,
+                "difficulty_threshold": args.threshold,
+                "force_hard": args.force_hard,
+            }
             legs = args.legs.split(",")
             fusion: dict[str, Any] = {"strategy": args.strategy}
             weights = {k: float(v) for k, _, v in (w.partition("=") for w in args.weight)}
@@ -89,9 +95,13 @@ async def run_api(args: argparse.Namespace, convs: list[Conversation]) -> Scores
                     }
                     if weights or args.strategy != "weighted":
                         body["fusion"] = fusion
-                    t0 = time.perf_counter()
-                    answer = await _call(client, "/v1/search", body)
-                    elapsed = time.perf_counter() - t0
-                    ranked = [str(h["metadata"].get("dia_id")) for h in answer["hits"]]
-                    scores.add(q, ranked, elapsed)
-            return scores
+                    for name, extra in (("single", {}), ("iterative", {"iterative": iterative})):
+                        t0 = time.perf_counter()
+                        answer = await _call(
+                            client, "/v1/search", {**body, **extra, "explain": True}
+                        )
+                        elapsed = time.perf_counter() - t0
+                        ranked = [str(h["metadata"].get("dia_id")) for h in answer["hits"]]
+                        gated = bool(answer.get("iterative", {}).get("gate", {}).get("hard"))
+                        runs[name].add(q, ranked, elapsed, gated=gated)
+            return runs

@@ -35,6 +35,7 @@ from aiohttp import web
 from daemon import systemd
 from daemon.api.consolidation import install_consolidation
 from daemon.api.protocol import ApiSite, ConnectionLimits
+from daemon.api.search import install_recall_model
 from daemon.app import STATE, AppSettings, AppState, build_app, package_version
 from daemon.auth import TOKEN_FILE, TokenFileError, load_tokens
 from daemon.backend import Backend
@@ -396,6 +397,7 @@ class Server:
         )
         install_consolidation(app, self.watcher)
         retrospective = install_retrospective(app, self.watcher, fence=leader_fence(app))
+        install_recall_model(app, self.watcher)
         # Last: it stops the leader-only work before the contexts that work relies on close.
         install_leadership(app, [RetrospectiveLeader(retrospective), ConsolidationLeader(app)])
         state = self._state = app[STATE]

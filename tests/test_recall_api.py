@@ -54,6 +54,16 @@ async def _search(api: Api, body: dict[str, Any], namespace: str | None = None) 
     return answer
 
 
+async def _recorded(data_dir: Path) -> list[Any]:
+    """The ``RecallRecorded`` events in the log of a stopped daemon."""
+    store = Backend(data_dir).open_store()
+    await store.open()
+    try:
+        return [e async for e in store.read() if isinstance(e.event, RecallRecorded)]
+    finally:
+        await store.close()
+
+
 async def test_search_returns_messages_and_facts_with_metadata(tmp_path: Path) -> None:
     async with api_client(tmp_path) as api:
         await _seed(api)
@@ -101,12 +111,7 @@ async def test_search_is_namespace_isolated_and_recorded(tmp_path: Path) -> None
         assert inside["hits"]
         assert outside["hits"] == []
         returned = [(h["kind"], h["id"]) for h in inside["hits"]]
-    store = Backend(tmp_path).open_store()
-    await store.open()
-    try:
-        recorded = [e async for e in store.read() if isinstance(e.event, RecallRecorded)]
-    finally:
-        await store.close()
+    recorded = await _recorded(tmp_path)
     by_ns = {e.namespace: e.event for e in recorded}
     assert set(by_ns) == {"alpha", "beta"}
     alpha = by_ns["alpha"]
@@ -220,3 +225,169 @@ async def test_a_message_whose_facts_were_replaced_ranks_below_what_is_true_now(
         now, as_said = await scores(), await scores(as_of="2100-01-01T00:00:00Z")
         assert now[dana] == pytest.approx(as_said[dana] * staleness.REPLACED_FACTOR)
         assert now[kevin["fact_id"]] > now[dana]
+
+
+async def test_iterative_search_explains_the_gate_and_each_pass_and_is_recorded(
+    tmp_path: Path,
+) -> None:
+    async with api_client(tmp_path) as api:
+        await _seed(api)
+        question = "When did Caroline go to the support group and what did they talk about?"
+        answer = await _search(
+            api, {"query": question, "iterative": {"max_iterations": 3}, "explain": True}
+        )
+        explained = answer["iterative"]
+        assert explained["gate"]["hard"] is True
+        assert explained["gate"]["score"] >= 0.5
+        assert explained["gate"]["signals"]["temporal"] == 1.0
+        passes = explained["passes"]
+        assert passes[0] == {
+            "query": question,
+            "source": "question",
+            "found": passes[0]["found"],
+            "added": passes[0]["added"],
+        }
+        assert len(passes) == 1  # no offline reformulation is on by default
+        assert explained["authors"]["names"] == ["caroline"]
+        said = {h["id"] for h in answer["hits"] if "support group" in h["text"]}
+        assert said <= set(explained["authors"]["hits"])
+        assert set(passes[0]["added"]) == {h["id"] for h in answer["hits"]}
+        assert len(answer["hits"]) <= 10
+
+        capped = await _search(
+            api, {"query": question, "top_k": 2, "iterative": {"max_iterations": 99}}
+        )
+        assert len(capped["hits"]) == 2
+        assert "iterative" not in capped  # explain not asked
+
+        easy = await _search(
+            api, {"query": "sunrise", "iterative": {"difficulty_threshold": 0.9}, "explain": True}
+        )
+        assert easy["iterative"]["gate"]["hard"] is False
+        assert len(easy["iterative"]["passes"]) == 1
+        single = await _search(api, {"query": "sunrise", "explain": True})
+        assert [h["id"] for h in easy["hits"]] == [h["id"] for h in single["hits"]]
+
+        forced = await _search(
+            api, {"query": "sunrise", "iterative": {"force_hard": True}, "explain": True}
+        )
+        assert forced["iterative"]["gate"]["forced"] is True
+    recorded = await _recorded(tmp_path)
+    queries = [r["query"] for e in recorded for r in e.event.recalls]
+    assert queries.count(question) == 2  # one entry per search, not one per pass
+
+
+async def test_iterative_validation_names_the_field(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        cases: list[tuple[Any, str]] = [
+            ("deep", "iterative"),
+            ({"max_iterations": "3"}, "iterative.max_iterations"),
+            ({"max_iterations": 2.5}, "iterative.max_iterations"),
+            ({"difficulty_threshold": 1.5}, "iterative.difficulty_threshold"),
+            ({"difficulty_threshold": -0.1}, "iterative.difficulty_threshold"),
+            ({"force_hard": "yes"}, "iterative.force_hard"),
+            ({"hops": 2}, "iterative.hops"),
+        ]
+        for value, field in cases:
+            status, answer = await api.call(
+                "POST", "/v1/search", {"query": "x", "iterative": value}
+            )
+            assert status == 400, (value, answer)
+            assert answer["error"]["details"]["field"] == field, answer
+
+
+async def test_owner_takes_a_list(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        for text, owner in (
+            ("tea with lemon", "user"),
+            ("tea with milk", "agent"),
+            ("tea with honey", "shared"),
+        ):
+            status, _ = await api.call("POST", "/v1/facts", {"text": text, "owner": owner})
+            assert status == 201
+
+        async def owners(value: Any) -> set[str]:
+            answer = await _search(api, {"query": "tea", "scope": ["facts"], "owner": value})
+            return {h["metadata"]["owner"] for h in answer["hits"]}
+
+        assert await owners("user") == {"user"}
+        assert await owners(["user", "agent"]) == {"user", "agent"}
+        assert await owners(["shared"]) == {"shared"}
+        assert await owners(None) == {"user", "agent", "shared"}
+        for value, field in ((["user", "boss"], "owner[1]"), ([], "owner"), (3, "owner")):
+            status, answer = await api.call("POST", "/v1/search", {"query": "tea", "owner": value})
+            assert status == 400, (value, answer)
+            assert answer["error"]["details"]["field"] == field, answer
+
+
+async def test_the_vector_leg_adds_no_hit_below_its_similarity_floor(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        await _seed(api)
+        for text in ("The user lives in Lyon", "tea with milk", "We adopted a greyhound"):
+            status, _ = await api.call("POST", "/v1/facts", {"text": text})
+            assert status == 201
+        answer = await _search(api, {"query": "Lyon", "explain": True})
+        assert [h["text"] for h in answer["hits"]] == ["The user lives in Lyon"]
+        vector_only = await _search(
+            api, {"query": "Lyon", "fusion": {"weights": {"lexical": 0}}, "explain": True}
+        )
+        for hit in vector_only["hits"]:
+            assert hit["signals"]["legs"]["vector"]["score"] >= 0.15
+
+
+async def test_a_word_repeated_by_neighbouring_turns_keeps_its_weight(tmp_path: Path) -> None:
+    # Issue 18: "live" is in most rows' neighbouring-turns text, which made bm25's idf of it
+    # zero; the residence fact then scored like any fact about the user.
+    async with api_client(tmp_path) as api:
+        turns = [
+            "hey, how are you?",
+            "I live in Lyon now, moved last spring",
+            "nice! do you like living there?",
+            "yes, living in Lyon is great, we live near the river",
+            "what do you do for work?",
+            "I work at Acme as an engineer",
+        ]
+        for text in turns:
+            status, _ = await api.call(
+                "POST", "/v1/conversations/c1/messages", {"role": "user", "content": text}
+            )
+            assert status == 201
+        for text in ("The user works at Acme", "The user has a cat", "The user lives in Lyon"):
+            status, _ = await api.call("POST", "/v1/facts", {"text": text})
+            assert status == 201
+        answer = await _search(
+            api,
+            {
+                "query": "where does the user live",
+                "scope": ["facts"],
+                "fusion": {"weights": {"vector": 0}},
+                "explain": True,
+            },
+        )
+        hits = answer["hits"]
+        assert hits[0]["text"] == "The user lives in Lyon"
+        lexical = [h["signals"]["legs"]["lexical"]["score"] for h in hits]
+        assert lexical[0] > lexical[1] * 1.2
+
+
+async def test_hyde_and_multi_query_without_a_model_are_no_ops(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        await _seed(api)
+        plain = await _search(api, {"query": "who painted a sunrise"})
+        answer = await _search(
+            api, {"query": "who painted a sunrise", "hyde": True, "multi_query": 3, "explain": True}
+        )
+        assert [h["id"] for h in answer["hits"]] == [h["id"] for h in plain["hits"]]
+        assert answer["model_passes"] == {
+            "hyde": {"skipped": "no model"},
+            "multi_query": {"skipped": "no model"},
+        }
+        for body, field in (
+            ({"hyde": "yes"}, "hyde"),
+            ({"multi_query": 0}, "multi_query"),
+            ({"multi_query": 6}, "multi_query"),
+            ({"multi_query": 2.5}, "multi_query"),
+        ):
+            status, error = await api.call("POST", "/v1/search", {"query": "x", **body})
+            assert status == 400, (body, error)
+            assert error["error"]["details"]["field"] == field

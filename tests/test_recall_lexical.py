@@ -148,6 +148,7 @@ async def test_scores_equal_the_fts5_query_through_changes(
     # "alpha" is in two fifths of the rows, each other word in about a tenth: the share
     # decides which are frequent, so which queries take the pruned path or fall back.
     monkeypatch.setattr(lexical_module, "FREQUENT_SHARE", frequent_share)
+    monkeypatch.setattr(lexical_module, "OWN_TEXT_IDF", False)  # FTS5's bm25 exactly
     pruned = 0
     rng = random.Random(11)
     async with recall_env(Backend(tmp_path)) as env:
@@ -179,6 +180,7 @@ async def test_scores_equal_the_fts5_query_through_changes(
 async def test_compaction_keeps_the_scores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(lexical_module, "COMPACT_MIN", 0)
     monkeypatch.setattr(lexical_module, "DEAD_PER_LIVE", 0.0)
+    monkeypatch.setattr(lexical_module, "OWN_TEXT_IDF", False)  # FTS5's bm25 exactly
     rng = random.Random(12)
     async with recall_env(Backend(tmp_path)) as env:
         lexical = env.service.index.lexical
@@ -210,6 +212,46 @@ async def test_a_phrase_like_word_falls_back_to_fts5(tmp_path: Path) -> None:
         assert lexical.search(["snake"], mask, env.service.index.doc_id, 10) is not None
         hits = await env.search("snake_case", ("lexical",))
         assert [h.id for h in hits] == ["m1", "m2"]  # m2 has the phrase in its context
+
+
+def _own_text_scores(index: LexicalIndex, words: list[str]) -> dict[int, float]:
+    slots = np.arange(16, dtype=np.int64)
+    found = index.search(words, np.ones(16, dtype=np.bool_), slots, 16)
+    assert found is not None
+    return dict(found)
+
+
+def test_a_word_common_only_in_the_context_keeps_its_weight_in_the_own_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # "live" is said in two rows of six but, through the context column, held by five: bm25's
+    # idf is negative there (FTS5 weighs it 1e-6), so "lives in Lyon" would score like any
+    # other row with "user". Its rarity is taken from the rows that say it themselves.
+    docs = [
+        LexicalDoc(0, True, "the user lives in Lyon", "", "s"),
+        LexicalDoc(1, True, "the user works at Acme", "", "s"),
+        LexicalDoc(2, True, "I live near the river", "we live here", "s"),
+        LexicalDoc(3, True, "nice", "I live near the river", "s"),
+        LexicalDoc(4, True, "cool", "I live near the river", "s"),
+        LexicalDoc(5, True, "ok", "", "s"),
+    ]
+    index = LexicalIndex()
+    index.update(docs)
+    scores = _own_text_scores(index, ["user", "live"])
+    assert scores[0] > scores[1] + 0.5
+    monkeypatch.setattr(lexical_module, "OWN_TEXT_IDF", False)
+    exact = _own_text_scores(index, ["user", "live"])
+    assert exact[0] == pytest.approx(exact[1], abs=1e-5)  # FTS5's bm25: "live" weighs nothing
+    monkeypatch.setattr(lexical_module, "OWN_TEXT_IDF", True)
+    # Through changes and compaction the own-text marks stay with their postings.
+    monkeypatch.setattr(lexical_module, "COMPACT_MIN", 0)
+    monkeypatch.setattr(lexical_module, "DEAD_PER_LIVE", 0.0)
+    changed = [LexicalDoc(5, True, "we live in Lyon", "", "s"), LexicalDoc(4, False, "", "", "")]
+    index.update(changed)
+    assert index._posted == index._live_posted  # compacted
+    fresh = LexicalIndex()
+    fresh.update([*docs[:4], changed[0]])
+    assert _own_text_scores(index, ["user", "live"]) == _own_text_scores(fresh, ["user", "live"])
 
 
 def test_an_empty_index_and_unknown_words_find_nothing() -> None:

@@ -10,23 +10,38 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Callable
+from typing import Any, Protocol
 
 from aiohttp import web
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from daemon.api.errors import invalid, json_response
 from daemon.api.validation import Field, Schema, parse_body
 from daemon.app import STATE, namespace_of, state_of
+from daemon.config import Config
 from daemon.logging import get_logger
 from daemon.recall import staleness
-from daemon.recall.engine import DEFAULT_WEIGHTS
+from daemon.recall.difficulty import DEFAULT_THRESHOLD
+from daemon.recall.engine import DEFAULT_WEIGHTS, Hit
+from daemon.recall.expansion import MAX_MULTI_QUERY, with_model_passes
+from daemon.recall.grader import GRADER_TIMEOUT
+from daemon.recall.iterative import (
+    DEFAULT_MAX_ITERATIONS,
+    MAX_ITERATIONS,
+    IterativeOptions,
+    iterative_search,
+)
+from daemon.recall.model import RecallModel
 from daemon.recall.query import SCOPES, Filters, Fusion, SearchRequest
 from daemon.recall.recorder import RecallRecorder
 from daemon.recall.service import DEFAULT_EMBEDDER, RecallService, cache_engine, make_embedder
+from daemon.retrospective.wiring import RETROSPECTIVE
 from events.clock import to_micros
 from events.tasks import cancel_and_wait
 from events.types import OWNERS
+from plugins.llm.budget import BudgetTracker
+from plugins.llm.types import LLMProvider
 from projections.facts import replaced_sources
 
 log = get_logger("memoryd.recall")
@@ -43,6 +58,7 @@ class ShadowSearches:
 
 
 SHADOWS: web.AppKey[ShadowSearches] = web.AppKey("memoryd_recall_shadows", ShadowSearches)
+MODEL: web.AppKey[RecallModel] = web.AppKey("memoryd_recall_model", RecallModel)
 
 SEARCH_BODY = Schema(
     "SearchIn",
@@ -69,7 +85,22 @@ SEARCH_BODY = Schema(
             max_length=100,
             items=Field("tag", "string", min_length=1, max_length=200),
         ),
-        Field("owner", "string", nullable=True, enum=OWNERS),
+        Field(
+            "owner",
+            "any",
+            nullable=True,
+            one_of=(
+                Field("owner", "string", enum=OWNERS),
+                Field(
+                    "owner",
+                    "array",
+                    min_length=1,
+                    max_length=len(OWNERS),
+                    items=Field("owner", "string", enum=OWNERS),
+                ),
+            ),
+            description="one owner, or a list of owners (any of them)",
+        ),
         Field(
             "decay",
             "object",
@@ -96,6 +127,44 @@ SEARCH_BODY = Schema(
             ),
         ),
         Field("explain", "boolean"),
+        Field(
+            "iterative",
+            "object",
+            nullable=True,
+            items=Schema(
+                "Iterative",
+                (
+                    Field(
+                        "max_iterations",
+                        "integer",
+                        description=f"passes at most; default {DEFAULT_MAX_ITERATIONS}, "
+                        f"clamped to [1, {MAX_ITERATIONS}]",
+                    ),
+                    Field(
+                        "difficulty_threshold",
+                        "number",
+                        minimum=0.0,
+                        maximum=1.0,
+                        description=f"gate score from which a question is hard; default "
+                        f"{DEFAULT_THRESHOLD}",
+                    ),
+                    Field("force_hard", "boolean", description="skip the difficulty gate"),
+                ),
+            ),
+            description="answer through the iterative loop (issue 18)",
+        ),
+        Field(
+            "hyde",
+            "boolean",
+            description="with a model: fuse in the neighbours of a hypothetical answer",
+        ),
+        Field(
+            "multi_query",
+            "integer",
+            minimum=1,
+            maximum=MAX_MULTI_QUERY,
+            description="with a model: fuse in up to N-1 rewordings of the question",
+        ),
     ),
 )
 
@@ -115,6 +184,24 @@ def _fusion(value: dict[str, Any] | None) -> Fusion:
     if strategy == "rrf" and weights:
         raise invalid("fusion.weights", 'weights need strategy "weighted"')
     return Fusion(strategy, weights)
+
+
+def _owner(value: str | list[str] | None) -> str | tuple[str, ...] | None:
+    if value is None or isinstance(value, str):
+        return value
+    return tuple(dict.fromkeys(value))
+
+
+def iterative_options(body: dict[str, Any]) -> IterativeOptions | None:
+    """The ``iterative`` options of a validated body (None: single-shot)."""
+    value = body.get("iterative")
+    if value is None:
+        return None
+    return IterativeOptions(
+        max_iterations=int(value.get("max_iterations", DEFAULT_MAX_ITERATIONS)),
+        difficulty_threshold=float(value.get("difficulty_threshold", DEFAULT_THRESHOLD)),
+        force_hard=bool(value.get("force_hard", False)),
+    )
 
 
 def search_request(
@@ -140,7 +227,7 @@ def search_request(
             include_superseded=bool(body.get("include_superseded", False)),
             include_quarantined=bool(body.get("include_quarantined", False)),
             tags=None if tags is None else tuple(tags),
-            owner=body.get("owner"),
+            owner=_owner(body.get("owner")),
         ),
         top_k=top_k,
         candidate_top_k=candidates,
@@ -164,17 +251,37 @@ async def post_search(request: web.Request) -> web.Response:
         int(getattr(settings, "recall_candidate_top_k", 60)),
     )
     req = search_request(body, namespace_of(request), defaults)
+    options = iterative_options(body)
     engine = await state.async_reads()  # read-your-writes: wait until acknowledged writes fold
     service = request.app[RECALL]
-    if staleness.applies(req):
-        wider = dataclasses.replace(req, top_k=req.top_k + staleness.HEADROOM)
-        hits = await service.engine.search(wider)
-        messages = [h.id for h in hits if h.kind == "message"]
-        async with engine.connect() as conn:
-            replaced = await replaced_sources(conn, req.filters.namespace, messages)
-        hits = staleness.demote(hits, replaced, req.top_k)
+
+    async def one_pass(one: SearchRequest) -> list[Hit]:
+        return await _ranked(service, engine, one)
+
+    answer: dict[str, Any] = {}
+    model = request.app.get(MODEL)
+    if options is None:
+        hits = await one_pass(req)
     else:
-        hits = await service.engine.search(req)
+        grader = None if model is None else model.grader()
+        result = await iterative_search(one_pass, req, options, grader=grader)
+        hits = result.hits
+        answer["abstain"] = result.abstain
+        if req.explain:
+            answer["iterative"] = result.explain()
+    hyde, multi_query = bool(body.get("hyde", False)), int(body.get("multi_query", 1))
+    if hyde or multi_query > 1:
+        hits, passes = await with_model_passes(
+            one_pass,
+            req,
+            hits,
+            None if model is None else model.provider,
+            hyde=hyde,
+            multi_query=multi_query,
+            timeout=GRADER_TIMEOUT if model is None else model.timeout,
+        )
+        if req.explain:
+            answer["model_passes"] = passes
     recorder = request.app.get(RECORDER)
     if recorder is not None:
         found = [(h.kind, h.id, h.score) for h in hits]
@@ -187,7 +294,19 @@ async def post_search(request: web.Request) -> web.Response:
             task.add_done_callback(shadows.discard)
         else:
             _record(recorder, req, found, ())
-    return json_response({"hits": [h.to_json() for h in hits]})
+    return json_response({"hits": [h.to_json() for h in hits], **answer})
+
+
+async def _ranked(service: RecallService, engine: AsyncEngine, req: SearchRequest) -> list[Hit]:
+    """One search, messages whose facts were all replaced scaled down (see staleness)."""
+    if not staleness.applies(req):
+        return await service.engine.search(req)
+    wider = dataclasses.replace(req, top_k=req.top_k + staleness.HEADROOM)
+    hits = await service.engine.search(wider)
+    messages = [h.id for h in hits if h.kind == "message"]
+    async with engine.connect() as conn:
+        replaced = await replaced_sources(conn, req.filters.namespace, messages)
+    return staleness.demote(hits, replaced, req.top_k)
 
 
 MAX_SHADOW_SEARCHES = 4
@@ -309,6 +428,44 @@ async def _watch_embedder(state: Any, service: RecallService, interval: float = 
         else:
             await service.switch_embedder(embedder)
         current = wanted
+
+
+class WatcherLike(Protocol):
+    """The part of :class:`daemon.reload.ConfigWatcher` the recall model follows."""
+
+    @property
+    def current(self) -> Config:
+        """Return the configuration in force."""
+        ...
+
+    def subscribe(self, callback: Callable[[Config, Config], Any]) -> None:
+        """Await ``callback(old, new)`` after each applied reload."""
+        ...
+
+
+def install_recall_model(app: web.Application, watcher: WatcherLike) -> None:
+    """Give iterative recall the model ``[llm]`` names, following reloads (call before the
+    app starts; without it, iterative recall is offline)."""
+
+    def shared() -> tuple[LLMProvider, BudgetTracker] | None:
+        # The retrospective service's model, while it runs with one: one daily budget count.
+        holder = app.get(RETROSPECTIVE)
+        service = None if holder is None else holder.service
+        if service is None or service.budget is None:
+            return None
+        return service.provider, service.budget
+
+    async def ctx(app: web.Application) -> AsyncIterator[None]:
+        model = RecallModel(app[STATE].clock.now, shared)
+        await model.apply(watcher.current.llm)
+        watcher.subscribe(model.on_reload)
+        app[MODEL] = model
+        try:
+            yield
+        finally:
+            await model.close()
+
+    app.cleanup_ctx.append(ctx)
 
 
 def add_routes(app: web.Application) -> None:

@@ -64,10 +64,20 @@ class Field:
     pattern: str | None = None
     items: Field | Schema | None = None
     description: str = ""
+    one_of: tuple[Field, ...] = ()
+    """Alternative forms (kind ``any``): the value must be one of them (the first that fits)."""
 
     def json_schema(self) -> dict[str, Any]:
         """Return this field's JSON Schema (for the OpenAPI document)."""
         out: dict[str, Any]
+        if self.one_of:
+            forms = [f.json_schema() for f in self.one_of]
+            if self.nullable:
+                forms.append({"type": "null"})
+            out = {"oneOf": forms}
+            if self.description:
+                out["description"] = self.description
+            return out
         if self.kind == "content":
             out = {
                 "oneOf": [
@@ -103,7 +113,12 @@ class Field:
             out.setdefault("maximum", INT64_MAX)
         if self.pattern is not None:
             out["pattern"] = anchored(self.pattern)
-        if self.items is not None:
+        if self.kind == "object" and isinstance(self.items, Schema):
+            # A nested object's own fields, as JSON Schema says them (not as "items").
+            nested = self.items.json_schema()
+            nested.pop("type", None)
+            out.update(nested)
+        elif self.items is not None:
             out["items"] = self.items.json_schema()
         if self.nullable:
             if "type" in out:
@@ -233,6 +248,8 @@ def check_value(spec: Field, value: Any, name: str) -> Any:
         if spec.nullable:
             return None
         raise invalid(name, "must not be null")
+    if spec.one_of:
+        return _check_one_of(spec, value, name)
     kind = spec.kind
     if kind in ("string", "datetime"):
         if not isinstance(value, str):
@@ -285,6 +302,23 @@ def check_value(spec: Field, value: Any, name: str) -> Any:
         return _check_content(spec, value, name)
     _check_depth(value, name)
     return value
+
+
+def _check_one_of(spec: Field, value: Any, name: str) -> Any:
+    """The value in the first alternative form that accepts it; else the error of the form
+    of the value's JSON type (or the first form's)."""
+    errors: list[ApiError] = []
+    for form in spec.one_of:
+        try:
+            return check_value(form, value, name)
+        except ApiError as exc:
+            errors.append(exc)
+    matching = [
+        exc
+        for form, exc in zip(spec.one_of, errors, strict=True)
+        if _JSON_TYPE.get(form.kind) == _type_name(value)
+    ]
+    raise (matching or errors)[0]
 
 
 def _check_content(spec: Field, value: Any, name: str) -> Any:

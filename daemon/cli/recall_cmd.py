@@ -1,7 +1,10 @@
 """``memoryd recall "query"``: search a running daemon (``POST /v1/search``).
 
 Prints a table of hits (rank, kind, score, id, conversation, text), or the API's JSON with
-``--json``; ``--explain`` adds each hit's leg ranks and multipliers to the table.
+``--json``; ``--explain`` adds each hit's leg ranks and multipliers to the table. ``--deep``
+answers through the iterative offline loop (``iterative`` in the request; with ``--explain``
+the gate's score and signals and each pass's query and what it added are printed first);
+``--hyde`` and ``--multi-query N`` ask for the model-written passes (no-ops without a model).
 """
 
 from __future__ import annotations
@@ -17,10 +20,12 @@ def search_body(args: argparse.Namespace) -> dict[str, Any]:
     body: dict[str, Any] = {"query": args.query, "top_k": args.top_k}
     if args.scope:
         body["scope"] = [args.scope]
-    for name in ("conversation_id", "as_of", "known_at", "owner"):
+    for name in ("conversation_id", "as_of", "known_at"):
         value = getattr(args, name)
         if value:
             body[name] = value
+    if args.owner:
+        body["owner"] = args.owner[0] if len(args.owner) == 1 else args.owner
     if args.tag:
         body["tags"] = args.tag
     if args.include_superseded:
@@ -36,7 +41,36 @@ def search_body(args: argparse.Namespace) -> dict[str, Any]:
         body["entity_match"] = True
     if args.explain:
         body["explain"] = True
+    if args.deep or args.max_iterations is not None or args.force_hard:
+        iterative: dict[str, Any] = {}
+        if args.max_iterations is not None:
+            iterative["max_iterations"] = args.max_iterations
+        if args.force_hard:
+            iterative["force_hard"] = True
+        body["iterative"] = iterative
+    if args.hyde:
+        body["hyde"] = True
+    if args.multi_query is not None:
+        body["multi_query"] = args.multi_query
     return body
+
+
+def _passes(explained: dict[str, Any]) -> str:
+    """The gate's verdict and each pass, one line each."""
+    gate = explained["gate"]
+    signals = " ".join(f"{k}={v:.2f}" for k, v in gate["signals"].items() if v)
+    verdict = "hard" if gate["hard"] else "easy"
+    forced = " (forced)" if gate.get("forced") else ""
+    lines = [f"gate: {gate['score']:.2f} {verdict}{forced} {signals}".rstrip()]
+    for n, one in enumerate(explained["passes"], start=1):
+        added = ", ".join(one["added"]) or "nothing"
+        lines.append(f"pass {n} ({one['source']}): {one['query']!r} added {added}")
+    authors = explained.get("authors")
+    if authors:
+        said = ", ".join(authors["hits"]) or "none of the hits"
+        names = ", ".join(authors["names"])
+        lines.append(f"authors: {names} (x{authors['factor']}): {said}")
+    return "\n".join(lines)
 
 
 def _explain(signals: dict[str, Any] | None) -> str:
@@ -67,7 +101,10 @@ async def _recall(args: argparse.Namespace, client: ApiClient) -> int:
     columns = ["rank", "kind", "score", "id", "conversation", "text"]
     if args.explain:
         columns.insert(5, "why")
-    emit(args, result, render_table(rows, columns) if rows else "no hits")
+    text = render_table(rows, columns) if rows else "no hits"
+    if "iterative" in result:
+        text = f"{_passes(result['iterative'])}\n{text}"
+    emit(args, result, text)
     return 0
 
 
@@ -86,7 +123,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--conversation", dest="conversation_id", default=None)
     parser.add_argument("--as-of", default=None, help="valid time (ISO 8601)")
     parser.add_argument("--known-at", default=None, help="transaction time (ISO 8601)")
-    parser.add_argument("--owner", choices=("user", "agent", "shared"), default=None)
+    parser.add_argument(
+        "--owner",
+        action="append",
+        choices=("user", "agent", "shared"),
+        default=None,
+        help="any of these owners (repeat for more than one)",
+    )
     parser.add_argument("--tag", action="append", default=None, help="any of these tags")
     parser.add_argument("--include-superseded", action="store_true")
     parser.add_argument("--include-quarantined", action="store_true")
@@ -95,4 +138,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--graph-scoring", choices=("flat", "ppr"), default="flat")
     parser.add_argument("--entity-match", action="store_true")
     parser.add_argument("--explain", action="store_true", help="show why each hit ranks")
+    parser.add_argument(
+        "--deep", action="store_true", help="iterative recall: more passes for a hard question"
+    )
+    parser.add_argument(
+        "--max-iterations", type=int, default=None, help="passes at most with --deep (1-5)"
+    )
+    parser.add_argument(
+        "--force-hard", action="store_true", help="with --deep: skip the difficulty gate"
+    )
+    parser.add_argument(
+        "--hyde", action="store_true", help="with a model: add a hypothetical answer's neighbours"
+    )
+    parser.add_argument(
+        "--multi-query", type=int, default=None, help="with a model: N-1 rewordings (1-5)"
+    )
     parser.set_defaults(handler=recall_cmd)

@@ -84,6 +84,7 @@ _HIT_COLUMNS = (
     _D.valid_from,
     _D.valid_to,
     _D.superseded_by,
+    _D.name,
 )
 
 _WEIGH_ROW = collections.namedtuple("_WEIGH_ROW", [c.name for c in _WEIGH_COLUMNS])  # type: ignore[misc]
@@ -103,6 +104,9 @@ HOP_DAMPING = 0.5
 READ_YOUR_WRITES_EMBED = 64
 """New documents a refresh embeds itself (more are left to the background indexer)."""
 HUB_LIMIT = 500
+VECTOR_FLOOR = 0.15
+"""Cosine below which the vector leg adds no hit (an embedder may set its own
+``similarity_floor``): below it a "match" is noise, often a negative cosine."""
 """Entities mentioned by more documents than this are hubs and not expanded through."""
 
 
@@ -119,6 +123,8 @@ class Hit:
     conversation_id: str | None
     metadata: dict[str, Any]
     signals: dict[str, Any] | None = None
+    author: str | None = None
+    """A message's ``name`` (who said it); not part of the API form."""
 
     def to_json(self) -> dict[str, Any]:
         """Return the API form."""
@@ -296,6 +302,9 @@ class RecallEngine:
             legs["entity"] = self._entity(conn, req)
         if vector_leg is not None:
             legs["vector"] = vector_leg.result()
+        if "vector" in legs:
+            floor = self.vector_floor
+            legs["vector"] = [(d, s) for d, s in legs["vector"] if s >= floor]
         legs = {name: legs[name] for name in LEGS if name in legs}  # one order on every path
         weights = self._weights(req)
         fused = rrf({n: [d for d, _ in hits] for n, hits in legs.items()}, weights)
@@ -312,6 +321,11 @@ class RecallEngine:
         ranked = ranked[: req.top_k]
         shown = self._rows(conn, ranked, full=True)
         return [self._hit(req, pool[d], shown[d], weights) for d in ranked if d in shown]
+
+    @property
+    def vector_floor(self) -> float:
+        """Return the similarity floor of the vector leg (the embedder's, or the default)."""
+        return float(getattr(self.index.embedder, "similarity_floor", VECTOR_FLOOR))
 
     def _weights(self, req: SearchRequest) -> dict[str, float]:
         if req.fusion.strategy == "rrf":
@@ -698,6 +712,7 @@ class RecallEngine:
             conversation_id=row.conversation_id if row.kind == "message" else None,
             metadata=meta,
             signals=signals,
+            author=row.name if row.kind == "message" else None,
         )
 
 

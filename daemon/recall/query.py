@@ -16,7 +16,7 @@ SQL) filters identically *before* ranking:
 - ``include_superseded`` (default false) drops facts superseded as known at K, unless
   ``as_of`` is given (then the valid-time window decides);
 - ``include_quarantined`` (default false) drops facts quarantined as known at K;
-- ``tags`` (any of), ``owner``.
+- ``tags`` (any of), ``owner`` (one, or any of a list).
 """
 
 from __future__ import annotations
@@ -64,7 +64,14 @@ class Filters:
     include_superseded: bool = False
     include_quarantined: bool = False
     tags: tuple[str, ...] | None = None
-    owner: str | None = None
+    owner: str | tuple[str, ...] | None = None
+
+    @property
+    def owners(self) -> tuple[str, ...] | None:
+        """Return the owners a document may have (None: any)."""
+        if self.owner is None:
+            return None
+        return (self.owner,) if isinstance(self.owner, str) else tuple(self.owner)
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -114,8 +121,9 @@ class Filters:
         if self.tags is not None:
             t = tags_table.c
             conds.append(sa.exists().where(t.doc_id == d.doc_id, t.tag.in_(sorted(set(self.tags)))))
-        if self.owner is not None:
-            conds.append(d.owner == self.owner)
+        owners = self.owners
+        if owners is not None:
+            conds.append(d.owner.in_(sorted(set(owners))))
         return sa.and_(*conds)
 
 

@@ -673,8 +673,10 @@ class VectorIndex:
                 if slots:
                     allowed[np.fromiter(slots, dtype=np.int64, count=len(slots))] = True
             m &= allowed
-        if filters.owner is not None:
-            m &= self.owner[:n] == self._owners.find(filters.owner)
+        owners = filters.owners
+        if owners is not None:
+            codes = [self._owners.find(owner) for owner in set(owners)]
+            m &= np.isin(self.owner[:n], [c for c in codes if c >= 0])
         return m
 
     def halfway_doc(self) -> int | None:
