@@ -28,7 +28,7 @@ measures. Every request is a pre-encoded HTTP/1.1 keep-alive request on a raw as
 stream (:class:`LeanConnection`), built before the clock starts. The load average before and
 after is printed: on a machine others use, CPU per message varies less than throughput does.
 
-Targets (issue 3): single >= 2,000 acknowledged messages/s with 16 clients; batch >= 20,000
+Targets: single >= 2,000 acknowledged messages/s with 16 clients; batch >= 20,000
 messages/s; p99 < 20 ms at 1,000 requests/s. Prints a table and a JSON line. Not run in CI.
 
 The daemon's CPU includes its children (the projection process folds there). The client
@@ -465,7 +465,7 @@ def _latency(figures: dict[str, Any]) -> str:
 
 
 def print_table(results: dict[str, Any]) -> None:
-    """Print the figures next to issue 3's targets."""
+    """Print the figures next to the targets."""
     load = results["load_average_before"][0], results["load_average_after"][0]
     print(f"calibration: a 10M-step Python loop took {results['calibration_s']:.2f} s")
     print(f"load average (1 min) {load[0]:.2f} before, {load[1]:.2f} after; {os.cpu_count()} cores")

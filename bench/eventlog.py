@@ -20,7 +20,7 @@ side in one directory:
 4. rebuild of every projection from that log (``ProjectionRunner.rebuild``), in a child
    process so that its peak RSS (``resource.getrusage``) is the rebuild's alone.
 
-Targets (issue 2): batched >= 50% of raw; concurrent >= 2,000 events/s; rebuild >= 50,000
+Targets: batched >= 50% of raw; concurrent >= 2,000 events/s; rebuild >= 50,000
 events/s; peak RSS < 300 MB. Prints a table and a JSON line. Not run in CI.
 """
 

@@ -17,7 +17,7 @@ Stages, each on a fresh log per backend:
 - rebuild: every projection (or ``--projections a,b``) rebuilt from position 0 over the log.
 
 PostgreSQL runs in a scratch database created on the ``--pg-url`` server and dropped after.
-Targets (issue 4): PostgreSQL 16 concurrent appenders >= 3,000 events/s, rebuild >= 30,000
+Targets: PostgreSQL 16 concurrent appenders >= 3,000 events/s, rebuild >= 30,000
 events/s. Not run in CI.
 """
 

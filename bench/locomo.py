@@ -1,4 +1,4 @@
-"""Recall quality on LoCoMo (issues 5, 18): hit@1/5/10/20, evidence recall@k, search latency,
+"""Recall quality on LoCoMo: hit@1/5/10/20, evidence recall@k, search latency,
 single-shot and through the iterative offline loop, per question category.
 
 Usage::
@@ -331,7 +331,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--context-window", type=int, default=None, help="turns each side")
     parser.add_argument("--near-weight", type=float, default=None, help="bm25 weight of context")
     parser.add_argument("--no-dates", action="store_true", help="do not index dates as words")
-    # The iterative offline loop (issue 18), run on every question after the single shot.
+    # The iterative offline loop, run on every question after the single shot.
     parser.add_argument("--max-iterations", type=int, default=3)
     parser.add_argument("--threshold", type=float, default=0.5, help="difficulty threshold")
     parser.add_argument("--force-hard", action="store_true", help="skip the difficulty gate")

@@ -9,7 +9,7 @@ The log is generated first in a child process (``import_records`` in big batches
 peak RSS reported (``resource.getrusage``) is that of the process doing only the rebuild.
 With ``--database-url`` the log and projections live in that PostgreSQL database instead (it
 must be empty, or already hold this benchmark's log, which is then reused).
-Targets (issue 2): >= 50,000 events/s, peak RSS < 300 MB. Not run in CI.
+Targets: >= 50,000 events/s, peak RSS < 300 MB. Not run in CI.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Recall at scale (issue 5): N facts + N messages in one namespace.
+"""Recall at scale: N facts + N messages in one namespace.
 
 Usage::
 
@@ -9,7 +9,7 @@ Generates facts and messages from a fixed-seed corpus (20,000 pseudo-words drawn
 law like the content words of natural text, 2,000 people, 200 places), appends
 them to a SQLite store, folds the search projection and embeds with the default (hashed)
 embedder, then times hybrid searches (lexical + vector, default fusion), ``expand_hops=1``
-searches and iterative searches (issue 18: as shipped, one pass that reads 60 deep because
+searches and iterative searches (as shipped, one pass that reads 60 deep because
 the queries name a person, and with entity bridging forced on, the optional offline
 reformulation: pass 1 and two bridging passes) of queries made of a first name and three
 words. Reports index build time (fold

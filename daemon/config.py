@@ -521,7 +521,7 @@ class LoggingConfig:
 
 @dataclass(frozen=True, slots=True)
 class RetrospectiveConfig:
-    """``[retrospective]``: when and how conversations are reviewed (see issue 6)."""
+    """``[retrospective]``: when and how conversations are reviewed."""
 
     enabled: bool = _key(
         True, _Bool(), "Kill switch: when false no trigger enqueues and queued runs are no-ops."

@@ -177,8 +177,3 @@ def default_plugins() -> Plugins:
     that code which is not handed one still sees the same manager, never a rebuilt one.
     """
     return build_plugins()
-
-
-def load_plugins() -> Plugins:
-    """Return :func:`default_plugins` (the name older call sites use)."""
-    return default_plugins()

@@ -336,7 +336,7 @@ async def test_the_vector_leg_adds_no_hit_below_its_similarity_floor(tmp_path: P
 
 
 async def test_a_word_repeated_by_neighbouring_turns_keeps_its_weight(tmp_path: Path) -> None:
-    # Issue 18: "live" is in most rows' neighbouring-turns text, which made bm25's idf of it
+    # "live" is in most rows' neighbouring-turns text, which made bm25's idf of it
     # zero; the residence fact then scored like any fact about the user.
     async with api_client(tmp_path) as api:
         turns = [

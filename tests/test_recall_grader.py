@@ -1,4 +1,4 @@
-"""Iterative recall with a model (issue 18): the grader's verdicts through the real OpenAI
+"""Iterative recall with a model: the grader's verdicts through the real OpenAI
 provider plugin over HTTP, against a scripted fake server; every failure degrades to the
 offline path, every call is budgeted, the cap without sufficiency abstains."""
 

@@ -1,4 +1,4 @@
-"""Iterative recall's domain parts (issue 18): the difficulty gate, offline reformulation and
+"""Iterative recall's domain parts: the difficulty gate, offline reformulation and
 fusion across passes, with a scripted search function instead of an index."""
 
 from __future__ import annotations

@@ -307,7 +307,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "The supersede chain through a fact and the fact's versions",
         response="FactHistory",
     ),
-    Operation("POST", "/v1/search", "Hybrid recall (issue 5)", body=search.SEARCH_BODY),
+    Operation("POST", "/v1/search", "Hybrid recall", body=search.SEARCH_BODY),
     Operation(
         "GET",
         "/v1/events",

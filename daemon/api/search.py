@@ -1,4 +1,4 @@
-"""``POST /v1/search``: hybrid recall over the namespace's messages and facts (issue 5).
+"""``POST /v1/search``: hybrid recall over the namespace's messages and facts.
 
 The body is validated field by field (unknown fields are refused, a 400 names the field);
 the answer is ``{hits: [{kind, id, text, score, created_at, conversation_id, metadata,
@@ -151,7 +151,7 @@ SEARCH_BODY = Schema(
                     Field("force_hard", "boolean", description="skip the difficulty gate"),
                 ),
             ),
-            description="answer through the iterative loop (issue 18)",
+            description="answer through the iterative loop",
         ),
         Field(
             "hyde",

@@ -1,1 +1,1 @@
-"""Consolidation: ingest gate, dedupe, phases, plans, review (issue 7)."""
+"""Consolidation: ingest gate, dedupe, phases, plans, review."""

@@ -1,6 +1,6 @@
 """The standard phase's extraction: the retrospectives of conversations with unreviewed messages.
 
-Issue 7's standard phase is "the retrospective's extraction, plus reconciliation". Consolidation
+The standard phase is "the retrospective's extraction, plus reconciliation". Consolidation
 does not extract facts itself: it asks the retrospective service, through its manual trigger
 (:meth:`RetrospectiveService.request_run`, the same path as ``POST
 /v1/conversations/{cid}/retrospective:run``), for a run of every conversation in the namespace

@@ -1,4 +1,4 @@
-"""The difficulty gate of iterative recall (issue 18): is a question hard enough for more
+"""The difficulty gate of iterative recall: is a question hard enough for more
 than one pass? Local rules, no model.
 
 Five signals, each in [0, 1]:

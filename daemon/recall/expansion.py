@@ -1,4 +1,4 @@
-"""HyDE and multi-query (issue 18): more ways into the index, written by the model.
+"""HyDE and multi-query: more ways into the index, written by the model.
 
 - ``hyde``: one call writes a short hypothetical answer; its nearest documents by meaning
   (the vector leg alone, the answer embedded) are fused in as a labelled pass.

@@ -1,4 +1,4 @@
-"""The model grader of iterative recall (issue 18): are these hits enough to answer the
+"""The model grader of iterative recall: are these hits enough to answer the
 question, and if not, what to ask next?
 
 One call per pass: the *original* question and the best hits go to the model, which answers

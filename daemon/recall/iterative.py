@@ -1,4 +1,4 @@
-"""Iterative recall (issue 18): gate, passes, fusion across passes, offline or graded.
+"""Iterative recall: gate, passes, fusion across passes, offline or graded.
 
 1. The gate (:mod:`daemon.recall.difficulty`) scores the question; an easy question takes
    one pass.

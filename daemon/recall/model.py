@@ -1,4 +1,4 @@
-"""The model iterative recall asks (issue 18), when ``[llm]`` names one.
+"""The model iterative recall asks, when ``[llm]`` names one.
 
 :class:`RecallModel` holds the provider built from ``[llm]`` and follows configuration
 reloads; with ``provider = "none"`` it holds nothing and iterative recall stays offline. Its
@@ -23,7 +23,7 @@ from daemon.recall.iterative import Grader
 from plugins.llm.budget import BudgetedProvider, BudgetTracker
 from plugins.llm.settings import LLMSettings
 from plugins.llm.types import LLMProvider
-from plugins.registry import load_plugins
+from plugins.registry import default_plugins
 
 log = get_logger("memoryd.recall")
 
@@ -69,7 +69,7 @@ class RecallModel:
         if mapping is not None:
             try:
                 settings = LLMSettings.from_mapping(mapping)
-                inner: LLMProvider = load_plugins().create("llm_provider", llm.provider, mapping)
+                inner = default_plugins().llm_provider(llm.provider, mapping)
             except Exception as exc:  # a bad plugin or section must not take search down
                 log.error("recall.llm_failed", error=str(exc))
             else:

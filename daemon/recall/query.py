@@ -138,7 +138,7 @@ class Fusion:
 
 @dataclass(frozen=True, slots=True)
 class SearchRequest:
-    """A validated search request (see issue 5 for the fields)."""
+    """A validated search request (the fields are documented in docs/api.md)."""
 
     query: str
     filters: Filters

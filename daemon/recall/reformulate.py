@@ -1,4 +1,4 @@
-"""Offline reformulation for iterative recall (issue 18): the next pass's queries, made from
+"""Offline reformulation for iterative recall: the next pass's queries, made from
 the question and the texts the first pass found. No model.
 
 - :func:`bridge_queries` (entity bridging): each entity named in the best hits and not in the

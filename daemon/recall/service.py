@@ -23,7 +23,7 @@ from events.clock import Clock
 from events.store.sqlite import sqlite_engine
 from events.tasks import cancel_and_wait
 from plugins.embedders.base import Embedder
-from plugins.registry import load_plugins
+from plugins.registry import default_plugins
 
 log = get_logger("memoryd.recall")
 
@@ -35,8 +35,7 @@ def make_embedder(
     name: str = DEFAULT_EMBEDDER, config: Mapping[str, Any] | None = None
 ) -> Embedder:
     """Build an embedder plugin by name (``hashed`` by default, ``minilm`` with the extra)."""
-    embedder: Embedder = load_plugins().create("embedder", name, config or {})
-    return embedder
+    return default_plugins().embedder(name, config or {})
 
 
 def cache_engine(backend: Backend) -> AsyncEngine:
