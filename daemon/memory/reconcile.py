@@ -396,6 +396,9 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
                 return "none", "", 0.0
             return "same", f"same {_family(new.attribute)}", 1.0
         if _state(new) == "past" and _state(old) == "negated":
+            if new.negated and new.change:
+                # "I used to hate jazz but now I put it on": the dislike is what ended.
+                return "replaces", "no longer dislikes it", 0.85
             return "same", "both say it ended", 1.0
         if _state(old) == "past" and _positive(new) and not new.change:
             # "Used to live in Boston" and then "Lives in Boston" again is a change; without a
@@ -448,6 +451,31 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
     if new.attribute.startswith("verb:") and new.change:
         return "replaces", "same verb, another object", 0.7
     return "none", "", 0.0
+
+
+_PLATFORMS = {
+    "iphone": "apple",
+    "ios": "apple",
+    "apple": "apple",
+    "mac": "apple",
+    "macbook": "apple",
+    "android": "android",
+    "pixel": "android",
+    "samsung": "android",
+    "galaxy": "android",
+    "windows": "windows",
+    "pc": "windows",
+    "linux": "linux",
+    "playstation": "sony",
+    "ps5": "sony",
+    "xbox": "microsoft",
+    "nintendo": "nintendo",
+    "switch": "nintendo",
+}
+
+
+def _platforms(value: str) -> set[str]:
+    return {_PLATFORMS[w] for w in value.casefold().split() if w in _PLATFORMS}
 
 
 _OUTING_WORDS = frozenset(
@@ -542,6 +570,14 @@ def _cross_attribute(new: Claim, old: Claim) -> tuple[Relation, str, float] | No
         ):
             # "Marcus and I got married" ends "Marcus is the user's boyfriend".
             return "replaces", "dating, now engaged or married", 0.85
+    if pair == ("job", "employer") and _positive(new) and old.negated and old.value == "":
+        # "finally got hired, I'm a dental hygienist" ends "is unemployed".
+        return "replaces", "has work now", 0.85
+    if pair == ("preference", "preference") and new.change and _positive(new) and _positive(old):
+        # "team iPhone now" against "prefers Android phones": one platform at a time.
+        new_side, old_side = _platforms(new.value), _platforms(old.value)
+        if new_side and old_side and not new_side & old_side:
+            return "replaces", "switched platforms", 0.8
     if pair in (("work", "job"), ("job", "work"), ("work", "work")):
         # "writes software for a living" is what a software engineer does; another kind of
         # work beside a job title is added, not a contradiction (people hold two jobs).

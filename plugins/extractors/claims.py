@@ -440,6 +440,23 @@ _DIVORCE_FINAL = re.compile(
     r"(?:(?:now|finally|officially)\s+)?(?:final|finali[sz]ed|through|done|official|granted)\b",
     re.IGNORECASE,
 )
+_DIVORCE_DONE = re.compile(
+    r"^(?:(?:we|i|(?-i:[A-Z])[\w'-]+\s+and\s+i)\s+)?(?:finally\s+)?(?:finali[sz]ed|got)\s+"
+    r"(?:our|my|the)\s+divorce\b",
+    re.IGNORECASE,
+)
+_HAD_THE_BABY = re.compile(
+    r"^(?:we\s+|i\s+)?(?:just\s+)?had\s+(?:the|our|my)\s+baby\b", re.IGNORECASE
+)
+_FORMERLY_AT = re.compile(
+    r"^(?:formerly|previously|used to be|until recently)\s+(?:at|with)\s+(?P<org>[^,.;!]+)",
+    re.IGNORECASE,
+)
+_MY_THING = re.compile(
+    r"^(?P<x>[\w' -]{2,40}?)\s+(?:(?P<not>is\s+not|isn't|isnt|is\s+no\s+longer)\s+|is\s+)"
+    r"(?:really\s+)?my\s+thing(?P<now>\s+(?:anymore|any\s+more|now))?\b",
+    re.IGNORECASE,
+)
 _MAIDEN_NAME = re.compile(
     r"\b(?:going back to|went back to|back to|taking back|took back|reverting to|reverted to)"
     r"\s+my\s+maiden\s+name,?\s+(?P<name>[A-Z][\w'-]+)"
@@ -537,8 +554,27 @@ def _idiom(text: str, speaker: str) -> list[Claim] | None:
         name = born.group("name")
         child = Claim("user", "family", name or rel, qualifier=rel, change=True)
         return [Claim("user", "condition", "pregnant", negated=True, change=True), child]
-    if _DIVORCE_FINAL.match(text):
+    if _DIVORCE_FINAL.match(text) or _DIVORCE_DONE.match(text):
         return [Claim("user", "relationship", "divorced", change=True)]
+    if _HAD_THE_BABY.search(text):
+        # "Had the baby! A girl, June": a pregnancy over.
+        return [Claim("user", "condition", "pregnant", negated=True, change=True)]
+    formerly = _FORMERLY_AT.match(text)
+    if formerly is not None:
+        # "Formerly at Twitter, now freelancing": where the user no longer works.
+        org = clean_value(formerly.group("org"))
+        if not vague(org):
+            out = [Claim("user", "employer", org, negated=True, change=True)]
+            if re.search(r"\bnow\s+(?:freelanc|self-employed|my own boss)", text, re.I):
+                out.append(Claim("user", "employer", "self-employed", change=True))
+            return out
+    thing = _MY_THING.match(text)
+    if thing is not None:
+        # "horror isn't my thing anymore": no longer liked; "hiking is my thing": liked.
+        value = clean_value(thing.group("x"))
+        if not vague(value):
+            negated = bool(thing.group("not"))
+            return [Claim("user", "likes", value, negated=negated, change=bool(thing.group("now")))]
     maiden = _MAIDEN_NAME.search(text)
     if maiden is not None:
         return [Claim("user", "surname", maiden.group("name"), change=True)]
@@ -2035,6 +2071,9 @@ class _Reader:
         value = clean_value(rest[match.end() :])
         if vague(value):
             return []
+        allergy = re.match(r"^(?:an?\s+)?(?P<what>[\w\- ]+?)\s+allergy$", value, re.I)
+        if allergy is not None:
+            return [self.claim("allergy", allergy.group("what"), change=True, past=False)]
         return [
             self.claim("condition", v, change=True, past=False)
             for v in _split_values(_strip_det(value))
@@ -2661,7 +2700,12 @@ class _Reader:
             return [self.claim("allergy", _strip_det(v)) for v in _split_values(value)]
         words = [re.sub(r"'s$", "", w.strip(",.")) for w in low.split()]
         stripped = [w for w in words if w not in _SEVERITY]
-        if stripped and (stripped[0] in lx.CONDITIONS or " ".join(stripped[:2]) in lx.CONDITIONS):
+        two = " ".join(stripped[:2])
+        if stripped and (
+            stripped[0] in lx.CONDITIONS
+            or two in lx.CONDITIONS
+            or two.replace(" ", "-") in lx.CONDITIONS
+        ):
             value = clean_value(rest)
             return [self.claim("condition", _strip_det(v)) for v in _split_values(value)]
         if re.search(
@@ -2891,6 +2935,17 @@ class _Reader:
         out = [self.claim("relationship", "married", change=True)]
         if value and not vague(value) and _is_name(value.split(" ")[0], lower_ok=True):
             out.append(self.claim("partner", value, change=True))
+        return out
+
+    def _engage(self, rest: str, low: str) -> list[Claim] | None:
+        """ "Engaged to Priya" (a note), "got engaged to Sam": engaged, and to whom."""
+        match = re.match(r"^to\s+", low)
+        if match is None:
+            return [] if self.strict else None
+        value = _person_named(clean_value(rest[match.end() :]))
+        out = [self.claim("relationship", "engaged", change=True)]
+        if value and not vague(value) and _is_name(value.split(" ")[0], lower_ok=True):
+            out.append(self.claim("partner", value, qualifier="fiance", change=True))
         return out
 
     def _divorce(self, rest: str, low: str) -> list[Claim] | None:
@@ -3569,6 +3624,7 @@ def _rules() -> tuple[tuple[frozenset[str], _Rule], ...]:
         ("graduate", r._graduate),
         ("drop", r._drop),
         ("marry wed remarry", r._marry),
+        ("engage", r._engage),
         ("divorce", r._divorce),
         ("date see", r._date),
         ("break split", r._break_up),
