@@ -255,6 +255,14 @@ def test_small_talk_states_nothing(said: str) -> None:
         ),
         ("I'm retiring in June", ["The user plans to retire in June."]),
         ("I'm in Phoenix, maybe a hike then", ["The user lives in Phoenix."]),
+        ("I make about 2,900 a month as a barista", ["The user works as a barista."]),
+        ("went with a Pixel 9 in the end.", ["The user switched to a Pixel 9."]),
+        ("Picked up pottery this spring", ["The user does pottery."]),
+        ("I picked up the kids", []),
+        (
+            "im 24 and finishing a mechanical engineering degree at Purdue",
+            ["The user is 24 years old.", "The user studies mechanical engineering at Purdue."],
+        ),
         (
             "if i won the lottery i'd buy a vineyard. realistically tho i'm a librarian in Ohio",
             ["The user works as a librarian.", "The user lives in Ohio."],
@@ -413,6 +421,17 @@ def test_a_pronoun_or_a_renaming_in_the_next_turn_means_who_the_last_turn_named(
         "Sam works as a chef.",
         "Sam is the user's brother.",
     ]
+
+
+def test_a_role_play_and_a_script_line_are_not_the_user_speaking() -> None:
+    texts = _texts(
+        ("user", "let's do a role play: you're a recruiter and I'm a pilot named Derek"),
+        ("user", "I live in Seattle with my three kids"),
+        ("user", "ok stop the role play. in real life im 24"),
+        ("user", "Derek: I led the propulsion team at Boeing."),
+        ("user", "Update: I moved to Oslo"),
+    )
+    assert texts == ["The user is 24 years old.", "The user lives in Oslo."]
 
 
 def test_context_turns_are_read_for_who_is_meant_and_never_remembered() -> None:

@@ -262,7 +262,7 @@ _VERBS = _stems(
     have own get adopt buy rescue sell lose like love enjoy adore prefer hate dislike detest
     loathe mind eat drink smoke vape speak play drive ride use switch swap trade transfer
     change travel fly go
-    visit head plan turn recover diagnose suffer call name grow come bear run manage lead
+    visit head plan turn recover diagnose suffer call name grow come bear run manage lead pick
     coach attend volunteer collect practice train learn know take need want wish die pass
     celebrate finish complete win miss cook bake write read watch listen follow support
     raise own rent share keep do make earn spend stop avoid follow wear sign take swap foster
@@ -816,6 +816,12 @@ def _starts_statement(text: str) -> bool:
     second = text.split(" ")[1].casefold().strip(",.!") if len(text.split()) > 1 else ""
     if first in ("was", "were", "got", "get", "gets") and second in _PARTICIPLES:
         return True  # "I passed the exam and was promoted to inspector"
+    if (
+        first.endswith("ing")
+        and stem(first) in _VERBS
+        and second in ("a", "an", "the", "my", "our")
+    ):
+        return True  # "I'm 24 and finishing a degree": a second thing the user is doing
     # A verb with its subject left out ("... and work as a nurse"), not a gerund in a list.
     return (
         (stem(first) in _VERBS or first in _IRREGULAR)
@@ -1530,6 +1536,7 @@ _TIME_TAIL = re.compile(
     r"|month|year|decades|decade|ages|a while|a bit|now|good|life|ever)"
     r"|yesterday|today|tomorrow|tonight|recently|lately|now|nowadays|soon|again|already"
     r"|at the moment|atm|rn|right now|for now|these days|anymore|ANYMORE|full-time|part-time"
+    r"|in the end|eventually|after all"
     r"|for good|for work|for a living|permanently|temporarily|a lot|so much|very much"
     r"|from now on|instead|any day|every day|everyday|these days|in the mornings?|halfway through"
     r"|full time|for good"
@@ -2346,6 +2353,10 @@ class _Reader:
             what = clean_value(rest)
             if what and not vague(what):
                 return [self.claim("plan", f"{_EVENT_VERBS[h]} {what}", when=when_of(rest))]
+        paid_as = re.search(r"\bas\s+(?:an?\s+)(?P<job>[\w -]+?)\s*[.!]*$", rest, re.I)
+        if h in (stem("make"), stem("earn")) and paid_as and lx.is_occupation(paid_as.group("job")):
+            # "I make about 2,900 a month as a barista": the pay says the job.
+            return [self.claim("job", _with_article(paid_as.group("job")))]
         living = _FOR_A_LIVING.search(rest)
         if living is not None and p.said and not (p.negated or p.modal or p.future):
             # "I write software for a living" says what the work is, not a pastime.
@@ -2937,6 +2948,14 @@ class _Reader:
             out.append(self.claim("partner", value, change=True))
         return out
 
+    def _pick_up(self, rest: str, low: str) -> list[Claim] | None:
+        """ "Picked up pottery": a new pastime (not "picked up the kids")."""
+        match = re.match(r"^up\s+", low)
+        value = clean_value(rest[match.end() :]) if match else ""
+        if not value or vague(value) or not (_is_activity(value) or value.casefold() in _PASTIMES):
+            return [] if self.strict else None
+        return [self.claim("hobby", f"does {value}", change=True)]
+
     def _engage(self, rest: str, low: str) -> list[Claim] | None:
         """ "Engaged to Priya" (a note), "got engaged to Sam": engaged, and to whom."""
         match = re.match(r"^to\s+", low)
@@ -3283,6 +3302,17 @@ class _Reader:
         )
         if diet is not None:
             return [self.claim("diet", diet, change=True, negated=False)]
+        chose = re.match(r"^with\s+", low)
+        if chose is not None and not self.p.future:
+            # "went with a Pixel 9 in the end": the phone (or laptop, or car) chosen.
+            what = rest[chose.end() :]
+            for attribute, found in (
+                ("phone", _phone(what)),
+                ("computer", _computer(what)),
+                ("vehicle", _vehicle(what) if _is_vehicle_named(what) else None),
+            ):
+                if found is not None:
+                    return [self.claim(attribute, found, change=True)]
         match = re.match(r"^by\s+", low)
         if match is None:
             pastime = re.match(r"^(?P<x>[a-z]+ing)\b(?!\s+(?:to|for|back|home)\b)", low)
@@ -3357,7 +3387,17 @@ class _Reader:
             # "finished another painting" is an afternoon's work, not schooling.
             return self._generic_or_none(rest, low)
         if self.p.said.casefold() in ("finish", "finishes", "finishing") and not self.p.negated:
-            return []  # "while I finish school": still at it, nothing finished yet
+            # "while I finish school": still at it, nothing finished yet; "finishing a mechanical
+            # engineering degree at Purdue" says what the user studies, and where.
+            degree = re.match(
+                r"^(?P<what>[\w ]+?)\s+(?:degree|diploma|course)(?:\s+at\s+(?P<at>.+))?$",
+                value,
+                re.I,
+            )
+            if degree is None or vague(degree.group("what")):
+                return []
+            where = f" at {degree.group('at')}" if degree.group("at") else ""
+            return [self.claim("education", f"{_strip_det(degree.group('what'))}{where}")]
         if self.p.negated:
             return [self.claim("education", value, negated=True, change=True)]
         return [self.claim("education", value, past=True, change=True)]
@@ -3645,6 +3685,7 @@ def _rules() -> tuple[tuple[frozenset[str], _Rule], ...]:
         ("plan intend", r._plan),
         ("expect", r._expect),
         ("go", r._go_by),
+        ("pick", r._pick_up),
         ("turn", r._turn),
         ("recover", r._recover),
         ("suffer", r._suffer),
@@ -3756,6 +3797,37 @@ _SEVERITY = frozenset(
         "early",
         "advanced",
         "acute",
+    ]
+)
+# Pastimes named by a noun that _ACTIVITY (sports and -ing words) does not know.
+_PASTIMES = frozenset(
+    [
+        "pottery",
+        "painting",
+        "knitting",
+        "crochet",
+        "gardening",
+        "chess",
+        "yoga",
+        "pilates",
+        "photography",
+        "baking",
+        "woodworking",
+        "embroidery",
+        "calligraphy",
+        "origami",
+        "archery",
+        "fencing",
+        "climbing",
+        "bouldering",
+        "surfing",
+        "golf",
+        "tennis",
+        "guitar",
+        "piano",
+        "violin",
+        "drums",
+        "ukulele",
     ]
 )
 _ACQUIRING = frozenset(stem(v) for v in ("buy", "adopt", "rescue", "lease"))
@@ -4023,6 +4095,11 @@ def _pets(rest: str) -> list[str]:
     if names:
         return [f"{kind} {n}" for n in names]
     return [kind]
+
+
+def _is_vehicle_named(rest: str) -> bool:
+    """Whether a car's make is named (not just "a car", which _vehicle also takes)."""
+    return any(w.casefold().strip(",.") in lx.CAR_BRANDS for w in clean_value(rest).split())
 
 
 def _vehicle(rest: str) -> str | None:

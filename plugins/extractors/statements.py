@@ -22,6 +22,7 @@ from typing import Any
 
 from plugins.extractors import lexicon as lx
 from plugins.extractors.claims import (
+    ATTRIBUTE_NOUNS,
     Claim,
     is_school_stage,
     mentions,
@@ -521,7 +522,8 @@ def render(claim: Claim) -> str | None:
         else:
             verb = v.split(" ", 1)[0]
             if not claim.when:
-                text = None
+                # "she's moving to Pasadena": an arranged move needs no date to be a plan.
+                text = f"{who} plans to {v}" if verb in ("move", "relocate") else None
             elif verb.islower() and verb in _PLANNED_VERBS:
                 text = f"{who} plans to {v} {claim.when}"  # "plans to run the marathon in october"
             else:
@@ -659,6 +661,7 @@ def extract_statements(entries: Iterable[TranscriptEntry]) -> list[Statement]:
     names: set[str] = set()
     person: tuple[str, str | None] | None = None  # who the last user turn was about
     pet: Claim | None = None  # and the pet it named last
+    playing = False  # inside a role play the user set up: what they say is the character's
     for entry in entries:
         if entry.role == "assistant":
             asked = entry.text
@@ -666,6 +669,13 @@ def extract_statements(entries: Iterable[TranscriptEntry]) -> list[Statement]:
         if entry.role != "user":
             continue
         reply_to, asked = asked, ""
+        if _ROLE_PLAY_ENDS.search(entry.text):
+            playing = False
+        elif _ROLE_PLAY_STARTS.search(entry.text):
+            playing = True
+            continue
+        if playing or _script_line(entry.text):
+            continue  # "Derek: Hi, I led the propulsion team at Boeing": a line of the play
         answer = _answer(reply_to, entry.text) if reply_to else None
         if answer is not None:
             text = render(answer)
@@ -709,6 +719,59 @@ def extract_statements(entries: Iterable[TranscriptEntry]) -> list[Statement]:
                     seen.add(text.casefold())
                     found.append(Statement(text, claim, entry.message_id))
     return found
+
+
+_ROLE_PLAY_STARTS = re.compile(
+    r"\b(?:let'?s|lets|can we|we'll|wanna)\s+(?:do\s+a\s+|play\s+a\s+)?(?:role[\s-]?play|pretend)"
+    r"|\brole[\s-]?play\b.*\byou(?:'re|\s+are)\b",
+    re.IGNORECASE,
+)
+_ROLE_PLAY_ENDS = re.compile(
+    r"\b(?:stop|end|enough|done with|out of)\b[\w ]{0,20}\b(?:role[\s-]?play|pretend\w*|game"
+    r"|character)\b|\bok(?:ay)?,?\s+enough\b|\bin real life\b|\birl\b",
+    re.IGNORECASE,
+)
+_SPEAKER = re.compile(r"^\s*(?P<who>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)\s*:\s+\S")
+_LABELS = frozenset(
+    [
+        "update",
+        "note",
+        "edit",
+        "ps",
+        "fyi",
+        "context",
+        "btw",
+        "also",
+        "reminder",
+        "correction",
+        "question",
+        "news",
+        "background",
+        "info",
+        "summary",
+        "tldr",
+        "tl;dr",
+        "me",
+        "user",
+        "bio",
+        "profile",
+        "about",
+    ]
+)
+
+
+def _script_line(text: str) -> bool:
+    """A turn that opens with a character's name and a colon is a line of a play or a script
+    ("Derek: Hi, thanks for having me"); "Update: I moved" or "Job: nurse" is the user's."""
+    speaker = _SPEAKER.match(text)
+    if speaker is None:
+        return False
+    who = speaker.group("who").casefold()
+    return (
+        who not in _LABELS
+        and who not in ATTRIBUTE_NOUNS
+        and not any(w in lx.NOT_NAMES for w in who.split())
+    )
 
 
 def _new_mentions(mentioned: Sequence[Claim], said: Sequence[Claim]) -> list[Claim]:
