@@ -413,3 +413,27 @@ def test_the_sync_tail_follows_and_resumes(tmp_path: Path) -> None:
             tail.close()
         assert event["position"] == second["position"]
         assert event["data"]["content"] == "two"
+
+
+def test_the_chat_loop_of_the_docs_runs(daemon: Daemon, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = (Path(__file__).parents[1] / "docs" / "integrations.md").read_text()
+    found = re.search(r"```python\n(from memoryd_client import MemorydClient\n.*?)```", text, re.S)
+    assert found is not None
+    monkeypatch.setenv("RUNTIME_DIRECTORY", str(daemon.root))  # the default socket is there
+    systems: list[str] = []
+
+    def call_model(*, system: str, user: str) -> str:
+        systems.append(system)
+        return f"noted: {user}"
+
+    scope: dict[str, Any] = {"call_model": call_model}
+    exec(found.group(1), scope)
+    memory: MemorydClient = scope["memory"]
+    try:
+        scope["reply_to"]("I moved to Seattle last month")
+        assert scope["reply_to"]("Where do I live?") == "noted: Where do I live?"
+        assert "I moved to Seattle last month" in systems[-1]
+        messages = memory.list_messages("chat-42")["messages"]
+        assert [m["role"] for m in messages] == ["user", "assistant", "user", "assistant"]
+    finally:
+        memory.close()
