@@ -9,6 +9,7 @@ import inspect
 import re
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -347,6 +348,16 @@ def test_every_route_of_the_openapi_document_is_a_method() -> None:
         for method in operations
     }
     assert made == documented
+
+
+def test_times_are_sent_as_iso_with_their_zone() -> None:
+    at = datetime(2030, 1, 2, 3, 4, tzinfo=UTC)
+    call = MemorydClient.add_fact.build("x", valid_from=at, tags=("a", "b"))
+    assert call.body == {"text": "x", "valid_from": "2030-01-02T03:04:00+00:00", "tags": ["a", "b"]}
+    assert call.key is not None
+    assert call.key != MemorydClient.add_fact.build("x").key  # a new key for each write
+    with pytest.raises(ValueError, match="time zone"):
+        MemorydClient.list_facts.build(as_of=datetime(2030, 1, 2))  # naive: ambiguous
 
 
 @pytest.mark.parametrize(
