@@ -168,6 +168,18 @@ async def test_search_with_every_option(client: AsyncMemorydClient) -> None:
     assert caught.value.details["field"] == "candidate_top_k"
 
 
+async def test_context_for_the_next_turn(client: AsyncMemorydClient) -> None:
+    said = await client.add_message("x2", "user", "My brother Teo keeps bees in Faro")
+    fact = await client.add_fact("Teo keeps bees.")
+    answer = await client.context("x1", query="what does Teo keep?", max_chars=2000, explain=True)
+    assert answer["query_source"] == "query"
+    assert answer["facts"][0]["fact_id"] == fact["fact_id"]
+    assert answer["messages"][0]["message_id"] == said["message_id"]
+    assert "why" in answer["facts"][0]
+    assert f"[fact {fact['fact_id']}," in answer["text"]
+    assert len(answer["text"]) <= 2000
+
+
 async def test_retrospective_state_and_a_waited_run(client: AsyncMemorydClient) -> None:
     await client.add_message("r1", "user", "I work as a nurse at St Mary's hospital.")
     await client.add_message("r1", "assistant", "That sounds demanding.")
@@ -441,9 +453,11 @@ def test_the_chat_loop_of_the_docs_runs(daemon: Daemon, monkeypatch: pytest.Monk
     exec(found.group(1), scope)
     memory: MemorydClient = scope["memory"]
     try:
-        scope["reply_to"]("I moved to Seattle last month")
-        assert scope["reply_to"]("Where do I live?") == "noted: Where do I live?"
+        said = memory.add_message("chat-41", "user", "I moved to Seattle last month")
+        assert scope["reply_to"]("Where do I live now?") == "noted: Where do I live now?"
+        assert f"[message {said['message_id']}, chat-41," in systems[-1]
         assert "I moved to Seattle last month" in systems[-1]
+        scope["reply_to"]("Thanks")
         messages = memory.list_messages("chat-42")["messages"]
         assert [m["role"] for m in messages] == ["user", "assistant", "user", "assistant"]
     finally:

@@ -20,7 +20,7 @@ from daemon.api.validation import Field, Schema, parse_body
 from daemon.app import STATE, namespace_of, state_of
 from daemon.logging import get_logger
 from daemon.recall import staleness
-from daemon.recall.engine import DEFAULT_WEIGHTS
+from daemon.recall.engine import DEFAULT_WEIGHTS, Hit
 from daemon.recall.query import SCOPES, Filters, Fusion, SearchRequest
 from daemon.recall.recorder import RecallRecorder
 from daemon.recall.service import DEFAULT_EMBEDDER, RecallService, cache_engine, make_embedder
@@ -164,17 +164,8 @@ async def post_search(request: web.Request) -> web.Response:
         int(getattr(settings, "recall_candidate_top_k", 60)),
     )
     req = search_request(body, namespace_of(request), defaults)
-    engine = await state.async_reads()  # read-your-writes: wait until acknowledged writes fold
+    hits = await ranked(request, req)
     service = request.app[RECALL]
-    if staleness.applies(req):
-        wider = dataclasses.replace(req, top_k=req.top_k + staleness.HEADROOM)
-        hits = await service.engine.search(wider)
-        messages = [h.id for h in hits if h.kind == "message"]
-        async with engine.connect() as conn:
-            replaced = await replaced_sources(conn, req.filters.namespace, messages)
-        hits = staleness.demote(hits, replaced, req.top_k)
-    else:
-        hits = await service.engine.search(req)
     recorder = request.app.get(RECORDER)
     if recorder is not None:
         found = [(h.kind, h.id, h.score) for h in hits]
@@ -188,6 +179,20 @@ async def post_search(request: web.Request) -> web.Response:
         else:
             _record(recorder, req, found, ())
     return json_response({"hits": [h.to_json() for h in hits]})
+
+
+async def ranked(request: web.Request, req: SearchRequest) -> list[Hit]:
+    """Run a search as ``POST /v1/search`` ranks it (also for ``POST /v1/context``)."""
+    engine = await state_of(request).async_reads()  # read-your-writes: acknowledged writes fold
+    service = request.app[RECALL]
+    if not staleness.applies(req):
+        return await service.engine.search(req)
+    wider = dataclasses.replace(req, top_k=req.top_k + staleness.HEADROOM)
+    hits = await service.engine.search(wider)
+    messages = [h.id for h in hits if h.kind == "message"]
+    async with engine.connect() as conn:
+        replaced = await replaced_sources(conn, req.filters.namespace, messages)
+    return staleness.demote(hits, replaced, req.top_k)
 
 
 MAX_SHADOW_SEARCHES = 4

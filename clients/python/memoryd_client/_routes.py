@@ -15,6 +15,7 @@ from typing import Any, Literal, TypedDict, Unpack
 from memoryd_client._core import Call, fields, query, segment, write_key
 from memoryd_client.types import (
     BatchWritten,
+    Context,
     Decay,
     Events,
     Fact,
@@ -261,6 +262,30 @@ def search(
         explain=explain,
     )
     return Call("POST", "/v1/search", body=body)
+
+
+def context(
+    conversation_id: str,
+    *,
+    query: str | None = None,
+    max_chars: int | None = None,
+    max_facts: int | None = None,
+    max_messages: int | None = None,
+    explain: bool | None = None,
+) -> Call[Context]:
+    """What to put in the prompt for the conversation's next turn: the current facts and the
+    earlier messages recall ranks highest for ``query`` (default: the conversation's last
+    turns) and the learned-context block, cited and dated, rendered in ``text`` within
+    ``max_chars`` (default 4000)."""
+    body = {"conversation_id": conversation_id}
+    body |= fields(
+        query=query,
+        max_chars=max_chars,
+        max_facts=max_facts,
+        max_messages=max_messages,
+        explain=explain,
+    )
+    return Call("POST", "/v1/context", body=body)
 
 
 # --- retrospective -----------------------------------------------------------------------

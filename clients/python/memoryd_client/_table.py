@@ -62,6 +62,7 @@ class Routes:
     list_facts = Route(r.list_facts)
     fact_history = Route(r.fact_history)
     search = Route(r.search)
+    context = Route(r.context)
     run_retrospective = Route(r.run_retrospective)
     retrospective = Route(r.retrospective)
     retrospective_service = Route(r.retrospective_service)

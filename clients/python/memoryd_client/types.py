@@ -145,6 +145,45 @@ class SearchResult(TypedDict):
     hits: list[Hit]
 
 
+class ContextFact(TypedDict):
+    fact_id: str
+    text: str
+    valid_from: str
+    score: float
+    why: NotRequired[JSONObject]
+
+
+class ContextMessage(TypedDict):
+    message_id: str
+    conversation_id: str | None
+    text: str
+    created_at: str
+    score: float
+    why: NotRequired[JSONObject]
+
+
+class LearnedContext(TypedDict):
+    text: str
+    fact_ids: list[str]
+    at: str | None
+    why: NotRequired[str]
+
+
+class Context(TypedDict):
+    """``POST /v1/context``: what to put in the prompt for a conversation's next turn."""
+
+    conversation_id: str
+    query: str
+    query_source: Literal["query", "recent_turns", "none"]
+    position: int
+    learned_context: LearnedContext | None
+    facts: list[ContextFact]
+    messages: list[ContextMessage]
+    left_out: int
+    text: str
+    """The items rendered for a prompt, within ``max_chars``."""
+
+
 class Event(TypedDict):
     position: int
     event_id: str
