@@ -5,10 +5,10 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test lint typecheck pytest setup clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml clients/python/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(VENV)/bin/python -m pip install --quiet -e '.[dev]'
+	$(VENV)/bin/python -m pip install --quiet -e '.[dev]' -e clients/python
 	touch $(STAMP)
 
 setup: $(STAMP)

@@ -704,6 +704,18 @@ async def list_messages(
     return [_message(r, lineage) for r in rows]
 
 
+async def recent_messages(
+    conn: AsyncConnection, namespace: str, conversation_id: str, *, limit: int
+) -> list[MessageRow]:
+    """Return the last ``limit`` visible messages of a conversation, in order (``[]`` for an
+    unknown or deleted one)."""
+    lineage = await _lineage(conn, namespace, clean(conversation_id))
+    if lineage is None or lineage.row.deleted or limit <= 0:
+        return []
+    rows = await _fetch_visible(conn, lineage.segments, 0, None, limit, last=True)
+    return [_message(r, lineage) for r in rows]
+
+
 async def list_messages_through(
     conn: AsyncConnection,
     namespace: str,

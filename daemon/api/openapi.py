@@ -14,6 +14,7 @@ from aiohttp import web
 
 from daemon.api import (
     consolidation,
+    context,
     conversations,
     events,
     facts,
@@ -186,6 +187,39 @@ COMPONENTS: dict[str, _S] = {
         behind=_INT,
         done={"type": "boolean"},
     ),
+    "Context": _obj(
+        [
+            "conversation_id",
+            "query",
+            "query_source",
+            "position",
+            "learned_context",
+            "facts",
+            "messages",
+            "left_out",
+            "text",
+        ],
+        conversation_id=_STR,
+        query={"type": "string", "description": "what was recalled for"},
+        query_source={"type": "string", "enum": ["query", "recent_turns", "none"]},
+        position={"type": "integer", "description": "the log position the answer reflects"},
+        learned_context={
+            "type": ["object", "null"],
+            "description": "{text, fact_ids, at} (and why, with explain)",
+        },
+        facts={
+            "type": "array",
+            "items": {"type": "object"},
+            "description": "{fact_id, text, valid_from, score} (and why), best first",
+        },
+        messages={
+            "type": "array",
+            "items": {"type": "object"},
+            "description": "{message_id, conversation_id, text, created_at, score} (and why)",
+        },
+        left_out={"type": "integer", "description": "items that did not fit in max_chars"},
+        text={"type": "string", "description": "the items rendered for a prompt"},
+    ),
     "Health": _obj(
         ["status", "last_position", "projection_position", "projection_lag", "version"],
         status={"type": "string", "enum": ["ok", "degraded", "starting"]},
@@ -308,6 +342,14 @@ OPERATIONS: tuple[Operation, ...] = (
         response="FactHistory",
     ),
     Operation("POST", "/v1/search", "Hybrid recall", body=search.SEARCH_BODY),
+    Operation(
+        "POST",
+        "/v1/context",
+        "What to put in the prompt for a conversation's next turn: facts, learned context and "
+        "earlier messages, cited, dated and trimmed to max_chars",
+        response="Context",
+        body=context.CONTEXT_BODY,
+    ),
     Operation(
         "GET",
         "/v1/events",

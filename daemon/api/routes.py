@@ -6,6 +6,7 @@ from aiohttp import web
 
 from daemon.api import (
     consolidation,
+    context,
     conversations,
     events,
     facts,
@@ -20,5 +21,5 @@ from daemon.api import (
 def add_routes(app: web.Application) -> None:
     """Register all API routes."""
     modules = (messages, conversations, facts, events, health, openapi, search, retrospective)
-    for module in (*modules, consolidation):
+    for module in (*modules, consolidation, context):
         module.add_routes(app)

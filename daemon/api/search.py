@@ -309,6 +309,12 @@ async def _ranked(service: RecallService, engine: AsyncEngine, req: SearchReques
     return staleness.demote(hits, replaced, req.top_k)
 
 
+async def ranked(request: web.Request, req: SearchRequest) -> list[Hit]:
+    """Run one search as ``POST /v1/search`` ranks it (also for ``POST /v1/context``)."""
+    engine = await state_of(request).async_reads()  # read-your-writes: acknowledged writes fold
+    return await _ranked(request.app[RECALL], engine, req)
+
+
 MAX_SHADOW_SEARCHES = 4
 """Shadow searches running at once; beyond it a search is recorded without one."""
 

@@ -1,0 +1,187 @@
+"""``POST /v1/context``: the block an app puts in its prompt for the next turn (issue 19).
+
+For ``{conversation_id, query?, max_chars}`` it answers the current facts recall ranks highest
+for the query (or, without one, for the conversation's last turns), the learned-context block,
+and the earlier messages of any conversation recall ranks highest (the last turns themselves
+are left out: the app has them already). Each item is cited by id and dated; items are taken
+in that order while the rendered ``text`` stays within ``max_chars`` (an item that does not fit
+is left out whole, never cut). The JSON lists hold exactly what ``text`` shows. Nothing is
+written: the same request at the same log position gets the same answer.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from aiohttp import web
+
+from daemon.api.errors import json_response
+from daemon.api.search import ranked
+from daemon.api.validation import Field, Schema, parse_body
+from daemon.app import namespace_of, state_of
+from daemon.recall.engine import Hit
+from daemon.recall.query import Filters, SearchRequest
+from events.clock import from_micros
+from events.types import content_text
+from projections.consolidation import learned_context
+from projections.messages import recent_messages
+
+DEFAULT_MAX_CHARS = 4000
+DEFAULT_ITEMS = 10
+RECENT_TURNS = 4
+"""Turns of the conversation that stand for the query when there is none (and are not
+repeated among the earlier messages)."""
+QUERY_CHARS = 2000
+"""The recent turns' text used as a query is cut to its last this many characters."""
+CANDIDATES = 60
+
+CONTEXT_BODY = Schema(
+    "ContextRequest",
+    (
+        Field("conversation_id", "string", required=True, min_length=1, max_length=300),
+        Field(
+            "query",
+            "string",
+            nullable=True,
+            max_length=4000,
+            description="what to recall for (default: the conversation's last turns)",
+        ),
+        Field(
+            "max_chars",
+            "integer",
+            minimum=100,
+            maximum=100_000,
+            description=f"size of the rendered text (default {DEFAULT_MAX_CHARS})",
+        ),
+        Field("max_facts", "integer", minimum=0, maximum=100, description="default 10"),
+        Field("max_messages", "integer", minimum=0, maximum=100, description="default 10"),
+        Field("explain", "boolean", description="say why each item is there"),
+    ),
+)
+
+
+def _search(namespace: str, query: str, scope: str, top_k: int, explain: bool) -> SearchRequest:
+    return SearchRequest(
+        query=query,
+        filters=Filters(namespace=namespace, scope=(scope,)),
+        top_k=top_k,
+        candidate_top_k=max(CANDIDATES, top_k),
+        explain=explain,
+    )
+
+
+class _Budget:
+    """The rendered text, grown one item at a time while it stays within ``max_chars``."""
+
+    def __init__(self, max_chars: int) -> None:
+        self.max_chars = max_chars
+        self.lines: list[str] = []
+        self.left_out = 0
+
+    def add(self, heading: str, line: str) -> bool:
+        """Add ``line`` (under ``heading``, written before a section's first line)."""
+        lines = [line] if heading in self.lines else ([""] if self.lines else []) + [heading, line]
+        if len("\n".join([*self.lines, *lines])) > self.max_chars:
+            self.left_out += 1
+            return False
+        self.lines += lines
+        return True
+
+
+def _day(iso: str) -> str:
+    return iso[:10]
+
+
+def _at(hit: Hit) -> datetime:
+    return from_micros(hit.created_at)
+
+
+async def post_context(request: web.Request) -> web.Response:
+    """Answer the prompt context for a conversation's next turn."""
+    body = await parse_body(request, CONTEXT_BODY)
+    namespace = namespace_of(request)
+    cid: str = body["conversation_id"]
+    explain = bool(body.get("explain", False))
+    max_facts = int(body.get("max_facts", DEFAULT_ITEMS))
+    max_messages = int(body.get("max_messages", DEFAULT_ITEMS))
+    state = state_of(request)
+    engine = await state.async_reads()
+    async with engine.connect() as conn:
+        recent = await recent_messages(conn, namespace, cid, limit=RECENT_TURNS)
+        block = await learned_context(conn, namespace)
+    query = (body.get("query") or "").strip()
+    source = "query"
+    if not query:
+        source = "recent_turns" if recent else "none"
+        query = "\n".join(content_text(m.content) for m in recent)[-QUERY_CHARS:].strip()
+    facts: list[Hit] = []
+    messages: list[Hit] = []
+    if query:
+        if max_facts:
+            facts = await ranked(request, _search(namespace, query, "facts", max_facts, explain))
+        if max_messages:
+            wanted = max_messages + len(recent)
+            found = await ranked(request, _search(namespace, query, "messages", wanted, explain))
+            shown = {m.message_id for m in recent}
+            messages = [h for h in found if h.id not in shown][:max_messages]
+
+    budget = _Budget(int(body.get("max_chars", DEFAULT_MAX_CHARS)))
+    answer: dict[str, Any] = {
+        "conversation_id": cid,
+        "query": query,
+        "query_source": source,
+        "position": state.projection_position(),
+        "learned_context": None,
+        "facts": [],
+        "messages": [],
+    }
+    if block is not None and block.get("text"):
+        at = None if block.get("at") is None else from_micros(block["at"]).isoformat()
+        if budget.add("Learned context:", str(block["text"])):
+            item = {"text": block["text"], "fact_ids": list(block.get("fact_ids") or []), "at": at}
+            if explain:
+                item["why"] = "the namespace's curated learned-context block"
+            answer["learned_context"] = item
+    for rank, hit in enumerate(facts, 1):
+        valid_from = hit.metadata.get("valid_from")
+        since = (valid_from if isinstance(valid_from, datetime) else _at(hit)).isoformat()
+        line = f"- [fact {hit.id}, since {_day(since)}] {hit.text}"
+        if budget.add("Facts:", line):
+            fact: dict[str, Any] = {
+                "fact_id": hit.id,
+                "text": hit.text,
+                "valid_from": since,
+                "score": hit.score,
+            }
+            if explain:
+                fact["why"] = {"rank": rank, "for": source, "signals": hit.signals}
+            answer["facts"].append(fact)
+    for rank, hit in enumerate(messages, 1):
+        said = _at(hit).isoformat()
+        line = f"- [message {hit.id}, {hit.conversation_id}, {_day(said)}] {hit.text}"
+        if budget.add("Earlier messages:", line):
+            message: dict[str, Any] = {
+                "message_id": hit.id,
+                "conversation_id": hit.conversation_id,
+                "text": hit.text,
+                "created_at": said,
+                "score": hit.score,
+            }
+            if explain:
+                where = "this conversation" if hit.conversation_id == cid else "another one"
+                message["why"] = {
+                    "rank": rank,
+                    "for": source,
+                    "from": where,
+                    "signals": hit.signals,
+                }
+            answer["messages"].append(message)
+    answer["left_out"] = budget.left_out
+    answer["text"] = "\n".join(budget.lines)
+    return json_response(answer)
+
+
+def add_routes(app: web.Application) -> None:
+    """Register the context route."""
+    app.router.add_post("/v1/context", post_context)
