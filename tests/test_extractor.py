@@ -259,6 +259,8 @@ def test_small_talk_states_nothing(said: str) -> None:
         ("went with a Pixel 9 in the end.", ["The user switched to a Pixel 9."]),
         ("Picked up pottery this spring", ["The user does pottery."]),
         ("I picked up the kids", []),
+        ("we also got a bunny now! Clover.", ["The user has a bunny named Clover."]),
+        ("we got a dog! Finally.", ["The user has a dog."]),
         (
             "im 24 and finishing a mechanical engineering degree at Purdue",
             ["The user is 24 years old.", "The user studies mechanical engineering at Purdue."],

@@ -1202,6 +1202,33 @@ def _leading_name(rest: str) -> tuple[str | None, str]:
     return None, rest
 
 
+# A one-word sentence that exclaims rather than names ("we got a dog! Finally.").
+_EXCLAIMED = frozenset(
+    [
+        "yay",
+        "wow",
+        "awesome",
+        "finally",
+        "yes",
+        "no",
+        "thanks",
+        "lol",
+        "omg",
+        "nice",
+        "great",
+        "cool",
+        "sweet",
+        "perfect",
+        "congrats",
+        "seriously",
+        "honestly",
+        "anyway",
+        "whatever",
+        "oops",
+        "ugh",
+        "yikes",
+    ]
+)
 _NOT_NAME_SUFFIX = re.compile(r"(?:ed|ing|ful|ous|able|ible|less|ish|est)$", re.IGNORECASE)
 
 
@@ -4831,6 +4858,14 @@ def parse(
     for sentence in sentences(text):
         inherited: _Subject | None = None
         antecedent: str | None = None
+        bare = re.fullmatch(r"(?-i:[A-Z])[\w'-]+[.!]*", sentence.strip())
+        if bare and out and out[-1].attribute == "pet" and " " not in out[-1].value:
+            name = sentence.strip().rstrip(".!")
+            said_as_name = not _NOT_NAME_SUFFIX.search(name) and name.casefold() not in _EXCLAIMED
+            if _is_name(name) and said_as_name:
+                # "we got a bunny now! Clover.": the name said on its own, just after.
+                out[-1] = replace(out[-1], value=f"{out[-1].value} {name}")
+                continue
         sentence, ages = _ages_in_brackets(sentence)
         out.extend(ages)
         for clause in clauses(sentence):
