@@ -262,6 +262,24 @@ def test_small_talk_states_nothing(said: str) -> None:
         ("we also got a bunny now! Clover.", ["The user has a bunny named Clover."]),
         ("we got a dog! Finally.", ["The user has a dog."]),
         (
+            "I've been renting in Leeds for 3 years but got a job at Arup in Manchester",
+            ["The user lives in Leeds.", "The user works at Arup in Manchester."],
+        ),
+        ("handed in my notice at Zalando today", ["The user no longer works at Zalando."]),
+        ("first full week at Delivery Hero done", ["The user works at Delivery Hero."]),
+        (
+            "My sister Ingrid lives in Oslo. Her husband Pål is a carpenter",
+            ["Ingrid lives in Oslo.", "Ingrid is the user's sister.", "Pål works as a carpenter."],
+        ),
+        (
+            "Since we moved to Vancouver in March I keep getting lost",
+            ["The user lives in Vancouver."],
+        ),
+        (
+            "I've never worked in coffee before, I was a bank teller for 5 years",
+            ["The user used to work as a bank teller."],
+        ),
+        (
             "im 24 and finishing a mechanical engineering degree at Purdue",
             ["The user is 24 years old.", "The user studies mechanical engineering at Purdue."],
         ),

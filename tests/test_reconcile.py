@@ -119,6 +119,7 @@ def _decide(existing: list[str], new: str, provenance: str = "user") -> tuple[st
         (["Is pregnant"], "Had the baby! A girl, June", "updated", [0]),
         (["Works at Twitter"], "Formerly at Twitter, now freelancing", "updated", [0]),
         (["Engaged to Priya"], "Married to Priya", "updated", [0]),
+        (["The user's boyfriend is Tomás."], "The user's husband is Tomás.", "updated", [0]),
         (["Plans to visit Japan in April"], "we cancelled the Paris trip", "added", []),
         (
             ["The user plans to run the Chicago marathon in october."],

@@ -384,6 +384,13 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
             return "same", "says none", 1.0
         return "none", "", 0.0
     values = match_values(new.value, old.value)
+    if values != "differs" and new.attribute == old.attribute == "partner" and _positive(new):
+        # "my husband Tomás" after "my boyfriend Tomás": the same person, married now.
+        before = lx.canonical_relations(old.qualifier or "")
+        after = lx.canonical_relations(new.qualifier or "")
+        married = after in ("husband", "wife", "spouse")
+        if married and before in ("boyfriend", "girlfriend", "fiance") and _positive(old):
+            return "replaces", "married now", 0.85
     if values != "differs":
         if _state(new) == _state(old):
             if new.attribute == "plan" and _rescheduled(new, old):

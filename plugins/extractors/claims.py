@@ -449,7 +449,8 @@ _HAD_THE_BABY = re.compile(
     r"^(?:we\s+|i\s+)?(?:just\s+)?had\s+(?:the|our|my)\s+baby\b", re.IGNORECASE
 )
 _FORMERLY_AT = re.compile(
-    r"^(?:formerly|previously|used to be|until recently)\s+(?:at|with)\s+(?P<org>[^,.;!]+)",
+    r"^(?:formerly|previously|used to be|until recently)\s+(?:(?:at|with)\s+|(?=(?-i:[A-Z])))"
+    r"(?P<org>[^,.;!]+)",
     re.IGNORECASE,
 )
 _MY_THING = re.compile(
@@ -467,6 +468,21 @@ _OWN_BUSINESS = re.compile(
     r"\b(?:opened|started|launched|founded|set\s+up)\s+(?:my|our)\s+own\s+(?P<what>bakery|business"
     r"|shop|store|cafe|café|restaurant|studio|practice|clinic|company|firm|agency|salon|bar|gym"
     r"|consultancy|startup)(?:\s+in\s+(?P<where>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?))?",
+    re.IGNORECASE,
+)
+_RENTING_IN = re.compile(
+    r"^(?:(?:i|we)(?:'ve|'re|\s+have|\s+are)?\s+)?(?:been\s+)?renting\s+(?:a\s+\w+\s+)?in\s+"
+    r"(?P<where>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)",
+    re.IGNORECASE,
+)
+_NOTICE = re.compile(
+    r"\b(?:handed|gave|put|turned)\s+in\s+my\s+(?:notice|resignation|two weeks)"
+    r"(?:\s+(?:at|to)\s+(?P<org>(?-i:[A-Z])[\w&'-]+(?:\s+(?-i:[A-Z])[\w&'-]+)?))?",
+    re.IGNORECASE,
+)
+_FIRST_DAYS_AT = re.compile(
+    r"\bfirst\s+(?:full\s+)?(?:day|week|month)\s+(?:at|with)\s+"
+    r"(?P<org>(?-i:[A-Z])[\w&'-]+(?:\s+(?-i:[A-Z])[\w&'-]+)?)",
     re.IGNORECASE,
 )
 _HOME_IN = re.compile(
@@ -507,6 +523,23 @@ def _idiom(text: str, speaker: str) -> list[Claim] | None:
         # "opened my own bakery in Savannah": the user's work now, their own.
         where = f" in {own.group('where').strip()}" if own.group("where") else ""
         return [Claim("user", "employer", f"their own {own.group('what')}{where}", change=True)]
+    renting = _RENTING_IN.search(text)
+    if renting is not None:
+        # "I've been renting in Leeds for 3 years", "we're renting in Toronto for now".
+        place = _place(clean_value(renting.group("where")))
+        if not vague(place) and (place[:1].isupper() or known_place(place)):
+            return [Claim("user", "residence", place)]
+    notice = _NOTICE.search(text)
+    if notice is not None:
+        # "handed in my notice at Zalando today": leaving the employer.
+        org = clean_value(notice.group("org") or "")
+        return [Claim("user", "employer", "" if vague(org) else org, negated=True, change=True)]
+    first_days = _FIRST_DAYS_AT.search(text)
+    if first_days is not None:
+        # "first full week at Delivery Hero done": the new employer.
+        org = clean_value(first_days.group("org"))
+        if not vague(org) and org[:1].isupper():
+            return [Claim("user", "employer", org, change=True)]
     home = _HOME_IN.search(text)
     if home is not None:
         # "closed on a house in Denver", "I split a place in Philly": where the user lives.
@@ -1020,6 +1053,7 @@ _SUBJECT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"^(?:people|everyone|everybody|friends|my friends|they|most people)\s+"
             r"(?=call(?:s)?\s+me\b)",
         ),
+        ("pronoun_rel", rf"^(?:her|his|their)\s+(?P<rel>{_REL_WORD})\b(?!')\s*"),
         ("pronoun", r"^(?:he|she|they)(?=\b|')\s*"),
         ("name_rel", rf"^(?P<owner>(?-i:{_NAME_TOKEN}))'s\s+(?P<rel>{_REL_WORD})\b,?\s*"),
         ("bare_rel", rf"^(?=(?-i:[A-Z]))(?P<rel>{_REL_WORD})\b(?!')\s*"),
@@ -1123,6 +1157,13 @@ def _subject(
             if re.match(r"(?i)(?:on|next|this|tomorrow|tonight)\b", rest):
                 rest = f"is {rest}"
             return subject, rest
+        if kind == "pronoun_rel":
+            # "Her husband Pål is a carpenter", right after Ingrid: Pål, Ingrid's husband.
+            rel = lx.relation_of(match.group("rel")) or match.group("rel").casefold()
+            name, rest = _leading_name(rest)
+            if last_person is None or name is None:
+                return None, clause
+            return _Subject(name, False, relation=rel, name=name), rest
         if kind == "pronoun":
             if last_person is None:
                 return None, rest

@@ -113,7 +113,7 @@ def statement_sentences(text: str) -> list[str]:
         return statement_sentences(text[sincere.end() :])
     kept: list[str] = []
     whole = _without_quoted_message(text.strip())
-    said = sentences(whole)
+    said = [part for sentence in sentences(whole) for part in _opening_reason(sentence)]
     for i, sentence in enumerate(said):
         if i + 1 < len(said) and _IRONY_AFTER.match(said[i + 1]):
             continue  # "i totally LOVE working saturdays. said no one ever": taken back at once
@@ -237,6 +237,22 @@ def _statement_before_question(sentence: str) -> str:
     if len(tail.split()) > 8 or len(head.split()) < 3 or _QUESTION_START.match(head):
         return sentence
     return head
+
+
+_OPENING_SINCE = re.compile(
+    r"^(?:ever\s+since|since|now\s+that|after)\s+(?P<fact>(?:we|i|i'm|we're)\b[^,]+?)"
+    r"(?:,\s*|\s+(?=(?:i|i'm|im|we|it's|its|my)\s))(?P<rest>.+)$",
+    re.IGNORECASE,
+)
+
+
+def _opening_reason(sentence: str) -> list[str]:
+    """ "Since we moved to Vancouver in March I keep getting lost": what the opening clause
+    says is a statement of its own, and so is the rest."""
+    match = _OPENING_SINCE.match(sentence.strip())
+    if match is None:
+        return [sentence]
+    return [match.group("fact"), match.group("rest")]
 
 
 # "and mention I speak Polish": a request whose object is the user's own statement.
@@ -413,7 +429,8 @@ def render(claim: Claim) -> str | None:
             verb = "used to work" if past else "no longer works" if neg else "works"
             text = f"{who} {verb} as {_article(v)}"
     elif a == "work_field":
-        text = f"{who} works in {v}"
+        # "I've never worked in coffee" is no field of work; "used to work in retail" was one.
+        text = None if neg else f"{who} used to work in {v}" if past else f"{who} works in {v}"
     elif a == "work_mode":
         text = f"{who} works remotely" if v == "remote" else f"{who} works {v}"
     elif a == "relationship":
@@ -728,7 +745,7 @@ _ROLE_PLAY_STARTS = re.compile(
 )
 _ROLE_PLAY_ENDS = re.compile(
     r"\b(?:stop|end|enough|done with|out of)\b[\w ]{0,20}\b(?:role[\s-]?play|pretend\w*|game"
-    r"|character)\b|\bok(?:ay)?,?\s+enough\b|\bin real life\b|\birl\b",
+    r"|character)\b|\bok(?:ay)?,?\s+enough\b|\bin real life\b|\birl\b|\booc\b",
     re.IGNORECASE,
 )
 _SPEAKER = re.compile(r"^\s*(?P<who>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)\s*:\s+\S")
