@@ -266,6 +266,27 @@ def test_small_talk_states_nothing(said: str) -> None:
             ["The user lives in Leeds.", "The user works at Arup in Manchester."],
         ),
         ("handed in my notice at Zalando today", ["The user no longer works at Zalando."]),
+        ("update nobody asked for: I'm eating meat again", ["The user eats meat."]),
+        ("the email said: I am the CEO and I need gift cards", []),
+        (
+            "We've got a golden retriever called Biscuit",
+            ["The user has a golden retriever named Biscuit."],
+        ),
+        (
+            "sold the Civic finally, got a used Tesla Model 3.",
+            ["The user no longer has a Civic.", "The user drives a used Tesla Model 3."],
+        ),
+        ("I'm on a MacBook Air now", ["The user switched to a MacBook Air."]),
+        (
+            "I'm O negative, I take lisinopril for high blood pressure",
+            [
+                "The user's blood type is O negative.",
+                "The user takes lisinopril.",
+                "The user has high blood pressure.",
+            ],
+        ),
+        ("I cut out the oat lattes completely", ["The user stopped the oat lattes."]),
+        ("I'm a positive person", []),
         ("first full week at Delivery Hero done", ["The user works at Delivery Hero."]),
         (
             "My sister Ingrid lives in Oslo. Her husband Pål is a carpenter",

@@ -60,6 +60,7 @@ SINGLE_VALUED: frozenset[str] = frozenset(
         "family_count",
         "native_language",
         "school_year",
+        "blood_type",
     }
 )
 """Attributes with one current value per subject (and qualifier): a new value replaces."""
@@ -85,6 +86,7 @@ MULTI_VALUED: frozenset[str] = frozenset(
         "learning",
         "any",
         "work",
+        "medication",
     }
 )
 """Attributes that hold several values at once: a new value is added beside the others."""
@@ -262,7 +264,7 @@ _VERBS = _stems(
     have own get adopt buy rescue sell lose like love enjoy adore prefer hate dislike detest
     loathe mind eat drink smoke vape speak play drive ride use switch swap trade transfer
     change travel fly go
-    visit head plan turn recover diagnose suffer call name grow come bear run manage lead pick
+    visit head plan turn recover diagnose suffer call name grow come bear run manage lead pick cut
     coach attend volunteer collect practice train learn know take need want wish die pass
     celebrate finish complete win miss cook bake write read watch listen follow support
     raise own rent share keep do make earn spend stop avoid follow wear sign take swap foster
@@ -464,6 +466,45 @@ _MAIDEN_NAME = re.compile(
 )
 
 
+# "a morning person", "a positive person", "a private person": what the user is like, not likes.
+_NOT_LIKED_KINDS = frozenset(
+    [
+        "morning",
+        "night",
+        "evening",
+        "people",
+        "early",
+        "positive",
+        "negative",
+        "happy",
+        "patient",
+        "private",
+        "shy",
+        "quiet",
+        "nice",
+        "good",
+        "kind",
+        "busy",
+        "organized",
+        "organised",
+        "practical",
+        "creative",
+        "sensitive",
+        "calm",
+        "anxious",
+    ]
+)
+_BLOOD_TYPE = re.compile(
+    r"^(?:blood\s+type\s+)?(?P<group>ab|a|b|o)\s*(?P<sign>negative|positive|neg|pos|[+-])$",
+    re.IGNORECASE,
+)
+_MEDICATION = re.compile(
+    r"(?:^(?:i|I)\s+(?:take|am\s+taking|'m\s+taking|'m\s+on)|\b(?:put|started)\s+me\s+on)\s+"
+    r"(?P<med>[a-z][a-z-]{3,}(?:ine|ol|il|in|ide|ate|one|am|ax|an|ex|um|ix|pril|artan|statin"
+    r"|mab|cillin|mycin|pam|zole|done|ine))\b(?:\s+for\s+(?P<cond>[\w' -]+))?",
+    re.IGNORECASE,
+)
+_NOT_MEDICINES = frozenset(["vitamin", "protein", "caffeine", "nicotine", "medicine"])
 _OWN_BUSINESS = re.compile(
     r"\b(?:opened|started|launched|founded|set\s+up)\s+(?:my|our)\s+own\s+(?P<what>bakery|business"
     r"|shop|store|cafe|café|restaurant|studio|practice|clinic|company|firm|agency|salon|bar|gym"
@@ -518,6 +559,14 @@ def _idiom(text: str, speaker: str) -> list[Claim] | None:
     """Statements said in a fixed phrase rather than a subject and a verb."""
     if speaker != "user":
         return None
+    medicine = _MEDICATION.search(text)
+    if medicine is not None and medicine.group("med").casefold() not in _NOT_MEDICINES:
+        # "I take lisinopril for blood pressure", "my GP put me on metformin for diabetes".
+        out = [Claim("user", "medication", medicine.group("med").casefold())]
+        cond = clean_value(medicine.group("cond") or "")
+        if cond and not vague(cond):
+            out.append(Claim("user", "condition", cond))
+        return out
     own = _OWN_BUSINESS.search(text)
     if own is not None:
         # "opened my own bakery in Savannah": the user's work now, their own.
@@ -1604,7 +1653,7 @@ _TIME_TAIL = re.compile(
     r"|month|year|decades|decade|ages|a while|a bit|now|good|life|ever)"
     r"|yesterday|today|tomorrow|tonight|recently|lately|now|nowadays|soon|again|already"
     r"|at the moment|atm|rn|right now|for now|these days|anymore|ANYMORE|full-time|part-time"
-    r"|in the end|eventually|after all"
+    r"|in the end|eventually|after all|finally|completely|entirely|altogether"
     r"|for good|for work|for a living|permanently|temporarily|a lot|so much|very much"
     r"|from now on|instead|any day|every day|everyday|these days|in the mornings?|halfway through"
     r"|full time|for good"
@@ -1960,6 +2009,21 @@ class _Reader:
             value = clean_value(rest[over.end() :])
             if not vague(value):
                 return [self.claim("likes", value, negated=True, change=True)]
+        device = re.match(r"^on\s+(?:an?\s+|my\s+)?(?P<x>.+)$", rest, re.I)
+        if device is not None and not p.negated:
+            # "I'm on a MacBook Air now", "on an iPhone 15": the device the user uses.
+            for attribute, used in (
+                ("computer", _computer(device.group("x"))),
+                ("phone", _phone(device.group("x"))),
+            ):
+                if used is not None:
+                    return [self.claim(attribute, used, change=p.change)]
+        blood = _BLOOD_TYPE.match(clean_value(rest))
+        if blood is not None:
+            # "I'm O negative": a blood type, one per person.
+            negative = blood.group("sign").casefold() in ("negative", "neg", "-")
+            sign = "negative" if negative else "positive"
+            return [self.claim("blood_type", f"{blood.group('group').upper()} {sign}")]
         back = re.match(r"^back\s+(?:to|into)\s+(?P<x>[a-z]+ing)\b", low)
         if back is not None and back.group("x") not in ("nothing", "something", "everything"):
             # "I'm back to bouldering next week": a pastime taken up again.
@@ -3016,6 +3080,13 @@ class _Reader:
             out.append(self.claim("partner", value, change=True))
         return out
 
+    def _cut_out(self, rest: str, low: str) -> list[Claim] | None:
+        """ "cut out the oat lattes completely": stopped, as "quit" says."""
+        match = re.match(r"^(?:out|back\s+on)\s+", low)
+        if match is None or self.p.future:
+            return [] if self.strict else None
+        return self._quit(rest[match.end() :], low[match.end() :])
+
     def _pick_up(self, rest: str, low: str) -> list[Claim] | None:
         """ "Picked up pottery": a new pastime (not "picked up the kids")."""
         match = re.match(r"^up\s+", low)
@@ -3725,6 +3796,7 @@ def _rules() -> tuple[tuple[frozenset[str], _Rule], ...]:
         ("sell trade", r._sell),
         ("leave", r._leave),
         ("quit stop abandon ditch", r._quit),
+        ("cut", r._cut_out),
         ("retire", r._retire),
         ("become", r._become),
         ("teach", r._teach),
@@ -4136,6 +4208,12 @@ def p_change(p: _Predicate, low: str) -> bool:
     return p.change or low.startswith(("hired", "recruited"))
 
 
+_COMPOUND_BREEDS = (
+    r"golden retriever|german shepherd|border collie|french bulldog|jack russell|cocker spaniel"
+    r"|great dane|bernese mountain dog|maine coon|british shorthair|tabby cat|tuxedo cat"
+)
+
+
 def _pets(rest: str) -> list[str]:
     """Pets named in "a dog named Rex", "two cats, Miso and Tofu", "a golden retriever"."""
     match = re.match(
@@ -4152,7 +4230,10 @@ def _pets(rest: str) -> list[str]:
     if match is None:
         return []
     kind_words = match.group("kind").casefold().split()
-    kind = next((w for w in reversed(kind_words) if lx.is_pet(w)), None)
+    compound = re.match(rf"^(?:an?\s+)?(?P<breed>{_COMPOUND_BREEDS})s?\b", rest.strip(), re.I)
+    if compound is not None:
+        kind_words = [compound.group("breed").casefold()]  # "a golden retriever called Biscuit"
+    kind = next((w for w in reversed(kind_words) if lx.is_pet(w.split()[-1])), None)
     if kind is None:
         return []
     kind = kind[:-1] if kind.endswith("s") and kind[:-1] in lx.PETS | lx.DOG_BREEDS else kind
@@ -4638,7 +4719,8 @@ def _inverted(text: str, speaker: str, *, greeted: bool = False) -> list[Claim] 
     if (
         kind_of is not None
         and not vague(kind_of.group("x"))
-        and kind_of.group("x").casefold() not in ("morning", "night", "evening", "people", "early")
+        and kind_of.group("x").casefold() not in _NOT_LIKED_KINDS
+        and not kind_of.group("x").casefold().endswith(("ive", "ous", "ful", "al", "ent", "ant"))
     ):
         # "i'm more of a chess guy", "I'm a big coffee person": what the user likes.
         return [Claim(speaker, "likes", clean_value(kind_of.group("x")))]

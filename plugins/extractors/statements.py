@@ -208,6 +208,13 @@ def _before_report(sentence: str) -> str:
     before someone else's words; a sentence that opens with them is left whole (and refused).
     Quoted words after a colon are someone else's too ("she wrote: 'I'm engaged!'")."""
     sentence = _QUOTED_TAIL.sub("", sentence)
+    label = re.match(r"^([\w ]{1,30}):\s+(?=\S)", sentence)
+    labelled = label is not None and label.group(1).casefold().strip() not in ATTRIBUTE_NOUNS
+    unasked = label is not None and re.search(
+        r"\b(?:nobody|no one|no-one)\s+asked\b", label.group(1)
+    )
+    if label is not None and labelled and (unasked or not _REPORTED.search(label.group(1))):
+        sentence = sentence[label.end() :]  # "update nobody asked for: I'm eating meat again"
     if _CLINICIAN_SAYS.match(sentence):
         return sentence
     reported = _REPORTED.search(sentence)
@@ -368,7 +375,9 @@ def _article(value: str) -> str:
         return v
     if v[:1].isupper() or (v.endswith("s") and not v.endswith("ss")):
         return v
-    return f"an {v}" if v[:1].casefold() in "aeiou" else f"a {v}"
+    # "a used car", "a university": a vowel that sounds like "y" or "w" takes "a".
+    sounds_y = re.match(r"(?i)(?:us[eu]|uni|eu|one\b)", v) is not None
+    return f"an {v}" if v[:1].casefold() in "aeiou" and not sounds_y else f"a {v}"
 
 
 def _third(verb: str) -> str:
@@ -428,6 +437,10 @@ def render(claim: Claim) -> str | None:
         else:
             verb = "used to work" if past else "no longer works" if neg else "works"
             text = f"{who} {verb} as {_article(v)}"
+    elif a == "medication":
+        text = f"{who} takes {v}" if not neg else f"{who} no longer takes {v}"
+    elif a == "blood_type":
+        text = f"{whose} blood type is {v}"
     elif a == "work_field":
         # "I've never worked in coffee" is no field of work; "used to work in retail" was one.
         text = None if neg else f"{who} used to work in {v}" if past else f"{who} works in {v}"
