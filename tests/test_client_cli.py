@@ -200,8 +200,11 @@ DAEMON_COMMANDS = {
     "consolidate analyze",
     "consolidate apply",
     "review",
+    "mcp",
 }
 """What a running daemon serves: these talk to it (README, "The command line")."""
+SPEAKS_MCP = {"mcp"}
+"""Its stdout is the MCP protocol: it has no ``--json``."""
 STORAGE_COMMANDS = {
     "serve",
     "events tail",
@@ -241,13 +244,14 @@ def _options(parser: argparse.ArgumentParser) -> set[str]:
 
 def test_one_rule_for_which_commands_talk_to_the_daemon() -> None:
     commands = _leaf_commands()
-    connection = {"--socket", "--url", "--token", "--token-file", "-n", "--namespace", "--json"}
+    connection = {"--socket", "--url", "--token", "--token-file", "-n", "--namespace"}
     backend = {"--data-dir", "--database-url"}
     talking = {name for name, parser in commands.items() if "--url" in _options(parser)}
     assert talking == DAEMON_COMMANDS
     for name in DAEMON_COMMANDS:
         options = _options(commands[name])
         assert connection <= options, name
+        assert ("--json" in options) == (name not in SPEAKS_MCP), name
         assert not backend & options, name
     for name in STORAGE_COMMANDS:
         options = _options(commands[name])
