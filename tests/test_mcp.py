@@ -4,6 +4,7 @@ tools, which talk to a real ``memoryd serve`` process."""
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -263,3 +264,17 @@ async def test_the_namespace_from_the_environment_and_no_daemon(
         said = await fails(session, "recall", query="bees")
         assert f"memoryd is not answering at unix:{missing}" in said
         assert "memoryd serve" in said
+
+
+async def test_the_configuration_of_the_docs_starts_a_working_server(daemon: Daemon) -> None:
+    text = (Path(__file__).parents[1] / "docs" / "integrations.md").read_text()
+    found = re.search(r"```json\n(\{\n  \"mcpServers\".*?)```", text, re.S)
+    assert found is not None
+    entry = json.loads(found.group(1))["mcpServers"]["memoryd"]
+    assert entry["command"].endswith("/.venv/bin/memoryd")
+    args = [str(daemon.socket) if a.endswith("memoryd.sock") else a for a in entry["args"]]
+    assert args[0] == "mcp"
+    async with mcp_session(*args[1:], env=entry["env"]) as session:
+        written = await call(session, "remember", text="The user plays go.")
+    async with AsyncMemorydClient(daemon.socket, namespace=entry["env"]["MEMORYD_NAMESPACE"]) as c:
+        assert (await c.get_fact(written["fact_id"]))["text"] == "The user plays go."
