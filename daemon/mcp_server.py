@@ -7,9 +7,9 @@ is one call of :class:`memoryd_client.AsyncMemorydClient`; the daemon does the w
 arguments, an API error and a daemon that is not running come back as tool errors
 (``isError``) whose text says what to change, never as a crash of the server.
 
-Built on the official MCP SDK (``mcp`` 2.x: :class:`mcp.server.MCPServer`); it and the
-client library are imported by :func:`build_server` callers only, so the rest of the
-command line runs without them.
+Built on the official MCP SDK (``mcp`` 2.x: :class:`mcp.server.MCPServer`). The command
+line imports this module only when ``memoryd mcp`` runs, so the other commands work without
+the SDK and the client library installed.
 """
 
 from __future__ import annotations
