@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(VENV)/bin/python -m pip install --quiet -e '.[dev]' -e clients/python
+	$(VENV)/bin/python -m pip install --quiet -e '.[dev,mcp]' -e clients/python
 	touch $(STAMP)
 
 setup: $(STAMP)

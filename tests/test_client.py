@@ -161,6 +161,16 @@ async def test_search_with_every_option(client: AsyncMemorydClient) -> None:
     messages = [h for h in hits["hits"] if h["kind"] == "message"]
     assert {h["conversation_id"] for h in messages} == {"c1"}  # c2's are left out
     assert all("signals" in h for h in hits["hits"])  # explain
+    deep = await client.search(
+        "who plays the cello?",
+        iterative={"max_iterations": 2, "force_hard": True},
+        hyde=True,
+        multi_query=2,
+        explain=True,
+    )
+    assert fact["fact_id"] in [h["id"] for h in deep["hits"]]
+    assert deep["abstain"] is False
+    assert deep["iterative"]["gate"]["forced"] is True
     facts = await client.search("cello", scope=["facts"], tags=["family"], owner="user")
     assert [h["id"] for h in facts["hits"]] == [fact["fact_id"]]
     with pytest.raises(ApiError) as caught:

@@ -69,6 +69,25 @@ async def test_commands_against_a_running_daemon(
         assert "owner" in capsys.readouterr().err
 
 
+async def test_the_namespace_comes_from_the_flag_else_the_environment(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = make_config(tmp_path)
+    sock = ["--socket", str(config.server.socket)]
+    async with running(config):
+        monkeypatch.setenv("MEMORYD_NAMESPACE", "from-env")
+        assert await memoryd("facts", "add", "likes tea", *sock) == 0
+        assert await memoryd("facts", "add", "likes coffee", *sock, "-n", "flag") == 0
+        monkeypatch.delenv("MEMORYD_NAMESPACE")
+        capsys.readouterr()
+        texts = {}
+        for namespace in ("from-env", "flag", "default"):
+            assert await memoryd("facts", "list", *sock, "-n", namespace, "--json") == 0
+            listed = orjson.loads(capsys.readouterr().out)["facts"]
+            texts[namespace] = [f["text"] for f in listed]
+        assert texts == {"from-env": ["likes tea"], "flag": ["likes coffee"], "default": []}
+
+
 async def test_no_daemon_listening_is_said_plainly(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -181,8 +200,11 @@ DAEMON_COMMANDS = {
     "consolidate analyze",
     "consolidate apply",
     "review",
+    "mcp",
 }
 """What a running daemon serves: these talk to it (README, "The command line")."""
+SPEAKS_MCP = {"mcp"}
+"""Its stdout is the MCP protocol: it has no ``--json``."""
 STORAGE_COMMANDS = {
     "serve",
     "events tail",
@@ -222,13 +244,14 @@ def _options(parser: argparse.ArgumentParser) -> set[str]:
 
 def test_one_rule_for_which_commands_talk_to_the_daemon() -> None:
     commands = _leaf_commands()
-    connection = {"--socket", "--url", "--token", "--token-file", "-n", "--namespace", "--json"}
+    connection = {"--socket", "--url", "--token", "--token-file", "-n", "--namespace"}
     backend = {"--data-dir", "--database-url"}
     talking = {name for name, parser in commands.items() if "--url" in _options(parser)}
     assert talking == DAEMON_COMMANDS
     for name in DAEMON_COMMANDS:
         options = _options(commands[name])
         assert connection <= options, name
+        assert ("--json" in options) == (name not in SPEAKS_MCP), name
         assert not backend & options, name
     for name in STORAGE_COMMANDS:
         options = _options(commands[name])

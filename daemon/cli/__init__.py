@@ -33,6 +33,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "daemon.cli.recall_cmd",
     "daemon.cli.consolidate_cmd",
     "daemon.cli.doctor_cmd",
+    "daemon.cli.mcp_cmd",
 )
 
 

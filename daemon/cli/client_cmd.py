@@ -4,7 +4,8 @@ what every such command shares (``recall``, ``retrospective run|status``, ``cons
 
 They connect to the unix socket (``--socket``, default the one ``memoryd serve`` uses with
 the same configuration) or to a TCP URL (``--url`` with a bearer token from ``--token``,
-``--token-file`` or ``$MEMORYD_TOKEN``), in the namespace ``-n/--namespace``. Output is a
+``--token-file`` or ``$MEMORYD_TOKEN``), in the namespace ``-n/--namespace`` (default
+``$MEMORYD_NAMESPACE``, else ``default``). Output is a
 table for people, ``--json`` for scripts. When no daemon is listening they say so and exit
 with status 3; an API error exits with status 1.
 """
@@ -16,6 +17,7 @@ import os
 import shutil
 import sys
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +30,7 @@ from daemon.paths import default_socket_path
 EXIT_API_ERROR = 1
 EXIT_NO_DAEMON = 3
 TOKEN_ENV = "MEMORYD_TOKEN"
+NAMESPACE_ENV = "MEMORYD_NAMESPACE"
 
 
 class NoDaemon(Exception):
@@ -129,7 +132,12 @@ def add_connection_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--token-file", type=Path, default=None, help=f"bearer token file (or ${TOKEN_ENV})"
     )
-    parser.add_argument("-n", "--namespace", default="default", help="namespace (default: default)")
+    parser.add_argument(
+        "-n",
+        "--namespace",
+        default=None,
+        help=f"namespace (default: ${NAMESPACE_ENV}, else default)",
+    )
 
 
 def add_client_options(parser: argparse.ArgumentParser) -> None:
@@ -138,17 +146,37 @@ def add_client_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON for scripts")
 
 
-def client_from_args(args: argparse.Namespace) -> ApiClient:
-    """Build the client the options name."""
+@dataclass(frozen=True, slots=True)
+class Connection:
+    """Where the daemon is and as whom to talk to it, as the connection options say: the
+    socket (``url`` is None), or ``url`` with ``token``; and the namespace."""
+
+    socket: Path | None
+    url: str | None
+    token: str | None
+    namespace: str
+
+
+def connection_from_args(args: argparse.Namespace) -> Connection:
+    """Resolve the connection options (with their environment defaults)."""
+    namespace = args.namespace or os.environ.get(NAMESPACE_ENV) or "default"
+    if args.url is None:
+        socket = args.socket if args.socket is not None else default_socket()
+        return Connection(socket, None, None, namespace)
     token = os.environ.get(TOKEN_ENV)
     if args.token_file is not None:
         token = args.token_file.read_text().strip()
     if args.token is not None:
         token = args.token
-    if args.url is not None:
-        return ApiClient(url=args.url, token=token, namespace=args.namespace)
-    socket_path = args.socket if args.socket is not None else default_socket()
-    return ApiClient(socket_path=socket_path, namespace=args.namespace)
+    return Connection(None, args.url, token, namespace)
+
+
+def client_from_args(args: argparse.Namespace) -> ApiClient:
+    """Build the client the options name."""
+    conn = connection_from_args(args)
+    if conn.url is not None:
+        return ApiClient(url=conn.url, token=conn.token, namespace=conn.namespace)
+    return ApiClient(socket_path=conn.socket, namespace=conn.namespace)
 
 
 # -- output ---------------------------------------------------------------------------------

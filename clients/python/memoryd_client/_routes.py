@@ -26,6 +26,7 @@ from memoryd_client.types import (
     Forked,
     Fusion,
     Health,
+    Iterative,
     JSONObject,
     MessageIn,
     Messages,
@@ -239,8 +240,12 @@ def search(
     entity_match: bool | None = None,
     fusion: Fusion | None = None,
     explain: bool | None = None,
+    iterative: Iterative | None = None,
+    hyde: bool | None = None,
+    multi_query: int | None = None,
 ) -> Call[SearchResult]:
-    """Hybrid recall over the namespace's facts and messages (``POST /v1/search``)."""
+    """Hybrid recall over the namespace's facts and messages (``POST /v1/search``);
+    ``iterative`` answers a hard question in more than one pass (``{}``: the defaults)."""
     body = {"query": query}
     body |= fields(
         top_k=top_k,
@@ -260,6 +265,9 @@ def search(
         entity_match=entity_match,
         fusion=fusion,
         explain=explain,
+        iterative=iterative,
+        hyde=hyde,
+        multi_query=multi_query,
     )
     return Call("POST", "/v1/search", body=body)
 

@@ -128,6 +128,14 @@ class Fusion(TypedDict, total=False):
     weights: dict[str, float]
 
 
+class Iterative(TypedDict, total=False):
+    """Iterative recall (``docs/api.md``); ``{}`` takes the defaults."""
+
+    max_iterations: int
+    difficulty_threshold: float
+    force_hard: bool
+
+
 class Hit(TypedDict):
     """One search result: a fact or a message."""
 
@@ -143,6 +151,10 @@ class Hit(TypedDict):
 
 class SearchResult(TypedDict):
     hits: list[Hit]
+    abstain: NotRequired[bool]
+    """Iterative recall only: the model found the hits insufficient."""
+    iterative: NotRequired[JSONObject]
+    model_passes: NotRequired[JSONObject]
 
 
 class ContextFact(TypedDict):
