@@ -232,7 +232,10 @@ def test_small_talk_states_nothing(said: str) -> None:
             "she's my daughter Lila btw, she's obsessed with dinosaurs",
             ["Lila is the user's daughter.", "Lila likes dinosaurs."],
         ),
-        ("we finally did it, closed on a house in Denver!!", ["The user lives in Denver."]),
+        (
+            "we finally did it, closed on a house in Denver!!",
+            ["The user lives in Denver.", "The user owns their home."],
+        ),
         ("the cat is Biscuit btw, she's spoiled", ["The user has a cat named Biscuit."]),
         ("I'm a nurse doing nights at St. Vincent's this week", ["The user works as a nurse."]),
         ("and mention I speak Polish", ["The user speaks Polish."]),

@@ -120,6 +120,19 @@ def _decide(existing: list[str], new: str, provenance: str = "user") -> tuple[st
         (["Works at Twitter"], "Formerly at Twitter, now freelancing", "updated", [0]),
         (["Engaged to Priya"], "Married to Priya", "updated", [0]),
         (["The user's boyfriend is Tomás."], "The user's husband is Tomás.", "updated", [0]),
+        (
+            ["Rents an apartment in Madrid"],
+            "We bought our flat in Madrid, no more rent!",
+            "updated",
+            [0],
+        ),
+        (["Prefers tea over coffee"], "I've turned into a coffee person", "updated", [0]),
+        (
+            ["Takes sertraline daily"],
+            "My psychiatrist switched me from sertraline to bupropion",
+            "updated",
+            [0],
+        ),
         (["Plans to visit Japan in April"], "we cancelled the Paris trip", "added", []),
         (
             ["The user plans to run the Chicago marathon in october."],

@@ -420,7 +420,7 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
         and _positive(old)
         and _positive(new)
         and match_values(old.alternative, new.value) != "differs"
-        and new.attribute == "preference"
+        and (new.attribute == "preference" or (new.attribute == "likes" and new.change))
     ):
         return "replaces", "preference reversed", 0.85
     if not (_positive(new) and _positive(old)):

@@ -61,6 +61,7 @@ SINGLE_VALUED: frozenset[str] = frozenset(
         "native_language",
         "school_year",
         "blood_type",
+        "housing",
     }
 )
 """Attributes with one current value per subject (and qualifier): a new value replaces."""
@@ -504,6 +505,13 @@ _MEDICATION = re.compile(
     r"|mab|cillin|mycin|pam|zole|done|ine))\b(?:\s+for\s+(?P<cond>[\w' -]+))?",
     re.IGNORECASE,
 )
+_SWITCHED_ME = re.compile(
+    r"\bswitched\s+me\s+(?:from\s+(?P<a>[a-z-]+)\s+)?(?:over\s+)?to\s+(?P<b>[a-z-]+)", re.IGNORECASE
+)
+_MEDICINE_SHAPED = re.compile(
+    r"(?i)[a-z][a-z-]{3,}(?:ine|ol|il|in|ide|ate|one|am|ax|an|ex|um|ix|pril|artan|statin|mab"
+    r"|cillin|mycin|pam|zole|done)"
+)
 _NOT_MEDICINES = frozenset(["vitamin", "protein", "caffeine", "nicotine", "medicine"])
 _OWN_BUSINESS = re.compile(
     r"\b(?:opened|started|launched|founded|set\s+up)\s+(?:my|our)\s+own\s+(?P<what>bakery|business"
@@ -572,6 +580,21 @@ def _idiom(text: str, speaker: str) -> list[Claim] | None:
         # "opened my own bakery in Savannah": the user's work now, their own.
         where = f" in {own.group('where').strip()}" if own.group("where") else ""
         return [Claim("user", "employer", f"their own {own.group('what')}{where}", change=True)]
+    switched = _SWITCHED_ME.search(text)
+    shaped = switched is not None and any(
+        _MEDICINE_SHAPED.fullmatch(switched.group(g) or "") for g in ("a", "b")
+    )
+    if switched is not None and shaped:
+        # "my psychiatrist switched me from sertraline to bupropion": the medication now.
+        return [
+            Claim(
+                "user",
+                "medication",
+                switched.group("b").casefold(),
+                change=True,
+                previous=(switched.group("a") or "").casefold() or None,
+            )
+        ]
     renting = _RENTING_IN.search(text)
     if renting is not None:
         # "I've been renting in Leeds for 3 years", "we're renting in Toronto for now".
@@ -594,7 +617,10 @@ def _idiom(text: str, speaker: str) -> list[Claim] | None:
         # "closed on a house in Denver", "I split a place in Philly": where the user lives.
         place = _place(clean_value(home.group("where")))
         if not vague(place) and (place[:1].isupper() or known_place(place)):
-            return [Claim("user", "residence", place, change=bool(home.group("bought")))]
+            out = [Claim("user", "residence", place, change=bool(home.group("bought")))]
+            if home.group("bought"):
+                out.append(Claim("user", "housing", "owns their home", change=True))
+            return out
     named_pet = _PET_IS_NAMED.match(text)
     if named_pet is not None and lx.is_pet(named_pet.group("kind").casefold()):
         name = named_pet.group("name")
@@ -2740,6 +2766,11 @@ class _Reader:
         return out
 
     def _get(self, rest: str, low: str) -> list[Claim] | None:
+        drug = re.match(r"^(?P<med>[a-z][a-z-]+)\b", low)
+        med = drug.group("med") if drug is not None else ""
+        medicine = _MEDICINE_SHAPED.fullmatch(med) is not None and med not in _NOT_MEDICINES
+        if self.p.head == stem("take") and medicine and not self.p.past:
+            return [self.claim("medication", med)]  # "Takes sertraline daily"
         if self.p.head == stem("take") and not re.match(r"^(?:a\s+)?(?:new\s+)?job\b", low):
             if re.search(r"\b(?:class|course|lessons?)\b", low):
                 value = clean_value(_strip_det(rest))
@@ -2796,7 +2827,11 @@ class _Reader:
             if p.head in (stem("own"), stem("buy")):
                 # Owning a house somewhere is a possession (it can be sold), not a residence.
                 return [self.claim("possession", clean_value(_strip_det(rest)), change=acquired)]
-            return [self.claim("residence", _place(value), change=acquired)]
+            out = [self.claim("residence", _place(value), change=acquired)]
+            if p.head == stem("rent") and not p.negated and not p.past:
+                # "Rents an apartment in Madrid": where, and that the home is rented.
+                out.append(self.claim("housing", "rents their home"))
+            return out
         event = re.match(
             rf"^(?:an?\s+|my\s+|the\s+)?(?P<what>(?:[\w\-]+\s+){{0,2}}?(?:{_EVENT_ALT}))\b"
             r"(?P<tail>.*)$",
@@ -3398,6 +3433,14 @@ class _Reader:
         return [self.claim("plan", _strip_det(value), when=when_of(target))]
 
     def _turn(self, rest: str, low: str) -> list[Claim] | None:
+        became = re.match(
+            r"^(?:me\s+)?into\s+(?:an?\s+)?(?:(?:total|big|real|huge|complete)\s+)?"
+            r"(?P<x>[\w-]+)\s+(?:person|fan|addict|lover|nut|fiend|snob)\b",
+            low,
+        )
+        if became is not None and became.group("x") not in _NOT_LIKED_KINDS:
+            # "I've turned into a coffee person", "it turned me into a chili addict".
+            return [self.claim("likes", became.group("x"), change=True)]
         match = re.match(r"^(\d{1,3}|[a-z]+(?:[- ][a-z]+)?)\b", low)
         if match is None:
             return [] if self.strict else None

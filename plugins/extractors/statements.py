@@ -439,6 +439,8 @@ def render(claim: Claim) -> str | None:
             text = f"{who} {verb} as {_article(v)}"
     elif a == "medication":
         text = f"{who} takes {v}" if not neg else f"{who} no longer takes {v}"
+    elif a == "housing":
+        text = f"{who} {v}" if not neg else None
     elif a == "blood_type":
         text = f"{whose} blood type is {v}"
     elif a == "work_field":
