@@ -18,7 +18,6 @@ from events.clock import ManualClock
 from events.leases import Lease, LeaseKeeper, LeaseManager
 from events.store.postgres import is_postgres_url, postgres_engine
 from events.store.sqlite import sqlite_engine
-from tests.pg_fixtures import pg_scratch, pg_url  # noqa: F401
 
 TTL = timedelta(seconds=30)
 REPO_ROOT = Path(__file__).resolve().parents[1]
