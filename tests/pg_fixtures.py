@@ -6,17 +6,14 @@ whatever else lives on that server stay apart, and drops it at the end. Each tes
 scratch database with an empty ``public`` schema.
 
 Without the variable the PostgreSQL tests skip, except under CI (``CI=true``) where they fail:
-CI must never pass by skipping the second backend. Use it from a test module with::
-
-    from tests.pg_fixtures import pg_url  # noqa: F401  (a fixture)
+CI must never pass by skipping the second backend. The fixtures (``pg_scratch``, ``pg_url``) are
+declared in ``tests/conftest.py``: a test takes ``pg_url`` as an argument, nothing to import.
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
 import uuid
-from collections.abc import Iterator
 
 import asyncpg
 import pytest
@@ -123,24 +120,3 @@ class PgScratch:
         """Drop every scratch database this session created."""
         for name in self.created:
             await pg_execute(self.server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-@pytest.fixture(scope="session")
-def pg_scratch() -> Iterator[PgScratch]:
-    """This session's scratch databases, dropped at the end of the session."""
-    scratch = PgScratch(require_pg_server())
-    try:
-        asyncio.run(scratch.drop_stale())
-        asyncio.run(scratch.create("a"))
-    except (OSError, asyncpg.PostgresError) as exc:
-        pytest.fail(f"PostgreSQL at {PG_ENV} is unreachable or refuses CREATE DATABASE: {exc}")
-    try:
-        yield scratch
-    finally:
-        asyncio.run(scratch.drop_all())
-
-
-@pytest.fixture
-def pg_url(pg_scratch: PgScratch) -> str:
-    """Return a scratch database's URL with an empty schema (no tables, no other sessions)."""
-    return asyncio.run(pg_scratch.fresh())

@@ -22,7 +22,7 @@ from events.consolidation_events import (
 )
 from events.store.base import NewEvent
 from tests.api_fixtures import Api, api_client
-from tests.consolidation_fixtures import gated_light, sibling_worker  # noqa: F401
+from tests.consolidation_fixtures import sibling_worker
 
 NS = "default"
 
@@ -36,7 +36,7 @@ async def _fact(api: Api, text: str, **extra: Any) -> str:
 
 async def test_a_worker_that_lost_its_turn_writes_nothing(
     tmp_path: Path,
-    gated_light: tuple[asyncio.Event, asyncio.Event],  # noqa: F811
+    gated_light: tuple[asyncio.Event, asyncio.Event],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     entered, release = gated_light

@@ -21,7 +21,7 @@ from daemon.consolidation.service import (
 from events.clock import SystemClock, to_micros
 from events.leases import Lease, LeaseManager
 from tests.api_fixtures import api_client
-from tests.consolidation_fixtures import gated_light, sibling_worker  # noqa: F401
+from tests.consolidation_fixtures import sibling_worker
 
 NS = "default"
 TTL = timedelta(milliseconds=300)
@@ -50,7 +50,7 @@ def _now() -> int:
 
 async def test_a_slow_run_keeps_its_lease_past_the_ttl(
     service: ConsolidationService,
-    gated_light: tuple[asyncio.Event, asyncio.Event],  # noqa: F811
+    gated_light: tuple[asyncio.Event, asyncio.Event],
 ) -> None:
     entered, release = gated_light
     slow = sibling_worker(service, "slow-worker", lease_ttl=TTL)
@@ -80,7 +80,7 @@ async def test_a_slow_run_keeps_its_lease_past_the_ttl(
 
 async def test_a_dead_holder_loses_the_lease_and_another_worker_runs(
     service: ConsolidationService,
-    gated_light: tuple[asyncio.Event, asyncio.Event],  # noqa: F811
+    gated_light: tuple[asyncio.Event, asyncio.Event],
 ) -> None:
     entered, release = gated_light
     frozen = _FrozenRenewals(service.leases.engine)

@@ -16,7 +16,6 @@ from daemon.consolidation.service import LEASE_NAME
 from events.clock import ManualClock
 from events.consolidation_events import lease_stream
 from tests.api_fixtures import T0, Api
-from tests.pg_fixtures import pg_scratch, pg_url  # noqa: F401
 
 
 async def _scenario(tmp_path: Path, url: str) -> None:
@@ -70,5 +69,5 @@ async def _scenario(tmp_path: Path, url: str) -> None:
         assert await service.store.stream_version("default", lease_stream("default")) == 1
 
 
-def test_consolidation_on_postgres(pg_url: str, tmp_path: Path) -> None:  # noqa: F811
+def test_consolidation_on_postgres(pg_url: str, tmp_path: Path) -> None:
     asyncio.run(_scenario(tmp_path, pg_url))

@@ -18,7 +18,6 @@ from events.clock import ManualClock
 from events.leases import Lease, LeaseKeeper, LeaseManager
 from events.store.postgres import is_postgres_url, postgres_engine
 from events.store.sqlite import sqlite_engine
-from tests.pg_fixtures import pg_scratch, pg_url  # noqa: F401
 
 TTL = timedelta(seconds=30)
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -119,11 +118,12 @@ async def test_keeper_holds_renews_and_hands_over(engine: AsyncEngine) -> None:
     seen: list[Lease | None] = []
     ttl = timedelta(seconds=3)
     first = LeaseKeeper(leases, "job", "first", ttl, on_change=seen.append)
-    second = LeaseKeeper(leases, "job", "second", ttl)
+    refused = RefusalCounter(engine)
+    second = LeaseKeeper(refused, "job", "second", ttl)
     first.start()
     await wait_until(lambda: held(first) is not None)
     second.start()
-    await asyncio.sleep(0.2)  # second tries (and fails) to take it
+    await wait_until(lambda: refused.refusals > 0)  # second has tried, and was refused
     assert held(second) is None
     await first.stop()  # releases: second need not wait for the expiry
     await wait_until(lambda: held(second) is not None)
@@ -133,6 +133,18 @@ async def test_keeper_holds_renews_and_hands_over(engine: AsyncEngine) -> None:
     assert held(first) is None
     assert [lease.token if lease else None for lease in seen] == [1, None]
     await second.stop()
+
+
+class RefusalCounter(LeaseManager):
+    """A lease manager that counts the acquisitions it refused (someone else holds it)."""
+
+    refusals = 0
+
+    async def acquire(self, name: str, holder: str, ttl: timedelta) -> Lease | None:
+        lease = await super().acquire(name, holder, ttl)
+        if lease is None:
+            self.refusals += 1
+        return lease
 
 
 def held(keeper: LeaseKeeper) -> Lease | None:

@@ -30,7 +30,6 @@ from events.store.base import NewEvent, SchemaMismatch
 from events.store.contract import NS, message, new, read_all
 from events.store.schema import STORE_SCHEMA_VERSION, metadata
 from events.store.sql import SqlEventStore
-from tests.pg_fixtures import pg_scratch, pg_url  # noqa: F401
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -205,7 +204,7 @@ async def test_foreign_events_table_is_left_alone(backend: Backend) -> None:
 
 
 @pytest.mark.postgres
-async def test_postgres_stores_opening_together_create_the_schema_once(pg_url: str) -> None:  # noqa: F811
+async def test_postgres_stores_opening_together_create_the_schema_once(pg_url: str) -> None:
     backend = Backend(data_dir=Path("unused"), database_url=pg_url)
     stores = [backend.open_store() for _ in range(4)]
     await asyncio.gather(*(s.open() for s in stores))

@@ -31,7 +31,6 @@ from events.retrospective_events import (
     RetrospectiveSucceeded,
 )
 from events.store.postgres import PostgresEventStore, libpq_dsn
-from tests.pg_fixtures import pg_scratch, pg_url  # noqa: F401  (fixtures)
 
 MEMORYD = str(Path(sys.executable).with_name("memoryd"))
 INSTANCES = 3
@@ -164,7 +163,7 @@ async def cursors_cover(via: Instance, last: dict[str, str]) -> bool:
 
 async def test_three_daemons_share_one_database_and_one_leader(
     tmp_path: Path,
-    pg_url: str,  # noqa: F811
+    pg_url: str,
 ) -> None:
     instances = [Instance(tmp_path, i, pg_url) for i in range(INSTANCES)]
     try:

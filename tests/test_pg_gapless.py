@@ -21,7 +21,6 @@ import pytest
 from events.store.base import NewEvent, StoredEvent
 from events.store.contract import NS, message
 from events.store.postgres import PostgresEventStore
-from tests.pg_fixtures import pg_scratch, pg_url  # noqa: F401
 
 pytestmark = pytest.mark.postgres
 
@@ -64,7 +63,7 @@ async def run_child(url: str, child: int) -> None:
 
 
 async def test_concurrent_writers_reach_a_subscriber_gapless_and_in_order(
-    pg_url: str,  # noqa: F811
+    pg_url: str,
 ) -> None:
     writers = IN_PROCESS_WRITERS + CHILD_PROCESSES * WRITERS_PER_CHILD
     assert writers >= 8

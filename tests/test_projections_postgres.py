@@ -18,7 +18,7 @@ from projections.facts import FactsProjection, get_fact
 from projections.messages import MessagesProjection, list_messages
 from projections.runner import ProjectionRunner
 from projections.search import SearchProjection
-from tests.pg_fixtures import RESET_STATEMENTS, pg_execute, pg_scratch, pg_url  # noqa: F401
+from tests.pg_fixtures import RESET_STATEMENTS, pg_execute
 from tests.projection_fixtures import (
     Append,
     FactModel,
@@ -75,7 +75,7 @@ async def _run(url: str, log: list[Append], batch_sizes: list[int], data: st.Dat
     log=logs(max_appends=10), batch_sizes=st.lists(st.integers(1, 7), max_size=6), data=st.data()
 )
 def test_postgres_folds_equal_sqlite_and_the_models(
-    pg_url: str,  # noqa: F811
+    pg_url: str,
     log: list[Append],
     batch_sizes: list[int],
     data: st.DataObject,
@@ -84,7 +84,7 @@ def test_postgres_folds_equal_sqlite_and_the_models(
 
 
 def test_verify_and_rebuild_on_postgres(
-    pg_url: str,  # noqa: F811
+    pg_url: str,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -103,7 +103,7 @@ def test_verify_and_rebuild_on_postgres(
     assert main(["projections", "verify", "--data-dir", str(past)]) == 0
 
 
-def test_text_with_nul_does_not_stop_the_runner_on_postgres(pg_url: str, tmp_path: Path) -> None:  # noqa: F811
+def test_text_with_nul_does_not_stop_the_runner_on_postgres(pg_url: str, tmp_path: Path) -> None:
     async def run() -> None:
         async with open_env(tmp_path, database_url=pg_url) as env:
             await env.append("ns", fact("f", "a\x00b"), message("c", "m\x00", name="n\x00"))

@@ -209,20 +209,7 @@ async def test_stop_right_after_a_fold_request_is_honoured(tmp_path: Path) -> No
     watch = asyncio.create_task(projector.async_watch())
     await asyncio.wait_for(projector.ready.wait(), 20)
     async with SqliteEventStore.in_data_dir(tmp_path) as store:
-        await store.append(
-            "default",
-            [
-                NewEvent(
-                    MessageAppended(
-                        conversation_id="c",
-                        message_id="m1",
-                        role="user",
-                        content="hi",
-                        created_at=datetime(2026, 1, 1, tzinfo=UTC),
-                    )
-                )
-            ],
-        )
+        await store.append("default", [NewEvent(_message("m1"))])
     projector.tell_head(1)  # the child now waits up to 0.5 s for more writes
     await asyncio.sleep(0.05)
     # Both lines in one read: the fold's wake-up must not swallow the stop's cancellation.
@@ -245,9 +232,29 @@ async def test_the_child_ignores_a_daemon_package_in_the_working_directory(
     monkeypatch.chdir(tmp_path / "cwd")
     projector = await _started(tmp_path / "data")
     watch = asyncio.create_task(projector.async_watch())
+    # The decoy would exit with status 3 before ready; memoryd's projector folds an event.
     await asyncio.wait_for(projector.ready.wait(), 20)
-    await projector.async_stop(0, timeout=10)
-    await asyncio.wait_for(watch, 10)
+    async with SqliteEventStore.in_data_dir(tmp_path / "data") as store:
+        await store.append("default", [NewEvent(_message("m1"))])
+    projector.tell_head(1)
+    projector.fold_now()
+    assert await projector.wait_for(1, timeout=30)
+    await projector.async_stop(1, timeout=10)
+    await asyncio.wait_for(watch, 10)  # a clean stop: no ProjectorExited
+    assert projector.position == 1
+    checkpoints = await _checkpoints(tmp_path / "data")
+    assert checkpoints
+    assert set(checkpoints.values()) == {1}
+
+
+def _message(message_id: str) -> MessageAppended:
+    return MessageAppended(
+        conversation_id="c",
+        message_id=message_id,
+        role="user",
+        content="hi",
+        created_at=datetime(2026, 1, 1, tzinfo=UTC),
+    )
 
 
 def test_a_closed_pipe_ends_the_reports_quietly(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from bench.experiments.rebuild_minimum import PARTS, MinimumFold, measure
 from bench.rebuild import generate
-from bench.rebuild_minimum import PARTS, MinimumFold, measure
 from daemon.backend import Backend
 
 

@@ -35,7 +35,6 @@ from events.types import (
 from projections.messages import MessagesProjection
 from projections.runner import ProjectionRunner
 from projections.search import SearchProjection, docs_table, mentions_table
-from tests.pg_fixtures import pg_scratch, pg_url  # noqa: F401  (fixtures)
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 NS = "ns"

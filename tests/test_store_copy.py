@@ -26,7 +26,7 @@ from events.store.contract import NS, T0, fact, new, records
 from events.store.postgres import PostgresEventStore
 from events.store.sqlite import SqliteEventStore
 from events.types import FactPurged
-from tests.pg_fixtures import PgScratch, pg_scratch  # noqa: F401
+from tests.pg_fixtures import PgScratch
 
 
 async def fill(location: str, start: int = 1, count: int = 30) -> None:

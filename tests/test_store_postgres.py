@@ -14,14 +14,14 @@ from events.clock import Clock, ManualClock
 from events.store.base import EventStore
 from events.store.contract import NS, EventStoreContract, new, next_within
 from events.store.postgres import PostgresEventStore, asyncpg_url, is_postgres_url, libpq_dsn
-from tests.pg_fixtures import PgScratch, pg_execute, pg_scratch, pg_url  # noqa: F401
+from tests.pg_fixtures import PgScratch, pg_execute
 
 pytestmark = pytest.mark.postgres
 
 
 class TestPostgresEventStore(EventStoreContract):
     @pytest.fixture
-    def location(self, pg_url: str, pg_scratch: PgScratch) -> str:  # noqa: F811
+    def location(self, pg_url: str, pg_scratch: PgScratch) -> str:
         self.scratch = pg_scratch
         return pg_url
 
@@ -49,7 +49,7 @@ async def open_store(url: str, **kwargs: Any) -> PostgresEventStore:
     return store
 
 
-async def test_another_store_wakes_a_subscriber(pg_url: str) -> None:  # noqa: F811
+async def test_another_store_wakes_a_subscriber(pg_url: str) -> None:
     """An append through one store instance (own engines, own connections: what another
     process has) wakes a subscriber on another without waiting for the fallback poll."""
     reader, writer = await open_store(pg_url), await open_store(pg_url)
@@ -72,7 +72,7 @@ async def test_another_store_wakes_a_subscriber(pg_url: str) -> None:  # noqa: F
         await reader.close()
 
 
-async def test_listener_reconnects_after_its_connection_is_killed(pg_url: str) -> None:  # noqa: F811
+async def test_listener_reconnects_after_its_connection_is_killed(pg_url: str) -> None:
     reader, writer = await open_store(pg_url), await open_store(pg_url)
     try:
         reader.fallback_poll_seconds = 3600.0
@@ -98,7 +98,7 @@ async def test_listener_reconnects_after_its_connection_is_killed(pg_url: str) -
         await reader.close()
 
 
-async def test_readonly_store_on_an_empty_database_names_the_fix(pg_url: str) -> None:  # noqa: F811
+async def test_readonly_store_on_an_empty_database_names_the_fix(pg_url: str) -> None:
     from events.store.base import SchemaMismatch
 
     store = PostgresEventStore(pg_url, readonly=True)
@@ -107,7 +107,7 @@ async def test_readonly_store_on_an_empty_database_names_the_fix(pg_url: str) ->
     await store.close()
 
 
-async def test_backend_opens_postgres_for_log_and_projections(pg_url: str, tmp_path: Any) -> None:  # noqa: F811
+async def test_backend_opens_postgres_for_log_and_projections(pg_url: str, tmp_path: Any) -> None:
     backend = Backend(data_dir=tmp_path, database_url=pg_url)
     assert backend.is_postgres
     assert not backend.is_sqlite
@@ -128,7 +128,7 @@ async def test_backend_opens_postgres_for_log_and_projections(pg_url: str, tmp_p
     assert not list(tmp_path.iterdir())  # nothing of PostgreSQL's lands in the data dir
 
 
-async def test_writers_use_read_committed_whatever_the_server_default(pg_url: str) -> None:  # noqa: F811
+async def test_writers_use_read_committed_whatever_the_server_default(pg_url: str) -> None:
     """The write lock needs a fresh snapshot per statement; a database defaulting to
     REPEATABLE READ must not make two stores assign the same positions."""
     dbname = pg_url.rsplit("/", 1)[1]
@@ -154,7 +154,7 @@ async def test_writers_use_read_committed_whatever_the_server_default(pg_url: st
         await pg_execute(pg_url, f'ALTER DATABASE "{dbname}" RESET default_transaction_isolation')
 
 
-async def test_recorded_at_never_runs_backwards_across_daemons(pg_url: str) -> None:  # noqa: F811
+async def test_recorded_at_never_runs_backwards_across_daemons(pg_url: str) -> None:
     """Two daemons whose clocks disagree: transaction time still follows positions."""
     ahead_clock, behind_clock = ManualClock(), ManualClock()
     ahead_clock.advance(timedelta(minutes=5))
@@ -176,7 +176,7 @@ async def test_recorded_at_never_runs_backwards_across_daemons(pg_url: str) -> N
         await ahead.close()
 
 
-async def test_missed_notifications_are_caught_up_by_the_fallback_poll(pg_url: str) -> None:  # noqa: F811
+async def test_missed_notifications_are_caught_up_by_the_fallback_poll(pg_url: str) -> None:
     reader, writer = await open_store(pg_url), await open_store(pg_url)
     try:
         await reader._stop_listening()  # deaf: every notification is missed from now on

@@ -421,9 +421,12 @@ class EventStoreContract(abc.ABC):
         assert await store.wait_for_head(0)
         assert not await store.wait_for_head(1, timeout=0.05)
         waiter = asyncio.ensure_future(store.wait_for_head(2, timeout=30))
-        await asyncio.sleep(0.01)
+        # Started after ``waiter``, woken by the same commit: once it is done, ``waiter`` has
+        # seen that commit too (no fixed sleep decides how long is long enough).
+        witness = asyncio.ensure_future(store.wait_for_head(1, timeout=30))
+        await asyncio.sleep(0.01)  # let both wait, so the commit must wake them
         await store.append(NS, [new("a", 1)])
-        await asyncio.sleep(0.01)
+        assert await witness
         assert not waiter.done()
         await store.append(NS, [new("a", 2)])
         assert await waiter

@@ -3,10 +3,11 @@
 Usage::
 
     .venv/bin/python bench/rebuild.py --events 1000000 --database-url URL   # first: a log
-    .venv/bin/python -m bench.rebuild_minimum_pg --database-url URL [--part messages|index]
+    .venv/bin/python -m bench.experiments.rebuild_minimum_pg --database-url URL \
+        [--part messages|index]
 
-The PostgreSQL twin of ``bench.rebuild_minimum``: the same minimal fold (plain reads, a
-payload decoded with ``orjson``, one tuple a row) into the ``messages`` and
+The PostgreSQL twin of ``bench.experiments.rebuild_minimum``: the same minimal fold (plain reads,
+a payload decoded with ``orjson``, one tuple a row) into the ``messages`` and
 ``conversations`` tables of the messages projection and a full-text index that is only a
 generated ``tsvector`` of each message's text with a GIN index, as the search projection
 keeps it. Every batch is written with ``COPY`` (``copy_records_to_table``, PostgreSQL's
@@ -28,7 +29,7 @@ import orjson
 from sqlalchemy.dialects import postgresql
 
 from bench.calibration import calibration_seconds
-from bench.rebuild_minimum import PARTS, MinimumFold, message_tables_ddl
+from bench.experiments.rebuild_minimum import PARTS, MinimumFold, message_tables_ddl
 from bench.report import print_result
 from events.store.postgres import libpq_dsn
 from projections.search import PG_TSV

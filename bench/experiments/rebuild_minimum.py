@@ -3,11 +3,12 @@
 Usage::
 
     .venv/bin/python bench/rebuild.py --events 1000000 --dir DIR   # first: a data dir
-    .venv/bin/python -m bench.rebuild_minimum --dir DIR [--near] [--defer] [--part P | --split]
+    .venv/bin/python -m bench.experiments.rebuild_minimum --dir DIR \
+        [--near] [--defer] [--part P | --split]
 
-``bench.rebuild_floor`` bounds a rebuild of *today's* tables. This one bounds any design
-that keeps, for every message, what recall cannot do without: its row in ``messages`` (the
-projection's real schema) and its text in an FTS5 index, and nothing else: no filter
+``bench.experiments.rebuild_floor`` bounds a rebuild of *today's* tables. This one bounds any
+design that keeps, for every message, what recall cannot do without: its row in ``messages``
+(the projection's real schema) and its text in an FTS5 index, and nothing else: no filter
 columns, no context window (but see ``--near``), no entities, no checkpoint rows, no other
 projection. Every part takes the cheapest way this stack has:
 
@@ -27,8 +28,8 @@ into a file of its own, which is as much of a second core as any design can get.
 
 For one process, the sum of the parts is what one core needs an event; the larger of
 (read + decode + fold) and (write) is what two cores would need if the Python and the SQL
-overlapped perfectly, which ``executemany`` does not allow (see ``bench.sqlite_gil``). Not
-run in CI.
+overlapped perfectly, which ``executemany`` does not allow (see
+``bench.experiments.sqlite_gil``). Not run in CI.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ from sqlalchemy.dialects import sqlite
 from sqlalchemy.schema import CreateIndex, CreateTable
 
 from bench.calibration import calibration_seconds
-from bench.rebuild_floor import relax
+from bench.experiments.rebuild_floor import relax
 from bench.report import print_result
 from events.clock import to_micros
 from events.store.sqlite import EVENTS_FILE
@@ -244,7 +245,7 @@ def measure_split(data_dir: Path, batch_size: int, near: bool, defer: bool) -> d
             [
                 sys.executable,
                 "-m",
-                "bench.rebuild_minimum",
+                "bench.experiments.rebuild_minimum",
                 "--dir",
                 str(data_dir),
                 "--batch-size",

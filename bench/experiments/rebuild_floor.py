@@ -3,7 +3,7 @@
 Usage::
 
     .venv/bin/python bench/rebuild.py --events 1000000 --dir DIR   # first: a rebuilt data dir
-    .venv/bin/python -m bench.rebuild_floor --dir DIR [--batch-size 5000]
+    .venv/bin/python -m bench.experiments.rebuild_floor --dir DIR [--batch-size 5000]
 
 Two parts, each timed alone, in one process:
 

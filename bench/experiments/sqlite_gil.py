@@ -3,7 +3,7 @@
 Usage::
 
     .venv/bin/python bench/rebuild.py --events 200000 --dir DIR   # first: a rebuilt data dir
-    .venv/bin/python -m bench.sqlite_gil --dir DIR [--rows 200000]
+    .venv/bin/python -m bench.experiments.sqlite_gil --dir DIR [--rows 200000]
 
 The ``search_docs`` rows a rebuild left are written again into fresh tables of the same
 schema (the indexes a rebuild keeps while folding, its pragmas), 5,000 rows a transaction,
@@ -19,7 +19,7 @@ in three ways:
 Each runs alone and then beside a thread that runs Python without pause, as the fold does.
 A write that needs the GIL for every row waits for the other thread's switch interval
 (5 ms) each time; that is why a rebuild cannot overlap its SQL with its Python by threads
-alone (see ``bench/REBUILD.md``). Not run in CI.
+alone (see ``docs/performance.md``, "Rebuild throughput and its bound"). Not run in CI.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from typing import Any
 import orjson
 
 from bench.calibration import calibration_seconds
-from bench.rebuild_floor import relax
+from bench.experiments.rebuild_floor import relax
 from bench.report import print_result
 from daemon.backend import PROJECTIONS_FILE
 from projections.search import SearchProjection

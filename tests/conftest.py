@@ -1,0 +1,59 @@
+"""Fixtures shared across test modules; pytest finds them here, so no test imports a fixture.
+
+- ``pg_scratch`` / ``pg_url``: this session's PostgreSQL scratch databases (see
+  ``tests/pg_fixtures.py`` for the server they live on and when the tests skip or fail).
+- ``gated_light``: a consolidation run whose first light phase waits until released.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator, Sequence
+
+import asyncpg
+import pytest
+
+from daemon.consolidation import phases
+from daemon.consolidation.service import RunContext
+from plugins.protocols import Agent
+from tests.pg_fixtures import PG_ENV, PgScratch, require_pg_server
+
+
+@pytest.fixture(scope="session")
+def pg_scratch() -> Iterator[PgScratch]:
+    """This session's scratch databases, dropped at the end of the session."""
+    scratch = PgScratch(require_pg_server())
+    try:
+        asyncio.run(scratch.drop_stale())
+        asyncio.run(scratch.create("a"))
+    except (OSError, asyncpg.PostgresError) as exc:
+        pytest.fail(f"PostgreSQL at {PG_ENV} is unreachable or refuses CREATE DATABASE: {exc}")
+    try:
+        yield scratch
+    finally:
+        asyncio.run(scratch.drop_all())
+
+
+@pytest.fixture
+def pg_url(pg_scratch: PgScratch) -> str:
+    """Return a scratch database's URL with an empty schema (no tables, no other sessions)."""
+    return asyncio.run(pg_scratch.fresh())
+
+
+@pytest.fixture
+def gated_light(monkeypatch: pytest.MonkeyPatch) -> tuple[asyncio.Event, asyncio.Event]:
+    """Make the first light phase wait until released (a stalled or slow worker)."""
+    entered, release = asyncio.Event(), asyncio.Event()
+    original = phases.PHASES["light"]
+    calls = 0
+
+    async def light(ctx: RunContext, agents: Sequence[Agent]) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            entered.set()
+            await release.wait()
+        await original(ctx, agents)
+
+    monkeypatch.setitem(phases.PHASES, "light", light)
+    return entered, release
