@@ -54,9 +54,11 @@ async def test_run_and_status_talk_to_the_daemon(
         assert (run["finished"], run["status"]) == (True, "succeeded")
         assert await memoryd("retrospective", "status", "c", *tcp, "--token", token, "--json") == 0
         status = orjson.loads(capsys.readouterr().out)
-        assert [(r["run_id"], r["status"]) for r in status["runs"]] == [
-            (run["run_id"], "succeeded")
-        ]
+        # The manual run is listed as it ended (an interval trigger may have scheduled
+        # another run for the same message meanwhile, which then had nothing to do).
+        runs = {r["run_id"]: r["status"] for r in status["runs"]}
+        assert runs[run["run_id"]] == "succeeded"
+        assert set(runs.values()) <= {"succeeded", "skipped"}
         # The same flags as every client command: a token file, a namespace, a table.
         token_file = tmp_path / "token"
         token_file.write_text(token)

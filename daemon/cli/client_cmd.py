@@ -13,9 +13,11 @@ with status 3; an API error exits with status 1.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import shutil
 import sys
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,9 +89,34 @@ class ApiClient:
         query: Mapping[str, str] | None = None,
         headers: Mapping[str, str] | None = None,
         timeout: float = 60.0,
+        ready_wait: float = 10.0,
     ) -> Any:
         """Send one request (waiting up to ``timeout`` seconds for the answer); return the
-        decoded body or raise ApiFailure / NoDaemon."""
+        decoded body or raise ApiFailure / NoDaemon.
+
+        A daemon still starting a part of itself answers ``503 not_ready``; the request is
+        sent again for up to ``ready_wait`` seconds (a command run right after ``memoryd
+        serve`` should not fail for being early)."""
+        deadline = time.monotonic() + ready_wait
+        delay = 0.1
+        while True:
+            try:
+                return await self._call_once(method, path, body, query, headers, timeout)
+            except ApiFailure as exc:
+                if exc.status != 503 or exc.code != "not_ready" or time.monotonic() >= deadline:
+                    raise
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 1.0)
+
+    async def _call_once(
+        self,
+        method: str,
+        path: str,
+        body: Any,
+        query: Mapping[str, str] | None,
+        headers: Mapping[str, str] | None,
+        timeout: float,
+    ) -> Any:
         connector: aiohttp.BaseConnector | None = None
         if self.socket_path is not None:
             connector = aiohttp.UnixConnector(path=str(self.socket_path))
@@ -246,7 +273,7 @@ async def run_client(args: argparse.Namespace, action: Any) -> int:
 
 async def _status(args: argparse.Namespace, client: ApiClient) -> int:
     try:
-        health = await client.call("GET", "/v1/health")
+        health = await client.call("GET", "/v1/health", ready_wait=0)
     except ApiFailure as exc:
         if exc.code != "not_ready":
             raise
