@@ -785,20 +785,25 @@ async def replaced_sources(
 ) -> set[str]:
     """Return the messages among ``message_ids`` whose facts have all been replaced: each was a
     source of at least one superseded fact and of no fact that is still current."""
-    facts: dict[str, list[tuple[bool, bool]]] = {}
+    # Two lookups, not a join: joined, SQLite may walk every current fact version to find the
+    # few that the messages cite (19-39 ms at 100k facts, more than the search itself).
+    cited: dict[str, list[str]] = {}
     for part in chunks(list(dict.fromkeys(message_ids))):
-        query = (
-            sa.select(_S.message_id, _V.superseded_by, _V.forgotten, _V.archived)
-            .join(
-                fact_versions_table,
-                sa.and_(_V.namespace == _S.namespace, _V.fact_id == _S.fact_id),
-            )
-            .where(_S.namespace == namespace, _S.message_id.in_(part), _V.recorded_to.is_(None))
+        query = sa.select(_S.message_id, _S.fact_id).where(
+            _S.namespace == namespace, _S.message_id.in_(part)
         )
         for row in await conn.execute(query):
-            replaced = row.superseded_by is not None
-            current = not replaced and not row.forgotten and not row.archived
-            facts.setdefault(row.message_id, []).append((replaced, current))
+            cited.setdefault(row.fact_id, []).append(row.message_id)
+    facts: dict[str, list[tuple[bool, bool]]] = {}
+    for part in chunks(list(cited)):
+        versions = sa.select(_V.fact_id, _V.superseded_by, _V.forgotten, _V.archived).where(
+            _V.namespace == namespace, _V.fact_id.in_(part), _V.recorded_to.is_(None)
+        )
+        for version in await conn.execute(versions):
+            replaced = version.superseded_by is not None
+            current = not replaced and not version.forgotten and not version.archived
+            for message_id in cited[version.fact_id]:
+                facts.setdefault(message_id, []).append((replaced, current))
     return {
         message_id
         for message_id, states in facts.items()
