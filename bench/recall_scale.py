@@ -3,7 +3,8 @@
 Usage::
 
     .venv/bin/python -m bench.recall_scale [--facts 100000] [--messages 100000]
-        [--queries 200] [--dir DIR] [--reuse] [--breakdown] [--against REV] [--json]
+        [--queries 200] [--dir DIR] [--reuse] [--breakdown] [--against REV] [--context]
+        [--json]
 
 Generates facts and messages from a fixed-seed corpus (20,000 pseudo-words drawn with Zipf's
 law like the content words of natural text, 2,000 people, 200 places), appends
@@ -17,8 +18,13 @@ and embedding separately), search p50/p95 (after five warm-up searches on other 
 whose times are listed apart), and the peak RSS of the process; ``--breakdown``
 adds the p50/p95 of the lexical and vector legs run alone on the same queries; ``--against
 REV`` times commit REV's ``daemon/recall`` engine and vector index on the same data and
-queries, alternating with this tree's (the fairest before/after on a shared machine). Not run
-in CI.
+queries, alternating with this tree's (the fairest before/after on a shared machine);
+``--context`` then serves the same data dir with the real HTTP app (in this process, behind
+aiohttp's test client) and times ``POST /v1/context`` on the same queries, with the query and
+without one (the conversation's last turns stand for it), then ``POST /v1/search`` single-shot,
+and scoped to facts (top 10) and to messages (top 14) as the context call's two searches
+are, on the queries and on the last turns' text the context call searched for (``_turns``).
+Not run in CI.
 """
 
 from __future__ import annotations
@@ -39,10 +45,13 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from aiohttp.test_utils import TestClient, TestServer
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bench.calibration import calibration_seconds
 from bench.report import print_result
+from daemon.api.search import RECALL
+from daemon.app import STATE, AppSettings, build_app
 from daemon.backend import Backend
 from daemon.recall.iterative import STRATEGIES, IterativeOptions, iterative_search
 from daemon.recall.lexical import LexicalIndex
@@ -284,6 +293,71 @@ async def compare(
     return out, differing
 
 
+async def through_api(
+    data_dir: Path, queries: Sequence[str], conversations: int, rng: random.Random
+) -> tuple[dict[str, list[float]], float]:
+    """Serve ``data_dir`` with the HTTP app and time ``POST /v1/context`` (with each query, and
+    without one for a random conversation) and then ``POST /v1/search`` on the same queries;
+    also return the seconds the app took to be ready (its projections folded, its index
+    loaded and every document embedded)."""
+    settings = AppSettings(
+        backend=Backend(data_dir=data_dir), tcp_requires_token=False, request_timeout=None
+    )
+    app = build_app(settings)
+    headers = {"X-Memoryd-Namespace": "scale"}
+    out: dict[str, list[float]] = {
+        "context_query": [],
+        "context_last_turns": [],
+        "api_search": [],
+        "api_search_facts": [],
+        "api_search_messages": [],
+        "api_search_facts_turns": [],
+        "api_search_messages_turns": [],
+    }
+    started = time.perf_counter()
+    async with TestClient(TestServer(app)) as client:
+        await app[STATE].ready.wait()
+        for _ in range(1200):  # the index embeds in the background (here: from the cache)
+            if app[RECALL].progress.done:
+                break
+            await asyncio.sleep(0.5)
+        else:
+            raise AssertionError(f"still embedding after 10 minutes: {app[RECALL].progress}")
+        ready_s = time.perf_counter() - started
+
+        async def post(name: str | None, path: str, body: dict[str, Any]) -> dict[str, Any]:
+            t0 = time.perf_counter()
+            resp = await client.post(path, json=body, headers=headers)
+            answer = await resp.json()
+            elapsed = time.perf_counter() - t0
+            assert resp.status == 200, answer
+            if path == "/v1/context" and "query" not in body:
+                assert answer["query_source"] == "recent_turns", answer
+            if name is not None:
+                out[name].append(elapsed)
+            result: dict[str, Any] = answer
+            return result
+
+        cids = [f"c{rng.randrange(conversations)}" for _ in queries]
+        for cid in cids[:WARMUP]:  # warm-up, untimed
+            await post(None, "/v1/context", {"conversation_id": cid})
+        turns: list[str] = []  # what each context call without a query searched for
+        for query, cid in zip(queries, cids, strict=True):
+            await post("context_query", "/v1/context", {"conversation_id": cid, "query": query})
+            answer = await post("context_last_turns", "/v1/context", {"conversation_id": cid})
+            turns.append(answer["query"])
+        # After the context calls: a search records its recall (an event to append and fold),
+        # which the context call does not; that work stays out of the context figures.
+        for query, text in zip(queries, turns, strict=True):
+            await post("api_search", "/v1/search", {"query": query})
+            for suffix, what in (("", query), ("_turns", text)):
+                facts = {"query": what, "scope": ["facts"]}
+                await post(f"api_search_facts{suffix}", "/v1/search", facts)
+                messages = {"query": what, "scope": ["messages"], "top_k": 14}
+                await post(f"api_search_messages{suffix}", "/v1/search", messages)
+    return out, ready_s
+
+
 @contextlib.asynccontextmanager
 async def scale_dir(data_dir: Path) -> AsyncIterator[tuple[EventStore, AsyncEngine, RecallService]]:
     """Open a data dir's store, its projections' write engine and a recall service over them
@@ -398,6 +472,12 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             if args.against:
                 against, differing = await compare(service, args.against, queries)
                 timings.update(against)
+        api_ready_s: float | None = None
+        if args.context:  # the recall service above is closed: one index in memory at a time
+            api, api_ready_s = await through_api(
+                Path(args.dir or tmp), queries, max(1, args.messages // 200), rng
+            )
+            timings.update(api)
     return {
         "calibration_s": round(calibration_seconds(), 2),
         "facts": args.facts,
@@ -409,6 +489,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "first_searches_ms": first_ms,
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         **({} if differing is None else {"searches_with_other_hits": differing}),
+        **({} if api_ready_s is None else {"api_ready_s": round(api_ready_s, 1)}),
     }
 
 
@@ -429,6 +510,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--against",
         metavar="REV",
         help="also time commit REV's recall engine on the same data, alternating queries",
+    )
+    parser.add_argument(
+        "--context",
+        action="store_true",
+        help="also time POST /v1/context and POST /v1/search through the HTTP app",
     )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
