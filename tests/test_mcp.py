@@ -183,7 +183,8 @@ async def test_remember_recall_context_history_and_forget(daemon: Daemon) -> Non
         context = await call(
             session, "get_context", conversation_id="c2", query="Ana's cello", max_chars=1000
         )
-        assert context["facts"][0]["fact_id"] == cello["fact_id"]
+        # The daemon's own retrospective may have written a fact of that message too.
+        assert cello["fact_id"] in [fact["fact_id"] for fact in context["facts"]]
         assert f"[fact {cello['fact_id']}," in context["text"]
         assert len(context["text"]) <= 1000
 
