@@ -478,6 +478,16 @@ def test_a_role_play_and_a_script_line_are_not_the_user_speaking() -> None:
     assert texts == ["The user is 24 years old.", "The user lives in Oslo."]
 
 
+def test_a_pronoun_can_mean_who_a_request_in_the_same_turn_named() -> None:
+    texts = _texts(
+        (
+            "user",
+            "Help me write a card for my dad Giorgos. He's a retired fisherman from Crete",
+        )
+    )
+    assert texts == ["Giorgos works as a retired fisherman.", "Giorgos is the user's dad."]
+
+
 def test_context_turns_are_read_for_who_is_meant_and_never_remembered() -> None:
     entries = [
         TranscriptEntry("c0", "user", "my sister priya is 29", context=True),

@@ -719,10 +719,15 @@ def extract_statements(entries: Iterable[TranscriptEntry]) -> list[Statement]:
         kept = "\n".join(statement_sentences(_with_known_names(entry.text, names)))
         if kept:
             opening = _OPENING_PRONOUN.match(kept)
+            mentioned = mentions(_mention_text(entry.text, names))
+            # "she lives in Leeds btw", the turn after "my sister Priya ...": Priya; or the one
+            # this turn named in a sentence that states nothing ("help me write a card for my
+            # dad Giorgos. He's a retired fisherman"): Giorgos.
             before = None
-            if person is not None and opening is not None:
-                # "she lives in Leeds btw", the turn after "my sister Priya ...": Priya.
-                before = person[0] if person[1] in (None, opening.group(1).casefold()) else None
+            for candidate in (_last_person(mentioned), person):
+                if before is None and candidate is not None and opening is not None:
+                    pronoun = opening.group(1).casefold()
+                    before = candidate[0] if candidate[1] in (None, pronoun) else None
             claims = parse(
                 kept,
                 speaker="user",
@@ -733,7 +738,7 @@ def extract_statements(entries: Iterable[TranscriptEntry]) -> list[Statement]:
                 pet_before=pet,
             )
             pet = next((c for c in reversed(claims) if c.attribute == "pet"), None)
-            claims += _new_mentions(mentions(_mention_text(entry.text, names)), claims)
+            claims += _new_mentions(mentioned, claims)
             names |= _names_in(claims)
             person = _last_person(claims) or (person if before is not None else None)
             # A context turn (said before the slice) is read for names, never remembered.
@@ -809,16 +814,18 @@ def _script_line(text: str) -> bool:
 def _new_mentions(mentioned: Sequence[Claim], said: Sequence[Claim]) -> list[Claim]:
     """The mentions the statements do not already cover ("my brother lives in Oslo" says
     the user has a brother; "The user has a brother." would only repeat it)."""
-    known = {c.subject.casefold() for c in said}
-    known |= {f"user's {lx.relation_of(c.qualifier or '') or ''}" for c in said}
-    known |= {c.value.casefold() for c in said if c.attribute in ("family", "partner", "pet")}
+    subjects = {c.subject.casefold() for c in said}
+    subjects |= {f"user's {lx.relation_of(c.qualifier or '') or ''}" for c in said}
+    named = {c.value.casefold() for c in said if c.attribute in ("family", "partner", "pet")}
     kinds = {(c.attribute, c.value.split()[0].casefold()) for c in said if c.value}
     out = []
     for claim in mentioned:
         bare = claim.attribute == "family" and claim.value == claim.qualifier
-        if bare and f"user's {claim.value}".casefold() in known:
+        if bare and f"user's {claim.value}".casefold() in subjects | named:
             continue
-        if not bare and claim.value.casefold() in known:
+        # A person the statements speak about is still the user's dad or boss: only a
+        # statement of the relation itself makes the mention a repeat.
+        if not bare and claim.value.casefold() in named:
             continue
         if claim.attribute in ("vehicle", "phone") and any(k[0] == claim.attribute for k in kinds):
             continue
