@@ -290,6 +290,10 @@ def test_small_talk_states_nothing(said: str) -> None:
         ),
         ("I cut out the oat lattes completely", ["The user stopped the oat lattes."]),
         ("I'm a positive person", []),
+        (
+            "I play in a cover band called The Loose Ends",
+            ["The user plays in a band called The Loose Ends."],
+        ),
         ("first full week at Delivery Hero done", ["The user works at Delivery Hero."]),
         (
             "My sister Ingrid lives in Oslo. Her husband Pål is a carpenter",

@@ -133,6 +133,18 @@ def _decide(existing: list[str], new: str, provenance: str = "user") -> tuple[st
             "updated",
             [0],
         ),
+        (
+            ["Plays guitar in a band called The Moths"],
+            "I play bass in a band called Low Tide now",
+            "updated",
+            [0],
+        ),
+        (
+            ["Plays guitar in a band called The Moths"],
+            "I also play in a band called Low Tide",
+            "added",
+            [],
+        ),
         (["Plans to visit Japan in April"], "we cancelled the Paris trip", "added", []),
         (
             ["The user plans to run the Chicago marathon in october."],

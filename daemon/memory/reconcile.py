@@ -447,6 +447,10 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
         if old.attribute == "relationship" and _still_true_beside(new.value, old.value):
             return "none", "", 0.0
         return "replaces", f"one {new.attribute} at a time", 0.95 if new.change else 0.8
+    band = "plays in a band called"
+    if new.change and new.value.startswith(band) and old.value.startswith(band):
+        # "I play bass in a band called Low Tide now": the band before is over.
+        return "replaces", "in another band now", 0.75
     if new.change and new.attribute == old.attribute == "computer":
         return "replaces", "switched computers", 0.8
     same_verb = new.value.split()[:1] == old.value.split()[:1] and new.value != old.value

@@ -3299,6 +3299,17 @@ class _Reader:
         return [self.claim("learning", v) for v in _split_values(value)]
 
     def _play(self, rest: str, low: str) -> list[Claim] | None:
+        band = re.match(
+            r"^(?:bass\s+|guitar\s+|drums\s+|keys\s+)?in\s+(?:a|an|the|my|our)\s+(?:[\w-]+\s+)?"
+            r"band\s+(?:called|named)\s+(?P<name>(?-i:[A-Z])[\w' ]+)",
+            rest,
+            re.I,
+        )
+        if band is not None:
+            # "I play in a cover band called The Loose Ends": the band, by name.
+            return [
+                self.claim("hobby", f"plays in a band called {clean_value(band.group('name'))}")
+            ]
         league = re.match(
             r"^(?:in|on|for)\s+(?:an?|the|my|our)\s+(?:[\w\-]+\s+)?(?P<game>[\w\-]+)\s+"
             r"(?:league|team|club|band|orchestra)\b",
