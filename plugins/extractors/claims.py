@@ -499,19 +499,20 @@ _BLOOD_TYPE = re.compile(
     r"^(?:blood\s+type\s+)?(?P<group>ab|a|b|o)\s*(?P<sign>negative|positive|neg|pos|[+-])$",
     re.IGNORECASE,
 )
+# A drug's name by its ending ("lisinopril", "metformin", "sertraline").
+_MEDICINE_WORD = (
+    r"[a-z][a-z-]{3,}(?:ine|ol|il|in|ide|ate|one|am|ax|an|ex|um|ix|pril|artan|statin|mab"
+    r"|cillin|mycin|pam|zole|done)"
+)
 _MEDICATION = re.compile(
     r"(?:^(?:i|I)\s+(?:take|am\s+taking|'m\s+taking|'m\s+on)|\b(?:put|started)\s+me\s+on)\s+"
-    r"(?P<med>[a-z][a-z-]{3,}(?:ine|ol|il|in|ide|ate|one|am|ax|an|ex|um|ix|pril|artan|statin"
-    r"|mab|cillin|mycin|pam|zole|done|ine))\b(?:\s+for\s+(?P<cond>[\w' -]+))?",
+    rf"(?P<med>{_MEDICINE_WORD})\b(?:\s+for\s+(?P<cond>[\w' -]+))?",
     re.IGNORECASE,
 )
 _SWITCHED_ME = re.compile(
     r"\bswitched\s+me\s+(?:from\s+(?P<a>[a-z-]+)\s+)?(?:over\s+)?to\s+(?P<b>[a-z-]+)", re.IGNORECASE
 )
-_MEDICINE_SHAPED = re.compile(
-    r"(?i)[a-z][a-z-]{3,}(?:ine|ol|il|in|ide|ate|one|am|ax|an|ex|um|ix|pril|artan|statin|mab"
-    r"|cillin|mycin|pam|zole|done)"
-)
+_MEDICINE_SHAPED = re.compile(_MEDICINE_WORD, re.IGNORECASE)
 _NOT_MEDICINES = frozenset(["vitamin", "protein", "caffeine", "nicotine", "medicine"])
 _OWN_BUSINESS = re.compile(
     r"\b(?:opened|started|launched|founded|set\s+up)\s+(?:my|our)\s+own\s+(?P<what>bakery|business"
@@ -2520,7 +2521,7 @@ class _Reader:
             # "I write software for a living" says what the work is, not a pastime.
             what = clean_value(rest[: living.start()] + rest[living.end() :])
             if what and not vague(what):
-                return [self.claim("work", f"{_third_person(p.said)} {what}")]
+                return [self.claim("work", f"{third_person(p.said)} {what}")]
         for verbs, rule in _VERB_RULES:
             if h in verbs:
                 found = rule(self, rest, low)
@@ -3644,7 +3645,7 @@ class _Reader:
         value = clean_value(rest)
         if value.casefold() in ("everywhere", "a lot", "daily", "every day"):
             value = ""
-        third = verb + ("es" if verb.endswith(("sh", "ch", "ss")) else "s")
+        third = third_person(verb)
         return [self.claim("hobby", f"{third} {value}".strip())]
 
     def _pass(self, rest: str, low: str) -> list[Claim] | None:
@@ -3957,25 +3958,7 @@ def _school_stage(stage: str) -> str:
     return {"uni": "university", "day care": "daycare", "pre-school": "preschool"}.get(stage, stage)
 
 
-_EVENT_VERBS = {
-    stem(v): v
-    for v in [
-        "do",
-        "run",
-        "race",
-        "compete",
-        "ride",
-        "swim",
-        "hike",
-        "climb",
-        "attend",
-        "visit",
-        "see",
-        "play",
-        "walk",
-        "cycle",
-    ]
-}
+_EVENT_VERBS = {stem(v): v for v in lx.PLANNED_ACTIVITY_VERBS}
 # How bad a condition is, said before it ("early-stage Parkinson's").
 _SEVERITY = frozenset(
     [
@@ -4028,7 +4011,7 @@ _ACQUIRING = frozenset(stem(v) for v in ("buy", "adopt", "rescue", "lease"))
 _FOR_A_LIVING = re.compile(r"\s*\bfor\s+a\s+living\b", re.IGNORECASE)
 
 
-def _third_person(verb: str) -> str:
+def third_person(verb: str) -> str:
     """ "write" -> "writes", "teach" -> "teaches", "fly" -> "flies"; "writes" stays."""
     low = verb.casefold()
     if low in ("do", "go"):

@@ -443,51 +443,33 @@ CLINICIAN_SAYS = (
 )
 
 # What "no more ..." exclaims rather than ends ("no more excuses!"): not a thing a person had.
-EXCLAIMED_NOUNS = frozenset(
-    [
-        "excuses",
-        "drama",
-        "questions",
-        "problems",
-        "worries",
-        "stress",
-        "waiting",
-        "mistakes",
-        "games",
-        "lies",
-        "nonsense",
-        "complaining",
-        "talking",
-        "fun",
-        "everyone",
-        "everybody",
-        "all",
-        "guys",
-        "world",
-        "now",
-    ]
+EXCLAIMED_NOUNS = _words(
+    """
+    excuses drama questions problems worries stress waiting mistakes games lies nonsense
+    complaining talking fun everyone everybody all guys world now
+    """
 )
 
 # Long words the rules key on, restored when typed one letter off ("alergic", "vegitarian").
-TRIGGER_WORDS = frozenset(
-    [
-        "allergic",
-        "allergies",
-        "vegetarian",
-        "pescatarian",
-        "divorced",
-        "girlfriend",
-        "boyfriend",
-        "pregnant",
-        "daughter",
-        "grandmother",
-        "grandfather",
-        "intolerant",
-        "diabetes",
-        "diabetic",
-        "arthritis",
-        "university",
-        "penicillin",
-        "engineer",
-    ]
+TRIGGER_WORDS = _words(
+    """
+    allergic allergies vegetarian pescatarian divorced girlfriend boyfriend pregnant
+    daughter grandmother grandfather intolerant diabetes diabetic arthritis university
+    penicillin engineer
+    """
+)
+
+# Verbs of something a person does on a date ("run the Chicago marathon in october"): said in
+# the future with a date, what they name is a plan.
+PLANNED_ACTIVITY_VERBS = _words(
+    """
+    do run race compete ride swim hike climb attend visit see play walk cycle
+    """
+)
+# What a plan can start with when it is something to do rather than an event ("the wedding").
+PLANNED_VERBS = PLANNED_ACTIVITY_VERBS | _words(
+    """
+    go move start take travel fly drive get buy sell open launch finish learn try apply join
+    leave quit retire marry adopt
+    """
 )

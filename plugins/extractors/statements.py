@@ -29,6 +29,7 @@ from plugins.extractors.claims import (
     parse,
     phone_name,
     sentences,
+    third_person,
     vague,
 )
 from plugins.llm.types import Completion, CompletionRequest, ToolCall, TranscriptEntry, Usage
@@ -304,49 +305,6 @@ def _is_statement(sentence: str) -> bool:
 # -- facts in words --------------------------------------------------------------------------
 
 
-# What a planned value starts with when it is something to do, not an event ("the wedding").
-_PLANNED_VERBS = frozenset(
-    [
-        "do",
-        "run",
-        "race",
-        "compete",
-        "ride",
-        "swim",
-        "hike",
-        "climb",
-        "attend",
-        "visit",
-        "see",
-        "play",
-        "walk",
-        "cycle",
-        "go",
-        "move",
-        "start",
-        "take",
-        "travel",
-        "fly",
-        "drive",
-        "get",
-        "buy",
-        "sell",
-        "open",
-        "launch",
-        "finish",
-        "learn",
-        "try",
-        "apply",
-        "join",
-        "leave",
-        "quit",
-        "retire",
-        "marry",
-        "adopt",
-    ]
-)
-
-
 def _who(subject: str) -> str:
     if subject == "user":
         return "The user"
@@ -378,11 +336,6 @@ def _article(value: str) -> str:
     # "a used car", "a university": a vowel that sounds like "y" or "w" takes "a".
     sounds_y = re.match(r"(?i)(?:us[eu]|uni|eu|one\b)", v) is not None
     return f"an {v}" if v[:1].casefold() in "aeiou" and not sounds_y else f"a {v}"
-
-
-def _third(verb: str) -> str:
-    """ "love" -> "loves", "despise" -> "despises"."""
-    return verb + "es" if verb.endswith(("sh", "ch", "ss", "x")) else verb + "s"
 
 
 def _base(verb_phrase: str) -> str:
@@ -516,7 +469,7 @@ def render(claim: Claim) -> str | None:
         elif q == "can't stand":
             text = f"{who} can't stand {v}"
         elif q is not None:
-            text = f"{who} {_third(q)} {v}"
+            text = f"{who} {third_person(q)} {v}"
         else:
             text = f"{who} dislikes {v}" if neg else f"{who} likes {v}"
     elif a == "preference":
@@ -556,7 +509,7 @@ def render(claim: Claim) -> str | None:
             if not claim.when:
                 # "she's moving to Pasadena": an arranged move needs no date to be a plan.
                 text = f"{who} plans to {v}" if verb in ("move", "relocate") else None
-            elif verb.islower() and verb in _PLANNED_VERBS:
+            elif verb.islower() and verb in lx.PLANNED_VERBS:
                 text = f"{who} plans to {v} {claim.when}"  # "plans to run the marathon in october"
             else:
                 text = f"{whose} {v} is {claim.when}"
