@@ -95,6 +95,28 @@ async def test_restatements_are_reinforced_and_other_people_never_conflict(
         assert roles == ["written", "deduplicated", "superseded"]
 
 
+async def test_an_ending_is_kept_as_the_reason_not_as_a_current_fact(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        job = await _write(api, "I work at Zalando.")
+        quit_job = await _write(api, "I quit Zalando last week.")
+        assert (quit_job["outcome"], quit_job["superseded"]) == ("updated", [job["fact_id"]])
+        assert quit_job["archived"] is True
+        used_to = await _write(api, "I used to play bass in a punk band.")
+        assert used_to["archived"] is True
+        # An ending that names no value says how things stand now, and stays current.
+        graduated = await _write(api, "I graduated!")
+        assert "archived" not in graduated
+        _, current = await api.call("GET", "/v1/facts")
+        texts = [f["text"] for f in current["facts"]]
+        assert not [t for t in texts if "Zalando" in t or "bass" in t]
+        assert "I graduated!" in texts
+        # "Why did Zalando stop being current?": the ending, kept in the log, says so.
+        _, history = await api.call("GET", f"/v1/facts/{job['fact_id']}/history")
+        assert history["decisions"][-1]["fact_id"] == quit_job["fact_id"]
+        ending = await _fact(api, quit_job["fact_id"])
+        assert ending["archived"] is True
+
+
 async def test_a_change_is_valid_from_when_its_message_was_said(tmp_path: Path) -> None:
     async with api_client(tmp_path) as api:
         said = T0 - timedelta(days=3)

@@ -167,6 +167,25 @@ def test_an_unsure_replacement_waits_for_a_person_by_provenance() -> None:
     assert reconcile(new, claims_of(new), known, policy=strict).outcome == "conflict"
 
 
+@pytest.mark.parametrize(
+    ("existing", "new", "history"),
+    [
+        (["The user works at Zalando."], "I left Zalando", True),
+        (["Is vegan."], "i'm not vegan anymore", True),
+        ([], "I used to smoke a pack a day", True),
+        # How things stand now: no value named, or nothing current to end.
+        (["The user works at Wayfair."], "got laid off yesterday", False),
+        (["The user has a dog named Rufus."], "Rufus passed away last week", False),
+        ([], "I no longer eat meat", False),
+        ([], "I don't drink", False),
+        (["The user lives in Leeds."], "I moved to Manchester", False),
+    ],
+)
+def test_an_ending_is_history(existing: list[str], new: str, history: bool) -> None:
+    known = [Known(str(i), text, claims_of(text)) for i, text in enumerate(existing)]
+    assert reconcile(new, claims_of(new), known).history is history
+
+
 def test_a_fact_no_claim_is_read_from_falls_back_to_the_text() -> None:
     known = [Known("0", "Zorblax glimmers at dusk", ())]
     verdict = reconcile("zorblax glimmers at dusk!", (), known)

@@ -103,6 +103,11 @@ COMPONENTS: dict[str, _S] = {
         similarity={"type": "number", "description": "with deduplicated"},
         reason=_STR,
         gate_flags={"type": "array", "items": _STR},
+        archived={
+            "type": "boolean",
+            "description": "true when the fact only says what stopped being true: it is kept "
+            "archived, the reason the facts it superseded ended, and current reads leave it out",
+        },
         position=_INT,
     ),
     "Fact": _obj(

@@ -26,7 +26,7 @@ from typing import Literal
 
 from daemon.consolidation.rules import judge_pair
 from plugins.extractors import lexicon as lx
-from plugins.extractors.claims import Claim, parse, stem
+from plugins.extractors.claims import Claim, parse, stem, vague
 from projections.facts import subject_key as stored_subject_key
 from projections.text import normalise
 
@@ -68,6 +68,10 @@ class Verdict:
     reason: str = ""
     matches: tuple[Match, ...] = ()
     decided_by: str = RULES_ID
+    history: bool = False
+    """The fact only says what stopped being true ("I quit Wayfair" once memory knew the job,
+    "I used to play bass"): the writer keeps it archived, out of current reads, because the
+    facts it ended already say the rest (their valid time closes where it was said)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -798,6 +802,7 @@ def reconcile(
             confidence=confidence,
             reason=f"replaces {len(ids)} fact(s): {rules}",
             matches=tuple(matches),
+            history=only_an_ending(claims, replaces=True),
         )
     if same and (not claims or len(covered) == len(claims)):
         return Verdict(
@@ -811,7 +816,24 @@ def reconcile(
         "added",
         reason="nothing current says this" if not same else "adds to what is known",
         matches=tuple(matches),
+        history=only_an_ending(claims, replaces=False),
     )
+
+
+def only_an_ending(claims: Sequence[Claim], *, replaces: bool) -> bool:
+    """Return True if claims say only what stopped being true, so they are history.
+
+    An ending that names what it replaced ("no longer works at Zalando") is told by that
+    fact's closed valid time; a past habit ("used to smoke") or an ending of a thing memory
+    cannot place ("quit wayfair") says nothing current. An ending that names no value says
+    how things stand now ("was laid off", "graduated"), and "no longer eats meat" with nothing
+    to replace is the current diet: both stay.
+    """
+    if not claims or any(_positive(c) or not (c.change or c.past) for c in claims):
+        return False
+    if not all(c.value and not vague(c.value) for c in claims):
+        return False
+    return replaces or all(c.past or c.attribute == "any" for c in claims)
 
 
 def _by_text(text: str, fact: Known, cosine: float) -> Match:

@@ -7,6 +7,8 @@ out, for the caller to append in one commit with its own events:
 - ``added``: ``FactWritten`` + ``FactReconciled``;
 - ``updated``: the same + one ``FactSuperseded`` per replaced fact (the old fact's valid time
   closes where the new one's begins, the moment the change was said);
+- either of those + ``FactArchived`` when the fact only records an ending ("I quit Wayfair",
+  "I used to smoke"): the log keeps it as the reason, current reads leave it out;
 - ``deduplicated``: ``FactReconciled`` (on the existing fact's stream) + ``FactReinforced``;
 - ``conflict``: the new fact quarantined + ``FactReconciled`` + a ``ReviewItemQueued`` for a
   person (approving it supersedes the old fact and validates the new one).
@@ -41,7 +43,7 @@ from daemon.memory.reconcile import (
     subject_key,
     value_key,
 )
-from events.consolidation_events import FactReinforced, ReviewItemQueued
+from events.consolidation_events import FactArchived, FactReinforced, ReviewItemQueued
 from events.store.base import NO_STREAM, EventStore
 from events.types import Event, FactReconciled, FactSuperseded, FactWritten, fact_stream
 from plugins.extractors.claims import Claim
@@ -54,6 +56,9 @@ from projections.facts import (
 
 NearFn = Callable[[str, str], Awaitable[list[tuple[str, float]]]]
 """``near(namespace, text)`` -> ``[(fact id, cosine)]`` of the current facts nearest a text."""
+
+HISTORY_REASON = "history: it only says what stopped being true"
+"""Why a write that only records an ending is archived as it is written."""
 
 RECENT = 20
 """Latest current facts compared too (facts written before claims were recorded)."""
@@ -131,6 +136,8 @@ class Planned:
             out["conflicts_with"] = list(self.verdict.conflicts_with)
         if self.gate_flags:
             out["gate_flags"] = self.gate_flags
+        if self.verdict.history:
+            out["archived"] = True
         return out
 
 
@@ -467,6 +474,8 @@ class MemoryWriter:
             # The old fact stops being true where the new one starts (never before it began).
             at = max(draft.valid_from, valid_from.get(old_id, draft.valid_from))
             events.append(FactSuperseded(old_fact_id=old_id, new_fact_id=draft.fact_id, at=at))
+        if verdict.history:
+            events.append(FactArchived(fact_id=draft.fact_id, at=now, reason=HISTORY_REASON))
         if verdict.outcome == "conflict":
             item_id = "conflict-" + hashlib.sha256(draft.fact_id.encode()).hexdigest()[:24]
             events.append(
@@ -487,13 +496,13 @@ class MemoryWriter:
     def _remember(
         self, overlay: _Overlay, draft: Draft, claims: Sequence[Claim], verdict: Verdict
     ) -> None:
-        if verdict.outcome == "deduplicated":
+        overlay.replaced.update(verdict.superseded)
+        if verdict.outcome == "deduplicated" or verdict.history:
             return
         overlay.written[draft.fact_id] = Known(draft.fact_id, draft.text, tuple(claims))
         overlay.statuses[draft.fact_id] = (
             "quarantined" if verdict.outcome == "conflict" else draft.status
         )
-        overlay.replaced.update(verdict.superseded)
 
 
 def _respect_quarantine(verdict: Verdict, draft: Draft, statuses: Mapping[str, str]) -> Verdict:
