@@ -1,0 +1,352 @@
+"""Reading one clause: its subject, predicate and the claims the reader makes of them."""
+
+from __future__ import annotations
+
+import re
+
+from plugins.extractors import lexicon as lx
+from plugins.extractors.claims.idioms import idiom_claims
+from plugins.extractors.claims.inverted import inverted_claims
+from plugins.extractors.claims.locations import lower_case_place
+from plugins.extractors.claims.model import Claim
+from plugins.extractors.claims.phrases import strip_det
+from plugins.extractors.claims.predicates import Predicate, predicate
+from plugins.extractors.claims.reader import Reader
+from plugins.extractors.claims.splitting import COMPLEMENT_START, NAMING, NO_MORE
+from plugins.extractors.claims.subjects import DETERMINERS, Subject, read_subject, starts_predicate
+from plugins.extractors.claims.things import without_filler
+from plugins.extractors.claims.values import clean_value, vague
+from plugins.extractors.claims.words import (
+    CHANGE_ADVERBS,
+    IRREGULAR,
+    PARTICIPLES,
+    SKIP_ADVERBS,
+    VERBS,
+    stem,
+)
+
+_LEADING_TIME = re.compile(
+    r"^(?P<when>(?:(?:last|this|next|early|late)\s+(?:\w+\s+)?"
+    r"(?:week|month|year|summer|winter|spring|fall|autumn|weekend|night|monday|tuesday"
+    r"|wednesday|thursday|friday|saturday|sunday)"
+    r"|(?:in|since|on|back in|as of|starting(?!\s+(?:at|with|a|an|my|the|to)\b)|from)"
+    r"\s+(?:\w+\s+)?\w+"
+    r"|(?:a|one|two|three|four|five|six|a few|a couple of|several)\s+(?:days|weeks|months"
+    r"|years|day|week|month|year)\s+ago"
+    r"|yesterday|today|recently|lately|nowadays|these days|currently|now|as of now"
+    r"|at the moment|right now|for (?:the )?(?:past|last) (?:\w+ )?\w+))\s*,?\s+",
+    re.IGNORECASE,
+)
+
+
+def claims_of_clause(
+    clause: str,
+    *,
+    speaker: str,
+    last_person: str | None,
+    strict: bool,
+    fact_text: bool,
+    inherited: Subject | None,
+    antecedent: str | None,
+) -> tuple[list[Claim], Subject | None]:
+    text = without_filler(clause.strip())
+    when = None
+    match = _LEADING_TIME.match(text)
+    if match is not None:
+        when = match.group("when")
+        text = text[match.end() :]
+    text = without_filler(text)
+    # "also i don't drink": the "also" belongs after the subject ("i also don't drink").
+    # "also I'm 52": an age has no "also" to keep.
+    text = re.sub(r"^(?:also|plus)\s+(i'm|im)\s+(?=\d)", r"\1 ", text, flags=re.I)
+    text = re.sub(r"^(also|plus)\s+(i'm|we're|i|we)\b(?!')", r"\2 also", text, flags=re.I)
+    greeted = _GREETING.match(clause.strip()) is not None
+    # "calling him rex", "we named her Mochi": the name the pet (or baby) was just given.
+    text = NAMING.sub(lambda m: f"{_POSSESSIVE[m.group('who').casefold()]} name is ", text)
+    inverted = inverted_claims(text, speaker, greeted=greeted)
+    if inverted is not None:
+        return inverted, None
+    idiom = idiom_claims(text, speaker)
+    if idiom is not None:
+        return idiom, None
+    no_more = NO_MORE.match(text)
+    if no_more is not None:
+        # "got lasik, no more glasses": a clause with no verb that ends what it names.
+        value = clean_value(strip_det(no_more.group("what")))
+        if vague(value) or len(value.split()) > 3 or value.casefold() in lx.EXCLAIMED_NOUNS:
+            return [], None
+        who = no_more.group("who") or (inherited.key if inherited is not None else speaker)
+        return [Claim(who, "any", value, negated=True, change=True, qualifier="no more")], None
+    subject, rest = read_subject(
+        text, speaker=speaker, last_person=last_person, fact_text=fact_text
+    )
+    if subject is None:
+        if inherited is not None and starts_predicate(text):
+            subject, rest = inherited, text
+            if _bare_complement(text):
+                rest = f"is {text}"
+        elif fact_text or _subjectless_ok(text, strict):
+            subject, rest = Subject(speaker, speaker == "user"), text
+            first = text.split(" ", 1)[0].casefold()
+            if (
+                _bare_occupation(text)
+                or not starts_predicate(text)
+                or (first in PARTICIPLES and (stem(first) not in VERBS or first == "born"))
+            ):
+                # A note with its copula left out: "Allergic to shellfish.", "Born in 1988."
+                rest = f"is {text}"
+        else:
+            return [], None
+    pred = Predicate(words=rest.split(), head="be") if subject.note else predicate(rest)
+    if pred is None:
+        return [], subject
+    if when is not None and when.casefold() in _NOW_PHRASES:
+        pred.change = True
+        when = None
+    reader = Reader(subject, pred, strict, antecedent)
+    reader.greeted = greeted
+    if when is not None and reader.when is None:
+        reader.when = when
+    claims = [claim for claim in reader.read() if _well_formed(claim.value)]
+    return claims, subject
+
+
+# A particle alone is what is left of a phrasal verb, not a value ("dropped out": "out").
+_PARTICLES = frozenset(["out", "up", "off", "down", "away", "back", "over", "in", "on"])
+
+_DANGLING_END = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "to",
+        "of",
+        "for",
+        "with",
+        "about",
+        "at",
+        "in",
+        "on",
+        "by",
+        "from",
+        "and",
+        "or",
+        "but",
+        "my",
+        "our",
+        "your",
+        "his",
+        "her",
+        "their",
+        "its",
+        "some",
+        "any",
+        "into",
+        "like",
+        "than",
+        "as",
+        "very",
+        "so",
+    ]
+)
+
+_DANGLING_START = frozenset(["and", "or", "but", "nor", "to"])
+
+_FINITE_INSIDE = frozenset(
+    [
+        "has",
+        "have",
+        "had",
+        "was",
+        "were",
+        "is",
+        "are",
+        "let",
+        "lets",
+        "would",
+        "could",
+        "will",
+        "can",
+        "should",
+        "must",
+        "might",
+    ]
+)
+
+
+def _well_formed(value: str) -> bool:
+    """Whether a value reads as a phrase, not a clause cut in the wrong place
+    ("and supported has really meant", "creating a", "to")."""
+    words = value.split()
+    if not words:
+        return True  # an empty value is a deliberate "no longer" claim
+    if len(words) == 1 and words[0].casefold() in _PARTICLES:
+        return False
+    if words[0].casefold() in _DANGLING_START or words[-1].casefold() in _DANGLING_END:
+        return False
+    # A lower-case finite verb inside a value is a second clause ("Becoming Nicole" and
+    # "Where the Wild Things Are" keep theirs: titles are capitalised).
+    return not any(word in _FINITE_INSIDE for word in words[1:])
+
+
+_GREETING = re.compile(r"^(?:hey+|hi+|hell+o+|hiya|yo|morning|evening)\b", re.IGNORECASE)
+
+_POSSESSIVE = {"him": "his", "her": "her", "it": "its"}
+
+
+def _bare_complement(text: str) -> bool:
+    """ "completely obsessed with dinosaurs": a complement whose copula was left out."""
+    for word in text.split():
+        w = word.casefold().strip(",")
+        if w in SKIP_ADVERBS or w in CHANGE_ADVERBS or w == "completely":
+            continue
+        return w in COMPLEMENT_START
+    return False
+
+
+_NOW_PHRASES = frozenset(
+    {
+        "now",
+        "currently",
+        "nowadays",
+        "these days",
+        "recently",
+        "lately",
+        "as of now",
+        "right now",
+        "at the moment",
+    }
+)
+
+_GERUND_SUBJECT_VERBS = frozenset(
+    [
+        "is",
+        "was",
+        "has",
+        "can",
+        "could",
+        "will",
+        "would",
+        "makes",
+        "made",
+        "helps",
+        "helped",
+        "gives",
+        "gave",
+        "keeps",
+        "kept",
+        "lets",
+        "brings",
+        "brought",
+        "means",
+        "meant",
+        "feels",
+        "felt",
+        "seems",
+        "seemed",
+        "gets",
+        "got",
+        "takes",
+        "took",
+        "fascinates",
+        "reminds",
+        "relaxes",
+        "calms",
+        "inspires",
+        "matters",
+        "sounds",
+        "looks",
+        "pushes",
+        "pushed",
+    ]
+)
+
+
+# "No wonder", "no problem": set phrases, not a note that the user has none of something.
+_NO_IDIOMS = frozenset(
+    [
+        "wonder",
+        "problem",
+        "problems",
+        "worries",
+        "worry",
+        "way",
+        "idea",
+        "doubt",
+        "clue",
+        "kidding",
+        "joke",
+        "thanks",
+        "rush",
+        "biggie",
+        "matter",
+        "question",
+    ]
+)
+
+
+def _imperative(words: list[str]) -> bool:
+    """ "Don't quit", "never give up": advice, unless a word says it is the speaker's habit
+    ("don't play football anymore")."""
+    verb = words[1]
+    if verb.endswith(("ing", "ed")) or IRREGULAR.get(verb, verb) != verb:
+        return False
+    return not any(word in ("anymore", "again", "now", "nowadays") for word in words) and (
+        "any more" not in " ".join(words) and "these days" not in " ".join(words)
+    )
+
+
+def _bare_occupation(text: str) -> bool:
+    """ "call centre agent at vodafone": an occupation of two or three words and no article,
+    then where (without the "at ...", "keeps kosher" or "goes by DJ" could pass for one)."""
+    parts = re.split(r"\s+(?:at|for|with)\s+", text.casefold(), maxsplit=1)
+    words = parts[0].strip(" ,.!").split()
+    return (
+        len(parts) == 2
+        and 1 < len(words) <= 3
+        and not any(w in DETERMINERS or w in SKIP_ADVERBS for w in words)
+        and lx.is_occupation(" ".join(words))
+    )
+
+
+def _subjectless_ok(text: str, strict: bool) -> bool:
+    if not strict:
+        return True
+    words = [w.casefold().strip(",.!?") for w in text.split()]
+    while words and (words[0] in CHANGE_ADVERBS or words[0] in SKIP_ADVERBS):
+        words.pop(0)
+    if not words:
+        return False
+    first = words[0]
+    if first == "in" and len(words) <= 4 and lower_case_place(" ".join(words)) is not None:
+        return True  # "currently in sheffield"
+    if first in ("live", "work", "study") and len(words) > 2 and words[1] in ("in", "at", "for"):
+        return True  # "live in austin" answers where, with its "I" left out
+    if first.endswith("ing") and any(word in _GERUND_SUBJECT_VERBS for word in words[1:]):
+        # "Losing my job was hard", "Playing games helps me unwind": the -ing phrase is
+        # the subject, so the clause says nothing the user did.
+        return False
+    if first in ("don't", "dont", "never") and len(words) > 1 and _imperative(words):
+        return False
+    if first == "no" and len(words) > 1 and words[1] in _NO_IDIOMS:
+        return False
+    if first in ("been", "don't", "dont", "didn't", "haven't", "havent", "never", "can't", "no"):
+        return True
+    if first in ("gonna", "planning") or (
+        first == "not" and len(words) > 1 and words[1].endswith("ing")
+    ):
+        return True  # "gonna do the Berlin marathon in september", "not doing chicago anymore"
+    if _bare_occupation(" ".join(words)):
+        return True  # "call centre agent at vodafone": a job said as a bare noun phrase
+    if first in ("a", "an"):
+        noun = []
+        for word in words[1:5]:
+            if word in ("as", "at", "in", "for", "since", "from", "now", "with"):
+                break
+            noun.append(word)
+        return lx.is_occupation(" ".join(noun))
+    # In a chat turn a subject-less statement starts with a verb ("Moved to Denver.",
+    # "just bought a flat", "flying to Tokyo on the 3rd").
+    return stem(first) in VERBS and (
+        first.endswith(("s", "ed", "ing")) or first in IRREGULAR or first in ("allergic",)
+    )

@@ -1,0 +1,287 @@
+"""Whole-sentence idioms whose meaning is not the sum of their words ("my maiden name is X", "I was
+born in X")."""
+
+from __future__ import annotations
+
+import re
+
+from plugins.extractors import lexicon as lx
+from plugins.extractors.claims.locations import is_place_like, place_value
+from plugins.extractors.claims.model import Claim
+from plugins.extractors.claims.phrases import relation_claim, with_article
+from plugins.extractors.claims.subjects import NAME_TOKEN, REL_WORD, is_name
+from plugins.extractors.claims.values import clean_value, vague
+from plugins.extractors.places import known_place
+
+_DIVORCE_FINAL = re.compile(
+    r"^(?:the|my|our)\s+divorce\b(?:\s+from\s+\w+)?\s+(?:is|was|went|got|has been|just got)\s+"
+    r"(?:(?:now|finally|officially)\s+)?(?:final|finali[sz]ed|through|done|official|granted)\b",
+    re.IGNORECASE,
+)
+
+_DIVORCE_DONE = re.compile(
+    r"^(?:(?:we|i|(?-i:[A-Z])[\w'-]+\s+and\s+i)\s+)?(?:finally\s+)?(?:finali[sz]ed|got)\s+"
+    r"(?:our|my|the)\s+divorce\b",
+    re.IGNORECASE,
+)
+
+_HAD_THE_BABY = re.compile(
+    r"^(?:we\s+|i\s+)?(?:just\s+)?had\s+(?:the|our|my)\s+baby\b", re.IGNORECASE
+)
+
+_FORMERLY_AT = re.compile(
+    r"^(?:formerly|previously|used to be|until recently)\s+(?:(?:at|with)\s+|(?=(?-i:[A-Z])))"
+    r"(?P<org>[^,.;!]+)",
+    re.IGNORECASE,
+)
+
+_MY_THING = re.compile(
+    r"^(?P<x>[\w' -]{2,40}?)\s+(?:(?P<not>is\s+not|isn't|isnt|is\s+no\s+longer)\s+|is\s+)"
+    r"(?:really\s+)?my\s+thing(?P<now>\s+(?:anymore|any\s+more|now))?\b",
+    re.IGNORECASE,
+)
+
+_MAIDEN_NAME = re.compile(
+    r"\b(?:going back to|went back to|back to|taking back|took back|reverting to|reverted to)"
+    r"\s+my\s+maiden\s+name,?\s+(?P<name>[A-Z][\w'-]+)"
+)
+
+
+# "a morning person", "a positive person", "a private person": what the user is like, not likes.
+NOT_LIKED_KINDS = frozenset(
+    [
+        "morning",
+        "night",
+        "evening",
+        "people",
+        "early",
+        "positive",
+        "negative",
+        "happy",
+        "patient",
+        "private",
+        "shy",
+        "quiet",
+        "nice",
+        "good",
+        "kind",
+        "busy",
+        "organized",
+        "organised",
+        "practical",
+        "creative",
+        "sensitive",
+        "calm",
+        "anxious",
+    ]
+)
+
+
+# A drug's name by its ending ("lisinopril", "metformin", "sertraline").
+_MEDICINE_WORD = (
+    r"[a-z][a-z-]{3,}(?:ine|ol|il|in|ide|ate|one|am|ax|an|ex|um|ix|pril|artan|statin|mab"
+    r"|cillin|mycin|pam|zole|done)"
+)
+
+_MEDICATION = re.compile(
+    r"(?:^(?:i|I)\s+(?:take|am\s+taking|'m\s+taking|'m\s+on)|\b(?:put|started)\s+me\s+on)\s+"
+    rf"(?P<med>{_MEDICINE_WORD})\b(?:\s+for\s+(?P<cond>[\w' -]+))?",
+    re.IGNORECASE,
+)
+
+_SWITCHED_ME = re.compile(
+    r"\bswitched\s+me\s+(?:from\s+(?P<a>[a-z-]+)\s+)?(?:over\s+)?to\s+(?P<b>[a-z-]+)", re.IGNORECASE
+)
+
+MEDICINE_SHAPED = re.compile(_MEDICINE_WORD, re.IGNORECASE)
+
+NOT_MEDICINES = frozenset(["vitamin", "protein", "caffeine", "nicotine", "medicine"])
+
+_OWN_BUSINESS = re.compile(
+    r"\b(?:opened|started|launched|founded|set\s+up)\s+(?:my|our)\s+own\s+(?P<what>bakery|business"
+    r"|shop|store|cafe|café|restaurant|studio|practice|clinic|company|firm|agency|salon|bar|gym"
+    r"|consultancy|startup)(?:\s+in\s+(?P<where>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?))?",
+    re.IGNORECASE,
+)
+
+_RENTING_IN = re.compile(
+    r"^(?:(?:i|we)(?:'ve|'re|\s+have|\s+are)?\s+)?(?:been\s+)?renting\s+(?:a\s+\w+\s+)?in\s+"
+    r"(?P<where>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)",
+    re.IGNORECASE,
+)
+
+_NOTICE = re.compile(
+    r"\b(?:handed|gave|put|turned)\s+in\s+my\s+(?:notice|resignation|two weeks)"
+    r"(?:\s+(?:at|to)\s+(?P<org>(?-i:[A-Z])[\w&'-]+(?:\s+(?-i:[A-Z])[\w&'-]+)?))?",
+    re.IGNORECASE,
+)
+
+_FIRST_DAYS_AT = re.compile(
+    r"\bfirst\s+(?:full\s+)?(?:day|week|month)\s+(?:at|with)\s+"
+    r"(?P<org>(?-i:[A-Z])[\w&'-]+(?:\s+(?-i:[A-Z])[\w&'-]+)?)",
+    re.IGNORECASE,
+)
+
+_HOME_IN = re.compile(
+    r"(?:^|,\s*|\b(?:we|i|we've|i've)\s+)(?:(?:just|finally)\s+)?"
+    r"(?:(?P<bought>closed\s+on|bought|moved\s+into)"
+    r"|split|share|rent|renting|sharing|splitting|(?:'ve\s+)?got|have)\s+(?:a|an|our|my)\s+"
+    r"(?:new\s+|little\s+)?(?:house|home|flat|apartment|condo|place|room|studio|townhouse"
+    r"|\d-bed(?:room)?(?:\s+(?:house|flat|apartment))?)\s+in\s+(?P<where>[\w .'-]+)",
+    re.IGNORECASE,
+)
+
+_PET_IS_NAMED = re.compile(
+    r"^(?:the|my|our)\s+(?P<kind>[a-z-]+)\s+is\s+(?P<name>(?-i:[A-Z])[\w'-]+)\b(?!\s+(?:and|or)\b)",
+    re.IGNORECASE,
+)
+
+_BEING_A = re.compile(
+    r"^being\s+an?\s+(?P<job>(?:[\w-]+\s+){0,2}?[\w-]+)(?:\s+(?:at|for|with)\s+(?P<org>.+?))?"
+    r"\s+(?:is|has|was|sucks|means|pays|gets|can)\b",
+    re.IGNORECASE,
+)
+
+_RENAMED = re.compile(
+    r"^(?:we|i)\s+(?:just\s+|finally\s+)?renamed\s+(?:the|our|my)\s+(?P<kind>[\w-]+)\s+(?:to\s+)?"
+    r"(?P<name>[\w'-]+)",
+    re.IGNORECASE,
+)
+
+_BORN = re.compile(
+    r"^(?:our|my)\s+(?:(?:baby|little|new|newborn)\s+)?(?P<who>son|daughter|baby(?:\s+(?:boy|girl))?"
+    r"|twins|boy|girl)(?:,?\s+(?P<name>(?-i:[A-Z])[\w'-]+),?)?\s+(?:was|were)\s+(?:just\s+)?born\b",
+    re.IGNORECASE,
+)
+
+
+def idiom_claims(text: str, speaker: str) -> list[Claim] | None:
+    """Statements said in a fixed phrase rather than a subject and a verb."""
+    if speaker != "user":
+        return None
+    medicine = _MEDICATION.search(text)
+    if medicine is not None and medicine.group("med").casefold() not in NOT_MEDICINES:
+        # "I take lisinopril for blood pressure", "my GP put me on metformin for diabetes".
+        out = [Claim("user", "medication", medicine.group("med").casefold())]
+        cond = clean_value(medicine.group("cond") or "")
+        if cond and not vague(cond):
+            out.append(Claim("user", "condition", cond))
+        return out
+    own = _OWN_BUSINESS.search(text)
+    if own is not None:
+        # "opened my own bakery in Savannah": the user's work now, their own.
+        where = f" in {own.group('where').strip()}" if own.group("where") else ""
+        return [Claim("user", "employer", f"their own {own.group('what')}{where}", change=True)]
+    switched = _SWITCHED_ME.search(text)
+    shaped = switched is not None and any(
+        MEDICINE_SHAPED.fullmatch(switched.group(g) or "") for g in ("a", "b")
+    )
+    if switched is not None and shaped:
+        # "my psychiatrist switched me from sertraline to bupropion": the medication now.
+        return [
+            Claim(
+                "user",
+                "medication",
+                switched.group("b").casefold(),
+                change=True,
+                previous=(switched.group("a") or "").casefold() or None,
+            )
+        ]
+    renting = _RENTING_IN.search(text)
+    if renting is not None:
+        # "I've been renting in Leeds for 3 years", "we're renting in Toronto for now".
+        place = place_value(clean_value(renting.group("where")))
+        if not vague(place) and (place[:1].isupper() or known_place(place)):
+            return [Claim("user", "residence", place)]
+    notice = _NOTICE.search(text)
+    if notice is not None:
+        # "handed in my notice at Zalando today": leaving the employer.
+        org = clean_value(notice.group("org") or "")
+        return [Claim("user", "employer", "" if vague(org) else org, negated=True, change=True)]
+    first_days = _FIRST_DAYS_AT.search(text)
+    if first_days is not None:
+        # "first full week at Delivery Hero done": the new employer.
+        org = clean_value(first_days.group("org"))
+        if not vague(org) and org[:1].isupper():
+            return [Claim("user", "employer", org, change=True)]
+    home = _HOME_IN.search(text)
+    if home is not None:
+        # "closed on a house in Denver", "I split a place in Philly": where the user lives.
+        place = place_value(clean_value(home.group("where")))
+        if not vague(place) and (place[:1].isupper() or known_place(place)):
+            out = [Claim("user", "residence", place, change=bool(home.group("bought")))]
+            if home.group("bought"):
+                out.append(Claim("user", "housing", "owns their home", change=True))
+            return out
+    named_pet = _PET_IS_NAMED.match(text)
+    if named_pet is not None and lx.is_pet(named_pet.group("kind").casefold()):
+        name = named_pet.group("name")
+        if is_name(name):
+            return [Claim("user", "pet", f"{named_pet.group('kind').casefold()} {name}")]
+    introduced = _PRONOUN_IS_MY.match(text)
+    if introduced is not None:
+        # "she's my daughter Lila btw": the person a "she" in what follows means.
+        rel = lx.relation_of(introduced.group("rel")) or introduced.group("rel").casefold()
+        name = introduced.group("name")
+        if name and is_name(name):
+            attribute, value, qualifier = relation_claim(rel, name)
+            return [Claim("user", attribute, value, qualifier=qualifier)]
+    being = _BEING_A.match(text)
+    if being is not None and lx.is_occupation(being.group("job")):
+        # "being a nurse at st mary's is killing my back": the user is one.
+        out = [Claim("user", "job", with_article(being.group("job")))]
+        org = clean_value(being.group("org") or "")
+        if org and not vague(org) and not is_place_like(org):
+            out.append(Claim("user", "employer", org))
+        return out
+    renamed = _RENAMED.match(text)
+    if renamed is not None and lx.is_pet(renamed.group("kind").casefold()):
+        name = renamed.group("name")
+        if is_name(name, lower_ok=True):
+            value = f"{renamed.group('kind').casefold()} {name[:1].upper() + name[1:]}"
+            return [Claim("user", "pet", value, change=True, qualifier="renamed")]
+    born = _BORN.match(text)
+    if born is not None:
+        # "our son was born on tuesday": a child, and a pregnancy over.
+        who = born.group("who").casefold()
+        rel = (
+            "son"
+            if who in ("son", "boy", "baby boy")
+            else "daughter"
+            if "girl" in who or who == "daughter"
+            else "child"
+        )
+        name = born.group("name")
+        child = Claim("user", "family", name or rel, qualifier=rel, change=True)
+        return [Claim("user", "condition", "pregnant", negated=True, change=True), child]
+    if _DIVORCE_FINAL.match(text) or _DIVORCE_DONE.match(text):
+        return [Claim("user", "relationship", "divorced", change=True)]
+    if _HAD_THE_BABY.search(text):
+        # "Had the baby! A girl, June": a pregnancy over.
+        return [Claim("user", "condition", "pregnant", negated=True, change=True)]
+    formerly = _FORMERLY_AT.match(text)
+    if formerly is not None:
+        # "Formerly at Twitter, now freelancing": where the user no longer works.
+        org = clean_value(formerly.group("org"))
+        if not vague(org):
+            out = [Claim("user", "employer", org, negated=True, change=True)]
+            if re.search(r"\bnow\s+(?:freelanc|self-employed|my own boss)", text, re.I):
+                out.append(Claim("user", "employer", "self-employed", change=True))
+            return out
+    thing = _MY_THING.match(text)
+    if thing is not None:
+        # "horror isn't my thing anymore": no longer liked; "hiking is my thing": liked.
+        value = clean_value(thing.group("x"))
+        if not vague(value):
+            negated = bool(thing.group("not"))
+            return [Claim("user", "likes", value, negated=negated, change=bool(thing.group("now")))]
+    maiden = _MAIDEN_NAME.search(text)
+    if maiden is not None:
+        return [Claim("user", "surname", maiden.group("name"), change=True)]
+    return None
+
+
+_PRONOUN_IS_MY = re.compile(
+    rf"^(?:she|he)(?:'s|\s+is)\s+my\s+(?P<rel>{REL_WORD})(?:,?\s+(?P<name>(?-i:{NAME_TOKEN})))?",
+    re.IGNORECASE,
+)

@@ -1,0 +1,176 @@
+"""The entry point: every claim a text makes, sentence by sentence, with pronouns resolved."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
+
+from plugins.extractors import lexicon as lx
+from plugins.extractors.claims.clause import claims_of_clause
+from plugins.extractors.claims.model import Claim
+from plugins.extractors.claims.splitting import clauses, sentences
+from plugins.extractors.claims.subjects import NOT_NAME_SUFFIX, Subject, is_name, name_shaped
+
+# A one-word sentence that exclaims rather than names ("we got a dog! Finally.").
+_EXCLAIMED = frozenset(
+    [
+        "yay",
+        "wow",
+        "awesome",
+        "finally",
+        "yes",
+        "no",
+        "thanks",
+        "lol",
+        "omg",
+        "nice",
+        "great",
+        "cool",
+        "sweet",
+        "perfect",
+        "congrats",
+        "seriously",
+        "honestly",
+        "anyway",
+        "whatever",
+        "oops",
+        "ugh",
+        "yikes",
+    ]
+)
+
+_AGE_IN_BRACKETS = re.compile(
+    r"\b(?P<name>[A-Za-z][\w'\-]*)\s*\((?:age\s+|aged\s+)?(?P<age>\d{1,2})"
+    r"(?:\s*(?:yo|y/o|years? old))?\)"
+)
+
+
+def _ages_in_brackets(sentence: str) -> tuple[str, list[Claim]]:
+    """ "my kids Mia (6) and Leo (4)": each name's age, and the sentence without the brackets."""
+    claims: list[Claim] = []
+
+    def read(match: re.Match[str]) -> str:
+        name = match.group("name")
+        if is_name(name) or name_shaped(name):
+            name = name[:1].upper() + name[1:]
+            claims.append(Claim(name, "age", str(int(match.group("age")))))
+            return name
+        return match.group(0)
+
+    if not re.search(r"\b(?:my|our)\s", sentence, re.IGNORECASE):
+        return sentence, []
+    return _AGE_IN_BRACKETS.sub(read, sentence), claims
+
+
+def parse(
+    text: str,
+    *,
+    speaker: str = "user",
+    strict: bool = False,
+    fact_text: bool = True,
+    keep: Callable[[str], bool] | None = None,
+    person_before: str | None = None,
+    pet_before: Claim | None = None,
+) -> list[Claim]:
+    """Return every claim ``text`` makes.
+
+    ``speaker`` is who "I" is (``"user"`` for a user's turn or a fact about the user).
+    ``fact_text`` reads a subject-less clause as being about the user ("Lives in Boston.").
+    ``strict`` keeps only the durable kinds of statement the grammar knows (for extraction).
+    ``person_before`` is who "she" or "he" means before the text names anyone (the person the
+    previous turn was about); ``pet_before`` the pet a "her" or "him" naming it means.
+    ``keep`` passes over the clauses it refuses (a reader's own idea of what is not a
+    statement: "maybe", "if", a joke), keeping their subject for the clauses after them.
+    """
+    out: list[Claim] = []
+    last_person: str | None = person_before
+    for sentence in sentences(text):
+        inherited: Subject | None = None
+        antecedent: str | None = None
+        bare = re.fullmatch(r"(?-i:[A-Z])[\w'-]+[.!]*", sentence.strip())
+        if bare and out and out[-1].attribute == "pet" and " " not in out[-1].value:
+            name = sentence.strip().rstrip(".!")
+            said_as_name = not NOT_NAME_SUFFIX.search(name) and name.casefold() not in _EXCLAIMED
+            if is_name(name) and said_as_name:
+                # "we got a bunny now! Clover.": the name said on its own, just after.
+                out[-1] = replace(out[-1], value=f"{out[-1].value} {name}")
+                continue
+        sentence, ages = _ages_in_brackets(sentence)
+        out.extend(ages)
+        for clause in clauses(sentence):
+            if keep is not None and not keep(clause):
+                continue
+            claims, subject = claims_of_clause(
+                clause,
+                speaker=speaker,
+                last_person=last_person,
+                strict=strict,
+                fact_text=fact_text,
+                inherited=inherited,
+                antecedent=antecedent,
+            )
+            inherited = None if subject is None else replace(subject, thing=None, pet=None)
+            pet_name = (subject.pet or "").split(" ", 1)[-1] if subject is not None else ""
+            if subject is not None and subject.pet and " " in subject.pet and is_name(pet_name):
+                # "our retriever Rufus is 12 and has bad hips": Rufus has them.
+                inherited = Subject(pet_name, False, name=pet_name)
+            if claims:
+                antecedent = claims[0].value
+            if subject is not None and subject.name is not None:
+                last_person = subject.name
+            for claim in claims:
+                if claim.subject == "~pronoun":
+                    resolved = _resolve_pronoun(claim, out, last_person, pet_before)
+                    if resolved is None:
+                        continue
+                    if resolved[0] is not None:
+                        out[resolved[0]] = resolved[1]
+                        continue
+                    claim = resolved[1]
+                if claim.subject != speaker and claim.subject[:1].isupper():
+                    last_person = claim.subject
+                elif claim.attribute in ("family", "partner") and is_name(claim.value):
+                    last_person = claim.value
+                out.append(claim)
+    return out
+
+
+def _resolve_pronoun(
+    claim: Claim, before: Sequence[Claim], last_person: str | None, pet_before: Claim | None
+) -> tuple[int | None, Claim] | None:
+    """ "we adopted a cat, her name's Mochi": the pronoun's claim about what came before.
+
+    Returns ``(index, claim)`` to replace an earlier claim, ``(None, claim)`` to add one, or
+    None when nothing it could mean was said."""
+    previous = len(before) - 1
+    last = before[previous] if before else None
+    if last is None and claim.attribute == "name" and pet_before is not None:
+        # "ok we renamed her Nori", the turn after "we adopted a kitten named Princess".
+        kind, _, old_name = pet_before.value.partition(" ")
+        name = claim.value[:1].upper() + claim.value[1:]
+        renamed = bool(old_name) and old_name.casefold() != name.casefold()
+        return None, Claim(
+            pet_before.subject,
+            "pet",
+            f"{kind} {name}",
+            change=renamed,
+            qualifier="renamed" if renamed else None,
+        )
+    if claim.attribute == "name" and last is not None:
+        name = claim.value[:1].upper() + claim.value[1:]  # "his name is rex": Rex
+        if last.attribute == "pet" and " " not in last.value:
+            return previous, replace(last, value=f"{last.value} {name}")
+        if last.attribute == "family" and last.value == last.qualifier:
+            return previous, replace(last, value=name)
+        if last.attribute == "relationship" and last.value not in lx.ENDED_RELATIONSHIP:
+            return None, replace(claim, subject=last.subject, attribute="partner", value=name)
+    if last_person is not None and claim.attribute != "name":
+        return None, replace(claim, subject=last_person)
+    return None
+
+
+def iter_values(claims: Sequence[Claim]) -> Iterator[str]:
+    """Yield the values of ``claims`` (for tests and debugging)."""
+    for claim in claims:
+        yield claim.value

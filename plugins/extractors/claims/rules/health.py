@@ -1,0 +1,101 @@
+"""Rules for health: diagnoses, allergies, injuries, recovery, death, and smoking."""
+
+from __future__ import annotations
+
+import re
+
+from plugins.extractors.claims.model import Claim
+from plugins.extractors.claims.phrases import strip_det
+from plugins.extractors.claims.rules.work import WorkRules
+from plugins.extractors.claims.values import clean_value, split_values, vague
+from plugins.extractors.claims.words import stem
+
+
+class HealthRules(WorkRules):
+    """Rules for health: diagnoses, allergies, injuries, recovery, death, and smoking."""
+
+    def _diagnosis(self, rest: str, low: str) -> list[Claim] | None:
+        match = re.match(r"^(?:diagnosed|living|struggling|dealing)\s+with\s+", low)
+        if match is None:
+            return None
+        value = clean_value(rest[match.end() :])
+        if vague(value):
+            return []
+        allergy = re.match(r"^(?:an?\s+)?(?P<what>[\w\- ]+?)\s+allergy$", value, re.I)
+        if allergy is not None:
+            return [self.claim("allergy", allergy.group("what"), change=True, past=False)]
+        return [
+            self.claim("condition", v, change=True, past=False)
+            for v in split_values(strip_det(value))
+        ]
+
+    def _allergy(self, rest: str, low: str) -> list[Claim] | None:
+        match = re.match(r"^(?:severely\s+|very\s+|deathly\s+|mildly\s+)?allergic\s+to\s+", low)
+        if match is None:
+            return None
+        value = clean_value(rest[match.end() :])
+        return [self.claim("allergy", strip_det(v)) for v in split_values(value) if v]
+
+    def _cut_out(self, rest: str, low: str) -> list[Claim] | None:
+        """ "cut out the oat lattes completely": stopped, as "quit" says."""
+        match = re.match(r"^(?:out|back\s+on)\s+", low)
+        if match is None or self.p.future:
+            return [] if self.strict else None
+        return self._quit(rest[match.end() :], low[match.end() :])
+
+    def _injure(self, rest: str, low: str) -> list[Claim] | None:
+        """ "tore my acl playing 5 a side": an injury the user has now."""
+        match = re.match(r"^(?:my|her|his|their)\s+", low)
+        if match is None:
+            return [] if self.strict else None
+        part = clean_value(rest[match.end() :])
+        part = re.split(r"\s+\w+ing\b", part, maxsplit=1)[0].strip()
+        if vague(part) or len(part.split()) > 3:
+            return []
+        said = _INJURED.get(self.p.head, f"{self.p.head}ed")
+        return [self.claim("condition", f"{said} {part}", change=True)]
+
+    def _smoke(self, rest: str, low: str) -> list[Claim] | None:
+        verb = "smokes" if self.p.head == stem("smoke") else "vapes"
+        return [self.claim("habit", verb)]
+
+    def _recover(self, rest: str, low: str) -> list[Claim] | None:
+        match = re.match(r"^(?:fully\s+)?from\s+", low)
+        if match is None:
+            return [] if self.strict else None
+        value = clean_value(rest[match.end() :])
+        if vague(value):
+            return []
+        done = not self.p.progressive
+        return [
+            self.claim("condition", strip_det(v), negated=done, change=True)
+            for v in split_values(value)
+        ]
+
+    def _suffer(self, rest: str, low: str) -> list[Claim] | None:
+        match = re.match(r"^from\s+", low)
+        if match is None:
+            return [] if self.strict else None
+        value = clean_value(rest[match.end() :])
+        return [] if vague(value) else [self.claim("condition", strip_det(value))]
+
+    def _die(self, rest: str, low: str) -> list[Claim] | None:
+        if self.p.head == stem("pass") and not re.match(r"^(?:away|on)\b", low):
+            return [] if self.strict else None
+        return [self.claim("alive", "", negated=True, change=True)]
+
+    def _diagnosed(self, rest: str, low: str) -> list[Claim] | None:
+        return self._diagnosis(f"diagnosed {rest}", f"diagnosed {low}")
+
+    def _heal(self, rest: str, low: str) -> list[Claim] | None:
+        return [] if self.strict else None
+
+
+_INJURED = {
+    stem("tear"): "torn",
+    stem("sprain"): "sprained",
+    stem("fracture"): "fractured",
+    stem("dislocate"): "dislocated",
+    stem("injure"): "injured",
+    stem("twist"): "twisted",
+}

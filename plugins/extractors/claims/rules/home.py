@@ -1,0 +1,158 @@
+"""Rules for where someone lives, moved to, grew up, comes from, and travels."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from plugins.extractors import lexicon as lx
+from plugins.extractors.claims.locations import place_value
+from plugins.extractors.claims.model import Claim
+from plugins.extractors.claims.phrases import date_phrase, strip_det
+from plugins.extractors.claims.reading import Reading
+from plugins.extractors.claims.subjects import EVENT_ALT
+from plugins.extractors.claims.values import clean_value, vague, when_of
+from plugins.extractors.claims.words import VERBS, stem
+
+
+class HomeRules(Reading):
+    """Rules for where someone lives, moved to, grew up, comes from, and travels."""
+
+    def _residence_state(self, rest: str, low: str) -> list[Claim] | None:
+        match = re.match(
+            r"^(?:based|located|living|settled|stationed|staying|residing)\s+(?:in|at|out of"
+            r"|near|outside(?: of)?|around)\s+",
+            low,
+        )
+        if match is None:
+            match = re.match(r"^(?:moved|relocated|transferred)\s+(?:back\s+)?to\s+", low)
+            if match is None:
+                return None
+            return self._moved(rest[match.end() :])
+        value = clean_value(rest[match.end() :])
+        return [] if vague(value) else [self.claim("residence", place_value(value))]
+
+    def _live(self, rest: str, low: str) -> list[Claim] | None:
+        rest = re.sub(r"^(?:alone|together|happily|full[- ]time)\s+", "", rest, flags=re.I)
+        low = rest.casefold()
+        with_whom = re.match(
+            r"^with\s+(?P<who>.+?)(?:\s+(?:in|at|near|outside)\s+(?P<where>.+))?$", rest, re.I
+        )
+        if with_whom is not None:
+            out = []
+            if with_whom.group("where"):
+                where = clean_value(with_whom.group("where"))
+                if not vague(where):
+                    out.append(self.claim("residence", place_value(where)))
+            who = clean_value(with_whom.group("who"))
+            if who and not self.strict:
+                out.append(self.claim("lives_with", strip_det(who)))
+            return out
+        match = re.match(r"^(?:in|at|near|outside(?: of)?|around|on|by|just outside)\s+", low)
+        if match is None:
+            # "I live like 2 blocks away in Asheville": where, after how near to something.
+            far = re.match(
+                r"^(?:like\s+|about\s+|just\s+|right\s+)?(?:[\w-]+\s+){0,6}?"
+                r"(?:blocks?|minutes?|mins|miles?|km|streets?|doors?|away|from\s+[\w' ]+?)\s+"
+                r"(?:away\s+)?in\s+(?P<place>(?-i:[A-Z])[\w .'-]+)$",
+                rest,
+                re.I,
+            )
+            if far is not None:
+                return [self.claim("residence", place_value(clean_value(far.group("place"))))]
+            return [] if self.strict else None
+        value = clean_value(rest[match.end() :])
+        return [] if vague(value) else [self.claim("residence", place_value(value))]
+
+    def _move(self, rest: str, low: str) -> list[Claim] | None:
+        inside = re.match(r"^in\s+with\s+.+?\s+(?:in|near)\s+(?P<where>.+)$", rest, re.I)
+        if inside is not None:
+            return self._moved(inside.group("where"))
+        event = re.match(
+            rf"^(?:the|my|our)\s+(?P<what>(?:[\w\-]+\s+)?(?:{EVENT_ALT}))\b"
+            r"(?:\s+(?:to|until)\s+(?P<when>.+))?",
+            rest,
+            re.I,
+        )
+        if event is not None:
+            when = date_phrase(event.group("when")) if event.group("when") else None
+            return [self.claim("plan", event.group("what"), change=True, when=when)]
+        match = re.match(
+            r"^(?:(?:the\s+(?:whole\s+)?family|my\s+family|our\s+family|us|everyone|the\s+kids"
+            r"|everything)\s+)?(?:back\s+|over\s+|out\s+|here\s+|away\s+)?(?:to|into)\s+",
+            low,
+        )
+        if match is not None:
+            return self._moved(rest[match.end() :])  # "relocated the whole family to Harrogate"
+        match = re.match(r"^(?:away\s+)?from\s+(?P<a>.+?)\s+to\s+(?P<b>.+)$", rest, re.I)
+        if match is not None:
+            claims = self._moved(match.group("b"))
+            prev = clean_value(match.group("a"))
+            return [replace(c, previous=prev) for c in claims]
+        match = re.match(r"^out\s+of\s+", low)
+        if match is not None:
+            value = clean_value(rest[match.end() :])
+            if vague(value) or re.match(r"^(?:my|our|the)\b", value, re.I):
+                return []
+            return [self.claim("residence", place_value(value), negated=True, change=True)]
+        return []
+
+    def _moved(self, target: str) -> list[Claim]:
+        value = clean_value(target)
+        housing = re.match(
+            r"^(?:a|an|the|my|our)\s+(?:new\s+|bigger\s+|smaller\s+|own\s+)?(?:apartment|flat"
+            r"|house|place|home|condo|studio|neighbou?rhood|town|city|area)\b(?:\s+(?:in|near|on)\s+"
+            r"(?P<where>.+))?",
+            value,
+            re.I,
+        )
+        if housing is not None:
+            if not housing.group("where"):
+                return []
+            value = clean_value(housing.group("where"))
+        if vague(value) or value.casefold() in ("here", "there", "home"):
+            return []
+        if self.p.progressive or self.p.future:
+            return [self.claim("plan", f"move to {value}", when=when_of(target))]
+        return [self.claim("residence", place_value(value), change=True)]
+
+    def _grow(self, rest: str, low: str) -> list[Claim] | None:
+        spoke = re.match(r"^up\s+speaking\s+", low)
+        if spoke is not None:
+            values = [
+                w.strip(",.!") for w in rest.split() if w.casefold().strip(",.!") in lx.LANGUAGES
+            ]
+            return [self.claim("language", v, past=False) for v in dict.fromkeys(values)]
+        match = re.match(r"^up\s+(?:in|on|near|outside)\s+", low)
+        if match is None:
+            return [] if self.strict else None
+        value = clean_value(rest[match.end() :])
+        return [] if vague(value) else [self.claim("origin", place_value(value), past=False)]
+
+    def _come(self, rest: str, low: str) -> list[Claim] | None:
+        match = re.match(r"^(?:originally\s+)?from\s+", low)
+        if match is None:
+            return [] if self.strict else None
+        value = clean_value(rest[match.end() :])
+        return [] if vague(value) else [self.claim("origin", place_value(value), past=False)]
+
+    def _travel(self, rest: str, low: str) -> list[Claim] | None:
+        match = re.match(r"^(?:back\s+)?(?:to|for)\s+", low)
+        if self.p.head == stem("visit"):
+            match = re.match(r"^", low)
+        if match is None:
+            return [] if self.strict else None
+        target = rest[match.end() :]
+        value = clean_value(target)
+        when = when_of(target)
+        first = value.split(" ", 1)[0]
+        if vague(value) or (first.islower() and stem(first) in VERBS):
+            # "going to try making it tonight" is an intention, not a destination.
+            return [] if self.strict else None
+        noun = {stem("fly"): "flight to", stem("visit"): "visit to"}.get(self.p.head, "trip to")
+        event = f"{noun} {value}"
+        if self.p.negated:
+            return [self.claim("plan", event, negated=True, change=True)]
+        if when is None or self.p.past or not (self.p.future or self.p.progressive):
+            return [] if self.strict else None
+        return [self.claim("plan", event, when=when)]

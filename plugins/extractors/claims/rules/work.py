@@ -1,0 +1,368 @@
+"""Rules for work: employer, job, joining, quitting, retiring, freelancing."""
+
+from __future__ import annotations
+
+import re
+
+from plugins.extractors import lexicon as lx
+from plugins.extractors.claims.locations import bare_org, is_place_like, place_value
+from plugins.extractors.claims.model import Claim
+from plugins.extractors.claims.phrases import diet_of, has_date, strip_det, with_article
+from plugins.extractors.claims.predicates import Predicate
+from plugins.extractors.claims.reading import Reading
+from plugins.extractors.claims.subjects import is_name
+from plugins.extractors.claims.values import clean_value, vague, when_of
+from plugins.extractors.claims.words import stem
+
+
+class WorkRules(Reading):
+    """Rules for work: employer, job, joining, quitting, retiring, freelancing."""
+
+    def _employment_state(self, rest: str, low: str) -> list[Claim] | None:
+        match = re.match(
+            r"^(?:employed|working)\s+(?:at|by|for)\s+|^(?:hired|recruited)\s+(?:at|by)\s+"
+            r"|^(?:now\s+)?with\s+(?=[A-Z])",
+            rest,
+            re.IGNORECASE,
+        )
+        if match is not None:
+            if low.startswith("with ") and self.strict:
+                return None
+            value = clean_value(rest[match.end() :])
+            if vague(value):
+                return []
+            out = [self.claim("employer", value, change=p_change(self.p, low))]
+            role = re.search(r"\bas\s+(?:an?\s+)?(?P<job>[^,.;!?]+)", rest, re.I)
+            if role is not None and lx.is_occupation(clean_value(role.group("job")).casefold()):
+                out.append(self.claim("job", with_article(clean_value(role.group("job")))))
+            return out
+        match = re.match(r"^(?:fired|laid off|let go|sacked|made redundant)\b(?:\s+from)?\s*", low)
+        if match is not None:
+            value = clean_value(rest[match.end() :])
+            value = "" if vague(value) or value.casefold() in ("my job", "work") else value
+            how = match.group(0).split(" from")[0].strip()
+            return [
+                self.claim("employer", _strip_job(value), negated=True, change=True, qualifier=how)
+            ]
+        match = re.match(r"^promoted\s+to\s+", low)
+        if match is not None:
+            value = clean_value(rest[match.end() :])
+            return [] if vague(value) else [self.claim("job", value, change=True)]
+        if re.match(r"^(?:retired|a retiree|a pensioner)\b", low):
+            return [
+                self.claim("job", "retired", change=True),
+                self.claim("employer", "", negated=True, change=True),
+            ]
+        if re.match(r"^(?:unemployed|jobless|out of work|between jobs|looking for work)\b", low):
+            return [self.claim("employer", "", negated=True, change=True)]
+        if re.match(r"^(?:self-employed|self employed|freelance|freelancing)\b", low):
+            return [self.claim("employer", "self-employed")]
+        return None
+
+    def _occupation(self, rest: str) -> list[Claim] | None:
+        text = re.sub(r"\s+(?:there|here)$", "", clean_value(rest), flags=re.I)
+        # "a nurse doing nights at St. Vincent's": the job, then what the job has the user doing;
+        # "an engineer working at Google" is an engineer at Google.
+        text = re.sub(r"\s+(?:working|employed)\s+(?=(?:at|for|with)\b)", " ", text)
+        doing = re.match(r"^(?P<job>(?:an?\s+)?[\w-]+(?:\s+[\w-]+)?)\s+[a-z]+ing\s+\S", text)
+        if doing is not None and lx.is_occupation(re.sub(r"^an?\s+", "", doing.group("job"))):
+            text = doing.group("job")
+        match = re.match(
+            r"^(?P<article>(?:a|an|the)\s+)?(?P<job>.+?)(?:\s+(?P<prep>at|for|with|in|on|from)\s+"
+            r"(?P<org>.+))?$",
+            text,
+            re.IGNORECASE,
+        )
+        if match is None:
+            return None
+        job = match.group("job")
+        words = job.split()
+        head = re.split(r"\s+of\s+", job, maxsplit=1)[0]
+        named = not match.group("article") and not match.group("org") and len(words) <= 3
+        named = named and all(w[:1].isupper() for w in words)
+        if named and (len(words) == 1 or head.split()[-1].casefold() not in lx.OCCUPATIONS):
+            return None  # "I'm Dev", "I'm now Laura Okafor": a name, not "Junior Developer"
+        job_low = head.casefold()
+        if diet_of(job_low) is not None or re.search(
+            r"\b(?:person|fan|lover|type|kind|sort|bit|lot|big|huge|morning|night|such)\b", job_low
+        ):
+            return None
+        org = _org_named(match.group("org")) if match.group("org") else None
+        prep = (match.group("prep") or "").casefold()
+        if org is not None and prep == "in":
+            org = re.sub(r"\s+with\s+.*$", "", org)  # "in Ohio with student loans"
+        employer = (
+            clean_value(org)
+            if org is not None and prep in ("at", "for", "with") and not has_date(org)
+            else ""
+        )
+        known = lx.is_occupation(job_low)
+        if not known and not (employer and match.group("article") and not self.strict):
+            return None
+        if self.strict and not match.group("article") and not lx.is_occupation(job_low.split()[-1]):
+            return None
+        job_text = with_article(job) if match.group("article") else job
+        if employer and bare_org(employer):
+            employer = employer[:1].upper() + employer[1:]  # "a junior dev at shopify"
+        named = bool(employer) and employer[:1].isupper()
+        if (
+            org is not None
+            and not named
+            and not has_date(org)
+            and prep in ("at", "for", "with", "in")
+            and (prep != "in" or not is_place_like(clean_value(org)))
+        ):
+            job_text = f"{job_text} {prep} {clean_value(org)}"
+        out = [self.claim("job", job_text)]
+        if named and not vague(employer):
+            out.append(self.claim("employer", employer))
+        if prep == "in" and org is not None and is_place_like(clean_value(org)):
+            out.append(self.claim("residence", place_value(clean_value(org))))
+        return out
+
+    def _work(self, rest: str, low: str) -> list[Claim] | None:
+        # "I work from home as a UX designer for a fintech": the mode, and the job.
+        remote = re.match(r"^(?:from\s+home|remotely)\s+(?=as\b|at\b|for\b)", rest, re.I)
+        mode = [self.claim("work_mode", "remote")] if remote is not None else []
+        rest = re.sub(
+            r"^(?:(?:early|late|long|night|day|evening|weekend|double)\s+)?(?:nights|days"
+            r"|weekends|evenings|part[- ]time|full[- ]time|shifts?|remotely|from\s+home)\s+"
+            r"(?=as\b|at\b|for\b)",
+            "",
+            rest,
+            flags=re.I,
+        )
+        low = rest.casefold()
+        match = re.match(r"^(?:as|as an?)\s+", low)
+        if match is not None:
+            value = clean_value(rest[match.end() :])
+            if vague(value):
+                return []
+            out = [*mode, self.claim("job", with_article(value))]
+            org = re.search(r"\s(?:at|for|with)\s+(?P<org>[^,.;!?]+)", rest[match.end() :], re.I)
+            if org is not None:
+                org_value = clean_value(org.group("org"))
+                if org_value and not vague(org_value):
+                    out.append(self.claim("employer", org_value))
+            return out
+        match = re.match(
+            r"^(?:[\w\-]+\s+){0,3}?(?:at|for)\s+(?=(?-i:[A-Z]))|^(?:at|for)\s+", rest, re.I
+        )
+        if match is not None:
+            value = clean_value(rest[match.end() :])
+            if vague(value) or re.match(r"^(?:myself|home|a living)\b", value, re.I):
+                if value.casefold() == "myself":
+                    return [self.claim("employer", "self-employed")]
+                return []
+            if value.casefold() in _NOT_EMPLOYERS:
+                return []
+            # "works at Google as a software engineer": the job too.
+            role = re.search(r"\s+as\s+(?:an?\s+)?(?P<job>[^,.;!?]+)$", rest[match.end() :], re.I)
+            out = [self.claim("employer", _strip_job(value))]
+            if role is not None and lx.is_occupation(clean_value(role.group("job")).casefold()):
+                out.append(self.claim("job", with_article(clean_value(role.group("job")))))
+            return out
+        how = re.match(
+            r"^(?:fully\s+|mostly\s+|completely\s+)?(?P<how>from home|remotely|remote)\b", low
+        )
+        if how is not None:
+            return [self.claim("work_mode", how.group("how"))]
+        if re.match(r"^(?:(?:in|from|at) the office|on-?site|in person)\b", low):
+            return [self.claim("work_mode", "in the office")]
+        match = re.match(r"^in\s+", low)
+        if match is not None:
+            value = clean_value(rest[match.end() :])
+            if vague(value):
+                return []
+            if is_place_like(value):
+                return [self.claim("work_location", value)] if not self.strict else []
+            where = re.match(r"^(?P<field>.+?)\s+(?:at|for)\s+(?P<org>.+)$", value)
+            if where is not None:
+                # "in the warehouse at an Amazon fulfillment center": a field and an employer.
+                return [
+                    self.claim("work_field", strip_det(where.group("field"))),
+                    self.claim("employer", where.group("org")),
+                ]
+            return [self.claim("work_field", strip_det(value))]
+        match = re.match(r"^on\s+", low)
+        if match is not None and not self.strict:
+            value = clean_value(rest[match.end() :])
+            return [] if vague(value) else [self.claim("project", value)]
+        return [] if self.strict else None
+
+    def _join(self, rest: str, low: str) -> list[Claim] | None:
+        if self.p.head == stem("start") and re.match(r"^(?:(?:a|my|our)\s+)?(?:new\s+)?job\b", low):
+            tail = re.sub(r"^(?:(?:a|my|our)\s+)?(?:new\s+)?job\s*", "", rest, flags=re.I)
+            return self._new_job(tail) or [self.claim("employer", "", negated=True, change=True)]
+        if self.p.head == stem("start") and re.match(r"^(?:at|with|as)\s+", low):
+            return self._new_job(rest)  # "starting at Chewy on monday as a senior analyst"
+        if self.p.head == stem("start"):
+            school = re.match(
+                r"^(?:a\s+|my\s+|the\s+)?(?P<what>(?:[\w\-]+\s+){0,2}?(?:class|classes|course"
+                r"|lessons|university|college|uni|school|kindergarten|grad school|med school"
+                r"|law school|apprenticeship|degree|masters|phd))\b(?:\s+(?:at|in)\s+(?P<at>.+))?",
+                rest,
+                re.I,
+            )
+            if school is not None:
+                what = school.group("what")
+                where = clean_value(school.group("at") or "")
+                attribute = (
+                    "learning" if re.search(r"class|course|lesson", what, re.I) else "education"
+                )
+                value = f"{what} at {where}" if where and not has_date(where) else what
+                return [self.claim(attribute, value, change=True)]
+            return self._generic_or_none(rest, low)
+        value = clean_value(rest)
+        value = re.sub(r"^(?:the\s+)?(?:team\s+at|staff\s+(?:at|of))\s+", "", value, flags=re.I)
+        if vague(value):
+            return []
+        if _MEMBERSHIP.search(value):
+            # Joining a club, a programme or a group is something the user does, not a job.
+            return [self.claim("hobby", f"belongs to {value}")] if not self.p.negated else []
+        return [self.claim("employer", value, change=True)]
+
+    def _new_job(self, tail: str) -> list[Claim]:
+        out = []
+        match = re.search(
+            r"\bas\s+(?:an?\s+)?(?P<job>[^,.;!?]+?)(?=\s+(?:at|for|with)\b|\s*[,.;!?]|$)", tail
+        )
+        if match is not None:
+            job = clean_value(match.group("job"))
+            if job and not vague(job):
+                out.append(self.claim("job", with_article(job), change=True))
+        tail = _org_named(tail)
+        # A dot before a capital inside one sentence is an abbreviation ("St. Mary's").
+        match = re.search(r"\b(?:at|for|with)\s+(?P<org>(?:[^,.;!?]|\.(?=\s+[A-Z]))+)", tail)
+        if match is not None:
+            org = clean_value(match.group("org"))
+            if org and not vague(org):
+                out.append(self.claim("employer", org, change=True))
+        return out
+
+    def _leave(self, rest: str, low: str) -> list[Claim] | None:
+        if re.match(r"^(?:my|our|the|their|his|her)\s+(?:job|position|role|company|firm)\b", low):
+            match = re.search(r"\b(?:at|with)\s+(?P<org>.+)$", rest, re.I)
+            org = clean_value(match.group("org")) if match else ""
+            return [self.claim("employer", org, negated=True, change=True)]
+        value = clean_value(rest)
+        if vague(value) or not is_name(value.split(" ")[0]):
+            return []
+        return [self.claim("any", value, negated=True, change=True)]
+
+    def _quit(self, rest: str, low: str) -> list[Claim] | None:
+        if not rest.strip(" .!"):
+            return []
+        if re.match(r"^(?:my|the|our|their|his|her)\s+(?:job|position|role)\b", low):
+            match = re.search(r"\b(?:at|with)\s+(?P<org>.+)$", rest, re.I)
+            org = clean_value(match.group("org")) if match else ""
+            return [self.claim("employer", org, negated=True, change=True, qualifier=self.p.said)]
+        value = clean_value(re.sub(r"^(?:up\s+)?(?:on\s+)?", "", rest, flags=re.I))
+        if vague(value):
+            return []
+        if value.casefold() in ("smoking", "drinking", "vaping"):
+            return [
+                self.claim(
+                    "habit",
+                    {"smoking": "smokes", "drinking": "drinks alcohol", "vaping": "vapes"}[
+                        value.casefold()
+                    ],
+                    negated=True,
+                    change=True,
+                )
+            ]
+        return [self.claim("any", value, negated=True, change=True)]
+
+    def _retire(self, rest: str, low: str) -> list[Claim] | None:
+        if (self.p.progressive or self.p.future) and has_date(rest):
+            # "I'm retiring in June": a plan until June comes.
+            return [self.claim("plan", "retire", when=when_of(rest))]
+        match = re.match(r"^from\s+", low)
+        org = clean_value(rest[match.end() :]) if match else ""
+        return [self.claim("job", "retired", change=True, qualifier=None if vague(org) else org)]
+
+    def _become(self, rest: str, low: str) -> list[Claim] | None:
+        value = clean_value(rest)
+        if vague(value):
+            return []
+        if re.match(
+            r"^(?:a\s+)?(?:mom|mum|mother|dad|father|parent|grandma|grandmother|"
+            r"grandpa|grandfather|grandparent)\b",
+            value,
+            re.I,
+        ):
+            return [self.claim("trait", strip_det(value), change=True)]
+        diet = diet_of(value.casefold())
+        if diet is not None:
+            return [self.claim("diet", diet, change=True)]
+        head = re.split(r"\s+of\s+", strip_det(value), maxsplit=1)[0]
+        if lx.is_occupation(head.casefold()):
+            return [self.claim("job", with_article(strip_det(value)), change=True)]
+        return [] if self.strict else [self.claim("state", value, change=True)]
+
+    def _make(self, rest: str, low: str) -> list[Claim] | None:
+        value = clean_value(rest)
+        if re.match(r"^(?:some|the|this|that|these|those|my|our|it|dinner|lunch)\b", value, re.I):
+            # "made some peach cobbler": a cobbler is baked, not a trade taken up.
+            return [] if self.strict else None
+        if lx.is_occupation(value.casefold()) or value.casefold() in ("partner", "captain"):
+            return [self.claim("job", value, change=True)]
+        return [] if self.strict else None
+
+    def _freelance(self, rest: str, low: str) -> list[Claim] | None:
+        if self.p.negated or self.p.stop:
+            return [self.claim("employer", "self-employed", negated=True, change=True)]
+        out = [self.claim("employer", "self-employed")]
+        role = re.match(r"^as\s+", low)
+        if role is not None:
+            job = clean_value(rest[role.end() :])
+            if job and not vague(job):
+                out.append(self.claim("job", with_article(strip_det(job))))
+        return out
+
+
+_MEMBERSHIP = re.compile(
+    r"\b(?:gym|club|band|team|choir|group|program|programme|community|society|association"
+    r"|league|circle|network|church|movement|chapter|forum|meetup|collective|committee"
+    r"|orchestra|troupe|crew|class|course|workshop)s?\b",
+    re.IGNORECASE,
+)
+
+_NOT_EMPLOYERS = frozenset(
+    [
+        "night",
+        "nights",
+        "home",
+        "weekends",
+        "the",
+        "weekend",
+        "the",
+        "moment",
+        "the",
+        "moment",
+        "night",
+        "shift",
+        "night",
+        "shifts",
+        "a",
+        "desk",
+        "my",
+        "desk",
+        "the",
+        "office",
+    ]
+) | {"night", "nights", "home", "weekends", "the weekend", "the moment", "my desk", "the office"}
+
+
+def _org_named(text: str) -> str:
+    """ "a logistics startup called Freightly" is Freightly."""
+    return re.sub(r"\b(?:an?|the)\s+(?:[\w-]+\s+){0,3}?(?:called|named)\s+", "", text, flags=re.I)
+
+
+def _strip_job(value: str) -> str:
+    return re.sub(r"^(?:my\s+)?(?:job|work)\s+(?:at|with)\s+", "", value, flags=re.I)
+
+
+def p_change(p: Predicate, low: str) -> bool:
+    """A change: marked, or said as an event (hired, promoted)."""
+    return p.change or low.startswith(("hired", "recruited"))

@@ -1,0 +1,299 @@
+"""Splitting a text into sentences and a sentence into clauses that each state one thing."""
+
+from __future__ import annotations
+
+import re
+
+from plugins.extractors import lexicon as lx
+from plugins.extractors.claims.subjects import NAME_TOKEN, is_name, name_shaped, starts_predicate
+from plugins.extractors.claims.words import (
+    CHANGE_ADVERBS,
+    IRREGULAR,
+    MODALS,
+    PARTICIPLES,
+    QUOTES,
+    SKIP_ADVERBS,
+    VERBS,
+    stem,
+)
+
+# No split after an initial or a title ("J.K. Rowling", "Dr. Osei", "St. Louis").
+# An emoji ends a sentence too ("in leeds 🙂 need help w my cv"), except those that say how
+# the sentence before it was meant (a wink, an eye-roll, laughter), which stay with it.
+_SENTENCE_SPLIT = re.compile(
+    r"(?<![\s.][A-Z]\.)(?<!^[A-Z]\.)(?<!\b(?:Dr|Mr|Ms|St|Jr|Sr)\.)(?<!\bMrs\.)(?<=[.!?])\s+"
+    r"|\n+|\s*;\s*|\s+-{1,2}\s+|\s+\u2014\s+"
+    "|\\s*(?:(?![\U0001f643\U0001f644\U0001f602\U0001f923\U0001f61c\U0001f609])"
+    "[\U0001f300-\U0001faff\u2600-\u27bf])+\\s*"
+    r"|\s+(?::-?\(|:-?\)|:D|<3|:'\()(?:\s+|$)"
+)
+
+_CONJUNCTION = re.compile(
+    r",?\s+(?:and|but|so|plus|then|though|although|while|whereas|yet|after)\s+(?:also\s+"
+    r"|then\s+|actually\s+)?|\s+to\s+(?=become\b)|,\s+"
+    # "I go every saturday since I live 2 blocks away": a reason is a statement too.
+    r"|,?\s+(?:because|cause|cuz)\s+(?=(?:i|i'm|i've|we|we're|my|our)\b)"
+    # "since I live nearby" is a reason; "since I was 8" a time, and no statement of its own.
+    r"|,?\s+(?:since|as)\s+(?=(?:i|we)\s+(?:live|work|am|have|own|study|teach)\b|i'm\b|we're\b)"
+    r"|,\s+(?=(?:i|i'm|i've|we|we're|my|our|she|he|they|she's|he's"
+    r"|they're)\b)",
+    re.IGNORECASE,
+)
+
+_STATEMENT_START = re.compile(
+    r"^(?:(?i:i|i'm|i've|i'd|i'll|we|we're|we've|my|our|she|he|they|she's|he's|they're"
+    r"|the user|user'?s?|everyone|everybody|people|friends|his|her|its|their)\b"
+    r"|[A-Z][\w\-]*(?:'s)?\s+(?=\S))"
+)
+
+
+# "... and night shifts are killing me": a short noun phrase and a finite verb start a clause.
+_NEW_SUBJECT = re.compile(
+    r"^(?:(?:the|my|our|his|her|their|these|those)\s+)?(?!(?:i|a|an|to|of|in|on|at|for|with)\b)"
+    r"[a-z][\w'-]*(?:\s+[a-z][\w'-]*)?\s+(?:is|are|was|were|has|have)\b"
+)
+
+NO_MORE = re.compile(
+    r"^(?i:no\s+more|goodbye|good\s+bye|bye\s+bye|so\s+long|farewell)\s+(?P<what>[\w' -]+?)"
+    r"(?:\s+(?i:for)\s+(?:(?i:me|us|him|her|them)"
+    r"|(?:[Tt]he\s+)?(?P<who>user(?:'s\s+[\w-]+)?|[A-Z][\w-]+)))?\s*[.!]*\s*$"
+)
+
+
+# Chat spelling without apostrophes; only words that are not also words of their own
+# ("ill", "id", "were", "its", "well" stay as they are).
+_BARE_CONTRACTIONS = {
+    "im": "I'm",
+    "ive": "I've",
+    "dont": "don't",
+    "doesnt": "doesn't",
+    "didnt": "didn't",
+    "cant": "can't",
+    "wont": "won't",
+    "isnt": "isn't",
+    "arent": "aren't",
+    "wasnt": "wasn't",
+    "werent": "weren't",
+    "hasnt": "hasn't",
+    "havent": "haven't",
+    "hadnt": "hadn't",
+    "couldnt": "couldn't",
+    "shouldnt": "shouldn't",
+    "wouldnt": "wouldn't",
+    "youre": "you're",
+    "theyre": "they're",
+    "thats": "that's",
+    "whats": "what's",
+    "shes": "she's",
+    "hes": "he's",
+    "u": "you",
+    "ur": "your",
+}
+
+_BARE_CONTRACTION = re.compile(
+    r"(?<![\w'])(" + "|".join(_BARE_CONTRACTIONS) + r")(?![\w'])", re.IGNORECASE
+)
+
+
+def _spell_out(text: str) -> str:
+    text = _BARE_CONTRACTION.sub(lambda m: _BARE_CONTRACTIONS[m.group(1).casefold()], text)
+    return _LONG_WORD.sub(_respelled, text)
+
+
+_LONG_WORD = re.compile(r"\b[a-z]{7,}\b")
+
+
+def _respelled(match: re.Match[str]) -> str:
+    """ "alergic", "vegitarian", "divorsed": a word the rules key on, mistyped by one letter
+    (long words only, whose one-letter neighbours are seldom words themselves)."""
+    word = match.group(0)
+    if word in lx.TRIGGER_WORDS:
+        return word
+    for known in lx.TRIGGER_WORDS:
+        if word.startswith(known) or known.startswith(word):
+            continue  # "daughters", "engineered": the word itself, inflected
+        if abs(len(known) - len(word)) <= 1 and known[0] == word[0] and _one_edit(word, known):
+            return known
+    return word
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """Whether ``a`` becomes ``b`` by one insertion, deletion, substitution or swap."""
+    if len(a) > len(b):
+        a, b = b, a
+    i = 0
+    while i < len(a) and a[i] == b[i]:
+        i += 1
+    if len(a) == len(b):
+        if a[i + 1 :] == b[i + 1 :]:
+            return True
+        return a[i : i + 2] == b[i + 1 : i - 1 : -1] and a[i + 2 :] == b[i + 2 :]
+    return a[i:] == b[i + 1 :]
+
+
+def sentences(text: str) -> list[str]:
+    """Split ``text`` into sentences (at end punctuation, semicolons, dashes and newlines)."""
+    text = re.sub(r"([!?])[!?1]+", r"\1", _spell_out(text.translate(QUOTES)))  # "!!!", "?!"
+    # "im kofi 👋 29, barista in leeds": a wave inside an introduction is a comma.
+    text = _WAVE_IN_INTRODUCTION.sub(r"\1, ", text)
+    # "(the one on Lexington, I go every saturday since I live in Asheville)": an aside of
+    # a few words is a sentence of its own ("Mia (6)" stays where it is).
+    text = re.sub(r"\s*\(([^()]*\s[^()]*\s[^()]*)\)\s*", "\n\\1\n", text)
+    clean = " ".join(text.replace("\n", " \n ").split(" "))
+    out: list[str] = []
+    for sentence in _SENTENCE_SPLIT.split(clean):
+        if sentence and sentence.strip():
+            out.extend(_introduction(sentence.strip()))
+    return out
+
+
+_WAVE_IN_INTRODUCTION = re.compile(
+    "^((?:(?:hi+|hey+|hiya|hell+o+)[,!]?\\s+)?(?:I'm|i am)\\s+[A-Za-z][\\w'\\-]*)\\s*"
+    "[\U0001f300-\U0001faff\u2600-\u27bf]+[,.!]?\\s*(?=\\d|from\\b|in\\b|based\\b)",
+    re.IGNORECASE,
+)
+
+_INTRODUCTION = re.compile(
+    r"^(?:[\w ]{1,30}:\s*)?"  # "quick intro so u know me: I'm Alejandro, 41, ..."
+    r"(?P<greeting>(?:hi+|hey+|hell+o+|hiya|heya|howdy|yo)\b[,!]?\s+)?(?:I'm|I am|my name is"
+    r"|name's)\s+(?P<name>[A-Za-z][\w'\-]*),\s*(?P<items>[^,]+(?:,\s*[^,]+)*?)[.!]?$",
+    re.IGNORECASE,
+)
+
+
+def _introduction(sentence: str) -> list[str]:
+    """ "hiya I'm Dev, 29, software tester in leeds": a profile said as a list, read as the
+    statements it stands for ("I'm Dev.", "I'm 29.", "I'm a software tester in leeds.")."""
+    match = _INTRODUCTION.match(sentence)
+    if match is None:
+        return [sentence]
+    name = match.group("name")
+    profile = re.search(r"(?:^|,)\s*(?:\d{1,3}\b|from\s|in\s|based\s)", match.group("items"), re.I)
+    if not (is_name(name) or ((match.group("greeting") or profile) and name_shaped(name))):
+        return [sentence]
+    items = [
+        re.sub(r"^and\s+", "", item.strip(" .!"), flags=re.I)
+        for item in re.split(r",\s*|\s+and\s+", match.group("items"))
+    ]
+    if not items or any(len(item.split()) > 6 or not item for item in items):
+        return [sentence]
+    said = [f"{match.group('greeting') or ''}I'm {name[:1].upper() + name[1:]}."]
+    for item in items:
+        low = item.casefold()
+        age = re.fullmatch(r"(\d{1,3})(?:\s*(?:yo|y/o|years old))?", low)
+        if age is not None:
+            said.append(f"I'm {age.group(1)}.")
+        elif re.match(
+            r"(?:from|in|based|living|originally|married|single|engaged|a|an|the)\b", low
+        ):
+            said.append(f"I'm {item}.")
+        elif re.match(r"(?:i|i'm|i've|my|we|we're)\b", low):
+            said.append(f"{item}.")
+        elif re.match(r"(?:live|work|study|teach|own|speak|run|have|love|like)\b", low):
+            said.append(f"I {item}.")  # "..., live in Monterrey, work as a civil engineer"
+        elif re.match(r"(?:two|three|four|five|six|\d)\s+\w+", low):
+            said.append(f"I have {item}.")  # "..., two daughters"
+        else:
+            said.append(f"I'm a {item}.")
+    return said
+
+
+def clauses(sentence: str) -> list[str]:
+    """Split a sentence at conjunctions that start a new statement.
+
+    "I moved to Lisbon and I work as a nurse" and "... and work as a nurse" are two
+    statements; "I like tea and coffee" and "two cats, Miso and Tofu" are one.
+    """
+    parts: list[str] = []
+    start = 0
+    for match in _CONJUNCTION.finditer(sentence):
+        after = sentence[match.end() :]
+        before = sentence[start : match.start()].strip(" ,")
+        if re.fullmatch(NAME_TOKEN, before) and not re.fullmatch(r"(?i:i|me)", before):
+            continue  # "Ana and Luis split up": one subject, two people
+        if re.match(r"(?i:i|me)\s", after) and re.fullmatch(
+            r"(?:my|our)\s+[\w\-]+(?:\s+[\w\-']+)?", before, re.IGNORECASE
+        ):
+            continue  # "my partner Daniel and I got engaged": one subject, two people
+        if _starts_statement(after):
+            parts.append(sentence[start : match.start()])
+            start = match.end()
+    parts.append(sentence[start:])
+    return [p.strip(" ,") for p in parts if p.strip(" ,")]
+
+
+COMPLEMENT_START = frozenset(
+    [
+        "obsessed",
+        "allergic",
+        "married",
+        "engaged",
+        "divorced",
+        "based",
+        "originally",
+        "vegan",
+        "vegetarian",
+        "pregnant",
+        "retired",
+        "addicted",
+        "fluent",
+    ]
+)
+
+
+def _starts_statement(text: str) -> bool:
+    words = text.split(" ")
+    while len(words) > 1 and words[0].casefold().strip(",") in (
+        CHANGE_ADVERBS | SKIP_ADVERBS | {"then", "also", "completely"}
+    ):
+        words.pop(0)
+    if words and words[0].casefold() in COMPLEMENT_START:
+        return True
+    if NAMING.match(" ".join(words)):
+        return True  # "..., calling him rex"
+    if (
+        " ".join(words[:2]).casefold() in ("no longer", "not anymore")
+        or words[0].casefold() == "not"
+    ):
+        return True  # "retired this year and no longer works"
+    if len(words) > 1 and words[0].casefold() in (MODALS | {"will", "won't", "can't", "never"}):
+        return True  # "... and will never be rich": its own clause, with the subject before
+    text = " ".join(words)
+    if HEALED.match(text) or NO_MORE.match(text) or _NEW_SUBJECT.match(text):
+        return True
+    match = _STATEMENT_START.match(text)
+    if match is not None:
+        word = match.group(0).strip()
+        if word[:1].isupper() and word.casefold().rstrip("'s") not in lx.NOT_NAMES:
+            # A name must be followed by what a predicate starts with ("and Bob works ...").
+            rest = text[match.end() :]
+            return starts_predicate(rest) and not word.casefold().startswith(("i ", "i'"))
+        return True
+    first = text.split(" ", 1)[0].casefold().strip(",")
+    second = text.split(" ")[1].casefold().strip(",.!") if len(text.split()) > 1 else ""
+    if first in ("was", "were", "got", "get", "gets") and second in PARTICIPLES:
+        return True  # "I passed the exam and was promoted to inspector"
+    if first.endswith("ing") and stem(first) in VERBS and second in ("a", "an", "the", "my", "our"):
+        return True  # "I'm 24 and finishing a degree": a second thing the user is doing
+    # A verb with its subject left out ("... and work as a nurse"), not a gerund in a list.
+    return (
+        (stem(first) in VERBS or first in IRREGULAR)
+        and not first.endswith("ing")
+        and len(text.split()) > 1
+        and first not in ("like", "love")
+    )
+
+
+HEALED = re.compile(
+    r"^(?:my\s+|(?:the\s+)?(?P<whose>user|(?-i:[A-Z][\w\-]+))'s\s+|the\s+)?"
+    r"(?P<part>[\w\-]+?)(?:'s|\s+is|\s+has)?\s+(?:(?:fully|finally|completely"
+    r"|all)\s+)?(?P<how>healed|recovered|better|back to normal)\b",
+    re.IGNORECASE,
+)
+
+NAMING = re.compile(
+    r"^(?:(?:we|i)(?:'re|'m| are| am)?\s+|(?:we|i)\s+)?(?:calling|naming|named|called|call|name"
+    r"|renamed|renaming|rename)"
+    r"\s+(?P<who>him|her|it)\s+(?=\w)",
+    re.IGNORECASE,
+)

@@ -1,0 +1,129 @@
+"""Reading owned things out of a value: pets, vehicles, computers and phones."""
+
+from __future__ import annotations
+
+import re
+
+from plugins.extractors import lexicon as lx
+from plugins.extractors.claims.mentioned import PHONE_CASE
+from plugins.extractors.claims.phrases import strip_det
+from plugins.extractors.claims.subjects import ATTRIBUTE_NOUNS, is_name
+from plugins.extractors.claims.values import clean_value, split_values
+
+_LEADING_FILLER = re.compile(
+    r"^(?:(?:yes|yeah|yep|no|nope|ok|okay|sure|fine)(?:[,!.]+\s*"
+    r"|\s+(?=(?:i|i'm|we|my|update|so|well|yeah|anyway|but|and)\b))"
+    r"|(?:[\w ]{1,30}):\s+(?=\S)"
+    r"|(?:so|well|oh|btw|anyway|anyways|and|but|actually|honestly|fyi|ps|um|uh"
+    r"|hey+|hi+|hell+o+|hiya|heya|howdy|yo|lol|haha|hmm|oh well|by the way|fun fact|update"
+    r"|heads up|too bad|ugh|ok so|okay so|so yeah|long story short|context|meanwhile"
+    r"|(?:also|plus)(?=\s+(?:my|our)\s)"
+    r"|news|good news|big news|guess what|just so you know|for the record|for context"
+    r"|as you know|you know what|to be honest|tbh|fwiw|quick update|weirdly|funnily enough"
+    r"|surprisingly|oddly|sadly|luckily|unfortunately|fortunately|apparently"
+    r"|(?:i\s+)?(?:just\s+)?(?:found out|learned|learnt|realized|realised|discovered)(?:\s+that)?"
+    r"|turns out(?:\s+that)?|it turns out(?:\s+that)?"
+    r"|" + lx.CLINICIAN_SAYS + r")\b[,:!.\-]*\s*)+",
+    re.IGNORECASE,
+)
+
+_COMPOUND_BREEDS = (
+    r"golden retriever|german shepherd|border collie|french bulldog|jack russell|cocker spaniel"
+    r"|great dane|bernese mountain dog|maine coon|british shorthair|tabby cat|tuxedo cat"
+)
+
+
+def pets_in(rest: str) -> list[str]:
+    """Pets named in "a dog named Rex", "two cats, Miso and Tofu", "a golden retriever"."""
+    match = re.match(
+        r"^(?P<count>a couple of|a pair of|a new|another|a second|an?|one|two|three|four|five"
+        r"|\d+)?\s*"
+        r"(?:(?:new|little|old|young|rescue|senior|adopted|sweet|big|small|fluffy|black|white"
+        r"|grey|gray|orange|brown|tabby|ginger|german|golden|border|french|english|jack)\s+)*"
+        r"(?P<kind>(?:[\w\-]+\s+)?[\w\-]+?)s?(?:\s*,?\s*(?:named|called)?\s+"
+        r"(?P<names>(?:(?:Mr|Mrs|Ms|Dr|Sir|Lady|Lord|Captain|Prof)\.?\s+)?[^.;!?]+))?"
+        r"\s*[.!]?$",
+        rest.strip(),
+        re.IGNORECASE,
+    )
+    if match is None:
+        return []
+    kind_words = match.group("kind").casefold().split()
+    compound = re.match(rf"^(?:an?\s+)?(?P<breed>{_COMPOUND_BREEDS})s?\b", rest.strip(), re.I)
+    if compound is not None:
+        kind_words = [compound.group("breed").casefold()]  # "a golden retriever called Biscuit"
+    kind = next((w for w in reversed(kind_words) if lx.is_pet(w.split()[-1])), None)
+    if kind is None:
+        return []
+    kind = kind[:-1] if kind.endswith("s") and kind[:-1] in lx.PETS | lx.DOG_BREEDS else kind
+    if len(kind_words) == 2 and kind_words[1] == kind and kind_words[0] in lx.DOG_BREEDS:
+        kind = " ".join(kind_words)  # "a beagle puppy": the breed is worth keeping
+    names_text = match.group("names") or ""
+    names = [n for n in split_values(clean_value(names_text)) if is_name(n.split(" ")[0])]
+    if names:
+        return [f"{kind} {n}" for n in names]
+    return [kind]
+
+
+def is_vehicle_named(rest: str) -> bool:
+    """Whether a car's make is named (not just "a car", which vehicle_in also takes)."""
+    return any(w.casefold().strip(",.") in lx.CAR_BRANDS for w in clean_value(rest).split())
+
+
+def vehicle_in(rest: str) -> str | None:
+    value = clean_value(rest)
+    words = [w.casefold().strip(",.") for w in value.split()]
+    if not words:
+        return None
+    if any(w in lx.CAR_BRANDS for w in words) or any(w in lx.VEHICLES for w in words[-2:]):
+        return strip_det(value)
+    return None
+
+
+_COMPUTERS = frozenset(
+    [
+        "laptop",
+        "macbook",
+        "imac",
+        "thinkpad",
+        "chromebook",
+        "desktop",
+        "pc",
+        "computer",
+        "ipad",
+        "tablet",
+        "surface",
+    ]
+)
+
+
+def without_filler(text: str) -> str:
+    """Strip what opens a clause without saying anything ("ok update", "meanwhile")."""
+    label = re.match(r"^([\w ]{1,30}):\s", text)
+    if label is not None and label.group(1).casefold().strip() in ATTRIBUTE_NOUNS:
+        return text  # "Hobby: baking" is a note whose label names the attribute
+    for _ in range(3):
+        shorter = _LEADING_FILLER.sub("", text)
+        if shorter == text:
+            break
+        text = shorter
+    return text
+
+
+def computer_in(rest: str) -> str | None:
+    value = clean_value(rest)
+    if any(w.casefold().strip(",.") in _COMPUTERS for w in value.split()):
+        return strip_det(value)
+    return None
+
+
+def phone_in(rest: str) -> str | None:
+    value = clean_value(rest)
+    if any(w.casefold().strip(",.") in lx.PHONES for w in value.split()):
+        return phone_name(strip_det(value))
+    return None
+
+
+def phone_name(value: str) -> str:
+    """ "iphone 12" is an iPhone 12, "pixel 9" a Pixel 9, however it was typed."""
+    return " ".join(PHONE_CASE.get(w.casefold(), w) for w in value.split())
