@@ -353,6 +353,47 @@ def test_small_talk_states_nothing(said: str) -> None:
             "my colleague Priya moved to Berlin to lead our new office",
             ["Priya lives in Berlin.", "Priya is the user's colleague."],
         ),
+        (
+            "I'm on metformin for type 2 diabetes",
+            ["The user takes metformin.", "The user has type 2 diabetes."],
+        ),
+        (
+            "just started on sertraline 50mg for anxiety, the first week is rough.",
+            ["The user takes sertraline.", "The user has anxiety."],
+        ),
+        (
+            "my psychiatrist switched me from the sertraline to escitalopram last week",
+            ["The user takes escitalopram."],
+        ),
+        (
+            "I've been renting this flat on Cowley Road in Oxford for 4 years",
+            ["The user lives in Oxford."],
+        ),
+        (
+            "we finally got the keys to the new place in Manchester",
+            ["The user lives in Manchester."],
+        ),
+        ("the commute from our new place in Oakland is brutal", ["The user lives in Oakland."]),
+        ("I have shifted to my own flat in Hyderabad", ["The user lives in Hyderabad."]),
+        ("home base is Adelaide", ["The user lives in Adelaide."]),
+        ("we lost Biscuit in October", ["Biscuit passed away."]),
+        ("we had to put Mochi down last month", ["Mochi passed away."]),
+        ("the new kitten Miso is destroying our curtains", ["The user has a kitten named Miso."]),
+        ("since the divorce I've had the kids every other weekend", ["The user is divorced."]),
+        ("Ella's 9 and Sam's 6", ["Ella is 9 years old.", "Sam is 6 years old."]),
+        ("I'm on the data team at Canva", ["The user works at Canva."]),
+        (
+            "I am working in Infosys since 3 years as test lead.",
+            ["The user works at Infosys.", "The user works as a test lead."],
+        ),
+        (
+            "I'm training for the Berlin marathon in September",
+            ["The user plans to do the Berlin marathon in September."],
+        ),
+        ("I'm writing my first novel", ["The user is writing a novel."]),
+        ("Spanish is my first language", ["The user's native language is Spanish."]),
+        ("bouldering 3x a week at the Castle", ["The user goes bouldering."]),
+        ("I'm a diesel fitter on a mine site", ["The user works as a diesel fitter."]),
     ],
 )
 def test_phrasing_is_read_for_what_it_says(said: str, facts: list[str]) -> None:
@@ -476,10 +517,17 @@ def test_a_role_play_and_a_script_line_are_not_the_user_speaking() -> None:
         ("user", "let's do a role play: you're a recruiter and I'm a pilot named Derek"),
         ("user", "I live in Seattle with my three kids"),
         ("user", "ok stop the role play. in real life im 24"),
+        ("user", "let's role-play: you're a barista and I'm a grumpy customer named Greg"),
+        ("user", "*grumbles* flat white. I'm allergic to oat milk"),
+        ("user", "ok breaking character - that was fun. btw I'm a nurse"),
         ("user", "Derek: I led the propulsion team at Boeing."),
         ("user", "Update: I moved to Oslo"),
     )
-    assert texts == ["The user is 24 years old.", "The user lives in Oslo."]
+    assert texts == [
+        "The user is 24 years old.",
+        "The user works as a nurse.",
+        "The user lives in Oslo.",
+    ]
 
 
 def test_a_pronoun_can_mean_who_a_request_in_the_same_turn_named() -> None:

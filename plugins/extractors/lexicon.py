@@ -185,9 +185,8 @@ _AGENT_SUFFIXES = ("er", "or")
 # Words with an agent-like ending that are not occupations.
 NOT_OCCUPATIONS: frozenset[str] = _words(
     """
-    associate sommelier sergeant lieutenant captain colonel corporal commander admiral
-    rep lead executive intern apprentice
-    reporter nanny au-pair rn lpn np emt cna doula
+    better bitter later latter matter quarter sweater hamster monster twitter computer
+    center centre shelter letter theater theatre heater starter charter chapter semester
     sister brother mother father daughter other user water winter summer number dinner
     lover member fan beginner mess introvert extrovert ambivert person people owner homeowner
     renter tenant
@@ -421,7 +420,7 @@ def is_occupation(phrase: str) -> bool:
         return True
     # "manager", "designer", "director": an agent noun; most are occupations when a person
     # says they are one ("I'm a hiker" is rare, "I'm a welder" common).
-    return head.endswith(_AGENT_SUFFIXES) and not head.endswith(("ever", "ther", "ter"))
+    return head.endswith(_AGENT_SUFFIXES) and not head.endswith(("ever", "ther"))
 
 
 def is_pet(word: str) -> bool:

@@ -486,6 +486,9 @@ def render(claim: Claim) -> str | None:
             text = f"{who} {v}"
     elif a == "language":
         text = f"{who} speaks {v}"
+    elif a == "project":
+        # "writing a novel": what the user is working on.
+        text = f"{who} is no longer {v}" if neg or past else f"{who} is {v}"
     elif a == "learning":
         taking = re.search(r"\b(?:class|classes|course|lessons)$", v, re.I)
         text = f"{who} is taking {_article(v)}" if taking else f"{who} is learning {v}"
@@ -718,7 +721,9 @@ _ROLE_PLAY_STARTS = re.compile(
 )
 _ROLE_PLAY_ENDS = re.compile(
     r"\b(?:stop|end|enough|done with|out of)\b[\w ]{0,20}\b(?:role[\s-]?play|pretend\w*|game"
-    r"|character)\b|\bok(?:ay)?,?\s+enough\b|\bin real life\b|\birl\b|\booc\b",
+    r"|character)\b|\bok(?:ay)?,?\s+enough\b|\bin real life\b|\birl\b|\booc\b"
+    r"|\bbreak(?:ing)?\s+character\b|\bback to (?:reality|real life)\b|\bthe real me\b"
+    r"|\breal me\b",
     re.IGNORECASE,
 )
 _SPEAKER = re.compile(r"^\s*(?P<who>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)\s*:\s+\S")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from plugins.extractors import lexicon as lx
-from plugins.extractors.claims.idioms import idiom_claims
+from plugins.extractors.claims.idioms import SINCE_DIVORCE, idiom_claims
 from plugins.extractors.claims.inverted import inverted_claims
 from plugins.extractors.claims.locations import lower_case_place
 from plugins.extractors.claims.model import Claim
@@ -50,6 +50,8 @@ def claims_of_clause(
     antecedent: str | None,
 ) -> tuple[list[Claim], Subject | None]:
     text = without_filler(clause.strip())
+    if SINCE_DIVORCE.match(text):
+        return [Claim("user", "relationship", "divorced", change=True)], None
     when = None
     match = _LEADING_TIME.match(text)
     if match is not None:

@@ -84,13 +84,18 @@ _MEDICINE_WORD = (
 )
 
 _MEDICATION = re.compile(
-    r"(?:^(?:i|I)\s+(?:take|am\s+taking|'m\s+taking|'m\s+on)|\b(?:put|started)\s+me\s+on)\s+"
-    rf"(?P<med>{_MEDICINE_WORD})\b(?:\s+for\s+(?P<cond>[\w' -]+))?",
+    r"(?:^(?:i\s*'?m\s+(?:now\s+)?on|i\s+am\s+(?:now\s+)?on|(?:i\s+)?(?:(?:just|recently|now)\s+)?"
+    r"(?:take|am\s+taking|'m\s+taking|started\s+(?:on|taking)|began\s+(?:on|taking)|went\s+on))"
+    r"|\b(?:put|started)\s+me\s+on)\s+"
+    rf"(?P<med>{_MEDICINE_WORD})\b(?:\s+\d+(?:\.\d+)?\s*(?:mg|mcg|ml)\b)?"
+    r"(?:\s+(?:daily|a\s+day|twice\s+a\s+day|every\s+day))?(?:\s+for\s+(?P<cond>[\w' -]+))?",
     re.IGNORECASE,
 )
 
 _SWITCHED_ME = re.compile(
-    r"\bswitched\s+me\s+(?:from\s+(?P<a>[a-z-]+)\s+)?(?:over\s+)?to\s+(?P<b>[a-z-]+)", re.IGNORECASE
+    r"\bswitched\s+me\s+(?:from\s+(?:the\s+|my\s+)?(?P<a>[a-z-]+)\s+)?(?:over\s+)?to\s+"
+    r"(?:the\s+)?(?P<b>[a-z-]+)",
+    re.IGNORECASE,
 )
 
 MEDICINE_SHAPED = re.compile(_MEDICINE_WORD, re.IGNORECASE)
@@ -105,7 +110,8 @@ _OWN_BUSINESS = re.compile(
 )
 
 _RENTING_IN = re.compile(
-    r"^(?:(?:i|we)(?:'ve|'re|\s+have|\s+are)?\s+)?(?:been\s+)?renting\s+(?:a\s+\w+\s+)?in\s+"
+    r"^(?:(?:i|we)(?:'ve|'re|\s+have|\s+are)?\s+)?(?:been\s+)?renting\s+"
+    r"(?:(?:a|an|this|the|our|my)\s+[\w' ]{1,30}?\s+)?in\s+"
     r"(?P<where>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)",
     re.IGNORECASE,
 )
@@ -118,6 +124,7 @@ _NOTICE = re.compile(
 
 _FIRST_DAYS_AT = re.compile(
     r"\bfirst\s+(?:full\s+)?(?:day|week|month)\s+(?:at|with)\s+"
+    r"(?:(?:the|my)\s+new\s+(?:job|role|gig|place)\s+(?:at|with)\s+)?"
     r"(?P<org>(?-i:[A-Z])[\w&'-]+(?:\s+(?-i:[A-Z])[\w&'-]+)?)",
     re.IGNORECASE,
 )
@@ -128,6 +135,20 @@ _HOME_IN = re.compile(
     r"|split|share|rent|renting|sharing|splitting|(?:'ve\s+)?got|have)\s+(?:a|an|our|my)\s+"
     r"(?:new\s+|little\s+)?(?:house|home|flat|apartment|condo|place|room|studio|townhouse"
     r"|\d-bed(?:room)?(?:\s+(?:house|flat|apartment))?)\s+in\s+(?P<where>[\w .'-]+)",
+    re.IGNORECASE,
+)
+
+# "our new place in Oakland", "got the keys to the new flat in Dundee", "shifted to my own flat
+# in Hyderabad", "home base is Adelaide": where the user lives now.
+_NEW_HOME_IN = re.compile(
+    r"(?:\b(?:our|my)\s+new|\b(?:keys\s+to|moved\s+into|moving\s+into|settled\s+into|"
+    r"settling\s+into)\s+(?:the|our|my)\s+new)\s+(?:house|home|flat|apartment|condo|place|pad"
+    r"|townhouse|digs)\s+(?:(?:over|out|up|down)\s+)?in\s+"
+    r"(?P<where>[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)*)"
+    r"|\b(?:i|we)\s+(?:have\s+|'ve\s+)?(?:just\s+|finally\s+)?shifted\s+(?:to|into)\s+"
+    r"(?:(?:my|our|a)\s+(?:own\s+)?(?:new\s+)?(?:flat|house|home|apartment|place)\s+in\s+)?"
+    r"(?P<shifted>[\w .'-]+)"
+    r"|^home(?:\s+base)?\s+is\s+(?:now\s+)?(?P<base>[\w .'-]+)",
     re.IGNORECASE,
 )
 
@@ -153,6 +174,127 @@ _BORN = re.compile(
     r"|twins|boy|girl)(?:,?\s+(?P<name>(?-i:[A-Z])[\w'-]+),?)?\s+(?:was|were)\s+(?:just\s+)?born\b",
     re.IGNORECASE,
 )
+
+
+# "we lost Biscuit in October", "had to put Mochi down": a pet (or person) named has died.
+_LOST_NAMED = re.compile(
+    r"^(?:we|i)\s+(?:just\s+|sadly\s+)?(?:lost|had\s+to\s+put|put|said\s+goodbye\s+to"
+    r"|had\s+to\s+say\s+goodbye\s+to)\s+(?:(?:our|my)\s+(?:[a-z-]+\s+)?)?"
+    r"(?P<name>(?-i:[A-Z])[\w'-]+)(?P<down>\s+down)?\b",
+    re.IGNORECASE,
+)
+
+_DIED_NAMED = re.compile(
+    r"^(?P<name>(?-i:[A-Z])[\w'-]+)\s+(?:didn'?t|did\s+not)\s+make\s+it\b", re.IGNORECASE
+)
+
+# "the new kitten Miso is ...", "our new puppy, Max, ...": a pet just arrived, by name.
+_NEW_PET = re.compile(
+    r"^(?:the|our|my)\s+new\s+(?P<kind>[a-z-]+),?\s+(?P<name>(?-i:[A-Z])[\w'-]+)\b", re.IGNORECASE
+)
+
+# "since the divorce I've had the kids": a divorce behind the user (read before the leading
+# time phrase is cut off the clause).
+SINCE_DIVORCE = re.compile(r"^(?:ever\s+)?since\s+(?:the|my|our)\s+divorce\b", re.IGNORECASE)
+
+# "Ella's 9", "Sam's 6": a person's age, said with a contraction.
+_AGE_OF = r"(?-i:[A-Z])[\w-]+'s\s+\d{1,2}(?:\s+(?:years?\s+old|now))?(?![\w%:])"
+_NAME_IS_AGE = re.compile(
+    r"(?P<name>(?-i:[A-Z])[\w-]+)'s\s+(?P<n>\d{1,2})(?:\s+(?:years?\s+old|now))?(?![\w%:])"
+)
+_NAMES_AGES = re.compile(rf"^{_AGE_OF}(?:\s*(?:,\s*and|,|and|&)\s*{_AGE_OF})*\s*[.!]*$")
+
+# "I'm on the data team at Canva", "working in Infosys Pune since 3 years as test lead".
+_TEAM_AT = re.compile(
+    r"^(?:i\s*'?m|i\s+am|i\s+work)\s+(?:now\s+)?(?:on|in|with)\s+(?:the|a)\s+[\w& -]{1,30}?\s+team"
+    r"\s+(?:at|for|with)\s+(?P<org>(?-i:[A-Z])[\w&'-]+(?:\s+(?-i:[A-Z])[\w&'-]+)?)",
+    re.IGNORECASE,
+)
+_WORKING_IN = re.compile(
+    r"^(?:i\s*'?m|i\s+am|i\s+have\s+been|i'?ve\s+been)\s+working\s+(?:in|at|with)\s+"
+    r"(?P<org>(?-i:[A-Z])[\w&'-]+(?:\s+(?-i:[A-Z])[\w&'-]+)?)(?:\s+(?:since|for)\s+[\w ]+?)?"
+    r"(?:\s+as\s+(?:an?\s+)?(?P<job>[\w -]+?))?\s*[.!]*$",
+    re.IGNORECASE,
+)
+
+# "training for the Berlin marathon in September": the event the user plans to do.
+_TRAINING_FOR = re.compile(
+    r"^(?:i\s*'?m|i\s+am|i\s+have\s+been|i'?ve\s+been)\s+(?:currently\s+)?training\s+for\s+"
+    r"(?:the|a|my|an)\s+(?:first\s+)?(?P<event>[\w' -]{0,30}?(?:marathon|half|triathlon|ironman"
+    r"|race|10k|5k|ultra|century|sportive|relay))\b(?:\s+(?P<when>in\s+\w+|next\s+\w+|this\s+\w+))?",
+    re.IGNORECASE,
+)
+
+# "I'm writing my first novel": a project of the user's.
+_WRITING_A = re.compile(
+    r"^(?:i\s*'?m|i\s+am)\s+(?:currently\s+|finally\s+)?writing\s+(?:my|a|an)\s+"
+    r"(?:(?:first|second|third|new|debut)\s+)?(?P<what>novel|book|memoir|screenplay|thesis"
+    r"|dissertation|play|album|cookbook)\b",
+    re.IGNORECASE,
+)
+
+# "Spanish is my first language": the user's native language.
+_FIRST_LANGUAGE = re.compile(
+    r"^(?P<lang>(?-i:[A-Z])[a-z]+)\s+is\s+my\s+(?:first|native|mother|home)\s+"
+    r"(?:language|tongue)\b",
+    re.IGNORECASE,
+)
+
+# "bouldering 3x a week at the Castle": a pastime said by its habit, without a subject.
+_GERUND_HABIT = re.compile(
+    r"^(?P<act>[a-z]+ing)\s+(?:\d+x|\d+\s+times|once|twice|three\s+times|four\s+times|every"
+    r"|most)\s+(?:a\s+|per\s+)?(?:week|day|weekend|morning|evening|night|month|sunday|monday"
+    r"|tuesday|wednesday|thursday|friday|saturday)",
+    re.IGNORECASE,
+)
+
+
+def _life_event_claims(text: str) -> list[Claim] | None:
+    """A pet or person lost, a pet just arrived, a divorce behind, a child's age."""
+    lost = _LOST_NAMED.match(text) or _DIED_NAMED.match(text)
+    if lost is not None and is_name(lost.group("name")):
+        put = lost.re is _LOST_NAMED and re.search(r"\bput\b", text, re.I)
+        if not put or lost.group("down"):
+            return [Claim(lost.group("name"), "alive", "", negated=True, change=True)]
+    new_pet = _NEW_PET.match(text)
+    kind = new_pet.group("kind").casefold() if new_pet is not None else ""
+    if new_pet is not None and lx.is_pet(kind) and is_name(new_pet.group("name")):
+        return [Claim("user", "pet", f"{kind} {new_pet.group('name')}", change=True)]
+    if _NAMES_AGES.match(text):
+        ages = [(m.group("name"), m.group("n")) for m in _NAME_IS_AGE.finditer(text)]
+        if all(is_name(name) and 0 < int(n) < 100 for name, n in ages):
+            return [Claim(name, "age", n) for name, n in ages]
+    return None
+
+
+def _work_and_pastime_claims(text: str) -> list[Claim] | None:
+    """A team at an employer, a job said in Indian English, an event trained for, a book
+    being written, a first language, a pastime said by its habit."""
+    team = _TEAM_AT.match(text)
+    if team is not None and not known_place(team.group("org")):
+        return [Claim("user", "employer", clean_value(team.group("org")))]
+    working = _WORKING_IN.match(text)
+    if working is not None and not known_place(working.group("org")):
+        out = [Claim("user", "employer", clean_value(working.group("org")))]
+        job = clean_value(working.group("job") or "")
+        if job and lx.is_occupation(job):
+            out.append(Claim("user", "job", with_article(job)))
+        return out
+    training = _TRAINING_FOR.match(text)
+    if training is not None:
+        event = clean_value(training.group("event"))
+        when = training.group("when")
+        return [Claim("user", "plan", f"do the {event}", when=when)]
+    writing = _WRITING_A.match(text)
+    if writing is not None:
+        return [Claim("user", "project", f"writing a {writing.group('what').casefold()}")]
+    first = _FIRST_LANGUAGE.match(text)
+    if first is not None:
+        return [Claim("user", "native_language", first.group("lang").capitalize())]
+    habit = _GERUND_HABIT.match(text)
+    if habit is not None and habit.group("act").casefold() not in ("going", "doing", "getting"):
+        return [Claim("user", "hobby", f"goes {habit.group('act').casefold()}")]
+    return None
 
 
 def idiom_claims(text: str, speaker: str) -> list[Claim] | None:
@@ -204,6 +346,12 @@ def idiom_claims(text: str, speaker: str) -> list[Claim] | None:
         org = clean_value(first_days.group("org"))
         if not vague(org) and org[:1].isupper():
             return [Claim("user", "employer", org, change=True)]
+    new_home = _NEW_HOME_IN.search(text)
+    if new_home is not None:
+        where = new_home.group("where") or new_home.group("shifted") or new_home.group("base")
+        place = place_value(clean_value(where))
+        if not vague(place) and (place[:1].isupper() or known_place(place)):
+            return [Claim("user", "residence", place, change=new_home.group("base") is None)]
     home = _HOME_IN.search(text)
     if home is not None:
         # "closed on a house in Denver", "I split a place in Philly": where the user lives.
@@ -278,7 +426,7 @@ def idiom_claims(text: str, speaker: str) -> list[Claim] | None:
     maiden = _MAIDEN_NAME.search(text)
     if maiden is not None:
         return [Claim("user", "surname", maiden.group("name"), change=True)]
-    return None
+    return _life_event_claims(text) or _work_and_pastime_claims(text)
 
 
 _PRONOUN_IS_MY = re.compile(
