@@ -394,6 +394,11 @@ def test_small_talk_states_nothing(said: str) -> None:
         ("Spanish is my first language", ["The user's native language is Spanish."]),
         ("bouldering 3x a week at the Castle", ["The user goes bouldering."]),
         ("I'm a diesel fitter on a mine site", ["The user works as a diesel fitter."]),
+        ("As a veggie, what on earth do I order at a steakhouse?", ["The user is vegetarian."]),
+        ("as a nurse I see this all the time", ["The user works as a nurse."]),
+        ("yeah still in manchester, can't see myself leaving", ["The user lives in Manchester."]),
+        ("Native Portuguese speaker", ["The user's native language is Portuguese."]),
+        ("As a result, we left early", []),
     ],
 )
 def test_phrasing_is_read_for_what_it_says(said: str, facts: list[str]) -> None:

@@ -8,7 +8,7 @@ import re
 from plugins.extractors import lexicon as lx
 from plugins.extractors.claims.locations import is_place_like, place_value
 from plugins.extractors.claims.model import Claim
-from plugins.extractors.claims.phrases import relation_claim, with_article
+from plugins.extractors.claims.phrases import diet_of, relation_claim, with_article
 from plugins.extractors.claims.subjects import NAME_TOKEN, REL_WORD, is_name
 from plugins.extractors.claims.values import clean_value, vague
 from plugins.extractors.places import known_place
@@ -249,6 +249,42 @@ _GERUND_HABIT = re.compile(
 )
 
 
+# "As a veggie, what do I order?", "as a nurse I see this a lot": what the user is, said as
+# the standpoint of what follows.
+_AS_A = re.compile(r"^as\s+an?\s+(?P<x>[\w-]+(?:\s+[\w-]+)?)\s*(?:,|$|\s+(?:i|we)\b)", re.I)
+
+# "yeah still in manchester", "we're still living in Leeds": where the user lives, restated.
+_STILL_IN = re.compile(
+    r"^(?:(?:yeah|yep|yes|nope|no)\s*,?\s+)?(?:(?:i\s*'?m|i\s+am|we\s*'?re|we\s+are)\s+)?still\s+"
+    r"(?:living\s+|based\s+)?in\s+(?P<where>[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)*)",
+    re.IGNORECASE,
+)
+
+# "Native Portuguese speaker, fluent in English": languages said as a note.
+_NATIVE_SPEAKER = re.compile(r"^(?:a\s+)?native\s+(?P<lang>(?-i:[A-Z])[a-z]+)\s+speaker\b", re.I)
+
+
+def _standpoint_claims(text: str) -> list[Claim] | None:
+    """What the user is, said as a standpoint, a restated home, or a native language."""
+    as_a = _AS_A.match(text)
+    if as_a is not None:
+        what = as_a.group("x").casefold()
+        diet = diet_of(what)
+        if diet is not None:
+            return [Claim("user", "diet", diet)]
+        if lx.is_occupation(what):
+            return [Claim("user", "job", with_article(what))]
+    still = _STILL_IN.match(text)
+    if still is not None:
+        place = place_value(clean_value(still.group("where")))
+        if not vague(place) and (place[:1].isupper() or known_place(place)):
+            return [Claim("user", "residence", place[:1].upper() + place[1:])]
+    native = _NATIVE_SPEAKER.match(text)
+    if native is not None:
+        return [Claim("user", "native_language", native.group("lang"))]
+    return None
+
+
 def _life_event_claims(text: str) -> list[Claim] | None:
     """A pet or person lost, a pet just arrived, a divorce behind, a child's age."""
     lost = _LOST_NAMED.match(text) or _DIED_NAMED.match(text)
@@ -426,7 +462,7 @@ def idiom_claims(text: str, speaker: str) -> list[Claim] | None:
     maiden = _MAIDEN_NAME.search(text)
     if maiden is not None:
         return [Claim("user", "surname", maiden.group("name"), change=True)]
-    return _life_event_claims(text) or _work_and_pastime_claims(text)
+    return _life_event_claims(text) or _work_and_pastime_claims(text) or _standpoint_claims(text)
 
 
 _PRONOUN_IS_MY = re.compile(
