@@ -304,14 +304,14 @@ async def run_inprocess(args: argparse.Namespace, convs: list[Conversation]) -> 
 def apply_ablation(args: argparse.Namespace) -> None:
     """Set the projection's and the engine's knobs that the ablation options name."""
     from daemon.recall import lexical
-    from projections import search
+    from projections.search import documents
 
     if args.context_window is not None:
-        search.CONTEXT_WINDOW = args.context_window
+        documents.CONTEXT_WINDOW = args.context_window
     if args.near_weight is not None:
         lexical.LEXICAL_NEAR_WEIGHT = args.near_weight
     if args.no_dates:
-        search.INDEX_DATES = False
+        documents.INDEX_DATES = False
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -9,7 +9,12 @@ import sqlalchemy as sa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from daemon.recall.vectors import EmbeddingCache, embedding_cache_table, pack_vector, unpack_vector
+from daemon.recall.embedding_cache import (
+    EmbeddingCache,
+    embedding_cache_table,
+    pack_vector,
+    unpack_vector,
+)
 from events.store.sqlite import sqlite_engine
 from plugins.embedders.hashed import HashedNgramEmbedder
 

@@ -13,13 +13,14 @@ import numpy as np
 import pytest
 from sqlalchemy.ext.asyncio import create_async_engine
 
+import daemon.recall.doc_columns as doc_columns_module
 import daemon.recall.engine as engine_module
-import daemon.recall.vectors as vectors_module
 from daemon.backend import Backend
 from daemon.recall import fts5
+from daemon.recall.embedding_cache import EmbeddingCache
 from daemon.recall.engine import RecallEngine
 from daemon.recall.query import Filters, SearchRequest
-from daemon.recall.vectors import EmbeddingCache, VectorIndex
+from daemon.recall.vectors import VectorIndex
 from events.types import Event, FactForgotten, FactValidated
 from plugins.embedders.hashed import HashedNgramEmbedder
 from tests.test_recall_engine import NS, fact, ids, msg, recall_env
@@ -48,7 +49,7 @@ async def test_pruned_lexical_leg_equals_the_full_query(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, split: bool
 ) -> None:
     if split:  # the essential-only query in two rowid ranges, even for a small index
-        monkeypatch.setattr(vectors_module, "SPLIT_MIN_DOCS", 1)
+        monkeypatch.setattr(doc_columns_module, "SPLIT_MIN_DOCS", 1)
     rng = random.Random(5)
     async with recall_env(Backend(tmp_path)) as env:
         await env.add(*_corpus(rng))
@@ -117,7 +118,7 @@ def test_sparse_vector_scan_equals_the_dense_product() -> None:
     rng = np.random.default_rng(1)
     n = 5000
     index._alloc(8192)
-    index.size = n
+    index.columns.size = n
     index.by_dim[:, :n] = rng.standard_normal((index.embedder.dim, n), dtype=np.float32)
     sparse = np.zeros(index.embedder.dim, dtype=np.float32)
     sparse[rng.choice(index.embedder.dim, 40, replace=False)] = rng.standard_normal(40)
@@ -125,7 +126,10 @@ def test_sparse_vector_scan_equals_the_dense_product() -> None:
     for q in (sparse, dense, embedder.embed_sync(["Alice met Bob in Paris"])[0]):
         expected = q.astype(np.float64) @ index.by_dim[:, :n].astype(np.float64)
         np.testing.assert_allclose(
-            index._scores(q, np.flatnonzero(q), n), expected, rtol=1e-4, atol=1e-4
+            index.scan.scores(index.by_dim, q, np.flatnonzero(q), n),
+            expected,
+            rtol=1e-4,
+            atol=1e-4,
         )
 
 
@@ -196,17 +200,18 @@ def test_vector_search_ranks_exactly_on_both_scan_paths() -> None:
 def test_a_mask_computed_while_a_row_changes_is_not_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     index, _ = _index_with(["alpha w1x", "alpha w2x"])
     filters = Filters(namespace="ns")
-    compute = index._compute_mask
+    columns = index.columns
+    compute = columns._compute_mask
 
     def racing(f: Filters) -> Any:
         found = compute(f)
-        index._changes += 1  # what a refresh writing a row meanwhile does
+        columns.changes += 1  # what a refresh writing a row meanwhile does
         return found
 
-    monkeypatch.setattr(index, "_compute_mask", racing)
+    monkeypatch.setattr(columns, "_compute_mask", racing)
     index.mask(filters)
-    assert filters not in index._masks
-    monkeypatch.setattr(index, "_compute_mask", compute)
+    assert filters not in columns._masks
+    monkeypatch.setattr(columns, "_compute_mask", compute)
     kept = index.mask(filters)
     assert index.mask(filters) is kept  # nothing changed: computed once
 

@@ -44,7 +44,7 @@ from typing import Any, cast
 import numpy as np
 import numpy.typing as npt
 
-from daemon.recall.query import BoolArray
+from daemon.recall.temporal import BoolArray
 from daemon.recall.topk import best_hits
 from projections.search import FTS_TOKENIZER
 

@@ -1,4 +1,6 @@
-"""A search request and its filters, as SQL over ``search_docs`` and as numpy masks.
+"""A search request and its filters, as SQL over ``search_docs`` (the numpy form is
+:meth:`daemon.recall.doc_columns.DocColumns.mask`; the time rules of both forms stand side by
+side in :mod:`daemon.recall.temporal`).
 
 Both forms implement the same rules, so every leg (lexical in SQL, vector in memory, entity in
 SQL) filters identically *before* ranking:
@@ -26,10 +28,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-import numpy as np
-import numpy.typing as npt
 import sqlalchemy as sa
 
+from daemon.recall.temporal import time_conditions
 from projections.search import docs_table, scope_token, tags_table
 
 Kind = Literal["fact", "message"]
@@ -80,7 +81,6 @@ class Filters:
 
     def where(self, d: Any = _D) -> sa.ColumnElement[bool]:
         """Return the filter as a SQL condition on ``search_docs`` columns ``d``."""
-        k, a = self.known_at, self.as_of
         conds: list[sa.ColumnElement[bool]] = [
             d.namespace == self.namespace,
             d.live.is_(True),
@@ -99,25 +99,7 @@ class Filters:
             )
         if self.hidden:
             conds.append(d.doc_id.not_in(self.hidden))
-        if k is not None:
-            conds.append(d.known_from <= k)
-            conds.append(sa.or_(d.forgotten_tx.is_(None), d.forgotten_tx > k))
-        else:
-            conds.append(d.forgotten_tx.is_(None))
-        superseded = d.superseded_tx.is_not(None)
-        if k is not None:
-            superseded = sa.and_(superseded, d.superseded_tx <= k)
-        if a is not None:
-            effective_to = sa.case((superseded, d.superseded_valid_to), else_=d.valid_to)
-            conds.append(d.valid_from <= a)
-            conds.append(sa.or_(effective_to.is_(None), effective_to > a))
-        elif not self.include_superseded:
-            conds.append(sa.not_(superseded))
-        if not self.include_quarantined:
-            validated = d.validated_tx.is_not(None)
-            if k is not None:
-                validated = sa.and_(validated, d.validated_tx <= k)
-            conds.append(sa.or_(d.status != "quarantined", validated))
+        conds.extend(time_conditions(self, d))
         if self.tags is not None:
             t = tags_table.c
             conds.append(sa.exists().where(t.doc_id == d.doc_id, t.tag.in_(sorted(set(self.tags)))))
@@ -193,7 +175,3 @@ def tsquery(terms: Sequence[str]) -> str:
     """Return a PostgreSQL ``to_tsquery`` text: any of the terms (letters and digits only)."""
     safe = [re.sub(r"\W", "", t) for t in terms]
     return " | ".join(t for t in safe if t)
-
-
-BoolArray = npt.NDArray[np.bool_]
-IntArray = npt.NDArray[np.int64]

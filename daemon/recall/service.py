@@ -16,9 +16,10 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from daemon.backend import Backend
 from daemon.logging import get_logger
+from daemon.recall.embedding_cache import EmbeddingCache
 from daemon.recall.engine import RecallEngine
 from daemon.recall.lexical import LexicalIndex
-from daemon.recall.vectors import EmbeddingCache, Progress, VectorIndex
+from daemon.recall.vectors import Progress, VectorIndex
 from events.clock import Clock
 from events.store.sqlite import sqlite_engine
 from events.tasks import cancel_and_wait
