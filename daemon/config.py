@@ -410,6 +410,17 @@ def _subsection(name: str, cls: type[_T], doc: str) -> _T:
     return field(default_factory=cls, metadata={"section": name, "doc": doc})
 
 
+def key_default(section: type[Any], key: str) -> Any:
+    """Return the default a section declares for ``key``: code that mirrors a key (the API's
+    settings) takes its default from here rather than writing it again."""
+    declared = {f.name: f for f in dataclasses.fields(section)}[key]
+    if declared.default_factory is not dataclasses.MISSING:
+        return declared.default_factory()
+    if declared.default is dataclasses.MISSING:
+        raise LookupError(f"{section.__name__}.{key} has no fixed default (the loader sets it)")
+    return declared.default
+
+
 def _computed(kind: _Kind, doc: str) -> Any:
     """A key whose default depends on the environment or other keys (set by the loader)."""
     return field(metadata={"kind": kind, "doc": doc, "computed": True})

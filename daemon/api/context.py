@@ -17,9 +17,9 @@ from typing import Any
 from aiohttp import web
 
 from daemon.api.errors import json_response
+from daemon.api.keys import namespace_of, state_of
 from daemon.api.search import ranked
 from daemon.api.validation import Field, Schema, parse_body
-from daemon.app import namespace_of, state_of
 from daemon.recall.engine import Hit
 from daemon.recall.query import Filters, SearchRequest
 from events.clock import from_micros
