@@ -38,6 +38,9 @@ def _or(value: float | None, default: float) -> float:
 def store_context(
     store_factory: Callable[[], EventStore],
 ) -> Callable[[web.Application], AsyncIterator[None]]:
+    """Open the store the factory makes while the app runs; a damaged log found at start is
+    a problem the daemon serves with (degraded), not a reason to stay "starting"."""
+
     async def ctx(app: web.Application) -> AsyncIterator[None]:
         state = app[STATE]
         store = store_factory()
@@ -66,6 +69,9 @@ def store_context(
 def projections_context(
     runner_factory: RunnerFactory | None,
 ) -> Callable[[web.Application], AsyncIterator[None]]:
+    """Fold the projections while the app runs, on this loop or in the projection process
+    (``[server] projector``); without a runner factory the app is ready at once."""
+
     async def ctx(app: web.Application) -> AsyncIterator[None]:
         state = app[STATE]
         store = state.require_store()
