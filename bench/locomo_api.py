@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from aiohttp.test_utils import TestClient, TestServer
 
-from daemon.app import AppSettings, build_app
+from daemon.api.state import AppSettings
+from daemon.app import build_app
 from daemon.backend import Backend
 
 if TYPE_CHECKING:
@@ -50,7 +51,9 @@ async def run_api(args: argparse.Namespace, convs: list[Conversation]) -> dict[s
     from bench.locomo import Scores
 
     with tempfile.TemporaryDirectory(prefix="memoryd-locomo-api-") as tmp:
-        settings = AppSettings(backend=Backend(Path(tmp)), tcp_requires_token=False)
+        settings = AppSettings(
+            backend=Backend(Path(tmp)), tcp_requires_token=False, projector="inline"
+        )
         app = build_app(settings)
         async with TestClient(TestServer(app)) as client:
             for conv in convs:

@@ -50,8 +50,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bench.calibration import calibration_seconds
 from bench.report import print_result
-from daemon.api.search import RECALL
-from daemon.app import STATE, AppSettings, build_app
+from daemon.api.keys import RECALL, STATE
+from daemon.api.state import AppSettings
+from daemon.app import build_app
 from daemon.backend import Backend
 from daemon.recall.iterative import STRATEGIES, IterativeOptions, iterative_search
 from daemon.recall.lexical import LexicalIndex
@@ -301,7 +302,10 @@ async def through_api(
     also return the seconds the app took to be ready (its projections folded, its index
     loaded and every document embedded)."""
     settings = AppSettings(
-        backend=Backend(data_dir=data_dir), tcp_requires_token=False, request_timeout=None
+        backend=Backend(data_dir=data_dir),
+        tcp_requires_token=False,
+        request_timeout=None,
+        projector="inline",
     )
     app = build_app(settings)
     headers = {"X-Memoryd-Namespace": "scale"}

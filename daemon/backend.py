@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from events.clock import Clock
 from events.store.base import EventStore
@@ -75,6 +75,16 @@ class Backend:
                 self.database_url, pool_size=2 if write else 4, readonly=readonly
             )
         raise ValueError(f"unsupported database URL: {self.database_url}")
+
+    def side_engine(self, file_name: str) -> AsyncEngine:
+        """Create a small writing engine for tables kept beside the log (the embedding cache,
+        the leases): on SQLite their own file ``file_name`` in the data dir, so they survive a
+        projection rebuild and never contend with the log's writer; on PostgreSQL the database."""
+        if self.is_sqlite:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            return sqlite_engine(self.data_dir / file_name, write=True)
+        assert self.database_url is not None
+        return create_async_engine(self.database_url, pool_size=2, hide_parameters=True)
 
     @contextlib.asynccontextmanager
     async def open_runner(

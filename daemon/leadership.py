@@ -43,22 +43,15 @@ previous leader whose lease is gone (expired or released), never to a live insta
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import socket
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from datetime import timedelta
 from typing import Protocol
 
-from aiohttp import web
-from sqlalchemy.ext.asyncio import AsyncEngine
-
-from daemon.api.consolidation import CONSOLIDATION, lease_engine
-from daemon.app import STATE
-from daemon.consolidation.service import ConsolidationService
 from daemon.logging import get_logger
-from events.leases import Lease, LeaseManager
+from events.leases import Lease, LeaseKeeper, LeaseManager
 
 log = get_logger("memoryd.leadership")
 
@@ -104,8 +97,8 @@ class Leadership:
         self.holder = holder or holder_id()
         self.ttl = ttl
         self.name = name
-        self.lease: Lease | None = None
-        """The lease as last confirmed by the database (None: not the leader)."""
+        self.keeper = LeaseKeeper(manager, name, self.holder, ttl, on_change=self._on_change)
+        """Takes and renews the leader lease; a failed or stalled renewal counts as lost."""
         self.active: Lease | None = None
         """The lease the services were started under (None: they are stopped)."""
         self.terms = 0
@@ -116,7 +109,12 @@ class Leadership:
     @property
     def pace(self) -> float:
         """Seconds between two attempts to take or renew the lease."""
-        return self.ttl.total_seconds() / 3
+        return self.keeper.pace
+
+    @property
+    def lease(self) -> Lease | None:
+        """The lease as last confirmed by the database (None: not the leader)."""
+        return self.keeper.lease
 
     async def start(self) -> None:
         """Create the lease table if needed and start campaigning in the background.
@@ -126,13 +124,14 @@ class Leadership:
         for service in self.services:
             await service.step_down()
         await self.manager.setup()
-        self._tasks = [
-            asyncio.create_task(self._keep(), name="memoryd-leadership-lease"),
-            asyncio.create_task(self._apply(), name="memoryd-leadership-services"),
-        ]
+        self.keeper.start()
+        self._tasks = [asyncio.create_task(self._apply(), name="memoryd-leadership-services")]
 
     async def stop(self) -> None:
-        """Stop the services, then release the lease so another instance leads at once."""
+        """Stop the services, then release the lease so another instance leads at once.
+
+        The lease is renewed while the services stop, so no other instance starts the work
+        before this one has ended it."""
         for task in self._tasks:
             task.cancel()
         if self._tasks:
@@ -148,11 +147,7 @@ class Leadership:
                 log.error("leadership.task_stuck", task=task.get_name(), seconds=STOP_SECONDS)
         self._tasks = []
         await self._step_down()
-        lease, self.lease = self.lease, None
-        if lease is not None:
-            with contextlib.suppress(Exception):
-                async with asyncio.timeout(self.pace):
-                    await self.manager.release(lease)
+        await self.keeper.stop()
 
     async def fence(self) -> bool:
         """Return True if the database confirms this instance still holds the lease."""
@@ -166,30 +161,11 @@ class Leadership:
             log.warning("leadership.fence_failed", error=repr(exc))
             return False
 
-    async def _keep(self) -> None:
-        loop = asyncio.get_running_loop()
-        while True:
-            began = loop.time()
-            lease = self.lease
-            try:
-                async with asyncio.timeout(self.pace):
-                    if lease is None:
-                        lease = await self.manager.acquire(self.name, self.holder, self.ttl)
-                    else:
-                        lease = await self.manager.renew(lease, self.ttl)
-            except Exception as exc:  # the database is away: we cannot know we still lead
-                log.warning("leadership.lease_failed", error=repr(exc))
-                lease = None
-            if _token(lease) != _token(self.lease):
-                log.info(
-                    "leadership.changed",
-                    leading=lease is not None,
-                    token=_token(lease),
-                    holder=self.holder,
-                )
-                self._changed.set()
-            self.lease = lease
-            await asyncio.sleep(max(0.0, self.pace - (loop.time() - began)))
+    def _on_change(self, lease: Lease | None) -> None:
+        log.info(
+            "leadership.changed", leading=lease is not None, token=_token(lease), holder=self.holder
+        )
+        self._changed.set()
 
     async def _apply(self) -> None:
         """Bring the services in line with the lease, one transition at a time."""
@@ -223,81 +199,3 @@ class Leadership:
 
 def _token(lease: Lease | None) -> int | None:
     return None if lease is None else lease.token
-
-
-LEADERSHIP: web.AppKey[Leadership] = web.AppKey("memoryd_leadership", Leadership)
-
-
-def leader_fence(app: web.Application) -> Callable[[], Awaitable[bool]]:
-    """Return a check of ``app``'s leader lease (False until the leadership has started)."""
-
-    async def fence() -> bool:
-        leadership = app.get(LEADERSHIP)
-        return leadership is not None and await leadership.fence()
-
-    return fence
-
-
-class ConsolidationLeader:
-    """The consolidation ticker, on the leader only (manual runs work everywhere)."""
-
-    name = "consolidation"
-
-    def __init__(self, app: web.Application) -> None:
-        self.app = app
-
-    def _service(self) -> ConsolidationService | None:
-        return self.app.get(CONSOLIDATION)
-
-    async def lead(self) -> None:
-        """Start the ticker."""
-        service = self._service()
-        if service is not None:
-            await service.start()
-
-    async def step_down(self) -> None:
-        """Stop the ticker (also the one the service's own context started)."""
-        service = self._service()
-        if service is not None:
-            await service.stop()
-
-
-def install_leadership(
-    app: web.Application,
-    services: Sequence[LeaderService] | Callable[[web.Application], Sequence[LeaderService]],
-    *,
-    ttl: timedelta = LEADER_TTL,
-) -> None:
-    """Run ``services`` only while this daemon leads (call after the services' own setup).
-
-    ``services`` may be a function of the started app (for services built at start-up).
-    The context is added last, so it stops the services before their own contexts close.
-    """
-
-    async def ctx(app: web.Application) -> AsyncIterator[None]:
-        state = app[STATE]
-        if state.store is None or state.store.readonly:
-            yield
-            return
-        engine: AsyncEngine = lease_engine(state.settings.backend)
-        chosen = list(services(app) if callable(services) else services)
-        leadership = Leadership(LeaseManager(engine), chosen, ttl=ttl)
-        app[LEADERSHIP] = leadership
-        state.metrics.gauge(
-            "memoryd_leader",
-            "1 while this daemon holds the leader lease and runs the background work.",
-            lambda: 0.0 if leadership.active is None else 1.0,
-        )
-        state.metrics.gauge(
-            "memoryd_leader_terms_total",
-            "Times this daemon became the leader.",
-            lambda: float(leadership.terms),
-        )
-        try:
-            await leadership.start()
-            yield
-        finally:
-            await leadership.stop()
-            await engine.dispose()
-
-    app.cleanup_ctx.append(ctx)

@@ -27,7 +27,7 @@ import signal
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 
 from watchfiles import Change, awatch
 
@@ -41,6 +41,20 @@ ConfigCallback = Callable[[Config, Config], Awaitable[None]]
 """Awaited with ``(old, new)`` after a new configuration is swapped in."""
 
 _log = get_logger(__name__)
+
+
+class ConfigSource(Protocol):
+    """The configuration in force and its reloads: what the services follow
+    (a :class:`ConfigWatcher` in the daemon)."""
+
+    @property
+    def current(self) -> Config:
+        """Return the configuration in force."""
+        ...
+
+    def subscribe(self, callback: ConfigCallback) -> None:
+        """Await ``callback(old, new)`` after each applied reload."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)

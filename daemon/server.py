@@ -33,19 +33,19 @@ from typing import Any
 from aiohttp import web
 
 from daemon import systemd
-from daemon.api.consolidation import install_consolidation
+from daemon.api.keys import STATE
 from daemon.api.protocol import ApiSite, ConnectionLimits
-from daemon.api.search import install_recall_model
-from daemon.app import STATE, AppSettings, AppState, build_app, package_version
+from daemon.api.state import AppSettings, AppState
+from daemon.app import build_app
 from daemon.auth import TOKEN_FILE, TokenFileError, load_tokens
 from daemon.backend import Backend
 from daemon.config import Config, ConfigError, load_config
-from daemon.leadership import ConsolidationLeader, install_leadership, leader_fence
 from daemon.logging import configure_logging, get_logger
 from daemon.paths import loose_permissions
 from daemon.projector import ProjectorExited, ProjectorProcess
 from daemon.reload import ConfigWatcher, log_adjustments, reload_on_signal
-from daemon.retrospective.wiring import RetrospectiveLeader, install_retrospective
+from daemon.services import install_services
+from daemon.version import package_version
 from events.clock import Clock
 from events.store.base import DamagedLog
 from plugins.registry import Plugins, default_plugins
@@ -270,9 +270,7 @@ def _live_settings(config: Config) -> dict[str, Any]:
     """The API settings a configuration reload changes while the daemon runs."""
     return {
         "request_timeout": config.server.request_timeout.total_seconds(),
-        "recall_embedder": config.recall.embedder,
-        "recall_top_k": config.recall.top_k,
-        "recall_candidate_top_k": config.recall.candidate_top_k,
+        "recall": config.recall,
         "memory": config.memory,
     }
 
@@ -327,7 +325,6 @@ class Server:
             if state is not None and isinstance(state.runner, ProjectorProcess):
                 state.runner.set_logging(new.logging.level, new.logging.format)
         if state is not None and _live_settings(new) != _live_settings(old):
-            # The recall service watches recall_embedder and re-embeds in the background.
             state.settings = dataclasses.replace(state.settings, **_live_settings(new))
         restart = [
             key
@@ -395,11 +392,7 @@ class Server:
             extra_contexts=(self._watcher_ctx(),),
             plugins=self.plugins,
         )
-        install_consolidation(app, self.watcher)
-        retrospective = install_retrospective(app, self.watcher, fence=leader_fence(app))
-        install_recall_model(app, self.watcher)
-        # Last: it stops the leader-only work before the contexts that work relies on close.
-        install_leadership(app, [RetrospectiveLeader(retrospective), ConsolidationLeader(app)])
+        install_services(app, self.watcher)
         state = self._state = app[STATE]
         runner = web.AppRunner(
             app, handle_signals=False, shutdown_timeout=settings.drain_timeout, access_log=None

@@ -205,11 +205,17 @@ def _insert_ignoring_conflict(conn: AsyncConnection, name: str) -> sa.Executable
 
 
 class LeaseKeeper:
-    """Hold a lease for as long as this process lives: acquire, renew, re-acquire.
+    """Keep a lease: take it (unless handed one), renew it every ``ttl / 3``, and count it
+    lost the moment the database does not confirm it.
 
-    It tries to take the lease every ``ttl / 3``; once it has it, it renews it at the same
-    pace, so a lease outlives a missed renewal or two. ``lease`` is the lease currently held
-    (None while another process holds it); ``on_change`` is called with every change.
+    Errors are strict: an attempt that fails, or takes longer than the pace (the database is
+    away or stalled), counts as the lease lost, because nothing then proves this process still
+    holds it, and believing so could let two processes act as holder. The pace runs from the
+    start of one attempt to the next, so a slow database does not stretch it toward the TTL.
+
+    ``reacquire`` False (a lease taken for one run): once lost the keeper stops trying; the
+    run's own fence check ends the run. ``lease`` is the lease held now (None: not held);
+    ``on_change`` is called with every change of it.
     """
 
     def __init__(
@@ -220,6 +226,7 @@ class LeaseKeeper:
         ttl: timedelta,
         *,
         on_change: Callable[[Lease | None], None] | None = None,
+        reacquire: bool = True,
     ) -> None:
         self.manager = manager
         self.name = name
@@ -227,39 +234,65 @@ class LeaseKeeper:
         self.ttl = ttl
         self.lease: Lease | None = None
         self._on_change = on_change
+        self._reacquire = reacquire
         self._task: asyncio.Task[None] | None = None
 
-    def start(self) -> None:
-        """Start keeping the lease in the background."""
+    @property
+    def pace(self) -> float:
+        """Seconds between two attempts to take or renew the lease."""
+        return self.ttl.total_seconds() / 3
+
+    @property
+    def running(self) -> bool:
+        """Whether it still keeps the lease, or tries to take it."""
+        return self._task is not None and not self._task.done()
+
+    def start(self, lease: Lease | None = None) -> None:
+        """Start keeping the lease in the background (``lease``: one taken already)."""
+        self.lease = lease
         self._task = asyncio.create_task(self._run(), name=f"memoryd-lease-{self.name}")
 
     async def stop(self, *, release: bool = True) -> None:
-        """Stop renewing; release the lease so another process need not wait for expiry."""
+        """Stop renewing; release the lease so another process need not wait for its expiry."""
         if self._task is not None:
             await cancel_and_wait(self._task)
             self._task = None
-        if release and self.lease is not None:
+        lease = self.lease
+        if release and lease is not None:
             with contextlib.suppress(Exception):
-                await self.manager.release(self.lease)
+                async with asyncio.timeout(self.pace):
+                    await self.manager.release(lease)
             self._set(None)
 
     def _set(self, lease: Lease | None) -> None:
-        changed = (lease is None) != (self.lease is None) or (
-            lease is not None and self.lease is not None and lease.token != self.lease.token
+        changed = (None if lease is None else lease.token) != (
+            None if self.lease is None else self.lease.token
         )
         self.lease = lease
         if changed and self._on_change is not None:
             self._on_change(lease)
 
     async def _run(self) -> None:
-        pace = self.ttl.total_seconds() / 3
-        while True:
-            try:
-                if self.lease is None:
-                    self._set(await self.manager.acquire(self.name, self.holder, self.ttl))
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        if self.lease is None:
+            await self._attempt()
+        while self.lease is not None or self._reacquire:
+            await asyncio.sleep(max(0.0, self.pace - (loop.time() - began)))
+            began = loop.time()
+            await self._attempt()
+
+    async def _attempt(self) -> None:
+        held = self.lease
+        try:
+            async with asyncio.timeout(self.pace):
+                if held is None:
+                    lease = await self.manager.acquire(self.name, self.holder, self.ttl)
                 else:
-                    self._set(await self.manager.renew(self.lease, self.ttl))
-            except Exception as exc:  # the database is away: we cannot know we still hold it
-                log.warning("lease %s: %s", self.name, exc)
-                self._set(None)
-            await asyncio.sleep(pace)
+                    lease = await self.manager.renew(held, self.ttl)
+        except Exception as exc:  # the database is away or stalled: nothing proves we hold it
+            log.warning("lease %s: %s", self.name, exc)
+            lease = None
+        if held is not None and lease is None:
+            log.warning("lease %s lost (token %s)", self.name, held.token)
+        self._set(lease)

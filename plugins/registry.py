@@ -1,7 +1,7 @@
 """The plugin manager: built-in and third-party plugins, looked up by kind and name.
 
 One :class:`Plugins` is built per process (:func:`default_plugins`, at start-up) and handed to
-what needs it: the daemon keeps it on its application (``daemon.app.PLUGINS``) and validates
+what needs it: the daemon keeps it on its application (``daemon.api.keys.PLUGINS``) and validates
 the configuration's plugin names against it. Built-in plugins are the modules of
 :data:`BUILTIN_PLUGINS`; third-party plugins are found by pluggy through the ``memoryd`` entry
 point group (``pm.load_setuptools_entrypoints("memoryd")``). Each module's ``@hookimpl``

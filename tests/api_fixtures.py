@@ -14,7 +14,9 @@ import orjson
 from aiohttp import ClientResponse, ClientTimeout
 from aiohttp.test_utils import TestClient, TestServer
 
-from daemon.app import STATE, AppSettings, build_app
+from daemon.api.keys import STATE
+from daemon.api.state import AppSettings
+from daemon.app import build_app
 from daemon.backend import Backend
 from daemon.config import Config, load_config
 from daemon.logging import configure_logging, reset_logging
@@ -74,7 +76,13 @@ async def api_client(
     """Run the app on ``data_dir`` behind a test client (no token: the tests use TCP)."""
     clock = clock or ManualClock(T0)
     app_settings = AppSettings(
-        backend=Backend(data_dir=data_dir), tcp_requires_token=False, **settings
+        # On the test's own loop unless a test asks for the projection process.
+        **{
+            "backend": Backend(data_dir=data_dir),
+            "tcp_requires_token": False,
+            "projector": "inline",
+            **settings,
+        }
     )
     app = build_app(app_settings, clock=clock, with_projections=with_projections)
     async with TestClient(TestServer(app)) as client:

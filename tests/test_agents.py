@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from daemon.api.consolidation import CONSOLIDATION
+from daemon.api.keys import CONSOLIDATION
 from daemon.config import ConsolidationConfig
 from plugins.agents.actions import VERBS, parse_actions
 from plugins.agents.base import AGENTS, BatchFact, ConsolidationAgent, LinkerAgent

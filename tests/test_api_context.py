@@ -6,7 +6,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from daemon.api.consolidation import CONSOLIDATION
+from daemon.api.keys import CONSOLIDATION
 from daemon.config import ConsolidationConfig
 from tests.api_fixtures import Api, api_client
 

@@ -9,7 +9,9 @@ from typing import Any
 from aiohttp.test_utils import TestClient, TestServer
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from daemon.app import STATE, AppSettings, build_app
+from daemon.api.keys import STATE
+from daemon.api.state import AppSettings
+from daemon.app import build_app
 from daemon.backend import Backend
 from events.store.base import EventStore
 from projections.runner import ProjectionRunner
@@ -34,7 +36,7 @@ class GatedRunner(ProjectionRunner):
 
 
 async def test_not_ready_until_caught_up(tmp_path: Path) -> None:
-    settings = AppSettings(backend=Backend(tmp_path), tcp_requires_token=False)
+    settings = AppSettings(backend=Backend(tmp_path), tcp_requires_token=False, projector="inline")
     app = build_app(settings, runner_factory=GatedRunner)
     async with TestClient(TestServer(app)) as client:
         resp = await client.get("/v1/health")

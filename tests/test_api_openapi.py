@@ -6,7 +6,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from daemon.app import AppSettings, build_app
+from daemon.api.state import AppSettings
+from daemon.app import build_app
 from daemon.backend import Backend
 from tests.api_fixtures import api_client
 
@@ -25,7 +26,9 @@ def _refs(node: Any) -> list[str]:
 async def test_every_route_is_documented_and_every_documented_route_exists(
     tmp_path: Path,
 ) -> None:
-    app = build_app(AppSettings(backend=Backend(tmp_path)), with_projections=False)
+    app = build_app(
+        AppSettings(backend=Backend(tmp_path), projector="inline"), with_projections=False
+    )
     served = {
         (route.method, route.resource.canonical)
         for route in app.router.routes()

@@ -124,3 +124,33 @@ def test_keys_lists_every_key(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     for key, *_ in describe_keys():
         assert f"{key}  (" in out
+
+
+def test_store_commands_open_the_data_dir_memoryd_toml_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A command that opens the store finds it where the daemon would: ``storage.data_dir``
+    from the config file, unless ``--data-dir`` names another."""
+    configured = tmp_path / "configured"
+    path = _file(tmp_path, f'[storage]\ndata_dir = "{configured}"\n')
+    monkeypatch.setenv("MEMORYD_CONFIG", str(path))
+    assert main(["db", "upgrade"]) == 0
+    assert (configured / "events.sqlite3").exists()
+    assert not (tmp_path / "state").exists()
+    capsys.readouterr()
+    assert main(["db", "status"]) == 0
+    assert str(configured) in capsys.readouterr().out
+    given = tmp_path / "given"
+    assert main(["db", "status", "--data-dir", str(given)]) == 0
+    assert str(given) in capsys.readouterr().out
+
+
+def test_a_store_command_refuses_an_invalid_config_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _file(tmp_path, "[storage]\nreserved_space = -1\n")
+    monkeypatch.setenv("MEMORYD_CONFIG", str(path))
+    assert main(["db", "status"]) == 2
+    err = capsys.readouterr().err
+    assert "storage.reserved_space" in err
+    assert not (tmp_path / "state").exists()

@@ -10,8 +10,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from daemon.api.consolidation import CONSOLIDATION
-from daemon.app import STATE
+from daemon.api.keys import CONSOLIDATION, STATE
 from daemon.config import ConsolidationConfig
 from events.recall_events import RecallRecorded
 from events.store.base import NewEvent

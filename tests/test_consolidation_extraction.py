@@ -14,12 +14,13 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
-from daemon.api.consolidation import CONSOLIDATION
-from daemon.app import STATE, AppSettings, build_app
+from daemon.api.keys import CONSOLIDATION, RETROSPECTIVE, STATE
+from daemon.api.state import AppSettings
+from daemon.app import build_app
 from daemon.backend import Backend
 from daemon.config import ConsolidationConfig, load_config
 from daemon.consolidation.service import ConsolidationService
-from daemon.retrospective.wiring import RETROSPECTIVE, install_retrospective
+from daemon.services.retrospective import install_retrospective
 from events.clock import ManualClock
 from tests.api_fixtures import T0, Api
 from tests.test_retrospective_api import _state_when, _Watcher
@@ -29,7 +30,9 @@ from tests.test_retrospective_api import _state_when, _Watcher
 async def api(tmp_path: Path) -> AsyncIterator[Api]:
     config = load_config(None, env={}, overrides={"storage.data_dir": str(tmp_path)})
     app = build_app(
-        AppSettings(backend=Backend(data_dir=tmp_path), tcp_requires_token=False),
+        AppSettings(
+            backend=Backend(data_dir=tmp_path), tcp_requires_token=False, projector="inline"
+        ),
         clock=ManualClock(T0),
     )
     install_retrospective(app, _Watcher(config))

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from daemon.api.consolidation import CONSOLIDATION
+from daemon.api.keys import CONSOLIDATION
 from daemon.consolidation.service import (
     LEASE_NAME,
     ConsolidationService,

@@ -14,13 +14,15 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
-from daemon.api.consolidation import CONSOLIDATION, install_consolidation
-from daemon.app import STATE, AppSettings, build_app
+from daemon.api.keys import CONSOLIDATION, STATE
+from daemon.api.state import AppSettings
+from daemon.app import build_app
 from daemon.backend import Backend
 from daemon.config import Config, ConsolidationConfig, load_config
 from daemon.consolidation.phases import parse_verdict
 from daemon.consolidation.rules import retention, salience, strength
 from daemon.consolidation.service import LEASE_NAME, ConsolidationService, due_trigger
+from daemon.services.consolidation import install_consolidation
 from events.clock import ManualClock
 from plugins.contracts import ScriptedProvider
 from plugins.llm.types import CompletionRequest
@@ -276,7 +278,9 @@ async def test_install_consolidation_takes_the_config_section_and_reloads(tmp_pa
     )
     watcher = _Watcher(config)
     app = build_app(
-        AppSettings(backend=Backend(data_dir=tmp_path), tcp_requires_token=False),
+        AppSettings(
+            backend=Backend(data_dir=tmp_path), tcp_requires_token=False, projector="inline"
+        ),
         clock=ManualClock(T0),
     )
     setup = install_consolidation(app, watcher)

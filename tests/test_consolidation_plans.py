@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from daemon.app import STATE
+from daemon.api.keys import STATE
 from daemon.consolidation.plans import PlanError, apply_plan
 from events.store.base import ConcurrencyError, EventStore, NewEvent
 from events.types import FactWritten

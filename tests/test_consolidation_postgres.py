@@ -9,8 +9,9 @@ from typing import Any
 
 from aiohttp.test_utils import TestClient, TestServer
 
-from daemon.api.consolidation import CONSOLIDATION
-from daemon.app import STATE, AppSettings, build_app
+from daemon.api.keys import CONSOLIDATION, STATE
+from daemon.api.state import AppSettings
+from daemon.app import build_app
 from daemon.backend import Backend
 from daemon.consolidation.service import LEASE_NAME
 from events.clock import ManualClock
@@ -21,7 +22,9 @@ from tests.api_fixtures import T0, Api
 async def _scenario(tmp_path: Path, url: str) -> None:
     clock = ManualClock(T0)
     settings = AppSettings(
-        backend=Backend(data_dir=tmp_path, database_url=url), tcp_requires_token=False
+        backend=Backend(data_dir=tmp_path, database_url=url),
+        tcp_requires_token=False,
+        projector="inline",
     )
     app = build_app(settings, clock=clock)
     async with TestClient(TestServer(app)) as client:

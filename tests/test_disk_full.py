@@ -21,12 +21,15 @@ from aiohttp.test_utils import TestClient, TestServer
 from daemon import projector
 from daemon.api import common
 from daemon.api.common import MIB
-from daemon.api.consolidation import lease_engine
-from daemon.app import STATE, AppSettings, _async_drive_projector, build_app
+from daemon.api.keys import STATE
+from daemon.api.state import AppSettings
+from daemon.app import build_app
 from daemon.backend import Backend
+from daemon.projection_hosting import async_drive_projector
 from daemon.projector import ProjectorExited
 from daemon.recall.engine import RecallEngine
 from daemon.recall.service import cache_engine
+from daemon.services.consolidation import lease_engine
 from events.store.base import NewEvent, StorageFull
 from events.store.sql import classify_database_error
 from events.store.sqlite import SqliteEventStore, sqlite_engine
@@ -162,7 +165,7 @@ async def test_a_child_that_fails_while_being_stopped_is_not_restarted(tmp_path:
         state = api.client.app[STATE]
         child = _StoppingChild()
         with pytest.raises(asyncio.CancelledError):
-            await asyncio.wait_for(_async_drive_projector(state, child), 10)  # type: ignore[arg-type]
+            await asyncio.wait_for(async_drive_projector(state, child), 10)  # type: ignore[arg-type]
         assert child.starts == 0
 
 
@@ -196,7 +199,10 @@ async def test_a_fold_that_waits_for_room_at_start_serves_what_is_folded(
     # A read would wait this long for the fold (read-your-writes) if it did not know the
     # fold cannot move.
     settings = AppSettings(
-        backend=Backend(tmp_path), tcp_requires_token=False, read_your_writes_timeout=600
+        backend=Backend(tmp_path),
+        tcp_requires_token=False,
+        read_your_writes_timeout=600,
+        projector="inline",
     )
     app = build_app(settings, runner_factory=blocked_runner)
     async with TestClient(TestServer(app)) as client:
@@ -235,6 +241,7 @@ async def test_writes_are_refused_while_what_is_not_folded_would_not_fit(
         tcp_requires_token=False,
         reserved_space=reserve,
         read_your_writes_timeout=0.01,
+        projector="inline",
     )
     app = build_app(settings, runner_factory=blocked_runner)
     state = app[STATE]

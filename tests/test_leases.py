@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import signal
 import sys
@@ -145,6 +146,77 @@ class RefusalCounter(LeaseManager):
         if lease is None:
             self.refusals += 1
         return lease
+
+
+KEEPER_TTL = timedelta(seconds=3)
+"""Paced at a second: a loaded machine's slow transaction is not taken for a stall."""
+
+
+class FaultyRenewals(LeaseManager):
+    """A lease manager whose renewals fail (``"raise"``) or stall past any pace
+    (``"stall"``) while ``fault`` is set."""
+
+    fault: str | None = None
+    renewals = 0
+
+    async def renew(self, lease: Lease, ttl: timedelta) -> Lease | None:
+        self.renewals += 1
+        if self.fault == "raise":
+            raise OSError("the lease database is away")
+        if self.fault == "stall":
+            await asyncio.Event().wait()
+        return await super().renew(lease, ttl)
+
+
+@pytest.mark.parametrize("fault", ["raise", "stall"])
+async def test_a_renewal_the_database_does_not_confirm_counts_as_lost(
+    engine: AsyncEngine, fault: str
+) -> None:
+    """A renewal that fails, or outlasts the pace, drops the lease at once (nothing proves it
+    is still held); the keeper takes it again once the database answers."""
+    leases = FaultyRenewals(engine)
+    await leases.setup()
+    seen: list[Lease | None] = []
+    keeper = LeaseKeeper(leases, "job", "me", KEEPER_TTL, on_change=seen.append)
+    keeper.start()
+    try:
+        await wait_until(lambda: held(keeper) is not None)
+        leases.fault = fault
+        await wait_until(lambda: held(keeper) is None)
+        assert seen[-1] is None
+        leases.fault = None
+        await wait_until(lambda: held(keeper) is not None)
+    finally:
+        await keeper.stop()
+    # Held, lost, (taken and lost again while renewals still fail,) held, released.
+    flags = [lease is not None for lease in seen]
+    assert flags[:2] == [True, False]
+    assert flags[-2:] == [True, False]
+    assert all(a != b for a, b in itertools.pairwise(flags))
+
+
+async def test_a_run_keeper_renews_the_lease_it_was_handed_and_never_retakes_it(
+    engine: AsyncEngine,
+) -> None:
+    leases = FaultyRenewals(engine)
+    await leases.setup()
+    taken = await leases.acquire("run", "me", KEEPER_TTL)
+    assert taken is not None
+    keeper = LeaseKeeper(leases, "run", "me", KEEPER_TTL, reacquire=False)
+    keeper.start(taken)
+    try:
+        await wait_until(lambda: leases.renewals >= 2)
+        renewed = held(keeper)
+        assert renewed is not None
+        assert renewed.token == taken.token  # renewed, not taken anew
+        assert renewed.expires_at > taken.expires_at
+        leases.fault = "raise"
+        await wait_until(lambda: held(keeper) is None)
+        leases.fault = None
+        await wait_until(lambda: not keeper.running)  # it stopped trying
+        assert held(keeper) is None
+    finally:
+        await keeper.stop()
 
 
 def held(keeper: LeaseKeeper) -> Lease | None:

@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
-from daemon.api.consolidation import CONSOLIDATION
-from daemon.api.search import RECORDER, SHADOWS
-from daemon.app import STATE, AppSettings, build_app
+from daemon.api.keys import CONSOLIDATION, RECORDER, RETROSPECTIVE, SHADOWS, STATE
+from daemon.api.state import AppSettings
+from daemon.app import build_app
 from daemon.backend import Backend
 from daemon.config import Config, ConsolidationConfig, load_config
-from daemon.retrospective.wiring import RETROSPECTIVE, install_retrospective
+from daemon.services.retrospective import install_retrospective
 from events.clock import ManualClock
 from tests.api_fixtures import T0, Api, api_client
 
@@ -192,7 +192,9 @@ class _Watcher:
 async def daemon(tmp_path: Path) -> AsyncIterator[Api]:
     config = load_config(None, env={}, overrides={"storage.data_dir": str(tmp_path)})
     app = build_app(
-        AppSettings(backend=Backend(data_dir=tmp_path), tcp_requires_token=False),
+        AppSettings(
+            backend=Backend(data_dir=tmp_path), tcp_requires_token=False, projector="inline"
+        ),
         clock=ManualClock(T0),
     )
     install_retrospective(app, _Watcher(config))

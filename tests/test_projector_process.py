@@ -15,8 +15,10 @@ import sqlalchemy as sa
 from aiohttp.test_utils import TestClient, TestServer
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from daemon import app as app_module
-from daemon.app import STATE, AppSettings, build_app
+from daemon import projection_hosting as hosting
+from daemon.api.keys import STATE
+from daemon.api.state import AppSettings
+from daemon.app import build_app
 from daemon.backend import Backend
 from daemon.projector import ProjectorExited, ProjectorProcess, _Reporter
 from events.store.base import NewEvent
@@ -306,15 +308,15 @@ class _DyingChild:
 async def test_a_child_that_keeps_dying_is_restarted_with_growing_delays(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(app_module, "RESTART_FIRST_DELAY", 0.05)
-    monkeypatch.setattr(app_module, "RESTART_MAX_DELAY", 0.2)
+    monkeypatch.setattr(hosting, "RESTART_FIRST_DELAY", 0.05)
+    monkeypatch.setattr(hosting, "RESTART_MAX_DELAY", 0.2)
     async with api_client(tmp_path) as api:
         state = api.client.app[STATE]
         child = _DyingChild(lives=5)
         start = asyncio.get_running_loop().time()
         with pytest.raises(asyncio.CancelledError):
             await asyncio.wait_for(
-                app_module._async_drive_projector(state, child),  # type: ignore[arg-type]
+                hosting.async_drive_projector(state, child),  # type: ignore[arg-type]
                 10,
             )
         _, health = await api.call("GET", "/v1/health")

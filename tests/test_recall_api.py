@@ -4,18 +4,16 @@ and the RecallRecorded events a search leaves in the log."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 import pytest
 
-from daemon.api import search as search_api
 from daemon.backend import Backend
 from daemon.config import load_config
 from daemon.recall import staleness
-from daemon.recall.service import make_embedder
 from daemon.server import ServeOptions
 from events.recall_events import RecallRecorded
 from plugins.embedders.base import Vectors
@@ -132,18 +130,10 @@ class _CountingEmbedder(HashedNgramEmbedder):
         return await super().embed(texts)
 
 
-async def test_recall_settings_follow_a_config_reload(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_recall_settings_follow_a_config_reload(tmp_path: Path) -> None:
     """``[recall]`` reaches the API settings; a reload changing ``embedder`` switches the
     recall service to it (re-embedding in the background) and ``top_k`` applies at once."""
     small = _CountingEmbedder()
-    real_make = make_embedder
-
-    def make(name: str = "hashed", config: Mapping[str, Any] | None = None) -> Any:
-        return small if name == "small" else real_make(name, config)
-
-    monkeypatch.setattr(search_api, "make_embedder", make)
     plugins = build_plugins(entry_points=False)  # the reload is validated against these names
     plugins.add("embedder", "small", lambda _config: small)
     cfg = tmp_path / "memoryd.toml"
@@ -176,17 +166,17 @@ async def test_recall_settings_follow_a_config_reload(
         state = server._state
         assert state is not None
         settings = state.settings
-        assert (settings.recall_embedder, settings.recall_top_k) == ("hashed", 2)
-        assert settings.recall_candidate_top_k == 20
+        assert (settings.recall.embedder, settings.recall.top_k) == ("hashed", 2)
+        assert settings.recall.candidate_top_k == 20
         assert len(await search()) == 2
 
         cfg.write_text('[recall]\nembedder = "small"\ntop_k = 1\n', encoding="utf-8")
         assert await server.async_reload() is True
         settings = state.settings
-        assert (settings.recall_embedder, settings.recall_top_k) == ("small", 1)
-        assert settings.recall_candidate_top_k == 60
+        assert (settings.recall.embedder, settings.recall.top_k) == ("small", 1)
+        assert settings.recall.candidate_top_k == 60
         assert len(await search()) == 1
-        # The embedder watcher picks the new name up and re-embeds the documents with it.
+        # The reload switched the recall service to the new embedder, which re-embeds.
         for _ in range(1000):
             if small.texts >= 4:
                 break

@@ -3,7 +3,6 @@ explain signals, graph expansion, entity matching, and identical results after a
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import dataclasses
 from collections.abc import AsyncIterator
@@ -351,40 +350,35 @@ async def test_purge_and_delete_leave_no_text_and_no_cached_vector(backend: Back
         assert {m[0] for m in mentions} == set()
 
 
-async def test_a_configured_embedder_change_is_picked_up(
-    backend: Backend, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from types import SimpleNamespace
+async def test_a_configured_embedder_change_is_picked_up(backend: Backend) -> None:
+    """A reload naming another embedder switches the service to it; an unknown name keeps the
+    embedder in use."""
+    from aiohttp import web
 
-    from daemon.api import search as search_api
+    from daemon.api.keys import PLUGINS, RECALL
+    from daemon.config import RecallConfig, load_config
+    from daemon.services.recall import switch_embedder
     from plugins.embedders.hashed import HashedNgramEmbedder
+    from plugins.registry import build_plugins
 
     small = HashedNgramEmbedder(dim=32)
+    plugins = build_plugins(entry_points=False)
+    plugins.add("embedder", "small", lambda _config: small)
+    before = load_config(None, {}, {"storage.data_dir": "/tmp/memoryd-unused"})
 
-    def fake_make(name: str) -> Any:
-        if name == "small":
-            return small
-        raise LookupError(f"no embedder {name}")
+    def naming(embedder: str) -> Any:
+        return dataclasses.replace(before, recall=RecallConfig(embedder=embedder))
 
-    monkeypatch.setattr(search_api, "make_embedder", fake_make)
     async with recall_env(backend) as env:
         await _world(env)
-        state = SimpleNamespace(settings=SimpleNamespace(recall_embedder="hashed"))
-        task = asyncio.create_task(search_api._watch_embedder(state, env.service, 0.01))
-        try:
-            state.settings = SimpleNamespace(recall_embedder="unknown")
-            await asyncio.sleep(0.05)
-            assert env.service.progress.embedder_id.startswith("hashed-ngram-v1/384")
-            state.settings = SimpleNamespace(recall_embedder="small")
-            for _ in range(200):
-                if env.service.index.embedder is small:
-                    break
-                await asyncio.sleep(0.01)
-            assert env.service.progress.embedder_id == small.embedder_id
-        finally:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        app = web.Application()
+        app[PLUGINS] = plugins
+        app[RECALL] = env.service
+        await switch_embedder(app, before, naming("unknown"))
+        assert env.service.progress.embedder_id.startswith("hashed-ngram-v1/384")
+        await switch_embedder(app, before, naming("small"))
+        assert env.service.index.embedder is small
+        assert env.service.progress.embedder_id == small.embedder_id
 
 
 @pytest.mark.parametrize("legs", [("lexical",), ("vector",)])

@@ -11,10 +11,12 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
-from daemon.app import STATE, AppSettings, build_app
+from daemon.api.keys import RETROSPECTIVE, STATE
+from daemon.api.state import AppSettings
+from daemon.app import build_app
 from daemon.backend import Backend
 from daemon.config import Config, ConfigError, load_config
-from daemon.retrospective.wiring import RETROSPECTIVE, build_provider, install_retrospective
+from daemon.services.retrospective import build_provider, install_retrospective
 from events.clock import ManualClock
 from plugins.registry import default_plugins
 from tests.api_fixtures import T0, Api
@@ -40,7 +42,10 @@ async def api(tmp_path: Path) -> AsyncIterator[tuple[Api, _Watcher]]:
     watcher = _Watcher(config)
     clock = ManualClock(T0)
     app = build_app(
-        AppSettings(backend=Backend(data_dir=tmp_path), tcp_requires_token=False), clock=clock
+        AppSettings(
+            backend=Backend(data_dir=tmp_path), tcp_requires_token=False, projector="inline"
+        ),
+        clock=clock,
     )
     install_retrospective(app, watcher)
     async with TestClient(TestServer(app)) as client:

@@ -15,7 +15,8 @@ import orjson
 from aiohttp import web
 
 from daemon.api.errors import ApiError
-from daemon.app import AppState, Handler, namespace_of, state_of
+from daemon.api.keys import namespace_of, state_of
+from daemon.api.state import WRITES, AppState
 from events.ids import random_bits
 from events.store.base import (
     ConcurrencyError,
@@ -127,33 +128,6 @@ async def request_fingerprint(request: web.Request) -> str:
     digest.update(body)
     request[FINGERPRINT] = fingerprint = digest.hexdigest()
     return fingerprint
-
-
-@web.middleware
-async def idempotency_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """Refuse a retry whose key was used by a different request, before the handler runs.
-
-    Some handlers answer a retry from the log without appending (a supersede, a validation):
-    the store's own comparison never runs for them, so the key is checked here for every
-    keyed POST. Keys given in a body are compared by the store when it appends.
-    """
-    if request.method == "POST" and IDEMPOTENCY_HEADER in request.headers:
-        key = header_key(request)
-        store = state_of(request).store
-        if key is not None and store is not None:
-            stored = await store.request_hashes(namespace_of(request), key)
-            if stored and stored != {await request_fingerprint(request)}:
-                raise ApiError(
-                    409,
-                    "idempotency_conflict",
-                    f"{IDEMPOTENCY_HEADER} {key!r} was used for a different request",
-                    {"field": IDEMPOTENCY_HEADER},
-                )
-    return await handler(request)
-
-
-WRITES = "writes"
-"""The kind of problem (``AppState.problems``) a failed write records."""
 
 
 def insufficient_storage(message: str) -> ApiError:

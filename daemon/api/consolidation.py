@@ -16,26 +16,15 @@ the learned_context block, and the review queue of agent actions.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
-from datetime import datetime
-from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from aiohttp import web
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from daemon.api.common import path_id
 from daemon.api.errors import ApiError, json_response
-from daemon.api.search import RECALL
+from daemon.api.keys import CONSOLIDATION, GRANT, namespace_of, state_of
 from daemon.api.validation import Field, Schema, parse_body, parse_query
-from daemon.app import GRANT, PLUGINS, STATE, AppState, namespace_of, state_of
-from daemon.backend import Backend
-from daemon.config import Config, ConsolidationConfig, LlmConfig, MemoryConfig
 from daemon.consolidation import review
-from daemon.consolidation.extraction import request_retrospectives
-from daemon.consolidation.ingest import embedder_of
-from daemon.consolidation.phases import PromotionRule
 from daemon.consolidation.plans import (
     PlanError,
     PreviewSettings,
@@ -46,13 +35,8 @@ from daemon.consolidation.plans import (
 )
 from daemon.consolidation.service import ConsolidationService
 from daemon.logging import get_logger
-from daemon.recall.query import Filters, SearchRequest
-from daemon.retrospective.wiring import RETROSPECTIVE, build_provider
+from daemon.services.recall import current_embedder
 from events.clock import from_micros
-from events.leases import LeaseManager
-from events.store.sqlite import sqlite_engine
-from plugins.llm.types import LLMProvider
-from plugins.registry import Plugins
 from projections.consolidation import (
     get_plan,
     learned_context,
@@ -63,10 +47,6 @@ from projections.consolidation import (
 
 log = get_logger("memoryd.consolidation")
 
-CONSOLIDATION: web.AppKey[ConsolidationService] = web.AppKey(
-    "memoryd_consolidation", ConsolidationService
-)
-LEASES_FILE = "leases.sqlite3"
 
 PREVIEW_BODY = Schema(
     "ConsolidationPreviewIn",
@@ -138,7 +118,7 @@ async def post_preview(request: web.Request) -> web.Response:
         result = await preview(
             conn,
             namespace_of(request),
-            embedder_of(request.app),
+            current_embedder(request.app),
             state.clock.now(),
             _settings(body),
         )
@@ -156,7 +136,7 @@ async def post_analyze(request: web.Request) -> web.Response:
             state.require_store(),
             conn,
             namespace_of(request),
-            embedder_of(request.app),
+            current_embedder(request.app),
             state.clock.now(),
             _settings(body),
             explain=None if service is None or service.provider is None else service.explain,
@@ -326,151 +306,8 @@ async def post_reject(request: web.Request) -> web.Response:
     return json_response({"item_id": item_id, "status": "rejected", "position": position})
 
 
-def lease_engine(backend: Backend) -> AsyncEngine:
-    """Return the engine the lease table lives on (a file beside the log; the PG database)."""
-    if backend.is_sqlite:
-        backend.data_dir.mkdir(parents=True, exist_ok=True)
-        return sqlite_engine(Path(backend.data_dir) / LEASES_FILE, write=True)
-    assert backend.database_url is not None
-    return create_async_engine(backend.database_url, pool_size=2, hide_parameters=True)
-
-
-@dataclass(slots=True)
-class ConsolidationSetup:
-    """What the server tells consolidation: its config section and the model (or none)."""
-
-    config: ConsolidationConfig
-    provider: LLMProvider | None = None
-
-
-CONSOLIDATION_SETUP: web.AppKey[ConsolidationSetup] = web.AppKey(
-    "memoryd_consolidation_setup", ConsolidationSetup
-)
-
-
-class _Watcher(Protocol):
-    @property
-    def current(self) -> Config: ...
-
-    def subscribe(self, callback: Callable[[Config, Config], Any]) -> None: ...
-
-
-def consolidation_provider(
-    plugins: Plugins, llm: LlmConfig, now: Callable[[], datetime]
-) -> LLMProvider | None:
-    """Build the ``[llm]`` provider in its daily budget; None for ``provider = "none"``."""
-    if llm.provider_settings() is None:
-        return None
-    return build_provider(plugins, llm, now).provider
-
-
-def install_consolidation(app: web.Application, watcher: _Watcher) -> ConsolidationSetup:
-    """Give the consolidation worker ``[consolidation]`` and the ``[llm]`` model (call before
-    the app starts); reloads of either apply live. Without this call the worker runs with the
-    default section and no model."""
-    state = app[STATE]
-    config = watcher.current
-    try:
-        provider = consolidation_provider(app[PLUGINS], config.llm, state.clock.now)
-    except Exception as exc:  # a bad plugin must not take the daemon down
-        log.error("consolidation.no_model", reason=str(exc))
-        provider = None
-    setup = ConsolidationSetup(config.consolidation, provider)
-    app[CONSOLIDATION_SETUP] = setup
-
-    async def reload(old: Config, new: Config) -> None:
-        setup.config = new.consolidation
-        if new.llm != old.llm:
-            try:
-                setup.provider = consolidation_provider(app[PLUGINS], new.llm, state.clock.now)
-            except Exception as exc:
-                log.error("consolidation.no_model", reason=str(exc))
-                setup.provider = None
-        service = app.get(CONSOLIDATION)
-        if service is not None:
-            service.config = setup.config
-            service.provider = setup.provider
-            service.promotion = promotion_rule(new.memory)
-
-    watcher.subscribe(reload)
-    return setup
-
-
-def build_service(
-    app: web.Application, state: AppState
-) -> tuple[ConsolidationService, AsyncEngine]:
-    """Build the consolidation service for a running app (no model unless one is set)."""
-    settings = state.settings
-    setup = app.get(CONSOLIDATION_SETUP)
-    config = setup.config if setup is not None else ConsolidationConfig()
-    leases = lease_engine(settings.backend)
-    store = state.require_store()
-    engine = state.require_reads()
-    runner = state.runner
-
-    async def sync(position: int) -> None:
-        if runner is not None:
-            state.fold_now.set()
-            await runner.wait_for(position, timeout=settings.read_your_writes_timeout)
-
-    async def retrospect(namespace: str) -> list[dict[str, Any]]:
-        holder = app.get(RETROSPECTIVE)
-        if holder is None or holder.service is None:
-            return []
-        return await request_retrospectives(holder.service, namespace)
-
-    async def search(namespace: str, query: str, k: int) -> list[str]:
-        recall = app.get(RECALL)
-        if recall is None:
-            return []
-        filters = Filters(namespace=namespace, scope=("facts",), include_quarantined=True)
-        hits = await recall.engine.search(SearchRequest(query=query, filters=filters, top_k=k))
-        return [h.id for h in hits]
-
-    service = ConsolidationService(
-        store,
-        engine,
-        LeaseManager(leases, clock=None),
-        state.clock,
-        config,
-        lambda: embedder_of(app),
-        provider=None if setup is None else setup.provider,
-        sync=sync,
-        search=search,
-        retrospect=retrospect,
-        promotion=promotion_rule(settings.memory),
-        plugins=app[PLUGINS],
-    )
-    return service, leases
-
-
-def promotion_rule(memory: MemoryConfig) -> PromotionRule:
-    """The promotion rule ``[memory]`` describes."""
-    return PromotionRule(
-        min_recalls=memory.promote_min_recalls,
-        min_queries=memory.promote_min_queries,
-        min_age_micros=int(memory.promote_min_age.total_seconds() * 1_000_000),
-    )
-
-
-async def _consolidation_ctx(app: web.Application) -> AsyncIterator[None]:
-    state = app[STATE]
-    if state.read_engine is None or state.store is None or state.store.readonly:
-        yield
-        return
-    service, leases = build_service(app, state)
-    await service.start()
-    app[CONSOLIDATION] = service
-    try:
-        yield
-    finally:
-        await service.stop()
-        await leases.dispose()
-
-
 def add_routes(app: web.Application) -> None:
-    """Register the consolidation and review routes and the worker's lifetime."""
-    app.cleanup_ctx.append(_consolidation_ctx)
+    """Register the consolidation and review routes."""
     app.router.add_post("/v1/consolidation/preview", post_preview)
     app.router.add_post("/v1/consolidation/analyze", post_analyze)
     app.router.add_get("/v1/consolidation/plans/{plan_id}", get_plan_route, allow_head=False)

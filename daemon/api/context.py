@@ -17,9 +17,10 @@ from typing import Any
 from aiohttp import web
 
 from daemon.api.errors import json_response
+from daemon.api.keys import namespace_of, state_of
 from daemon.api.search import ranked
 from daemon.api.validation import Field, Schema, parse_body
-from daemon.app import namespace_of, state_of
+from daemon.config import RecallConfig
 from daemon.recall.engine import Hit
 from daemon.recall.query import Filters, SearchRequest
 from events.clock import from_micros
@@ -34,7 +35,6 @@ RECENT_TURNS = 4
 repeated among the earlier messages)."""
 QUERY_CHARS = 2000
 """The recent turns' text used as a query is cut to its last this many characters."""
-CANDIDATES = 60
 
 CONTEXT_BODY = Schema(
     "ContextRequest",
@@ -61,12 +61,14 @@ CONTEXT_BODY = Schema(
 )
 
 
-def _search(namespace: str, query: str, scope: str, top_k: int, explain: bool) -> SearchRequest:
+def _search(
+    recall: RecallConfig, namespace: str, query: str, scope: str, top_k: int, explain: bool
+) -> SearchRequest:
     return SearchRequest(
         query=query,
         filters=Filters(namespace=namespace, scope=(scope,)),
         top_k=top_k,
-        candidate_top_k=max(CANDIDATES, top_k),
+        candidate_top_k=max(recall.candidate_top_k, top_k),
         explain=explain,
     )
 
@@ -106,6 +108,7 @@ async def post_context(request: web.Request) -> web.Response:
     max_facts = int(body.get("max_facts", DEFAULT_ITEMS))
     max_messages = int(body.get("max_messages", DEFAULT_ITEMS))
     state = state_of(request)
+    recall = state.settings.recall
     engine = await state.async_reads()
     async with engine.connect() as conn:
         recent = await recent_messages(conn, namespace, cid, limit=RECENT_TURNS)
@@ -119,10 +122,14 @@ async def post_context(request: web.Request) -> web.Response:
     messages: list[Hit] = []
     if query:
         if max_facts:
-            facts = await ranked(request, _search(namespace, query, "facts", max_facts, explain))
+            facts = await ranked(
+                request, _search(recall, namespace, query, "facts", max_facts, explain)
+            )
         if max_messages:
             wanted = max_messages + len(recent)
-            found = await ranked(request, _search(namespace, query, "messages", wanted, explain))
+            found = await ranked(
+                request, _search(recall, namespace, query, "messages", wanted, explain)
+            )
             shown = {m.message_id for m in recent}
             messages = [h for h in found if h.id not in shown][:max_messages]
 

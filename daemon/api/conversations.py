@@ -4,17 +4,10 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from daemon.api.common import (
-    MAX_KEY_LENGTH,
-    async_append,
-    derived_id,
-    header_key,
-    new_id,
-    path_id,
-)
+from daemon.api.common import MAX_KEY_LENGTH, async_append, derived_id, header_key, new_id, path_id
 from daemon.api.errors import invalid, json_response, not_found
+from daemon.api.keys import namespace_of, state_of
 from daemon.api.validation import Field, Schema, parse_body
-from daemon.app import namespace_of, state_of
 from events.daemon_events import CompactionAnnounced
 from events.store.base import NO_STREAM, NewEvent
 from events.types import FORK_STRATEGIES, ConversationForked, conversation_stream

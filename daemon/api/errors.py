@@ -1,7 +1,7 @@
 """The one error shape of the API and the JSON helpers every handler uses.
 
 Every 4xx/5xx response body is ``{"error": {"code", "message", "details"}}``. Handlers raise
-:class:`ApiError`; the error middleware in :mod:`daemon.app` turns it (and aiohttp's own
+:class:`ApiError`; the error middleware in :mod:`daemon.api.middleware` turns it (and aiohttp's own
 404/405/413) into that body.
 """
 

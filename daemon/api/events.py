@@ -10,8 +10,8 @@ from typing import Any
 from aiohttp import web
 
 from daemon.api.errors import dumps, invalid, json_response
+from daemon.api.keys import namespace_of, state_of
 from daemon.api.validation import INT64_MAX, Field, Schema, parse_query
-from daemon.app import namespace_of, state_of
 from daemon.logging import get_logger
 from events.store.base import EventStore, StoredEvent
 from events.tasks import cancel_and_wait

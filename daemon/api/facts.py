@@ -28,12 +28,13 @@ from aiohttp import web
 
 from daemon.api.common import async_append, derived_id, header_key, new_id, path_id
 from daemon.api.errors import ApiError, invalid, json_response, not_found
+from daemon.api.keys import GRANT, namespace_of, state_of
 from daemon.api.validation import Field, Schema, parse_body, parse_query, parse_timestamp
-from daemon.app import GRANT, namespace_of, state_of
 from daemon.consolidation import ingest
 from daemon.memory.reconcile import subject_key
-from daemon.memory.wiring import writer_for
 from daemon.memory.writes import Draft
+from daemon.services.memory import writer_for
+from events.consolidation_events import ValidationRefused
 from events.store.base import NO_STREAM, NewEvent, StoredEvent
 from events.types import (
     FACT_STATUSES,
@@ -408,9 +409,9 @@ async def post_validate(request: web.Request) -> web.Response:
         return json_response({"fact_id": fact_id, "position": retried.position})
     log.require_live()
     force = body.get("force", False)
-    await ingest.check_validation(
-        request, fact_id, log.events, log.version, force=force, by=_actor(request)
-    )
+    flags = ingest.validation_refusal(log.events, force=force)
+    if flags:
+        await _refuse_validation(request, fact_id, log.version, flags)
     event = FactValidated(fact_id=fact_id, by=_actor(request), note=body.get("note"))
     [position] = await async_append(
         request,
@@ -418,6 +419,24 @@ async def post_validate(request: web.Request) -> web.Response:
         expected_versions={fact_stream(fact_id): log.version},
     )
     return json_response({"fact_id": fact_id, "position": position})
+
+
+async def _refuse_validation(
+    request: web.Request, fact_id: str, version: int, flags: list[str]
+) -> None:
+    """Record the refusal (``ValidationRefused``) and answer 409 ``validation_refused``."""
+    at = state_of(request).clock.now()
+    event = ValidationRefused(fact_id=fact_id, at=at, flags=flags, by=_actor(request))
+    await async_append(
+        request, [NewEvent(event)], expected_versions={fact_stream(fact_id): version}
+    )
+    raise ApiError(
+        409,
+        "validation_refused",
+        f"fact {fact_id!r} matches prompt-injection patterns ({', '.join(flags)}); "
+        "validate with force=true to vouch for it anyway",
+        {"flags": flags},
+    )
 
 
 async def delete_fact(request: web.Request) -> web.Response:

@@ -7,8 +7,9 @@ from typing import Any
 from aiohttp import web
 
 from daemon.api.errors import ApiError, invalid, json_response
+from daemon.api.keys import state_of
 from daemon.api.validation import Field, Schema, parse_query
-from daemon.app import package_version, state_of
+from daemon.version import package_version
 
 
 async def get_health(request: web.Request) -> web.Response:

@@ -6,17 +6,10 @@ from typing import Any
 
 from aiohttp import web
 
-from daemon.api.common import (
-    MAX_KEY_LENGTH,
-    async_append,
-    derived_id,
-    header_key,
-    new_ids,
-    path_id,
-)
+from daemon.api.common import MAX_KEY_LENGTH, async_append, derived_id, header_key, new_ids, path_id
 from daemon.api.errors import invalid, json_response, not_found
+from daemon.api.keys import namespace_of, state_of
 from daemon.api.validation import Field, Schema, parse_body, parse_query
-from daemon.app import namespace_of, state_of
 from events.store.base import NewEvent
 from events.types import ROLES, MessageAppended
 from projections.messages import MessageRow, UnknownMessage, get_conversation, list_messages

@@ -25,8 +25,9 @@ from daemon.api import (
 )
 from daemon.api.common import ID_PATTERN, IDEMPOTENCY_HEADER
 from daemon.api.errors import json_response
+from daemon.api.middleware import NAMESPACE_HEADER
 from daemon.api.validation import Schema, anchored
-from daemon.app import NAMESPACE_HEADER, package_version
+from daemon.version import package_version
 
 _S = dict[str, Any]
 

@@ -21,10 +21,9 @@ from aiohttp import web
 
 from daemon.api.common import path_id
 from daemon.api.errors import ApiError, json_response, not_found
+from daemon.api.keys import RETROSPECTIVE, namespace_of, state_of
 from daemon.api.validation import Field, Schema, parse_body
-from daemon.app import namespace_of, state_of
 from daemon.retrospective.service import RetrospectiveError, RetrospectiveService
-from daemon.retrospective.wiring import RETROSPECTIVE
 from projections.messages import get_conversation
 from projections.retrospective import get_retrospective
 

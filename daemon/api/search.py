@@ -2,24 +2,23 @@
 
 The body is validated field by field (unknown fields are refused, a 400 names the field);
 the answer is ``{hits: [{kind, id, text, score, created_at, conversation_id, metadata,
-signals?}]}``. Each search is recorded (in batches) as a ``RecallRecorded`` event. The route
-module also owns the recall service's lifetime (vector index, embedding cache, indexer).
+signals?}]}``. Each search is recorded (in batches) as a ``RecallRecorded`` event. The recall
+service itself runs in :mod:`daemon.services.recall`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import AsyncIterator, Callable
-from typing import Any, Protocol
+from typing import Any
 
 from aiohttp import web
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from daemon.api.errors import invalid, json_response
+from daemon.api.keys import MODEL, RECALL, RECORDER, SHADOWS, namespace_of, state_of
 from daemon.api.validation import Field, Schema, parse_body
-from daemon.app import STATE, namespace_of, state_of
-from daemon.config import Config
+from daemon.config import RecallConfig, key_default
 from daemon.logging import get_logger
 from daemon.recall import staleness
 from daemon.recall.difficulty import DEFAULT_THRESHOLD
@@ -32,40 +31,37 @@ from daemon.recall.iterative import (
     IterativeOptions,
     iterative_search,
 )
-from daemon.recall.model import RecallModel
 from daemon.recall.query import SCOPES, Filters, Fusion, SearchRequest
 from daemon.recall.recorder import RecallRecorder
-from daemon.recall.service import DEFAULT_EMBEDDER, RecallService, cache_engine, make_embedder
-from daemon.retrospective.wiring import RETROSPECTIVE
+from daemon.recall.service import RecallService
 from events.clock import to_micros
-from events.tasks import cancel_and_wait
 from events.types import OWNERS
-from plugins.llm.budget import BudgetTracker
-from plugins.llm.types import LLMProvider
 from projections.facts import replaced_sources
 
 log = get_logger("memoryd.recall")
 
-RECALL: web.AppKey[RecallService] = web.AppKey("memoryd_recall", RecallService)
-RECORDER: web.AppKey[RecallRecorder] = web.AppKey("memoryd_recall_recorder", RecallRecorder)
-
-
-@dataclasses.dataclass
-class ShadowSearches:
-    """The shadow searches under way (see :func:`_record_with_shadow`)."""
-
-    tasks: set[asyncio.Task[None]] = dataclasses.field(default_factory=set)
-
-
-SHADOWS: web.AppKey[ShadowSearches] = web.AppKey("memoryd_recall_shadows", ShadowSearches)
-MODEL: web.AppKey[RecallModel] = web.AppKey("memoryd_recall_model", RecallModel)
+DEFAULT_TOP_K = key_default(RecallConfig, "top_k")
+DEFAULT_CANDIDATES = key_default(RecallConfig, "candidate_top_k")
+"""What the OpenAPI text names as defaults: the configuration's, unless ``[recall]`` sets others."""
 
 SEARCH_BODY = Schema(
     "SearchIn",
     (
         Field("query", "string", required=True, min_length=1, max_length=4000),
-        Field("top_k", "integer", minimum=1, maximum=1000, description="default 10"),
-        Field("candidate_top_k", "integer", minimum=1, maximum=10_000, description="default 60"),
+        Field(
+            "top_k",
+            "integer",
+            minimum=1,
+            maximum=1000,
+            description=f"default {DEFAULT_TOP_K}",
+        ),
+        Field(
+            "candidate_top_k",
+            "integer",
+            minimum=1,
+            maximum=10_000,
+            description=f"default {DEFAULT_CANDIDATES}",
+        ),
         Field(
             "scope",
             "array",
@@ -245,11 +241,8 @@ async def post_search(request: web.Request) -> web.Response:
     """Search the namespace."""
     body = await parse_body(request, SEARCH_BODY)
     state = state_of(request)
-    settings = state.settings
-    defaults = (
-        int(getattr(settings, "recall_top_k", 10)),
-        int(getattr(settings, "recall_candidate_top_k", 60)),
-    )
+    recall = state.settings.recall
+    defaults = (recall.top_k, recall.candidate_top_k)
     req = search_request(body, namespace_of(request), defaults)
     options = iterative_options(body)
     engine = await state.async_reads()  # read-your-writes: wait until acknowledged writes fold
@@ -370,111 +363,6 @@ async def _record_with_shadow(
     _record(recorder, req, hits, shadow)
 
 
-async def _recall_ctx(app: web.Application) -> AsyncIterator[None]:
-    state = app[STATE]
-    settings = state.settings
-    if state.read_engine is None:
-        yield
-        return
-    embedder = make_embedder(_embedder_name(settings))
-    service = RecallService(
-        state.read_engine,
-        cache_engine(settings.backend),
-        embedder,
-        state.clock,
-        projection_position=state.projection_position,
-    )
-    await service.start()
-    app[RECALL] = service
-    state.metrics.gauge(
-        "memoryd_recall_embedded_documents",
-        "Live documents with a vector from the current embedder.",
-        lambda: float(service.progress.embedded),
-    )
-    state.metrics.gauge(
-        "memoryd_recall_documents",
-        "Live documents in the search index.",
-        lambda: float(service.progress.total),
-    )
-    recorder = None
-    if state.store is not None and not state.store.readonly:
-        recorder = RecallRecorder(state.store, state.clock)
-        app[RECORDER] = recorder
-    app[SHADOWS] = ShadowSearches()
-    watcher = asyncio.create_task(_watch_embedder(state, service), name="memoryd-embedder-watch")
-    try:
-        yield
-    finally:
-        await cancel_and_wait(watcher)
-        for task in list(app[SHADOWS].tasks):
-            await cancel_and_wait(task)
-        if recorder is not None:
-            await recorder.stop()
-        await service.stop()
-
-
-def _embedder_name(settings: Any) -> str:
-    """The configured embedder (``recall_embedder`` on the app settings; default hashed)."""
-    return str(getattr(settings, "recall_embedder", DEFAULT_EMBEDDER))
-
-
-async def _watch_embedder(state: Any, service: RecallService, interval: float = 2.0) -> None:
-    """Switch embedder when a configuration reload names another one (re-embedding runs in
-    the background; the log and the ``memoryd_recall_*`` gauges show its progress)."""
-    current = _embedder_name(state.settings)
-    while True:
-        await asyncio.sleep(interval)
-        wanted = _embedder_name(state.settings)
-        if wanted == current:
-            continue
-        try:
-            embedder = make_embedder(wanted)
-        except Exception as exc:  # an unknown plugin or a missing extra: keep the old one
-            log.error("cannot switch embedder", embedder=wanted, error=str(exc))
-        else:
-            await service.switch_embedder(embedder)
-        current = wanted
-
-
-class WatcherLike(Protocol):
-    """The part of :class:`daemon.reload.ConfigWatcher` the recall model follows."""
-
-    @property
-    def current(self) -> Config:
-        """Return the configuration in force."""
-        ...
-
-    def subscribe(self, callback: Callable[[Config, Config], Any]) -> None:
-        """Await ``callback(old, new)`` after each applied reload."""
-        ...
-
-
-def install_recall_model(app: web.Application, watcher: WatcherLike) -> None:
-    """Give iterative recall the model ``[llm]`` names, following reloads (call before the
-    app starts; without it, iterative recall is offline)."""
-
-    def shared() -> tuple[LLMProvider, BudgetTracker] | None:
-        # The retrospective service's model, while it runs with one: one daily budget count.
-        holder = app.get(RETROSPECTIVE)
-        service = None if holder is None else holder.service
-        if service is None or service.budget is None:
-            return None
-        return service.provider, service.budget
-
-    async def ctx(app: web.Application) -> AsyncIterator[None]:
-        model = RecallModel(app[STATE].clock.now, shared)
-        await model.apply(watcher.current.llm)
-        watcher.subscribe(model.on_reload)
-        app[MODEL] = model
-        try:
-            yield
-        finally:
-            await model.close()
-
-    app.cleanup_ctx.append(ctx)
-
-
 def add_routes(app: web.Application) -> None:
-    """Register the search route and the recall service's lifetime."""
-    app.cleanup_ctx.append(_recall_ctx)
+    """Register the search route."""
     app.router.add_post("/v1/search", post_search)

@@ -1,7 +1,8 @@
 """The ``memoryd`` command line: one module per command group, each with ``register()``.
 
-Every command that opens a store takes ``--data-dir`` (default ``$STATE_DIRECTORY``, else
-``$XDG_STATE_HOME/memoryd``) and ``--database-url`` (default: SQLite in the data dir).
+Every command that opens a store takes ``--data-dir`` and ``--database-url``; by default the
+``[storage]`` the daemon's configuration names (``memoryd.toml``, the environment), else
+``$STATE_DIRECTORY`` or ``$XDG_STATE_HOME/memoryd`` and SQLite in it.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any, Protocol, cast
 
 from daemon.backend import Backend
-from daemon.paths import default_data_dir
+from daemon.config import ConfigError, default_config_path, load_config
 
 CommandHandler = Callable[[argparse.Namespace], Coroutine[Any, Any, int]]
 
@@ -48,7 +49,8 @@ def add_backend_options(parser: argparse.ArgumentParser) -> None:
         "--data-dir",
         type=Path,
         default=None,
-        help="state directory (default: $STATE_DIRECTORY or $XDG_STATE_HOME/memoryd)",
+        help="state directory (default: storage.data_dir from memoryd.toml, else $STATE_DIRECTORY "
+        "or $XDG_STATE_HOME/memoryd)",
     )
     parser.add_argument(
         "--database-url",
@@ -57,10 +59,21 @@ def add_backend_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+class CommandError(Exception):
+    """A command cannot go on: the message is for a person (exit status 2)."""
+
+
 def backend_from_args(args: argparse.Namespace) -> Backend:
-    """Build the backend a command's options name."""
-    data_dir = args.data_dir if args.data_dir is not None else default_data_dir()
-    return Backend(data_dir=data_dir, database_url=args.database_url)
+    """Build the backend a command's options name; what they leave out comes from the
+    configuration the daemon runs with (``memoryd.toml``, ``MEMORYD_STORAGE__*``), so a
+    command opens the store the daemon writes."""
+    given = {"storage.data_dir": args.data_dir, "storage.database_url": args.database_url}
+    overrides = {key: str(value) for key, value in given.items() if value is not None}
+    try:
+        config = load_config(default_config_path(), None, overrides)
+    except ConfigError as exc:
+        raise CommandError(str(exc)) from None
+    return Backend(data_dir=config.storage.data_dir, database_url=config.storage.database_url)
 
 
 class IntermixedParser(argparse.ArgumentParser):
@@ -112,6 +125,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler: CommandHandler = args.handler
     try:
         return asyncio.run(handler(args))
+    except CommandError as exc:
+        return fail(str(exc))
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -60,7 +60,7 @@ from events.consolidation_events import (
     lease_stream,
     run_stream,
 )
-from events.leases import Lease, LeaseManager
+from events.leases import Lease, LeaseKeeper, LeaseManager
 from events.store.base import ConcurrencyError, EventStore, NewEvent
 from events.tasks import cancel_and_wait
 from plugins.embedders.base import Embedder
@@ -317,34 +317,16 @@ class ConsolidationService:
             if lease is None:
                 holder = None if current is None else current.holder
                 return {"status": "busy", "holder": holder}
-            renewer = asyncio.create_task(
-                self._keep_lease(lease), name="memoryd-consolidation-lease"
+            # Renewed while the run works; once lost it is not re-taken: the run's final
+            # append is fenced by the consolidation-lease stream, and its lease check ends it.
+            keeper = LeaseKeeper(
+                self.leases, LEASE_NAME, self.holder, self.lease_ttl, reacquire=False
             )
+            keeper.start(lease)
             try:
                 return await self._run(lease, namespace, trigger, phases_wanted, inputs)
             finally:
-                await cancel_and_wait(renewer)
-                with contextlib.suppress(Exception):
-                    await self.leases.release(lease)
-
-    async def _keep_lease(self, lease: Lease) -> None:
-        """Renew the run's lease every third of its TTL until cancelled or lost.
-
-        The lease keeps its token across renewals, so ``lease`` stays the one the run checks
-        and releases. Once lost it is not re-taken: the run's final append is fenced by the
-        ``consolidation-lease`` stream, and its lease check ends it early.
-        """
-        pace = self.lease_ttl.total_seconds() / 3
-        while True:
-            await asyncio.sleep(pace)
-            try:
-                renewed = await self.leases.renew(lease, self.lease_ttl)
-            except Exception as exc:  # the lease database is away: try again next time
-                log.warning("consolidation lease renewal failed", error=repr(exc))
-                continue
-            if renewed is None:
-                log.warning("consolidation lease lost mid-run", token=lease.token)
-                return
+                await keeper.stop()
 
     async def _take_turn(
         self, lease: Lease, namespace: str, started: ConsolidationRunStarted

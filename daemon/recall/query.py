@@ -30,6 +30,7 @@ from typing import Any, Literal
 
 import sqlalchemy as sa
 
+from daemon.config import RecallConfig, key_default
 from daemon.recall.temporal import time_conditions
 from projections.search import docs_table, scope_token, tags_table
 
@@ -124,8 +125,8 @@ class SearchRequest:
 
     query: str
     filters: Filters
-    top_k: int = 10
-    candidate_top_k: int = 60
+    top_k: int = key_default(RecallConfig, "top_k")
+    candidate_top_k: int = key_default(RecallConfig, "candidate_top_k")
     decay_tau_days: float | None = None
     trust_weighting: bool = True
     expand_hops: int = 0

@@ -9,19 +9,18 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from daemon.backend import Backend
+from daemon.config import RecallConfig, key_default
 from daemon.logging import get_logger
 from daemon.recall.embedding_cache import EmbeddingCache
 from daemon.recall.engine import RecallEngine
 from daemon.recall.lexical import LexicalIndex
 from daemon.recall.vectors import Progress, VectorIndex
 from events.clock import Clock
-from events.store.sqlite import sqlite_engine
 from events.tasks import cancel_and_wait
 from plugins.embedders.base import Embedder
 from plugins.registry import default_plugins
@@ -29,7 +28,7 @@ from plugins.registry import default_plugins
 log = get_logger("memoryd.recall")
 
 EMBEDDINGS_FILE = "embeddings.sqlite3"
-DEFAULT_EMBEDDER = "hashed"
+DEFAULT_EMBEDDER: str = key_default(RecallConfig, "embedder")
 
 
 def make_embedder(
@@ -41,11 +40,7 @@ def make_embedder(
 
 def cache_engine(backend: Backend) -> AsyncEngine:
     """Return the engine the embedding cache lives on for a backend."""
-    if backend.is_sqlite:
-        backend.data_dir.mkdir(parents=True, exist_ok=True)
-        return sqlite_engine(Path(backend.data_dir) / EMBEDDINGS_FILE, write=True)
-    assert backend.database_url is not None
-    return create_async_engine(backend.database_url, pool_size=2, hide_parameters=True)
+    return backend.side_engine(EMBEDDINGS_FILE)
 
 
 class RecallService:

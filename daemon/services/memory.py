@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from aiohttp import web
 
-from daemon.app import STATE
+from daemon.api.keys import RECALL, RETROSPECTIVE, STATE
 from daemon.config import MemoryConfig
 from daemon.memory.judge import ModelJudge
 from daemon.memory.reconcile import Policy
@@ -36,9 +36,6 @@ def policy_of(config: MemoryConfig) -> Policy:
 
 def writer_for(app: web.Application) -> MemoryWriter:
     """Return a writer for the app as it is configured now (reloads take effect per call)."""
-    from daemon.api.search import RECALL
-    from daemon.retrospective.wiring import RETROSPECTIVE
-
     state = app[STATE]
     config = state.settings.memory
     judge = None

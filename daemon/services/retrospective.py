@@ -9,7 +9,7 @@ reloads (``[retrospective]`` and ``[llm]`` apply live), and registers the ``/met
 The model: ``[llm] provider = "none"`` (the default) uses the extractor ``[retrospective]
 extractor`` names (the offline statement extractor unless a plugin adds another);
 ``openai`` / ``anthropic`` build that plugin from the registry and wrap it in its daily budget.
-A run's facts are reconciled by :func:`daemon.memory.wiring.writer_for` and their status set
+A run's facts are reconciled by :func:`daemon.services.memory.writer_for` and their status set
 by the ``[memory]`` trust policy.
 """
 
@@ -20,15 +20,17 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from aiohttp import web
 
-from daemon.app import PLUGINS, STATE, AppState
+from daemon.api.keys import PLUGINS, RETROSPECTIVE, STATE
+from daemon.api.state import AppState
 from daemon.config import Config, LlmConfig
 from daemon.logging import get_logger
-from daemon.memory.wiring import writer_for
+from daemon.reload import ConfigSource
 from daemon.retrospective.service import ProjectionSliceReader, RetrospectiveService
+from daemon.services.memory import writer_for
 from events.tasks import cancel_and_wait
 from plugins.llm.budget import BudgetedProvider, BudgetTracker
 from plugins.llm.settings import LLMSettings
@@ -36,19 +38,6 @@ from plugins.llm.types import LLMProvider
 from plugins.registry import Plugins
 
 log = get_logger(__name__)
-
-
-class WatcherLike(Protocol):
-    """The part of :class:`daemon.reload.ConfigWatcher` used here."""
-
-    @property
-    def current(self) -> Config:
-        """Return the configuration in force."""
-        ...
-
-    def subscribe(self, callback: Callable[[Config, Config], Any]) -> None:
-        """Await ``callback(old, new)`` after each applied reload."""
-        ...
 
 
 @dataclass(slots=True)
@@ -86,11 +75,6 @@ class RetrospectiveLeader:
             await self.holder.service.step_down()
 
 
-RETROSPECTIVE: web.AppKey[RetrospectiveHolder] = web.AppKey(
-    "memoryd_retrospective", RetrospectiveHolder
-)
-
-
 @dataclass(frozen=True, slots=True)
 class ProviderChoice:
     """A built provider, its budget and its reply size."""
@@ -124,7 +108,7 @@ def _workspace(config: Config) -> Path:
 
 def install_retrospective(
     app: web.Application,
-    watcher: WatcherLike,
+    watcher: ConfigSource,
     *,
     fence: Callable[[], Awaitable[bool]] | None = None,
 ) -> RetrospectiveHolder:
@@ -143,7 +127,7 @@ def install_retrospective(
 
 
 def _retrospective_ctx(
-    holder: RetrospectiveHolder, watcher: WatcherLike
+    holder: RetrospectiveHolder, watcher: ConfigSource
 ) -> Callable[[web.Application], AsyncIterator[None]]:
     async def ctx(app: web.Application) -> AsyncIterator[None]:
         state = app[STATE]

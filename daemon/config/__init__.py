@@ -1,0 +1,62 @@
+"""memoryd's typed configuration, in three parts: the kinds of value a key holds
+(:mod:`daemon.config.kinds`), the sections that declare every key
+(:mod:`daemon.config.sections`), and loading ``memoryd.toml`` with the environment and the
+command line over it (:mod:`daemon.config.loading`, which explains the precedence).
+
+This package's names are what the rest of memoryd imports.
+"""
+
+from daemon.config.kinds import Adjustment, ConfigError, HostPort, redact_url
+from daemon.config.loading import (
+    CONFIG_FILE_NAME,
+    CONFIG_PATH_ENV,
+    ENV_PREFIX,
+    PLUGIN_KEYS,
+    config_from_mapping,
+    default_config_path,
+    describe_keys,
+    env_var_name,
+    load_config,
+)
+from daemon.config.sections import (
+    SECTIONS,
+    Config,
+    ConsolidationConfig,
+    LlmBudgetConfig,
+    LlmConfig,
+    LoggingConfig,
+    MemoryConfig,
+    RecallConfig,
+    RetrospectiveConfig,
+    ServerConfig,
+    StorageConfig,
+    key_default,
+)
+
+__all__ = [
+    "CONFIG_FILE_NAME",
+    "CONFIG_PATH_ENV",
+    "ENV_PREFIX",
+    "PLUGIN_KEYS",
+    "SECTIONS",
+    "Adjustment",
+    "Config",
+    "ConfigError",
+    "ConsolidationConfig",
+    "HostPort",
+    "LlmBudgetConfig",
+    "LlmConfig",
+    "LoggingConfig",
+    "MemoryConfig",
+    "RecallConfig",
+    "RetrospectiveConfig",
+    "ServerConfig",
+    "StorageConfig",
+    "config_from_mapping",
+    "default_config_path",
+    "describe_keys",
+    "env_var_name",
+    "key_default",
+    "load_config",
+    "redact_url",
+]
