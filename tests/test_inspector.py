@@ -36,7 +36,7 @@ async def test_a_login_token_works_once_for_a_strict_httponly_cookie(tmp_path: P
         assert "HttpOnly" in cookie
         assert "SameSite=Strict" in cookie
         assert "Path=/inspect/" in cookie
-        assert resp.headers["Referrer-Policy"] == "no-referrer"
+        assert resp.headers["Referrer-Policy"] == "same-origin"
         status, _ = await ins.get("/inspect/facts")
         assert status == 200
 

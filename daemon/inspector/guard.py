@@ -11,8 +11,9 @@ Runs inside the inspector's sub-application, after the daemon's own middlewares 
 - a POST whose form does not carry the session's CSRF token, or whose ``Origin`` is another
   site (403).
 
-Every answer says not to cache it, not to be framed and not to send a referrer (the login URL
-carries its token), with a content security policy that allows only the package's own files.
+Every answer says not to cache it, not to be framed and to send a referrer only to itself (the
+login URL carries its token), with a content security policy that allows only the package's own
+files.
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ SECURITY_HEADERS = {
     ),
     "X-Frame-Options": "DENY",
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
+    # Not no-referrer: with it Chromium sends "Origin: null" on the pages' own forms.
+    "Referrer-Policy": "same-origin",
     "Cache-Control": "no-store",
 }
 
@@ -88,14 +90,15 @@ def _route_name(request: web.Request) -> str | None:
 
 
 def _same_origin(request: web.Request) -> bool:
+    """Return False for a form another site made the browser send (the CSRF token aside)."""
+    site = request.headers.get("Sec-Fetch-Site")
+    if site is not None:
+        return site in ("same-origin", "none")
     origin = request.headers.get("Origin")
-    if origin is None or origin == "null":
-        # Chromium sends Origin on every form POST; its absence is an old client, which the
-        # CSRF token still covers. "null" is an opaque origin: never ours.
-        return origin is None
-    return (
-        URL(origin).host_port_subcomponent == URL(f"http://{request.host}").host_port_subcomponent
-    )
+    if origin is None:
+        return True  # an older browser: the CSRF token still has to match
+    ours = URL(f"http://{request.host}").host_port_subcomponent
+    return origin != "null" and URL(origin).host_port_subcomponent == ours
 
 
 def _namespace(request: web.Request, given: str | None) -> str:

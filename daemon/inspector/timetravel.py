@@ -82,6 +82,7 @@ async def time_page(request: web.Request) -> web.Response:
         known_at=known_at,
         known_at_moment=query.get("known_at_moment", ""),
         as_of=query.get("as_of", ""),
+        slid="known_at" in query,
         changed=sum(1 for r in rows if r.change != "same"),
     )
 
