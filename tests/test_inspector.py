@@ -13,9 +13,10 @@ import orjson
 import pytest
 
 from daemon.app import STATE
+from events.recall_events import RecallRecorded
 from events.store.base import NewEvent
 from events.types import FactValidated, fact_stream
-from tests.api_fixtures import make_config, running
+from tests.api_fixtures import T0, make_config, running
 from tests.inspector_fixtures import ADMIN_TOKEN, LIMITED_TOKEN, Inspector, inspector_app
 from tests.test_client_cli import memoryd
 
@@ -118,9 +119,15 @@ async def test_the_fact_page_shows_its_chain_decisions_and_bitemporal_picture(
             "POST", f"/v1/facts/{old}/supersede", {"text": "The user lives in Berlin."}
         )
         assert status == 201
+        # What the recall recorder appends after searches that returned the old fact.
+        search = {"at": T0.isoformat(), "query": "where", "conversation_id": None}
+        hit = {**search, "scope": "facts", "hits": [{"kind": "fact", "id": old, "score": 1.0}]}
+        recorded = RecallRecorded(recalls=[hit, hit], first_at=T0, last_at=T0)
+        await ins.app[STATE].require_store().append("default", [NewEvent(recorded)])
         await ins.login()
         status, html = await ins.get(f"/inspect/facts/{old}")
         assert status == 200
+        assert "Returned by recall 2 times for 1 different query" in html
         chain = html[html.index("Supersede chain") : html.index("Bi-temporal life")]
         assert chain.index("Boston") < chain.index("Berlin")
         assert html.count('class="version') == 2  # the version believed, then the one closed
@@ -242,6 +249,37 @@ async def test_review_approves_and_rejects_queued_actions(tmp_path: Path) -> Non
         again = await ins.post(f"/inspect/review/{item}/reject", {"ns": "default", "csrf": csrf})
         assert again.status == 409
         assert "already decided" in await again.text()
+
+
+async def test_plans_preview_analyze_and_apply_saying_what_apply_refused(
+    tmp_path: Path,
+) -> None:
+    async with inspector_app(tmp_path) as ins:
+        first = await _fact(ins, "Alice likes green tea")
+        second = await _fact(ins, "Alice likes green tea", dedupe=False)
+        await ins.login()
+        status, html = await ins.get("/inspect/plans")
+        assert status == 200
+        assert "Duplicates <small>(1)</small>" in html
+        _, head = await ins.api("GET", "/v1/health")
+        csrf = await ins.csrf("/inspect/plans")
+        made = await ins.post("/inspect/plans/analyze", {"ns": "default", "csrf": csrf})
+        assert made.status == 303
+        plan_path = made.headers["Location"].split("?")[0]
+        _, after = await ins.api("GET", "/v1/health")
+        assert after["last_position"] == head["last_position"] + 1  # the PlanCreated
+        status, html = await ins.get(plan_path)
+        assert "merge" in html
+        assert f"/inspect/facts/{first}" in html
+        assert f"/inspect/facts/{second}" in html
+
+        status, _ = await ins.api("DELETE", f"/v1/facts/{second}")  # changed since the plan
+        assert status == 200
+        applied = await ins.post(f"{plan_path}/apply", {"ns": "default", "csrf": csrf})
+        assert applied.status == 303
+        status, html = await ins.get(plan_path)
+        assert "refused: " in html
+        assert "Apply this plan" not in html
 
 
 async def test_health_shows_the_log_and_the_projections(tmp_path: Path) -> None:

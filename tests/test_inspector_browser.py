@@ -160,7 +160,8 @@ async def test_every_page_renders_for_the_docs(page: Page, inspected: Daemon) ->
     for key, title, name in (
         ("3", "Timeline", "timeline"),
         ("4", "Conversations", "conversations"),
-        ("6", "Health", "health"),
+        ("6", "Consolidation plans", "plans"),
+        ("7", "Health", "health"),
     ):
         await press_and_load(page, key)
         await expect(page.locator("h1")).to_contain_text(title)

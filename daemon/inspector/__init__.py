@@ -1,6 +1,6 @@
 """The inspector: web pages, served by the daemon on loopback, showing what the memory
 believes, since when, and why (facts, time travel, the event log, conversations, review,
-health). ``docs/inspector.md`` describes it for people.
+consolidation plans, health). ``docs/inspector.md`` describes it for people.
 
 The pages are a sub-application under ``/inspect/`` on the daemon's own app: the daemon's
 middlewares (request ids, metrics, readiness) run first and let ``/inspect/`` through without
@@ -16,7 +16,16 @@ from pathlib import Path
 from aiohttp import web
 
 from daemon.app import PLUGINS, STATE
-from daemon.inspector import conversations, facts, health, login, review, timeline, timetravel
+from daemon.inspector import (
+    conversations,
+    facts,
+    health,
+    login,
+    plans,
+    review,
+    timeline,
+    timetravel,
+)
 from daemon.inspector.guard import SESSIONS, guard_middleware
 from daemon.inspector.listener import LoopbackListener
 from daemon.inspector.render import page
@@ -44,10 +53,11 @@ def install_inspector(app: web.Application, listener: LoopbackListener | None = 
     pages[STATE] = app[STATE]
     pages[PLUGINS] = app[PLUGINS]
     pages[SESSIONS] = Sessions()
+    pages[plans.DAEMON] = app
     if listener is not None:
         pages[login.LISTENER] = listener
     pages.router.add_get("/", _home, name="home", allow_head=False)
-    for module in (login, facts, timetravel, timeline, conversations, review, health):
+    for module in (login, facts, timetravel, timeline, conversations, review, plans, health):
         module.add_routes(pages)
     pages.router.add_static("/static/", STATIC, name="static", append_version=False)
     app.add_subapp(PREFIX, pages)

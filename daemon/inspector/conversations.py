@@ -10,7 +10,8 @@ from aiohttp import web
 
 from daemon.api.common import path_id
 from daemon.api.errors import not_found
-from daemon.app import namespace_of, state_of
+from daemon.app import namespace_of
+from daemon.inspector.reads import projection_reads
 from daemon.inspector.render import page
 from projections.messages import (
     ConversationRow,
@@ -51,8 +52,7 @@ def fork_tree(rows: list[ConversationRow]) -> list[Branch]:
 
 async def _conversations(request: web.Request) -> list[ConversationRow]:
     namespace = namespace_of(request)
-    engine = await state_of(request).async_reads()
-    async with engine.connect() as conn:
+    async with projection_reads(request) as conn:
         ids = await list_conversations(conn, namespace, limit=LISTED)
         rows = [await get_conversation(conn, namespace, cid) for cid in ids]
     return [row for row in rows if row is not None]
@@ -68,8 +68,7 @@ async def conversation_page(request: web.Request) -> web.Response:
     """One conversation: messages, forks, retrospective cursor, runs and what they remembered."""
     cid = path_id(request, "cid")
     namespace = namespace_of(request)
-    engine = await state_of(request).async_reads()
-    async with engine.connect() as conn:
+    async with projection_reads(request) as conn:
         conversation = await get_conversation(conn, namespace, cid)
         if conversation is None:
             raise not_found("conversation", cid)

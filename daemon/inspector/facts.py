@@ -1,8 +1,8 @@
 """The Facts pages: the list by status, searchable, and one fact's whole life.
 
 A fact's page shows its supersede chain, every stored version, the reconciliation decisions
-that named it, its validations (and refusals) from its own stream in the log, and a picture
-of its bi-temporal life (:mod:`daemon.inspector.lifeline`).
+that named it, its validations (and refusals) from its own stream in the log, how often recall
+returned it, and a picture of its bi-temporal life (:mod:`daemon.inspector.lifeline`).
 """
 
 from __future__ import annotations
@@ -14,10 +14,12 @@ from daemon.api.errors import not_found
 from daemon.api.facts import validate_fact
 from daemon.app import namespace_of, state_of
 from daemon.inspector.lifeline import lifeline
+from daemon.inspector.reads import projection_reads
 from daemon.inspector.render import page
 from daemon.inspector.respond import back_to
 from events.consolidation_events import ValidationRefused
 from events.types import FactValidated, fact_stream
+from projections.consolidation import fact_state
 from projections.facts import FactRow, decisions_of, fact_history, fact_versions, query_facts
 
 LIST_LIMIT = 1000
@@ -25,8 +27,7 @@ STATUSES = ("current", "quarantined", "superseded", "archived")
 
 
 async def _listed(request: web.Request, status: str) -> list[FactRow]:
-    engine = await state_of(request).async_reads()
-    async with engine.connect() as conn:
+    async with projection_reads(request) as conn:
         if status == "quarantined":
             return await query_facts(
                 conn, namespace_of(request), status="quarantined", limit=LIST_LIMIT
@@ -71,13 +72,13 @@ async def fact_page(request: web.Request) -> web.Response:
     fact_id = path_id(request, "fact_id")
     namespace = namespace_of(request)
     state = state_of(request)
-    engine = await state.async_reads()
-    async with engine.connect() as conn:
+    async with projection_reads(request) as conn:
         versions = await fact_versions(conn, namespace, fact_id)
         if not versions:
             raise not_found("fact", fact_id)
         chain = await fact_history(conn, namespace, fact_id)
         decisions = await decisions_of(conn, namespace, [fact_id])
+        use = await fact_state(conn, namespace, fact_id)
     stream = await state.require_store().read_stream(namespace, fact_stream(fact_id))
     validations = [e for e in stream if isinstance(e.event, FactValidated | ValidationRefused)]
     latest = versions[-1]
@@ -91,6 +92,7 @@ async def fact_page(request: web.Request) -> web.Response:
         decisions=decisions.get(fact_id, []),
         validations=validations,
         events=stream,
+        use=use,
         picture=lifeline(versions, state.clock.now()),
         done=request.query.get("done"),
     )

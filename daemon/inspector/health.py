@@ -12,6 +12,7 @@ from typing import Any
 from aiohttp import web
 
 from daemon.app import namespace_of, state_of
+from daemon.inspector.reads import projection_reads
 from daemon.inspector.render import page
 from daemon.inspector.session import SESSION
 from daemon.retrospective.wiring import RETROSPECTIVE
@@ -34,8 +35,7 @@ async def health_page(request: web.Request) -> web.Response:
     state = state_of(request)
     head = await state.require_store().head()
     folded = state.projection_position()
-    engine = await state.async_reads()
-    async with engine.connect() as conn:
+    async with projection_reads(request) as conn:
         runs = await list_runs(conn, namespace_of(request), limit=RUNS)
     status = "starting" if not state.ready.is_set() else "degraded" if state.problems else "ok"
     return page(

@@ -14,6 +14,7 @@ from daemon.api.errors import ApiError
 from daemon.app import namespace_of, state_of
 from daemon.consolidation import review
 from daemon.consolidation.plans import PlanError
+from daemon.inspector.reads import projection_reads
 from daemon.inspector.render import page
 from daemon.inspector.respond import back_to
 from projections.consolidation import review_items
@@ -27,8 +28,7 @@ T = TypeVar("T")
 async def review_page(request: web.Request) -> web.Response:
     """Pending review items and quarantined facts, oldest first."""
     namespace = namespace_of(request)
-    engine = await state_of(request).async_reads()
-    async with engine.connect() as conn:
+    async with projection_reads(request) as conn:
         items = await review_items(conn, namespace, status="pending", limit=LISTED)
         quarantined = await query_facts(conn, namespace, status="quarantined", limit=LISTED)
     return page(

@@ -15,6 +15,7 @@ from aiohttp import web
 from daemon.api.facts import known_at_of
 from daemon.app import namespace_of, state_of
 from daemon.inspector.params import moment as moment_of
+from daemon.inspector.reads import projection_reads
 from daemon.inspector.render import page
 from projections.facts import Belief, FactRow, query_facts
 
@@ -66,8 +67,7 @@ async def time_page(request: web.Request) -> web.Response:
     known_at = _known_at(query, head)
     as_of = moment_of(query.get("as_of", ""), "as_of")
     namespace = namespace_of(request)
-    engine = await state.async_reads()
-    async with engine.connect() as conn:
+    async with projection_reads(request) as conn:
         then = await query_facts(
             conn, namespace, known_at=known_at, as_of=as_of, include_quarantined=True, limit=LIMIT
         )

@@ -1,4 +1,4 @@
-// The inspector's keyboard: 1-6 open the pages, "/" goes to the search field, j/k move between
+// The inspector's keyboard: 1-7 open the pages, "/" goes to the search field, j/k move between
 // rows, Enter opens the focused row, and on the Review page a/r/v press the focused row's
 // approve, reject and validate buttons. Fields marked data-autosubmit submit their form when
 // they change (the time-travel slider, the namespace list). Nothing here is needed to use the
