@@ -5,6 +5,7 @@ shows. The browser tests (``tests/test_inspector_browser.py``) use the pages as 
 from __future__ import annotations
 
 import re
+import socket
 from datetime import timedelta
 from pathlib import Path
 
@@ -13,6 +14,8 @@ import orjson
 import pytest
 
 from daemon.app import STATE
+from daemon.inspector.listener import loopback_url
+from daemon.inspector.session import LOGIN_TTL, SESSION_TTL, Sessions
 from events.recall_events import RecallRecorded
 from events.store.base import NewEvent
 from events.types import FactValidated, fact_stream
@@ -314,3 +317,27 @@ async def test_memoryd_inspect_opens_a_loopback_listener_that_keeps_the_api_behi
         assert token != ADMIN_TOKEN
         assert await memoryd("inspect", *sock) == 0
         assert capsys.readouterr().out.startswith(base)  # the same listener, a new token
+
+
+def test_login_tokens_and_sessions_expire() -> None:
+    now = [0.0]
+    sessions = Sessions(clock=lambda: now[0])
+    late = sessions.issue_login(None)
+    now[0] += LOGIN_TTL + 1
+    assert sessions.redeem(late) is None
+    found = sessions.redeem(sessions.issue_login(frozenset({"a"})))
+    assert found is not None
+    cookie, session = found
+    assert sessions.find(cookie) == session
+    assert session.default_namespace("default") == "a"
+    now[0] += SESSION_TTL
+    assert sessions.find(cookie) is None
+
+
+def test_the_login_url_names_loopback_for_a_listener_on_every_address() -> None:
+    with (
+        socket.create_server(("0.0.0.0", 0)) as every,
+        socket.create_server(("127.0.0.1", 0)) as lo,
+    ):
+        assert loopback_url(every) == f"http://127.0.0.1:{every.getsockname()[1]}"
+        assert loopback_url(lo) == f"http://127.0.0.1:{lo.getsockname()[1]}"

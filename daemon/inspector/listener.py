@@ -22,7 +22,7 @@ from daemon.auth import load_tokens
 LOOPBACK = "127.0.0.1"
 
 
-def _loopback_url(sock: socket.socket) -> str | None:
+def loopback_url(sock: socket.socket) -> str | None:
     """The URL a browser on this machine uses for a listening socket, or None if it cannot."""
     if sock.family not in (socket.AF_INET, socket.AF_INET6):
         return None
@@ -49,7 +49,7 @@ class LoopbackListener:
         """Return the loopback URL the pages are served on, opening a listener if none is."""
         async with self._opening:
             for sock in self.sockets:
-                url = _loopback_url(sock)
+                url = loopback_url(sock)
                 if url is not None:
                     return url
             if state.tokens is None:
@@ -59,6 +59,6 @@ class LoopbackListener:
             sock.setblocking(False)
             await ApiSite(self.runner, sock, self.limits).start()
             self.sockets.append(sock)
-            url = _loopback_url(sock)
+            url = loopback_url(sock)
             assert url is not None
             return url
