@@ -8,8 +8,8 @@ Runs inside the inspector's sub-application, after the daemon's own middlewares 
   not the pages;
 - a page without a live session cookie (401, saying how to get one);
 - a namespace the session may not see (403);
-- a POST whose form does not carry the session's CSRF token, or whose ``Origin`` is another
-  site (403).
+- a POST whose form does not carry the session's CSRF token, or that the browser says another
+  site sent (``Sec-Fetch-Site``, else ``Origin``) (403).
 
 Every answer says not to cache it, not to be framed and to send a referrer only to itself (the
 login URL carries its token), with a content security policy that allows only the package's own
