@@ -40,6 +40,8 @@ from daemon.app import build_app
 from daemon.auth import TOKEN_FILE, TokenFileError, load_tokens
 from daemon.backend import Backend
 from daemon.config import Config, ConfigError, load_config
+from daemon.inspector import install_inspector
+from daemon.inspector.listener import LoopbackListener
 from daemon.logging import configure_logging, get_logger
 from daemon.paths import loose_permissions
 from daemon.projector import ProjectorExited, ProjectorProcess
@@ -397,6 +399,8 @@ class Server:
         runner = web.AppRunner(
             app, handle_signals=False, shutdown_timeout=settings.drain_timeout, access_log=None
         )
+        tcp = [lst.sock for lst in listeners if not lst.is_unix]
+        install_inspector(app, LoopbackListener(runner, limits, tcp))
         self._install_signals()
         try:
             systemd.status("opening the event store")

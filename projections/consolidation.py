@@ -706,6 +706,16 @@ async def fact_states(conn: AsyncConnection, namespace: str) -> dict[str, FactSt
     return {r.fact_id: _state(r) for r in result}
 
 
+async def fact_state(conn: AsyncConnection, namespace: str, fact_id: str) -> FactState | None:
+    """Return one fact's consolidation state (recalls, reinforcements, category), if any."""
+    row = (
+        await conn.execute(
+            sa.select(fact_state_table).where(_S.namespace == namespace, _S.fact_id == fact_id)
+        )
+    ).first()
+    return None if row is None else _state(row)
+
+
 async def same_text(conn: AsyncConnection, namespace: str, text: str) -> list[str]:
     """Return the ids of facts whose normalised text equals ``text``'s (any state)."""
     result = await conn.execute(

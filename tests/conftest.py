@@ -3,20 +3,28 @@
 - ``pg_scratch`` / ``pg_url``: this session's PostgreSQL scratch databases (see
   ``tests/pg_fixtures.py`` for the server they live on and when the tests skip or fail).
 - ``gated_light``: a consolidation run whose first light phase waits until released.
+- ``chromium`` / ``inspected``: one Chromium (Playwright) per session and one ``memoryd serve``
+  per module for the inspector's browser tests (``tests/browser_fixtures.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 import asyncpg
 import pytest
+import pytest_asyncio
 
 from daemon.consolidation import phases
 from daemon.consolidation.service import RunContext
 from plugins.protocols import Agent
+from tests.browser_fixtures import CHROMIUM, Daemon, require_chromium, start_daemon, stop_daemon
 from tests.pg_fixtures import PG_ENV, PgScratch, require_pg_server
+
+if TYPE_CHECKING:
+    from playwright.async_api import Browser
 
 
 @pytest.fixture(scope="session")
@@ -57,3 +65,29 @@ def gated_light(monkeypatch: pytest.MonkeyPatch) -> tuple[asyncio.Event, asyncio
 
     monkeypatch.setitem(phases.PHASES, "light", light)
     return entered, release
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def chromium() -> AsyncIterator[Browser]:
+    """Debian's Chromium under Playwright, one for the whole session (on the session's loop:
+    Playwright's sync API would leave a loop running under every later asyncio test)."""
+    require_chromium()
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as driver:
+        browser = await driver.chromium.launch(executable_path=str(CHROMIUM))
+        try:
+            yield browser
+        finally:
+            await browser.close()
+
+
+@pytest.fixture(scope="module")
+def inspected(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
+    """A running ``memoryd serve`` with its inspector listener open (one per test module)."""
+    require_chromium()
+    daemon = start_daemon(tmp_path_factory.mktemp("inspected"))
+    try:
+        yield daemon
+    finally:
+        stop_daemon(daemon)

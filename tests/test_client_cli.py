@@ -201,6 +201,7 @@ DAEMON_COMMANDS = {
     "consolidate apply",
     "review",
     "mcp",
+    "inspect",
 }
 """What a running daemon serves: these talk to it (README, "The command line")."""
 SPEAKS_MCP = {"mcp"}

@@ -185,6 +185,29 @@ def test_export_import_roundtrip(
     assert stored_records(copy) == stored_records(data_dir)
 
 
+class Terminal(io.StringIO):
+    """A stderr that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_export_draws_a_bar_on_a_terminal_only(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    argv = ["events", "export", "--data-dir", str(data_dir), "-o", str(tmp_path / "x.ndjson")]
+    quiet = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", quiet)
+    assert main(argv) == 0
+    assert quiet.getvalue() == f"exported 3 events to {tmp_path / 'x.ndjson'}\n"
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert main(argv) == 0
+    drawn = terminal.getvalue()
+    assert "\rexport [##############################] 100% 3/3 events" in drawn
+    assert drawn.endswith(f"\nexported 3 events to {tmp_path / 'x.ndjson'}\n")
+
+
 def test_export_range_to_stdout(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["events", "export", "--data-dir", str(data_dir), "--after", "1"]) == 0
     assert [r["position"] for r in lines(capsys.readouterr().out)] == [2, 3]

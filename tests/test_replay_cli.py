@@ -14,7 +14,7 @@ import pytest
 
 from daemon.backend import PROJECTIONS_FILE, READONLY_MARKER, Backend
 from daemon.cli import main
-from daemon.cli.projections_cmd import ProgressBar
+from daemon.cli.progress import ProgressBar
 from events.store.base import NewEvent, ReadOnlyStoreError
 from events.types import ConversationForked, FactPurged, FactSuperseded
 from projections.facts import get_fact, query_facts
@@ -196,17 +196,24 @@ def test_replay_refusals(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert (empty / READONLY_MARKER).exists()
 
 
-def test_progress_bar_draws_and_ends_its_line() -> None:
+def test_progress_bar_draws_rate_and_eta_and_ends_its_line() -> None:
     out = io.StringIO()
-    bar = ProgressBar("rebuild", out, width=10)
+    now = [100.0]
+    bar = ProgressBar("rebuild", out, width=10, clock=lambda: now[0])
+    bar.update(0, 10)
+    now[0] += 2.0
     bar.update(5, 10)
+    now[0] += 0.05
     bar.update(6, 10)  # within 0.1 s: not redrawn
+    now[0] += 1.95
     bar.update(10, 10)
     bar.finish()
-    text = out.getvalue()
-    assert text == (
-        "\rrebuild [#####.....]  50% 5/10 events\rrebuild [##########] 100% 10/10 events\n"
-    )
+    lines = out.getvalue().split("\r")[1:]
+    assert lines == [
+        "rebuild [..........]   0% 0/10 events\x1b[K",
+        "rebuild [#####.....]  50% 5/10 events  2/s  ETA 0:02\x1b[K",
+        "rebuild [##########] 100% 10/10 events  2/s  in 0:04\x1b[K\n",
+    ]
 
 
 def test_console_script_runs_verify(tmp_path: Path) -> None:

@@ -403,22 +403,35 @@ async def post_validate(request: web.Request) -> web.Response:
     fact_id = path_id(request, "fact_id")
     key = header_key(request)
     body = await parse_body(request, VALIDATE_BODY, allow_empty=True)
+    position = await validate_fact(
+        request, fact_id, key=key, note=body.get("note"), force=body.get("force", False)
+    )
+    return json_response({"fact_id": fact_id, "position": position})
+
+
+async def validate_fact(
+    request: web.Request, fact_id: str, *, key: str | None, note: str | None, force: bool
+) -> int:
+    """Append the validation of a fact in the request's namespace; return its position.
+
+    Shared by the API and the inspector's review page: the same checks (a live fact, the
+    ingest gate unless forced), the same event, the same actor.
+    """
     log = await _async_fact_log(request, fact_id)
     retried = log.by_key(key)
     if retried is not None:
-        return json_response({"fact_id": fact_id, "position": retried.position})
+        return retried.position
     log.require_live()
-    force = body.get("force", False)
     flags = ingest.validation_refusal(log.events, force=force)
     if flags:
         await _refuse_validation(request, fact_id, log.version, flags)
-    event = FactValidated(fact_id=fact_id, by=_actor(request), note=body.get("note"))
+    event = FactValidated(fact_id=fact_id, by=_actor(request), note=note)
     [position] = await async_append(
         request,
         [NewEvent(event, idempotency_key=key)],
         expected_versions={fact_stream(fact_id): log.version},
     )
-    return json_response({"fact_id": fact_id, "position": position})
+    return position
 
 
 async def _refuse_validation(

@@ -40,6 +40,9 @@ OPEN_PATHS = frozenset({"/v1/health", "/metrics", "/v1/openapi.json"})
 """Paths served before the projections are ready and without a namespace."""
 NO_TOKEN_PATHS = frozenset({"/v1/health"})
 """Paths a TCP client may call without a bearer token."""
+OWN_SESSION_PREFIX = "/inspect/"
+"""Pages that authenticate with their own session cookie (``daemon.inspector``), not a bearer
+token."""
 DAEMON_WIDE_PATHS = frozenset({"/metrics", "/v1/retrospective"})
 """Paths whose answer covers every namespace: only a token for all namespaces may read them."""
 
@@ -162,7 +165,8 @@ async def gate_middleware(request: web.Request, handler: Handler) -> web.StreamR
             headers={"Retry-After": "1"},
         )
     grant = None
-    if state.tokens is not None and path not in NO_TOKEN_PATHS and not _is_unix(request):
+    bearer = path not in NO_TOKEN_PATHS and not path.startswith(OWN_SESSION_PREFIX)
+    if state.tokens is not None and bearer and not _is_unix(request):
         grant = state.tokens.check(request.headers.get("Authorization"))
         if grant is None:
             raise ApiError(

@@ -18,7 +18,7 @@ from typing import IO, cast
 import orjson
 
 from daemon.cli import add_backend_options, backend_from_args
-from daemon.cli.projections_cmd import ProgressBar
+from daemon.cli.progress import progress_bar
 from events.store.base import EventRecord, EventStore, ImportRefused, StoredEvent, StoreError
 
 
@@ -181,6 +181,8 @@ async def export_events(args: argparse.Namespace) -> int:
 async def _write_records(store: EventStore, args: argparse.Namespace, target: IO[bytes]) -> int:
     count = 0
     chunk: list[bytes] = []
+    last = min(args.until, await store.head()) if args.until is not None else await store.head()
+    bar = progress_bar("export")
     try:
         async for record in store.read_records(args.after, until=args.until):
             chunk.append(record.to_json() + b"\n")
@@ -188,6 +190,8 @@ async def _write_records(store: EventStore, args: argparse.Namespace, target: IO
             if len(chunk) >= 1000:
                 target.write(b"".join(chunk))
                 chunk.clear()
+                if bar is not None:
+                    bar.update(record.position - args.after, max(0, last - args.after))
     except StoreError as exc:
         # What was read before the damage is written: `--after` past it salvages the rest.
         target.write(b"".join(chunk))
@@ -195,6 +199,9 @@ async def _write_records(store: EventStore, args: argparse.Namespace, target: IO
         raise StoreError(f"{exc}; {count} events before it were exported") from exc
     target.write(b"".join(chunk))
     target.flush()
+    if bar is not None:
+        bar.update(max(0, last - args.after), max(0, last - args.after))
+        bar.finish()
     return count
 
 
@@ -256,7 +263,7 @@ async def fold_with_progress(args: argparse.Namespace, store: EventStore, until:
     Safe while a daemon runs on the same data: each batch re-reads the checkpoints, so what
     either one folded the other skips (its reads are current once this returns).
     """
-    bar = ProgressBar("folding", sys.stderr) if sys.stderr.isatty() else None
+    bar = progress_bar("folding")
     last = 0.0
 
     def report(done: int, total: int) -> None:

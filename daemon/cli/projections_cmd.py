@@ -22,12 +22,12 @@ import tempfile
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import TextIO
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from daemon.backend import READONLY_MARKER, Backend
 from daemon.cli import add_backend_options, backend_from_args, fail
+from daemon.cli.progress import progress_bar
 from events.store.base import EventRecord, EventStore
 from events.store.sqlite import EVENTS_FILE, sqlite_engine
 from projections.runner import (
@@ -69,40 +69,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     replay.set_defaults(handler=replay_command)
 
 
-class ProgressBar:
-    """A one-line progress bar (redrawn at most every 0.1 s, and at the end)."""
-
-    def __init__(self, label: str, out: TextIO, width: int = 30) -> None:
-        self.label = label
-        self.out = out
-        self.width = width
-        self._last = 0.0
-        self._drawn = False
-
-    def update(self, done: int, total: int) -> None:
-        """Redraw for ``done`` of ``total`` events."""
-        now = time.monotonic()
-        if done < total and now - self._last < 0.1:
-            return
-        self._last = now
-        share = 1.0 if total <= 0 else min(done / total, 1.0)
-        filled = int(share * self.width)
-        bar = "#" * filled + "." * (self.width - filled)
-        self.out.write(f"\r{self.label} [{bar}] {share:4.0%} {done:,}/{total:,} events")
-        self.out.flush()
-        self._drawn = True
-
-    def finish(self) -> None:
-        """End the line."""
-        if self._drawn:
-            self.out.write("\n")
-            self.out.flush()
-
-
-def _progress(label: str) -> ProgressBar | None:
-    return ProgressBar(label, sys.stderr) if sys.stderr.isatty() else None
-
-
 def _missing_log(backend: Backend) -> str | None:
     if backend.is_sqlite and not (backend.data_dir / EVENTS_FILE).exists():
         return f"no event log in {backend.data_dir}"
@@ -135,7 +101,7 @@ async def rebuild_command(args: argparse.Namespace) -> int:
     if problem:
         return fail(problem)
     async with backend.open_runner() as runner:
-        bar = _progress("rebuild")
+        bar = progress_bar("rebuild")
         began = time.monotonic()
         position = await runner.rebuild(bar.update if bar else None)
         if bar:
@@ -186,7 +152,7 @@ async def verify_command(args: argparse.Namespace) -> int:
                 async with _engine(sqlite_engine(path, write=True)) as engine:
                     runner = ProjectionRunner(store, engine, chosen)
                     await runner.setup()
-                    bar = _progress(f"verify @{position}")
+                    bar = progress_bar(f"verify @{position}")
                     await runner.rebuild(bar.update if bar else None, until=position)
                     if bar:
                         bar.finish()
@@ -271,7 +237,7 @@ async def _materialise(source: EventStore, target: Backend, until: int) -> int:
                 batch = []
         await store.import_records(batch)
         async with target.open_runner(store=store) as runner:
-            bar = _progress("replay")
+            bar = progress_bar("replay")
             position = await runner.catch_up(until, bar.update if bar else None)
             if bar:
                 bar.finish()

@@ -28,6 +28,7 @@ from pathlib import Path
 from sqlalchemy.engine import make_url
 
 from daemon.cli import fail
+from daemon.cli.progress import progress_bar
 from events.store.base import DamagedLog, EventRecord, EventStore, StoreError
 from events.store.postgres import PostgresEventStore, is_postgres_url
 from events.store.sqlite import SqliteEventStore
@@ -158,7 +159,8 @@ class CopyRefused(StoreError):
 async def copy_log(
     source: EventStore, target: EventStore, *, chunk: int = COPY_CHUNK, progress: bool = False
 ) -> CopyResult:
-    """Copy ``source``'s log (through its current head) into ``target``, then verify both."""
+    """Copy ``source``'s log (through its current head) into ``target``, then verify both;
+    with ``progress``, a bar on stderr when it is a terminal."""
     until = await source.head()
     start = await target.head()
     if start > until:
@@ -170,16 +172,18 @@ async def copy_log(
         )
     copied = 0
     batch: list[EventRecord] = []
+    bar = progress_bar("copy") if progress else None
     async for record in source.read_records(after=start, until=until):
         batch.append(record)
         if len(batch) >= chunk:
             copied += await target.import_records(batch)
             batch = []
-            if progress:
-                print(f"\rcopied {start + copied}/{until}", end="", file=sys.stderr, flush=True)
+            if bar is not None:
+                bar.update(start + copied, until)
     copied += await target.import_records(batch)
-    if progress:
-        print(f"\rcopied {start + copied}/{until}", file=sys.stderr)
+    if bar is not None:
+        bar.update(start + copied, until)
+        bar.finish()
     return CopyResult(copied, start, await log_digest(source, until), await log_digest(target))
 
 
@@ -192,7 +196,7 @@ async def run_copy(args: argparse.Namespace) -> int:
             opened(args.source, readonly=True) as source,
             opened(args.target) as target,
         ):
-            result = await copy_log(source, target, chunk=args.chunk, progress=sys.stderr.isatty())
+            result = await copy_log(source, target, chunk=args.chunk, progress=True)
     except (StoreError, ValueError, FileNotFoundError) as exc:
         return fail(str(exc))
     resumed = f" (resumed after {result.resumed_after})" if result.resumed_after else ""
