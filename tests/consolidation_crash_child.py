@@ -14,7 +14,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from daemon.backend import Backend
-from daemon.consolidation.plans import apply_plan, create_plan
+from daemon.consolidation.apply import apply_plan
+from daemon.consolidation.plans import create_plan
 from events.store.base import NewEvent
 from events.types import FactWritten
 

@@ -33,17 +33,12 @@ from daemon.app import GRANT, PLUGINS, STATE, AppState, namespace_of, state_of
 from daemon.backend import Backend
 from daemon.config import Config, ConsolidationConfig, LlmConfig, MemoryConfig
 from daemon.consolidation import review
+from daemon.consolidation.apply import apply_plan, restore_fact
 from daemon.consolidation.extraction import request_retrospectives
 from daemon.consolidation.ingest import embedder_of
 from daemon.consolidation.phases import PromotionRule
-from daemon.consolidation.plans import (
-    PlanError,
-    PreviewSettings,
-    analyze,
-    apply_plan,
-    preview,
-    restore_fact,
-)
+from daemon.consolidation.plans import PlanError, analyze
+from daemon.consolidation.preview import PreviewSettings, preview
 from daemon.consolidation.service import ConsolidationService
 from daemon.logging import get_logger
 from daemon.recall.query import Filters, SearchRequest

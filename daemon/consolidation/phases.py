@@ -39,10 +39,10 @@ from daemon.consolidation.facts_view import (
     embed,
     stream_versions,
 )
-from daemon.consolidation.plans import (
+from daemon.consolidation.plans import build_plan
+from daemon.consolidation.preview import (
     Preview,
     PreviewSettings,
-    build_plan,
     fact_salience,
     find_pairs,
     recommendations,

@@ -20,8 +20,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from daemon.consolidation.apply import ApplyResult, apply_plan
 from daemon.consolidation.facts_view import stream_versions
-from daemon.consolidation.plans import ApplyResult, PlanError, apply_plan, create_plan
+from daemon.consolidation.plans import PlanError, create_plan
 from events.consolidation_events import (
     ReviewItemApproved,
     ReviewItemQueued,
