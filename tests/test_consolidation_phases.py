@@ -18,7 +18,7 @@ from daemon.api.consolidation import CONSOLIDATION, install_consolidation
 from daemon.app import STATE, AppSettings, build_app
 from daemon.backend import Backend
 from daemon.config import Config, ConsolidationConfig, load_config
-from daemon.consolidation.phases import parse_verdict
+from daemon.consolidation.phases.standard import parse_verdict
 from daemon.consolidation.rules import retention, salience, strength
 from daemon.consolidation.service import LEASE_NAME, ConsolidationService, due_trigger
 from events.clock import ManualClock

@@ -18,12 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from daemon.consolidation.facts_view import current_facts, stream_versions
 from daemon.consolidation.preview import PreviewSettings, preview, recommendations
-from events.consolidation_events import (
-    PlanApplied,
-    PlanCreated,
-    Source,
-    plan_stream,
-)
+from events.consolidation_events import PlanApplied, PlanCreated, Source, plan_stream
 from events.store.base import EventStore, NewEvent
 from plugins.embedders.base import Embedder
 
