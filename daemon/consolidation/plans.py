@@ -69,34 +69,12 @@ async def build_plan(
     )
 
 
-async def create_plan(
-    store: EventStore,
-    namespace: str,
-    items: list[dict[str, Any]],
-    now: datetime,
-    *,
-    inputs: dict[str, Any] | None = None,
-    source: Source = "user",
-    model: str | None = None,
-    plan_id: str | None = None,
-    based_on: dict[str, int] | None = None,
-) -> tuple[PlanCreated, int]:
-    """Append a plan with the versions of every fact it touches; return it and its position."""
-    plan = await build_plan(
-        store,
-        namespace,
-        items,
-        now,
-        inputs=inputs,
-        source=source,
-        model=model,
-        plan_id=plan_id,
-        based_on=based_on,
-    )
+async def append_plan(store: EventStore, namespace: str, plan: PlanCreated) -> int:
+    """Append a built plan (a plan id is used once); return its position."""
     [position] = await store.append(
         namespace, [NewEvent(plan)], expected_versions={plan.stream_id: 0}
     )
-    return plan, position
+    return position
 
 
 async def analyze(
@@ -128,7 +106,7 @@ async def analyze(
                 calls += 1
                 item["reasoning"] = reasoning[:2000]
                 model = "explained"
-    return await create_plan(
+    plan = await build_plan(
         store,
         namespace,
         items,
@@ -143,6 +121,7 @@ async def analyze(
         source=source,
         model=model,
     )
+    return plan, await append_plan(store, namespace, plan)
 
 
 async def load_plan(store: EventStore, namespace: str, plan_id: str) -> tuple[PlanCreated, int]:

@@ -245,22 +245,13 @@ def recommendations(result: Preview, views: dict[str, FactView]) -> list[dict[st
             f"possible contradiction ({conflict['reason']}); needs a judge or a person",
             inputs=conflict,
         )
-    for stale in result.stale:
-        if stale["fact_id"] in claimed:
+    archives = [
+        *((stale, 0.8, f"no activity for {stale['days']} days") for stale in result.stale),
+        *((low, 0.6, f"salience {low['score']} below the floor") for low in result.low_score),
+    ]
+    for found, confidence, reasoning in archives:
+        if found["fact_id"] in claimed:
             continue
-        claimed.add(stale["fact_id"])
-        add(
-            "archive",
-            [stale["fact_id"]],
-            0.8,
-            f"no activity for {stale['days']} days",
-            inputs=stale,
-        )
-    for low in result.low_score:
-        if low["fact_id"] in claimed:
-            continue
-        claimed.add(low["fact_id"])
-        add(
-            "archive", [low["fact_id"]], 0.6, f"salience {low['score']} below the floor", inputs=low
-        )
+        claimed.add(found["fact_id"])
+        add("archive", [found["fact_id"]], confidence, reasoning, inputs=found)
     return items

@@ -58,40 +58,29 @@ async def _queued(batch: Batch, stored: StoredEvent, event: ReviewItemQueued) ->
     )
 
 
-async def _decide(batch: Batch, stored: StoredEvent, item_id: str, values: dict[str, Any]) -> None:
+async def _decide(
+    batch: Batch,
+    stored: StoredEvent,
+    event: ReviewItemApproved | ReviewItemRejected,
+    status: str,
+    **values: Any,
+) -> None:
+    """Record the decision on a pending item (a decided item stays as it was decided)."""
     await batch.conn.execute(
         review_table.update()
-        .where(_Q.namespace == stored.namespace, _Q.item_id == item_id, _Q.status == "pending")
-        .values(**values)
+        .where(
+            _Q.namespace == stored.namespace, _Q.item_id == event.item_id, _Q.status == "pending"
+        )
+        .values(decided_at=to_micros(event.at), decided_by=event.by, status=status, **values)
     )
 
 
 async def _approved(batch: Batch, stored: StoredEvent, event: ReviewItemApproved) -> None:
-    await _decide(
-        batch,
-        stored,
-        event.item_id,
-        {
-            "decided_at": to_micros(event.at),
-            "decided_by": event.by,
-            "status": "approved",
-            "plan_id": event.plan_id,
-        },
-    )
+    await _decide(batch, stored, event, "approved", plan_id=event.plan_id)
 
 
 async def _rejected(batch: Batch, stored: StoredEvent, event: ReviewItemRejected) -> None:
-    await _decide(
-        batch,
-        stored,
-        event.item_id,
-        {
-            "decided_at": to_micros(event.at),
-            "decided_by": event.by,
-            "status": "rejected",
-            "reason": event.reason,
-        },
-    )
+    await _decide(batch, stored, event, "rejected", reason=event.reason)
 
 
 FOLDS: tuple[EventFold, ...] = (
