@@ -18,7 +18,7 @@ from projections.consolidation import fact_state, learned, links, plans, review,
 from projections.consolidation.activity import fold_activity
 from projections.consolidation.fold import Batch, dispatch_table, metadata
 
-_FOLDS = dispatch_table(
+FOLDS_BY_EVENT = dispatch_table(
     (fact_state.FOLDS, links.FOLDS, plans.FOLDS, runs.FOLDS, review.FOLDS, learned.FOLDS)
 )
 
@@ -35,7 +35,7 @@ class ConsolidationProjection(Projection):
         """Fold one batch."""
         batch = Batch(conn)
         for stored in events:
-            for fold in _FOLDS.get(type(stored.event), ()):
+            for fold in FOLDS_BY_EVENT.get(type(stored.event), ()):
                 await fold(batch, stored, stored.event)
         await batch.flush()
         await fold_activity(conn, events)
