@@ -45,9 +45,9 @@ from sqlalchemy.schema import CreateIndex, CreateTable
 
 from events.clock import to_micros
 from events.codec import default_codec
+from events.ids import new_event_ids
 from events.store.base import NewEvent
 from events.store.schema import events_table
-from events.store.sql import new_event_ids
 from events.store.sqlite import SqliteEventStore
 from events.types import MessageAppended, conversation_stream
 

@@ -56,6 +56,7 @@ from daemon.app import build_app
 from daemon.backend import Backend
 from daemon.recall.iterative import STRATEGIES, IterativeOptions, iterative_search
 from daemon.recall.lexical import LexicalIndex
+from daemon.recall.lexical_leg import lexical_leg
 from daemon.recall.query import Filters, SearchRequest
 from daemon.recall.service import RecallService, make_embedder
 from events.clock import SystemClock
@@ -221,7 +222,7 @@ def breakdown(service: RecallService, queries: Sequence[str]) -> dict[str, list[
         for query in queries:
             req = SearchRequest(query=query, filters=Filters(namespace="scale"))
             t0 = time.perf_counter()
-            engine._lexical(conn, req)
+            lexical_leg(conn, req, index, engine._submit_query)
             out["lexical leg"].append(time.perf_counter() - t0)
             t0 = time.perf_counter()
             vector = index.embedder.embed_sync([query])[0]  # type: ignore[attr-defined]

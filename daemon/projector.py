@@ -40,7 +40,7 @@ import sqlalchemy as sa
 from daemon.backend import Backend
 from daemon.logging import configure_logging, get_logger
 from events.store.base import EventStore, StorageFull
-from events.store.sql import classify_database_error
+from events.store.db_errors import classify_database_error
 from events.tasks import cancel_and_wait
 from projections.runner import ProjectionRunner
 

@@ -14,7 +14,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from daemon.backend import Backend
-from daemon.consolidation.plans import apply_plan, create_plan
+from daemon.consolidation.apply import apply_plan
+from daemon.consolidation.plans import append_plan, build_plan
 from events.store.base import NewEvent
 from events.types import FactWritten
 
@@ -41,7 +42,8 @@ async def main(data_dir: Path, pairs: int) -> None:
         }
         for i in range(pairs)
     ]
-    plan, _ = await create_plan(store, "default", items, T0)
+    plan = await build_plan(store, "default", items, T0)
+    await append_plan(store, "default", plan)
     print(f"ready {plan.plan_id}", flush=True)
     await apply_plan(store, "default", plan.plan_id, T0)
     print("applied", flush=True)

@@ -13,13 +13,8 @@ from typing import Any
 import orjson
 import pytest
 
-from daemon.server import (
-    FILES_KEPT,
-    RateLimitedLoopErrors,
-    Server,
-    connection_limits,
-    raise_file_limit,
-)
+from daemon.listeners import FILES_KEPT, RateLimitedLoopErrors, connection_limits, raise_file_limit
+from daemon.server import Server
 from tests.api_fixtures import make_config, running
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from daemon.backend import Backend
-from daemon.consolidation.plans import apply_plan
+from daemon.consolidation.apply import apply_plan
 from events.clock import SystemClock
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -19,7 +19,7 @@ from daemon.api.state import AppSettings
 from daemon.app import build_app
 from daemon.backend import Backend
 from daemon.config import Config, ConsolidationConfig, load_config
-from daemon.consolidation.phases import parse_verdict
+from daemon.consolidation.phases.standard import parse_verdict
 from daemon.consolidation.rules import retention, salience, strength
 from daemon.consolidation.service import LEASE_NAME, ConsolidationService, due_trigger
 from daemon.services.consolidation import install_consolidation

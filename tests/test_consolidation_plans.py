@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from daemon.api.keys import STATE
-from daemon.consolidation.plans import PlanError, apply_plan
+from daemon.consolidation.apply import apply_plan
+from daemon.consolidation.plans import PlanError
 from events.store.base import ConcurrencyError, EventStore, NewEvent
 from events.types import FactWritten
 from tests.api_fixtures import Api, api_client

@@ -31,7 +31,7 @@ from daemon.recall.engine import RecallEngine
 from daemon.recall.service import cache_engine
 from daemon.services.consolidation import lease_engine
 from events.store.base import NewEvent, StorageFull
-from events.store.sql import classify_database_error
+from events.store.db_errors import classify_database_error
 from events.store.sqlite import SqliteEventStore, sqlite_engine
 from projections.runner import ProjectionRunner
 from tests.api_fixtures import api_client, appends_failing

@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import daemon.recall.engine as engine_module
 import daemon.recall.lexical as lexical_module
+import daemon.recall.lexical_leg as lexical_leg_module
 from daemon.backend import Backend
 from daemon.recall.lexical import Fts5Terms, LexicalDoc, LexicalIndex
 from daemon.recall.query import Filters, SearchRequest
@@ -131,12 +131,12 @@ def _compare(env: Env, rng: random.Random, monkeypatch: pytest.MonkeyPatch, roun
                 req = SearchRequest(query=query, filters=f, candidate_top_k=rng.choice((3, 10)))
                 with monkeypatch.context() as m:
                     m.setattr(lexical, "search", spy)
-                    got = engine._lexical(conn, req)
+                    got = lexical_leg_module.lexical_leg(conn, req, index, engine._submit_query)
                 with monkeypatch.context() as m:
                     # The FTS5 query with its phrases in the query's order, as the index sums.
                     m.setattr(index, "lexical", None)
-                    m.setattr(engine_module, "split_terms", lambda *_: None)
-                    want = engine._lexical(conn, req)
+                    m.setattr(lexical_leg_module, "split_terms", lambda *_: None)
+                    want = lexical_leg_module.lexical_leg(conn, req, index, engine._submit_query)
                 assert got == want, (query, f)
     return answered
 

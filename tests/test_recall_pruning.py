@@ -14,11 +14,12 @@ import pytest
 from sqlalchemy.ext.asyncio import create_async_engine
 
 import daemon.recall.doc_columns as doc_columns_module
-import daemon.recall.engine as engine_module
+import daemon.recall.lexical_leg as lexical_leg_module
 from daemon.backend import Backend
 from daemon.recall import fts5
+from daemon.recall.documents import load_rows, raw_cursor
 from daemon.recall.embedding_cache import EmbeddingCache
-from daemon.recall.engine import RecallEngine
+from daemon.recall.lexical_leg import lexical_leg
 from daemon.recall.query import Filters, SearchRequest
 from daemon.recall.vectors import VectorIndex
 from events.types import Event, FactForgotten, FactValidated
@@ -59,15 +60,19 @@ async def test_pruned_lexical_leg_equals_the_full_query(
         sync = engine._sync_engine()
         assert sync is not None
         pruned_ran = 0
-        original = RecallEngine._lexical_pruned
+        original = lexical_leg_module._pruned
 
-        def spy(self: RecallEngine, *args: object) -> list[tuple[int, float]] | None:
+        def spy(*args: Any) -> list[tuple[int, float]] | None:
             nonlocal pruned_ran
-            found = original(self, *args)  # type: ignore[arg-type]
+            found = original(*args)
             pruned_ran += found is not None
             return found
 
-        monkeypatch.setattr(RecallEngine, "_lexical_pruned", spy)
+        monkeypatch.setattr(lexical_leg_module, "_pruned", spy)
+
+        def lexical(conn: Any, req: SearchRequest) -> list[tuple[int, float]]:
+            return lexical_leg(conn, req, engine.index, engine._submit_query)
+
         filters = [
             Filters(namespace=NS),
             Filters(namespace=NS, scope=("facts",)),
@@ -79,18 +84,18 @@ async def test_pruned_lexical_leg_equals_the_full_query(
                 query = " ".join(["alpha", *rng.sample(WORDS, rng.randint(1, 3))])
                 for f in filters:
                     req = SearchRequest(query=query, filters=f, candidate_top_k=rng.choice((3, 8)))
-                    got = engine._lexical(conn, req)
+                    got = lexical(conn, req)
                     with monkeypatch.context() as m:
                         # The full query, its phrases in the same order: the same floats.
-                        m.setattr(RecallEngine, "_lexical_pruned", lambda *_: None)
-                        assert got == engine._lexical(conn, req), (query, f)
+                        m.setattr(lexical_leg_module, "_pruned", lambda *_: None)
+                        assert got == lexical(conn, req), (query, f)
                         # In the query's own order: the same ranking (sums may differ in ulps).
-                        m.setattr(engine_module, "split_terms", lambda *_: None)
-                        plain = engine._lexical(conn, req)
+                        m.setattr(lexical_leg_module, "split_terms", lambda *_: None)
+                        plain = lexical(conn, req)
                     assert [d for d, _ in got] == [d for d, _ in plain], (query, f)
                     assert [s for _, s in got] == pytest.approx([s for _, s in plain])
             rows = conn.exec_driver_sql("SELECT count(*) FROM search_fts").scalar()
-            cursor = engine_module._raw_cursor(conn)
+            cursor = raw_cursor(conn)
             assert fts5.fts5_row_count(cursor) == rows
             cursor.close()
         assert pruned_ran > 20  # the shortcut was taken, not only the fallback
@@ -247,9 +252,9 @@ async def test_weigh_rows_from_the_index_equal_the_tables(
         assert sync is not None
         with sync.connect() as conn:
             doc_ids = [int(d) for (d,) in conn.exec_driver_sql("SELECT doc_id FROM search_docs")]
-            from_index = engine._rows(conn, doc_ids)
+            from_index = load_rows(conn, engine.index, doc_ids)
             monkeypatch.setattr(engine.index, "weigh_rows", lambda ids: ([], list(ids)))
-            from_table = engine._rows(conn, doc_ids)
+            from_table = load_rows(conn, engine.index, doc_ids)
         assert from_index == from_table
         assert len(from_table) == 5
         assert {r.provenance for r in from_index.values()} == {"tool", "user", "imported"}

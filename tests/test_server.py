@@ -14,9 +14,10 @@ import aiohttp
 import pytest
 
 from daemon.config import load_config
+from daemon.listeners import ServeError, bind_unix_socket
 from daemon.logging import reset_logging
 from daemon.projector import ProjectorProcess
-from daemon.server import ServeError, ServeOptions, bind_unix_socket
+from daemon.server import ServeOptions
 from tests.api_fixtures import make_config, running
 
 

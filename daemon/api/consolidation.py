@@ -25,14 +25,9 @@ from daemon.api.errors import ApiError, json_response
 from daemon.api.keys import CONSOLIDATION, GRANT, namespace_of, state_of
 from daemon.api.validation import Field, Schema, parse_body, parse_query
 from daemon.consolidation import review
-from daemon.consolidation.plans import (
-    PlanError,
-    PreviewSettings,
-    analyze,
-    apply_plan,
-    preview,
-    restore_fact,
-)
+from daemon.consolidation.apply import apply_plan, restore_fact
+from daemon.consolidation.plans import PlanError, analyze
+from daemon.consolidation.preview import PreviewSettings, preview
 from daemon.consolidation.service import ConsolidationService
 from daemon.logging import get_logger
 from daemon.services.recall import current_embedder

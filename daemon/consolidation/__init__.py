@@ -1,1 +1,1 @@
-"""Consolidation: ingest gate, dedupe, phases, plans, review."""
+"""Consolidation: ingest gate, dedupe, phases, preview, plans and their application, review."""

@@ -20,8 +20,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from daemon.consolidation.apply import ApplyResult, apply_plan
 from daemon.consolidation.facts_view import stream_versions
-from daemon.consolidation.plans import ApplyResult, PlanError, apply_plan, create_plan
+from daemon.consolidation.plans import PlanError, append_plan, build_plan
 from events.consolidation_events import (
     ReviewItemApproved,
     ReviewItemQueued,
@@ -89,7 +90,7 @@ async def approve(
     """Carry out a queued action as a one-item plan; record the approval in the same append."""
     queued, version = await _pending(store, namespace, item_id)
     item = await plan_item(store, namespace, queued.action)
-    plan, _ = await create_plan(
+    plan = await build_plan(
         store,
         namespace,
         [item],
@@ -98,6 +99,7 @@ async def approve(
         source="user",
         based_on=queued.based_on,
     )
+    await append_plan(store, namespace, plan)
     return await apply_plan(
         store,
         namespace,

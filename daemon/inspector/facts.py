@@ -19,7 +19,7 @@ from daemon.inspector.render import page
 from daemon.inspector.respond import back_to
 from events.consolidation_events import ValidationRefused
 from events.types import FactValidated, fact_stream
-from projections.consolidation import fact_state
+from projections.consolidation import one_fact_state
 from projections.facts import FactRow, decisions_of, fact_history, fact_versions, query_facts
 
 LIST_LIMIT = 1000
@@ -78,7 +78,7 @@ async def fact_page(request: web.Request) -> web.Response:
             raise not_found("fact", fact_id)
         chain = await fact_history(conn, namespace, fact_id)
         decisions = await decisions_of(conn, namespace, [fact_id])
-        use = await fact_state(conn, namespace, fact_id)
+        use = await one_fact_state(conn, namespace, fact_id)
     stream = await state.require_store().read_stream(namespace, fact_stream(fact_id))
     validations = [e for e in stream if isinstance(e.event, FactValidated | ValidationRefused)]
     latest = versions[-1]

@@ -14,7 +14,9 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from daemon.api.common import path_id
 from daemon.api.errors import ApiError, not_found
 from daemon.api.keys import CONSOLIDATION, namespace_of, state_of
-from daemon.consolidation.plans import PlanError, PreviewSettings, analyze, apply_plan, preview
+from daemon.consolidation.apply import apply_plan
+from daemon.consolidation.plans import PlanError, analyze
+from daemon.consolidation.preview import PreviewSettings, preview
 from daemon.inspector.reads import projection_reads
 from daemon.inspector.render import page
 from daemon.inspector.respond import back_to

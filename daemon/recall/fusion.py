@@ -1,5 +1,6 @@
 """Fusion of ranked legs and the post-fusion multipliers (pure arithmetic, property-tested).
 
+- :class:`Candidate`: a document of the fused pool, with what decided its score.
 - :func:`rrf`: reciprocal rank fusion, ``score(d) = sum_leg w_leg / (k + rank_leg(d))`` with
   1-based ranks, ``k = 60`` by default and ``w_leg = 1`` for plain RRF.
 - :func:`trust_multiplier`: quarantined x0.3, foreign provenance (tool, imported, reflection)
@@ -11,7 +12,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 RRF_K = 60
 QUARANTINE_FACTOR = 0.3
@@ -26,6 +28,19 @@ class LegHit:
 
     rank: int
     score: float
+
+
+@dataclass(slots=True)
+class Candidate:
+    """A document in a search's pool: its fused score, what each leg gave it, the multipliers
+    weighing applied, how graph expansion reached it, and its final score."""
+
+    doc_id: int
+    fused: float
+    legs: dict[str, LegHit] = field(default_factory=dict)
+    multipliers: dict[str, float] = field(default_factory=dict)
+    graph: dict[str, Any] | None = None
+    score: float = 0.0
 
 
 def rrf(

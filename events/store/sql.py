@@ -8,10 +8,11 @@ and the others in its group still commit. A group that fails as a whole (an unex
 error) is retried one request at a time so each caller gets its own answer.
 
 The work of one write transaction (checks, inserts, redactions) is plain synchronous Core
-code on a ``sqlalchemy.Connection``, handed to :meth:`SqlEventStore._write_transaction`. By
-default that runs it through the async engine (``AsyncConnection.run_sync``); the SQLite
-backend instead runs the whole transaction in one hop on its writer thread, since each
-statement sent through aiosqlite costs a thread round trip.
+code on a ``sqlalchemy.Connection`` (:mod:`events.store.group_commit`), handed to
+:meth:`SqlEventStore._write_transaction`. By default that runs it through the async engine
+(``AsyncConnection.run_sync``); the SQLite backend instead runs the whole transaction in one
+hop on its writer thread, since each statement sent through aiosqlite costs a thread round
+trip.
 
 Backends supply engines, the write lock that serialises position assignment, and the
 cross-process wake-up; see ``sqlite.py`` and ``postgres.py``.
@@ -23,11 +24,8 @@ import abc
 import asyncio
 import contextlib
 import dataclasses
-import errno
-import functools
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar, cast
 
 import sqlalchemy as sa
@@ -35,87 +33,34 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from events.clock import Clock, SystemClock, from_micros, to_micros
 from events.codec import EventCodec, UnknownEventType, default_codec
-from events.ids import random_bits
+from events.ids import new_event_ids
 from events.store.base import (
     NO_STREAM,
-    ConcurrencyError,
     DamagedLog,
     EventRecord,
     EventStore,
-    IdempotencyConflict,
     ImportRefused,
     NewEvent,
     ReadOnlyStoreError,
     SchemaMismatch,
-    StorageFull,
     StoredEvent,
-    StoreError,
 )
 from events.store.checksum import event_checksum
+from events.store.db_errors import classify_database_error
+from events.store.driver_sql import insert_rows, record_row
+from events.store.group_commit import (
+    STREAM_VERSION,
+    AppendRequest,
+    PendingRow,
+    redact_stream,
+    write_group,
+)
 from events.store.schema import STORE_SCHEMA_VERSION, events_table, store_meta_table
 from events.types import FactPurged
 
 READ_CHUNK = 2000
 _T = events_table.c
 _R = TypeVar("_R")
-
-
-def new_event_ids(count: int, millis: int) -> list[str]:
-    """Return ``count`` fresh event ids: time-ordered UUIDs (version 7, RFC 9562).
-
-    The leading 48 bits are ``millis`` (Unix milliseconds), the rest random. Ids of events
-    appended around the same time sort together, so the unique index on ``event_id`` grows in
-    one place instead of touching a random page per event, which keeps each commit small in a
-    large log. Built as text from one draw of :func:`events.ids.random_bits` per batch:
-    ``uuid4()`` per event would cost more than the rest of the append path.
-    """
-    stamp = f"{millis & 0xFFFF_FFFF_FFFF:012x}"
-    head = f"{stamp[:8]}-{stamp[8:]}-7"
-    rand = f"{random_bits(80 * count):0{20 * count}x}" if count else ""
-    out = []
-    for i in range(0, 20 * count, 20):
-        r = rand[i : i + 20]
-        # version nibble 7 (in ``head``), variant bits 10xx
-        out.append(f"{head}{r[:3]}-{_VARIANT[r[3]]}{r[4:7]}-{r[8:20]}")
-    return out
-
-
-_VARIANT = {c: "89ab"[int(c, 16) & 3] for c in "0123456789abcdef"}
-
-
-@dataclass(slots=True)
-class _PendingRow:
-    event_id: str
-    stream_id: str
-    event_type: str
-    schema_version: int
-    payload: bytes
-    causation_id: str | None
-    correlation_id: str | None
-    idempotency_key: str | None
-    request_hash: str | None
-
-
-@dataclass(slots=True)
-class _AppendRequest:
-    namespace: str
-    rows: list[_PendingRow]
-    expected_versions: Mapping[str, int] | None
-    future: asyncio.Future[list[int]]
-    result: list[int] | None = None
-    error: BaseException | None = None
-
-
-@dataclass(slots=True)
-class _GroupState:
-    """What one group commit has decided so far (visible only inside its transaction)."""
-
-    head: int
-    recorded_at: int
-    stream_versions: dict[tuple[str, str], int] = field(default_factory=dict)
-    keys: dict[tuple[str, str], tuple[int, str, str, str | None]] = field(default_factory=dict)
-    inserts: list[tuple[Any, ...]] = field(default_factory=list)
-    purges: list[tuple[str, str, int]] = field(default_factory=list)
 
 
 class SqlEventStore(EventStore):
@@ -138,7 +83,7 @@ class SqlEventStore(EventStore):
         self._max_group_events = max_group_events
         self._write_engine: AsyncEngine | None = None
         self._read_engine: AsyncEngine | None = None
-        self._queue: deque[_AppendRequest] = deque()
+        self._queue: deque[AppendRequest] = deque()
         self._wake_writer = asyncio.Event()
         self._write_lock = asyncio.Lock()
         self._writer_task: asyncio.Task[None] | None = None
@@ -293,7 +238,7 @@ class SqlEventStore(EventStore):
         id_iter = iter(ids)
         encode = self.codec.encode
         rows = [
-            _PendingRow(
+            PendingRow(
                 event_id=e.event_id or next(id_iter),
                 stream_id=e.event.stream_id,
                 event_type=e.event.event_type,
@@ -309,13 +254,13 @@ class SqlEventStore(EventStore):
         future: asyncio.Future[list[int]] = asyncio.get_running_loop().create_future()
         # A caller that was cancelled never looks at its future: mark its error as seen.
         future.add_done_callback(_consume_exception)
-        self._queue.append(_AppendRequest(namespace, rows, expected_versions, future))
+        self._queue.append(AppendRequest(namespace, rows, expected_versions, future))
         self._wake_writer.set()
         # Shielded: a caller that gives up must not cancel a commit other callers share.
         return await asyncio.shield(future)
 
     async def _writer_loop(self) -> None:
-        group: list[_AppendRequest] = []
+        group: list[AppendRequest] = []
         try:
             while True:
                 await self._wake_writer.wait()
@@ -345,7 +290,7 @@ class SqlEventStore(EventStore):
                         )
                     )
 
-    async def _commit_group(self, group: list[_AppendRequest]) -> None:
+    async def _commit_group(self, group: list[AppendRequest]) -> None:
         try:
             async with self._write_lock:
                 head, purged = await self._run_group(group)
@@ -371,177 +316,10 @@ class SqlEventStore(EventStore):
         if head is not None:
             await self._advance_head(head)
 
-    async def _run_group(self, group: list[_AppendRequest]) -> tuple[int, bool]:
+    async def _run_group(self, group: list[AppendRequest]) -> tuple[int, bool]:
         """Commit one group; return the new head and whether it purged anything."""
         now = to_micros(self.clock.now())
-        return await self._write_transaction(lambda conn: self._write_group(conn, group, now))
-
-    def _write_group(
-        self, conn: sa.Connection, group: list[_AppendRequest], now: int
-    ) -> tuple[int, bool]:
-        found = _fetch_plain(conn, _HEAD_QUERY, {})
-        last = found[0] if found else None
-        head, last_recorded = (int(last[0]), int(last[1])) if last else (0, 0)
-        # Transaction time never runs backwards along positions, even if the clock does.
-        state = _GroupState(head, max(now, last_recorded))
-        self._load_stream_versions(conn, group, state)
-        for req in group:
-            req.error = None
-            req.result = None
-            try:
-                req.result = self._plan_request(conn, req, state)
-            except (ConcurrencyError, IdempotencyConflict) as exc:
-                req.error = exc
-        if state.inserts:
-            _insert_rows(conn, state.inserts)
-            for namespace, stream_id, position in state.purges:
-                self._redact_stream(conn, namespace, stream_id, position)
-        return state.head, bool(state.purges)
-
-    def _load_stream_versions(
-        self, conn: sa.Connection, group: list[_AppendRequest], state: _GroupState
-    ) -> None:
-        by_ns: dict[str, set[str]] = {}
-        for req in group:
-            by_ns.setdefault(req.namespace, set()).update(r.stream_id for r in req.rows)
-        for namespace, streams in by_ns.items():
-            ids = sorted(streams)
-            for i in range(0, len(ids), 200):
-                chunk = ids[i : i + 200]
-                # One scalar max() per stream: SQLite and PostgreSQL answer each with a single
-                # probe of the (namespace, stream_id, stream_version) index. A GROUP BY over
-                # ``stream_id IN (...)`` reads every version of every stream instead, which
-                # made appends to long conversations slower the longer they got.
-                params = {f"s{n}": sid for n, sid in enumerate(chunk)}
-                [row] = _fetch_plain(
-                    conn, _stream_versions_query(len(chunk)), {"ns": namespace, **params}
-                )
-                for sid, version in zip(chunk, row, strict=True):
-                    state.stream_versions[(namespace, sid)] = (
-                        int(version) if version is not None else NO_STREAM
-                    )
-
-    def _plan_request(
-        self, conn: sa.Connection, req: _AppendRequest, state: _GroupState
-    ) -> list[int]:
-        ns = req.namespace
-        existing = self._existing_idempotent(conn, req, state)
-        if existing is not None:
-            return existing
-        for stream_id, expected in (req.expected_versions or {}).items():
-            actual = state.stream_versions.get((ns, stream_id))
-            if actual is None:
-                value = conn.scalar(_STREAM_VERSION, {"ns": ns, "s0": stream_id})
-                actual = int(value) if value is not None else NO_STREAM
-                state.stream_versions[(ns, stream_id)] = actual
-            if actual != expected:
-                raise ConcurrencyError(ns, stream_id, expected, actual)
-        positions = []
-        for row in req.rows:
-            state.head += 1
-            key = (ns, row.stream_id)
-            version = state.stream_versions[key] + 1
-            state.stream_versions[key] = version
-            if row.idempotency_key is not None:
-                state.keys[(ns, row.idempotency_key)] = (
-                    state.head,
-                    row.stream_id,
-                    row.event_type,
-                    row.request_hash,
-                )
-            values = (  # in the order of ROW_COLUMNS, checksum excepted
-                state.head,
-                row.event_id,
-                ns,
-                row.stream_id,
-                version,
-                row.event_type,
-                row.schema_version,
-                row.payload,
-                state.recorded_at,
-                row.causation_id,
-                row.correlation_id,
-                row.idempotency_key,
-                row.request_hash,
-            )
-            state.inserts.append((*values, event_checksum(*values)))
-            if row.event_type == FactPurged.event_type:
-                state.purges.append((ns, row.stream_id, state.head))
-            positions.append(state.head)
-        return positions
-
-    def _existing_idempotent(
-        self, conn: sa.Connection, req: _AppendRequest, state: _GroupState
-    ) -> list[int] | None:
-        keys = [r.idempotency_key for r in req.rows if r.idempotency_key is not None]
-        if not keys:
-            return None
-        if len(set(keys)) != len(keys):
-            raise IdempotencyConflict("an idempotency key appears twice in one append")
-        found: dict[str, tuple[int, str, str, str | None]] = {}
-        for key in keys:
-            pending = state.keys.get((req.namespace, key))
-            if pending is not None:
-                found[key] = pending
-        missing = [k for k in keys if k not in found]
-        for i in range(0, len(missing), 500):
-            result = conn.execute(
-                sa.select(
-                    _T.idempotency_key, _T.position, _T.stream_id, _T.event_type, _T.request_hash
-                ).where(_T.namespace == req.namespace, _T.idempotency_key.in_(missing[i : i + 500]))
-            )
-            for key, position, stream_id, event_type, request_hash in result:
-                found[key] = (int(position), stream_id, event_type, request_hash)
-        if not found:
-            return None
-        if len(found) != len(req.rows):
-            raise IdempotencyConflict(
-                "some idempotency keys of this append are already used and others are not: "
-                + ", ".join(sorted(found))
-            )
-        positions = []
-        for row in req.rows:
-            assert row.idempotency_key is not None
-            position, stream_id, event_type, request_hash = found[row.idempotency_key]
-            if (stream_id, event_type) != (row.stream_id, row.event_type):
-                raise IdempotencyConflict(
-                    f"idempotency key {row.idempotency_key!r} was used for a different event"
-                )
-            if None not in (request_hash, row.request_hash) and request_hash != row.request_hash:
-                raise IdempotencyConflict(
-                    f"idempotency key {row.idempotency_key!r} was used for a different request"
-                )
-            positions.append(position)
-        return positions
-
-    def _redact_stream(
-        self, conn: sa.Connection, namespace: str, stream_id: str, before: int
-    ) -> None:
-        # The one sanctioned rewrite of the log: a purge removes the fact's text from every
-        # earlier event of its stream in the purge's own transaction.
-        result = conn.execute(
-            sa.select(events_table).where(
-                _T.namespace == namespace, _T.stream_id == stream_id, _T.position < before
-            )
-        )
-        for row in result.all():
-            record = EventRecord(*row)
-            event = self.codec.decode(record.event_type, record.schema_version, record.payload)
-            event = event.redacted()
-            redacted = dataclasses.replace(
-                record,
-                payload=self.codec.encode(event),
-                schema_version=event.schema_version,
-            )
-            conn.execute(
-                events_table.update()
-                .where(_T.position == record.position)
-                .values(
-                    payload=redacted.payload,
-                    schema_version=redacted.schema_version,
-                    checksum=redacted.computed_checksum(),
-                )
-            )
+        return await self._write_transaction(lambda conn: write_group(conn, group, now, self.codec))
 
     @property
     def known_head(self) -> int:
@@ -587,7 +365,7 @@ class SqlEventStore(EventStore):
     async def stream_version(self, namespace: str, stream_id: str) -> int:
         """Return a stream's current version."""
         async with self.read_engine.connect() as conn:
-            value = await conn.scalar(_STREAM_VERSION, {"ns": namespace, "s0": stream_id})
+            value = await conn.scalar(STREAM_VERSION, {"ns": namespace, "s0": stream_id})
         return int(value) if value is not None else NO_STREAM
 
     async def head(self) -> int:
@@ -674,31 +452,40 @@ class SqlEventStore(EventStore):
         stream_id: str | None = None,
     ) -> AsyncIterator[StoredEvent]:
         """Yield decoded events in position order (read in chunks, no open cursor held)."""
-        remaining = limit
-        while remaining is None or remaining > 0:
-            chunk = READ_CHUNK if remaining is None else min(READ_CHUNK, remaining)
-            rows = await self._fetch_rows(after, until, chunk, namespace, stream_id)
-            for event in self._decode_rows(rows):
-                yield event
-            if len(rows) < chunk:
-                return
-            after = rows[-1][0]
-            if remaining is not None:
-                remaining -= len(rows)
+        chunks = self._row_chunks(after, until, limit, namespace, stream_id)
+        async with contextlib.aclosing(chunks):
+            async for rows in chunks:
+                for event in self._decode_rows(rows):
+                    yield event
 
     async def read_records(
         self, after: int = 0, *, until: int | None = None, limit: int | None = None
     ) -> AsyncIterator[EventRecord]:
         """Yield raw records in position order."""
+        chunks = self._row_chunks(after, until, limit, None, None)
+        async with contextlib.aclosing(chunks):
+            async for rows in chunks:
+                for row in rows:
+                    record = EventRecord(*row)  # select(events_table) yields ROW_COLUMNS
+                    checksum = record.checksum
+                    if checksum is not None and checksum != record.computed_checksum():
+                        raise _damaged_row(record.position)
+                    yield record
+
+    async def _row_chunks(
+        self,
+        after: int,
+        until: int | None,
+        limit: int | None,
+        namespace: str | None,
+        stream_id: str | None,
+    ) -> AsyncGenerator[Sequence[tuple[Any, ...]], None]:
+        """Yield the rows after ``after`` (at most ``limit``) in chunks, no cursor held open."""
         remaining = limit
         while remaining is None or remaining > 0:
             chunk = READ_CHUNK if remaining is None else min(READ_CHUNK, remaining)
-            rows = await self._fetch_rows(after, until, chunk, None, None)
-            for row in rows:
-                record = EventRecord(*row)  # select(events_table) yields ROW_COLUMNS
-                if record.checksum is not None and record.checksum != record.computed_checksum():
-                    raise _damaged_row(record.position)
-                yield record
+            rows = await self._fetch_rows(after, until, chunk, namespace, stream_id)
+            yield rows
             if len(rows) < chunk:
                 return
             after = rows[-1][0]
@@ -850,12 +637,12 @@ class SqlEventStore(EventStore):
                     f"position {record.position}: the record does not match its checksum "
                     "(damaged or edited after export)"
                 )
-        rows = [_record_row(dataclasses.replace(r, checksum=r.computed_checksum())) for r in batch]
+        rows = [record_row(dataclasses.replace(r, checksum=r.computed_checksum())) for r in batch]
         for i in range(0, len(rows), 5000):
-            _insert_rows(conn, rows[i : i + 5000])
+            insert_rows(conn, rows[i : i + 5000])
         for r in batch:
             if r.event_type == FactPurged.event_type:
-                self._redact_stream(conn, r.namespace, r.stream_id, r.position)
+                redact_stream(conn, self.codec, r.namespace, r.stream_id, r.position)
         return expected - 1
 
     async def write_schema_meta(self, conn: AsyncConnection) -> None:
@@ -871,68 +658,9 @@ class SqlEventStore(EventStore):
             )
 
 
-def _stream_version(n: int) -> sa.Select[tuple[Any]]:
-    """``max(stream_version)`` of stream ``:s<n>`` in namespace ``:ns``."""
-    return sa.select(sa.func.max(_T.stream_version)).where(
-        _T.namespace == sa.bindparam("ns"), _T.stream_id == sa.bindparam(f"s{n}")
-    )
-
-
-_STREAM_VERSION = _stream_version(0)
-
-
-@functools.cache
-def _stream_versions_query(count: int) -> sa.Select[Any]:
-    # Built once per chunk size: constructing the statement costs more than running it.
-    return sa.select(*(_stream_version(n).scalar_subquery() for n in range(count)))
-
-
 def _consume_exception(future: asyncio.Future[list[int]]) -> None:
     if not future.cancelled():
         future.exception()
-
-
-ROW_COLUMNS: tuple[str, ...] = (
-    "position",
-    "event_id",
-    "namespace",
-    "stream_id",
-    "stream_version",
-    "event_type",
-    "schema_version",
-    "payload",
-    "recorded_at",
-    "causation_id",
-    "correlation_id",
-    "idempotency_key",
-    "request_hash",
-    "checksum",
-)
-"""The order of the values in a row tuple given to :func:`_insert_rows`."""
-
-
-_SQLITE_CORRUPT = 11
-_SQLITE_FULL = 13
-_SQLITE_NOTADB = 26
-_PG_DISK_FULL = "53100"
-_PG_CORRUPTED = ("XX001", "XX002")
-
-
-def classify_database_error(exc: BaseException) -> StoreError | None:
-    """Return the typed store error a database error amounts to: a full disk or a damaged
-    file (each with a message for a person), or None for anything else."""
-    orig = getattr(exc, "orig", None) or exc
-    code = getattr(orig, "sqlite_errorcode", None)
-    sqlstate = getattr(orig, "sqlstate", None)
-    if (isinstance(code, int) and code & 0xFF == _SQLITE_FULL) or sqlstate == _PG_DISK_FULL:
-        return StorageFull(f"the disk holding the event log is full ({orig}); nothing was written")
-    if isinstance(orig, OSError) and orig.errno == errno.ENOSPC:
-        return StorageFull(f"the disk holding the event log is full ({orig.strerror})")
-    if (isinstance(code, int) and code & 0xFF in (_SQLITE_CORRUPT, _SQLITE_NOTADB)) or (
-        sqlstate in _PG_CORRUPTED
-    ):
-        return DamagedLog(f"the event log's database is damaged: {orig} (run `memoryd doctor`)")
-    return None
 
 
 def _damaged_row(position: int) -> DamagedLog:
@@ -941,90 +669,3 @@ def _damaged_row(position: int) -> DamagedLog:
         "there (run `memoryd doctor`)",
         position,
     )
-
-
-def _record_row(record: EventRecord) -> tuple[Any, ...]:
-    return tuple(getattr(record, name) for name in ROW_COLUMNS)
-
-
-_HEAD_QUERY = sa.select(_T.position, _T.recorded_at).order_by(_T.position.desc()).limit(1)
-_INSERT_ROWS = events_table.insert().values({name: sa.bindparam(name) for name in ROW_COLUMNS})
-
-
-@dataclass(frozen=True, slots=True)
-class _DriverSql:
-    """A statement compiled for one dialect: the SQL, its bind names in order, their defaults."""
-
-    sql: str
-    order: tuple[str, ...]
-    defaults: dict[str, Any]
-    positional: bool
-
-    def args(self, params: Mapping[str, Any]) -> tuple[Any, ...]:
-        """Return the positional parameters (the statement's own binds, a LIMIT say, default)."""
-        values = {**self.defaults, **params}
-        return tuple(values[name] for name in self.order)
-
-
-def _driver_sql(statement: sa.Select[Any] | sa.Insert, dialect: sa.Dialect) -> _DriverSql:
-    """Return ``statement`` compiled for ``dialect``, once per statement and dialect.
-
-    The writer's hot statements (the insert, the head and stream-version reads) run as driver
-    SQL on positional drivers (SQLite's, asyncpg): through Core each cost more than SQLite's
-    own work for a whole commit (cache keys, parameter processing, result set-up).
-    """
-    key = (statement, dialect.name, dialect.driver, dialect.paramstyle)
-    found = _driver_sql_cache.get(key)
-    if found is None:
-        compiled = statement.compile(dialect=dialect)
-        found = _DriverSql(
-            str(compiled),
-            tuple(compiled.positiontup or ()),
-            dict(compiled.params),
-            bool(dialect.positional),
-        )
-        _driver_sql_cache[key] = found
-    return found
-
-
-_driver_sql_cache: dict[tuple[Any, ...], _DriverSql] = {}
-"""Keyed by the statement object itself (hashed by identity; the module keeps them alive)."""
-
-
-def _fetch_plain(
-    conn: sa.Connection, statement: sa.Select[Any], params: dict[str, Any]
-) -> list[tuple[Any, ...]]:
-    """Return the rows of a Core SELECT, as driver SQL where the driver is positional
-    (SQLite's on a bare cursor); others take the Core route."""
-    compiled = _driver_sql(statement, conn.dialect)
-    if not compiled.positional:
-        return [tuple(r) for r in conn.execute(statement, params)]
-    args = compiled.args(params)
-    if conn.dialect.name == "sqlite":
-        cursor = conn.connection.cursor()
-        try:
-            cursor.execute(compiled.sql, args)
-            return list(cursor.fetchall())
-        finally:
-            cursor.close()
-    return [tuple(r) for r in conn.exec_driver_sql(compiled.sql, args)]
-
-
-def _insert_sql(dialect: sa.Dialect) -> str | None:
-    """Return the dialect's INSERT with positional parameters in ROW_COLUMNS order, if any."""
-    compiled = _driver_sql(_INSERT_ROWS, dialect)
-    return compiled.sql if compiled.positional and compiled.order == ROW_COLUMNS else None
-
-
-def _insert_rows(conn: sa.Connection, rows: list[tuple[Any, ...]]) -> None:
-    """Insert row tuples (ROW_COLUMNS order) with one executemany.
-
-    The hot path of every append: on a positional-parameter driver (SQLite's, asyncpg) the
-    tuples go to the driver as they are; the Core route would build and process a dict per
-    row, which costs more than SQLite's own work for the row.
-    """
-    sql = _insert_sql(conn.dialect)
-    if sql is not None:
-        conn.exec_driver_sql(sql, rows)
-    else:
-        conn.execute(events_table.insert(), [dict(zip(ROW_COLUMNS, r, strict=True)) for r in rows])

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from plugins.llm.http import HttpProvider, int_field, parse_tool_arguments
-from plugins.llm.types import Completion, CompletionRequest, LLMError, ToolCall, Usage
+from plugins.llm.http import HttpProvider, parse_tool_arguments, parse_usage
+from plugins.llm.types import Completion, CompletionRequest, LLMError, ToolCall
 
 ANTHROPIC_VERSION = "2023-06-01"
 
@@ -67,15 +67,7 @@ def parse_messages_response(data: dict[str, Any], default_model: str) -> Complet
             call_id = raw_id if isinstance(raw_id, str) else f"toolu_{index}"
             arguments = parse_tool_arguments(block.get("input", {}), name)
             calls.append(ToolCall(call_id=call_id, name=name, arguments=arguments))
-    usage_data = data.get("usage")
-    usage = (
-        Usage(
-            input_tokens=int_field(usage_data, "input_tokens"),
-            output_tokens=int_field(usage_data, "output_tokens"),
-        )
-        if isinstance(usage_data, dict)
-        else Usage()
-    )
+    usage = parse_usage(data, "input_tokens", "output_tokens")
     model = data.get("model")
     stop = data.get("stop_reason")
     return Completion(

@@ -17,7 +17,7 @@ import aiohttp
 import orjson
 
 from plugins.llm.settings import LLMSettings
-from plugins.llm.types import Completion, CompletionRequest, LLMError
+from plugins.llm.types import Completion, CompletionRequest, LLMError, Usage
 
 MAX_ERROR_TEXT = 300
 
@@ -162,9 +162,18 @@ def parse_tool_arguments(raw: Any, tool: str) -> dict[str, Any]:
     return raw
 
 
-def int_field(data: Mapping[str, Any], key: str) -> int:
-    """Return a non-negative integer usage field (0 when absent or malformed)."""
-    value = data.get(key)
+def parse_usage(data: Mapping[str, Any], input_key: str, output_key: str) -> Usage:
+    """Return the token usage a response reports under its provider's names for the two
+    counts (0 for a count absent or malformed, zeros without a usage object)."""
+    usage = data.get("usage")
+    if not isinstance(usage, dict):
+        return Usage()
+    return Usage(
+        input_tokens=_count(usage.get(input_key)), output_tokens=_count(usage.get(output_key))
+    )
+
+
+def _count(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         return 0
     return value

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from plugins.llm.http import HttpProvider, int_field, parse_tool_arguments
-from plugins.llm.types import Completion, CompletionRequest, LLMError, ToolCall, Usage
+from plugins.llm.http import HttpProvider, parse_tool_arguments, parse_usage
+from plugins.llm.types import Completion, CompletionRequest, LLMError, ToolCall
 
 
 class OpenAIProvider(HttpProvider):
@@ -75,15 +75,7 @@ def parse_chat_completion(data: dict[str, Any], default_model: str) -> Completio
         call_id = raw_id if isinstance(raw_id, str) else f"call_{index}"
         arguments = parse_tool_arguments(function.get("arguments", {}), name)
         calls.append(ToolCall(call_id=call_id, name=name, arguments=arguments))
-    usage_data = data.get("usage")
-    usage = (
-        Usage(
-            input_tokens=int_field(usage_data, "prompt_tokens"),
-            output_tokens=int_field(usage_data, "completion_tokens"),
-        )
-        if isinstance(usage_data, dict)
-        else Usage()
-    )
+    usage = parse_usage(data, "prompt_tokens", "completion_tokens")
     model = data.get("model")
     finish = choices[0].get("finish_reason")
     return Completion(

@@ -1,0 +1,47 @@
+"""The consolidation projection: plans, the consolidation log, runs, the review queue, the
+per-fact state consolidation keeps (archived, reinforcements, category, recall evidence),
+links, the learned_context block and the activity counters.
+
+One module per table group, each holding its tables, its folds and its reads:
+:mod:`.plans`, :mod:`.log`, :mod:`.runs`, :mod:`.review`, :mod:`.fact_state`, :mod:`.links`,
+:mod:`.learned`, :mod:`.activity`. :mod:`.projection` folds them all under one name and
+version; :mod:`.fold` is what the groups share. Folds are pure: times come from event
+payloads and ``recorded_at``.
+
+This module names what the rest of memoryd reads.
+"""
+
+from projections.consolidation.activity import activity
+from projections.consolidation.fact_state import (
+    FactState,
+    archived_ids,
+    fact_states,
+    one_fact_state,
+    same_text,
+)
+from projections.consolidation.learned import learned_context
+from projections.consolidation.links import links_of
+from projections.consolidation.log import read_log
+from projections.consolidation.plans import get_plan, pending_items
+from projections.consolidation.projection import ConsolidationProjection
+from projections.consolidation.review import review_items
+from projections.consolidation.runs import list_runs, model_calls_since, unfinished_runs
+
+__all__ = [
+    "ConsolidationProjection",
+    "FactState",
+    "activity",
+    "archived_ids",
+    "fact_states",
+    "get_plan",
+    "learned_context",
+    "links_of",
+    "list_runs",
+    "model_calls_since",
+    "one_fact_state",
+    "pending_items",
+    "read_log",
+    "review_items",
+    "same_text",
+    "unfinished_runs",
+]

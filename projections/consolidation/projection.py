@@ -1,0 +1,41 @@
+"""The consolidation projection: every table group's folds under one name and version.
+
+Each event is folded by the groups that take its class (looked up, not tested in turn),
+then the batch's cached rows are written and the activity counters folded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from events.store.base import StoredEvent
+from projections.base import Projection
+from projections.consolidation import fact_state, learned, links, plans, review, runs
+from projections.consolidation.activity import fold_activity
+from projections.consolidation.fold import Batch, dispatch_table, metadata
+
+FOLDS_BY_EVENT = dispatch_table(
+    (fact_state.FOLDS, links.FOLDS, plans.FOLDS, runs.FOLDS, review.FOLDS, learned.FOLDS)
+)
+
+
+class ConsolidationProjection(Projection):
+    """Folds consolidation, review and recall-evidence events."""
+
+    name: ClassVar[str] = "consolidation"
+    # 3: exact-duplicate keys use projections.text.normalise (apostrophes folded).
+    version: ClassVar[int] = 3
+    metadata: ClassVar[sa.MetaData] = metadata
+
+    async def apply(self, conn: AsyncConnection, events: Sequence[StoredEvent]) -> None:
+        """Fold one batch."""
+        batch = Batch(conn)
+        for stored in events:
+            for fold in FOLDS_BY_EVENT.get(type(stored.event), ()):
+                await fold(batch, stored, stored.event)
+        await batch.flush()
+        await fold_activity(conn, events)
