@@ -399,6 +399,15 @@ def test_small_talk_states_nothing(said: str) -> None:
         ("yeah still in manchester, can't see myself leaving", ["The user lives in Manchester."]),
         ("Native Portuguese speaker", ["The user's native language is Portuguese."]),
         ("As a result, we left early", []),
+        ("ok got the Pixel 9 yesterday!!", ["The user switched to a Pixel 9."]),
+        (
+            "guess who got promoted to senior product designer",
+            ["The user works as a senior product designer."],
+        ),
+        ("we moved down to Hobart in Feb", ["The user lives in Hobart."]),
+        ("i do woodworking in my garage on weekends", ["The user does woodworking."]),
+        ("they use Go here, so I'm learning fast", []),
+        ("I picked up a new iPhone 15", ["The user switched to a new iPhone 15."]),
     ],
 )
 def test_phrasing_is_read_for_what_it_says(said: str, facts: list[str]) -> None:

@@ -12,11 +12,14 @@ from plugins.extractors.claims.values import clean_value, split_values
 
 _LEADING_FILLER = re.compile(
     r"^(?:(?:yes|yeah|yep|no|nope|ok|okay|sure|fine)(?:[,!.]+\s*"
-    r"|\s+(?=(?:i|i'm|we|my|update|so|well|yeah|anyway|but|and)\b))"
+    r"|\s+(?=(?:i|i'm|we|my|update|so|well|yeah|anyway|but|and|got|just|finally|moved|started"
+    r"|bought|picked|sold|quit|switched|joined|left|officially)\b))"
+    r"|guess\s+who\s+(?=(?:got|just|is|has|finally)\b)"
     r"|(?:[\w ]{1,30}):\s+(?=\S)"
     r"|(?:so|well|oh|btw|anyway|anyways|and|but|actually|honestly|fyi|ps|um|uh"
     r"|hey+|hi+|hell+o+|hiya|heya|howdy|yo|lol|haha|hmm|oh well|by the way|fun fact|update"
     r"|heads up|too bad|ugh|ok so|okay so|so yeah|long story short|context|meanwhile"
+    r"|welp|right so|ooh+|omg|yay+|woo+hoo+|phew|well well"
     r"|(?:also|plus)(?=\s+(?:my|our)\s)"
     r"|news|good news|big news|guess what|just so you know|for the record|for context"
     r"|as you know|you know what|to be honest|tbh|fwiw|quick update|weirdly|funnily enough"

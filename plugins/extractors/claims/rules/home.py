@@ -79,7 +79,8 @@ class HomeRules(Reading):
             return [self.claim("plan", event.group("what"), change=True, when=when)]
         match = re.match(
             r"^(?:(?:the\s+(?:whole\s+)?family|my\s+family|our\s+family|us|everyone|the\s+kids"
-            r"|everything)\s+)?(?:back\s+|over\s+|out\s+|here\s+|away\s+)?(?:to|into)\s+",
+            r"|everything)\s+)?(?:back\s+|over\s+|out\s+|here\s+|away\s+|down\s+|up\s+|across\s+)?"
+            r"(?:to|into)\s+",
             low,
         )
         if match is not None:

@@ -40,9 +40,25 @@ class PastimeRules(HomeRules):
             return []
         return [self.claim("likes", v) for v in split_values(value)]
 
+    def _device_or_car(self, what: str) -> list[Claim] | None:
+        """The phone, computer or car a phrase names, as the user's new one."""
+        for attribute, found in (
+            ("phone", phone_in(what)),
+            ("computer", computer_in(what)),
+            ("vehicle", vehicle_in(what) if is_vehicle_named(what) else None),
+        ):
+            if found is not None:
+                return [self.claim(attribute, found, change=True)]
+        return None
+
     def _pick_up(self, rest: str, low: str) -> list[Claim] | None:
-        """ "Picked up pottery": a new pastime (not "picked up the kids")."""
+        """ "Picked up pottery": a new pastime (not "picked up the kids"); "picked up the Ioniq
+        5": the car (or phone) bought."""
         match = re.match(r"^up\s+", low)
+        if match is not None and not (self.p.future or self.p.modal or self.p.negated):
+            bought = self._device_or_car(rest[match.end() :])
+            if bought is not None:
+                return bought
         value = clean_value(rest[match.end() :]) if match else ""
         if not value or vague(value) or not (_is_activity(value) or value.casefold() in _PASTIMES):
             return [] if self.strict else None
@@ -123,8 +139,8 @@ class PastimeRules(HomeRules):
             # learning driving.
             played = re.match(r"^(?:play|speak)\s+(?=\S)", value, re.I)
             value = value[played.end() :] if played else as_gerund(value)
-        if vague(value) or self.p.past:
-            return []
+        if vague(value) or self.p.past or _HOW_ONE_LEARNS.fullmatch(value):
+            return []  # "I'm learning fast" says how, not what
         return [self.claim("learning", v) for v in split_values(value)]
 
     def _play(self, rest: str, low: str) -> list[Claim] | None:
@@ -168,14 +184,9 @@ class PastimeRules(HomeRules):
         chose = re.match(r"^with\s+", low)
         if chose is not None and not self.p.future:
             # "went with a Pixel 9 in the end": the phone (or laptop, or car) chosen.
-            what = rest[chose.end() :]
-            for attribute, found in (
-                ("phone", phone_in(what)),
-                ("computer", computer_in(what)),
-                ("vehicle", vehicle_in(what) if is_vehicle_named(what) else None),
-            ):
-                if found is not None:
-                    return [self.claim(attribute, found, change=True)]
+            chosen = self._device_or_car(rest[chose.end() :])
+            if chosen is not None:
+                return chosen
         match = re.match(r"^by\s+", low)
         if match is None:
             pastime = re.match(r"^(?P<x>[a-z]+ing)\b(?!\s+(?:to|for|back|home)\b)", low)
@@ -203,6 +214,8 @@ class PastimeRules(HomeRules):
 
     def _do(self, rest: str, low: str) -> list[Claim] | None:
         value = clean_value(QUANTITY.sub("", rest))
+        # "woodworking in my garage": where it is done is not what is done.
+        value = re.sub(r"\s+(?:in|at)\s+(?:my|our|the)\s+[\w' -]+$", "", value, flags=re.I)
         if self.p.negated and self.p.change and not vague(value):
             # "not doing chicago anymore": whatever was to be done with it is off.
             return [self.claim("any", strip_det(value), negated=True, change=True)]
@@ -257,6 +270,13 @@ _ACTIVITY = re.compile(
     r"(?:ing|ics|graphy|yoga|pilates|crossfit|karate|judo|ballet|taekwondo|archery|pottery|tai chi"
     r"|kung fu|aikido|jiu[- ]jitsu|boxing|parkour|triathlons?|marathons?|improv|theatre|theater"
     r"|calligraphy|origami|woodwork|embroidery)$",
+    re.IGNORECASE,
+)
+
+
+_HOW_ONE_LEARNS = re.compile(
+    r"(?:so\s+|really\s+|pretty\s+)?(?:fast|quickly|slowly|a\s+lot|so\s+much|loads|heaps|every\s+day"
+    r"|on\s+the\s+job|the\s+hard\s+way|as\s+i\s+go)",
     re.IGNORECASE,
 )
 
