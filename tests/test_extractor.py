@@ -408,6 +408,11 @@ def test_small_talk_states_nothing(said: str) -> None:
         ("i do woodworking in my garage on weekends", ["The user does woodworking."]),
         ("they use Go here, so I'm learning fast", []),
         ("I picked up a new iPhone 15", ["The user switched to a new iPhone 15."]),
+        ("I'm studying for an MBA at Warwick", ["The user studies MBA at Warwick."]),
+        ("I guess I'm officially vegan", ["The user is vegan."]),
+        ("weirdly I've fallen in love with running", ["The user likes running."]),
+        ("I fell in love with Sam", []),
+        ("Priya, my wife, says hello!", ["The user's wife is Priya."]),
     ],
 )
 def test_phrasing_is_read_for_what_it_says(said: str, facts: list[str]) -> None:

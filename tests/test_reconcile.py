@@ -146,6 +146,8 @@ def _decide(existing: list[str], new: str, provenance: str = "user") -> tuple[st
             [],
         ),
         (["Plans to visit Japan in April"], "we cancelled the Paris trip", "added", []),
+        (["Is studying for an MBA at Warwick"], "Finished my MBA in July", "updated", [0]),
+        (["Dislikes running"], "weirdly I've fallen in love with running", "updated", [0]),
         (
             ["The user plans to run the Chicago marathon in october."],
             "not doing chicago anymore",

@@ -264,6 +264,19 @@ _STILL_IN = re.compile(
 _NATIVE_SPEAKER = re.compile(r"^(?:a\s+)?native\s+(?P<lang>(?-i:[A-Z])[a-z]+)\s+speaker\b", re.I)
 
 
+# "I've fallen in love with running": a new liking (a person fallen for is not a pastime).
+_FELL_FOR = re.compile(
+    r"^(?:i\s*'?ve\s+|i\s+have\s+|i\s+)?(?:totally\s+|kind\s+of\s+|really\s+)?(?:fallen|fell)"
+    r"\s+in\s+love\s+with\s+(?P<x>[\w' -]+)",
+    re.IGNORECASE,
+)
+
+# "Priya, my wife, says hello": a name and what the person is to the user, in apposition.
+_NAME_MY_RELATION = re.compile(
+    rf"^(?P<name>(?-i:{NAME_TOKEN})),\s+my\s+(?P<rel>{REL_WORD})(?:,|\s*$)", re.IGNORECASE
+)
+
+
 def _standpoint_claims(text: str) -> list[Claim] | None:
     """What the user is, said as a standpoint, a restated home, or a native language."""
     as_a = _AS_A.match(text)
@@ -282,6 +295,16 @@ def _standpoint_claims(text: str) -> list[Claim] | None:
     native = _NATIVE_SPEAKER.match(text)
     if native is not None:
         return [Claim("user", "native_language", native.group("lang"))]
+    fell = _FELL_FOR.match(text)
+    if fell is not None:
+        liked = clean_value(fell.group("x"))
+        if not vague(liked) and not is_name(liked.split()[0]):
+            return [Claim("user", "likes", liked, change=True)]
+    named = _NAME_MY_RELATION.match(text)
+    if named is not None and is_name(named.group("name")):
+        rel = lx.relation_of(named.group("rel")) or named.group("rel").casefold()
+        attribute, value, qualifier = relation_claim(rel, named.group("name"))
+        return [Claim("user", attribute, value, qualifier=qualifier)]
     return None
 
 

@@ -20,6 +20,7 @@ _LEADING_FILLER = re.compile(
     r"|hey+|hi+|hell+o+|hiya|heya|howdy|yo|lol|haha|hmm|oh well|by the way|fun fact|update"
     r"|heads up|too bad|ugh|ok so|okay so|so yeah|long story short|context|meanwhile"
     r"|welp|right so|ooh+|omg|yay+|woo+hoo+|phew|well well"
+    r"|(?:i'd|i\s+would)\s+say(?:\s+that)?(?=\s+i\b)|i\s+(?:guess|reckon|suppose)(?=\s+i\b)"
     r"|(?:also|plus)(?=\s+(?:my|our)\s)"
     r"|news|good news|big news|guess what|just so you know|for the record|for context"
     r"|as you know|you know what|to be honest|tbh|fwiw|quick update|weirdly|funnily enough"

@@ -82,7 +82,18 @@ class EducationRules(HealthRules):
             re.I,
         )
         if match is None:
-            return None
+            # "studying for an MBA at Warwick": a degree named by its letters is its subject.
+            match = re.match(
+                r"^for\s+(?:a|an|my|the)\s+(?P<x>mba|msc|bsc|ma|ba|mphil|llb|llm|phd|pgce)\b"
+                r"(?:\s+at\s+(?P<at>.+))?$",
+                rest,
+                re.I,
+            )
+            if match is None:
+                return None
+            at = clean_value(match.group("at") or "")
+            where = f" at {at}" if at and not vague(at) else ""
+            return [self.claim("education", f"{match.group('x')}{where}")]
         value = clean_value(match.group("x"))
         return [] if vague(value) else [self.claim("education", value)]
 
@@ -156,7 +167,7 @@ _SCHOOLING = re.compile(
     r"\b(?:school|college|university|uni|degree|masters?|master's|phd|ph\.d|doctorate|thesis"
     r"|dissertation|course|courses|program|programme|bootcamp|training|apprenticeship"
     r"|residency|internship|studies|exams?|semester|bachelor'?s?|diploma|certificate"
-    r"|certification|grade|year\s+of\s+\w+)\b",
+    r"|certification|grade|year\s+of\s+\w+|mba|msc|bsc|ba|ma|mphil|llb|llm|md|a-levels|gcses)\b",
     re.IGNORECASE,
 )
 
