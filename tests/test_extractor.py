@@ -413,6 +413,19 @@ def test_small_talk_states_nothing(said: str) -> None:
         ("weirdly I've fallen in love with running", ["The user likes running."]),
         ("I fell in love with Sam", []),
         ("Priya, my wife, says hello!", ["The user's wife is Priya."]),
+        (
+            "I make 68k as a UX designer at Shopify and still have 40k in loans",
+            ["The user works as UX designer.", "The user works at Shopify."],
+        ),
+        (
+            "I spent 3 years as a nurse at St Mary's",
+            ["The user used to work as a nurse.", "The user used to work at St Mary's."],
+        ),
+        (
+            "it's SO cold here in Christchurch, and I'm still unpacking boxes",
+            ["The user lives in Christchurch."],
+        ),
+        ("here in Paris for the weekend, any tips?", []),
     ],
 )
 def test_phrasing_is_read_for_what_it_says(said: str, facts: list[str]) -> None:

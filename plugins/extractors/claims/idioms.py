@@ -8,6 +8,7 @@ import re
 from plugins.extractors import lexicon as lx
 from plugins.extractors.claims.locations import is_place_like, place_value
 from plugins.extractors.claims.model import Claim
+from plugins.extractors.claims.passing import passing_claims
 from plugins.extractors.claims.phrases import diet_of, relation_claim, with_article
 from plugins.extractors.claims.subjects import NAME_TOKEN, REL_WORD, is_name
 from plugins.extractors.claims.values import clean_value, vague
@@ -485,7 +486,12 @@ def idiom_claims(text: str, speaker: str) -> list[Claim] | None:
     maiden = _MAIDEN_NAME.search(text)
     if maiden is not None:
         return [Claim("user", "surname", maiden.group("name"), change=True)]
-    return _life_event_claims(text) or _work_and_pastime_claims(text) or _standpoint_claims(text)
+    return (
+        _life_event_claims(text)
+        or _work_and_pastime_claims(text)
+        or _standpoint_claims(text)
+        or passing_claims(text)
+    )
 
 
 _PRONOUN_IS_MY = re.compile(

@@ -1,0 +1,53 @@
+"""Facts said in passing, inside a sentence about something else ("I make 68k as a UX designer
+at Shopify", "it's so cold here in Christchurch")."""
+
+from __future__ import annotations
+
+import re
+
+from plugins.extractors import lexicon as lx
+from plugins.extractors.claims.locations import place_value
+from plugins.extractors.claims.model import Claim
+from plugins.extractors.claims.phrases import with_article
+from plugins.extractors.claims.values import clean_value, vague
+from plugins.extractors.places import known_place
+
+_CAPITALISED = r"(?-i:[A-Z])[\w&'.-]+(?:\s+(?-i:[A-Z])[\w&'.-]+){0,3}"
+
+# "I make 68k as a UX designer at Shopify", "I've spent 3 years as a nurse at St Mary's": the
+# job and the employer, whatever the sentence is about.
+_AS_A_JOB_AT = re.compile(
+    r"^(?:i|i'm|i\s+am|i've|i\s+have)\b[^,;]*?\bas\s+an?\s+(?P<job>[\w -]{2,40}?)\s+(?:at|for|with)"
+    rf"\s+(?P<org>{_CAPITALISED})",
+    re.IGNORECASE,
+)
+
+_PAST = re.compile(r"\b(?:spent|was|were|used\s+to|had\s+been|worked)\b", re.IGNORECASE)
+
+# "it's SO cold here in Christchurch", "here in Leeds we ...": where the user is living, unless
+# the sentence says it is a trip.
+_HERE_IN = re.compile(rf"\bhere\s+in\s+(?P<where>{_CAPITALISED})", re.IGNORECASE)
+_ON_A_TRIP = re.compile(
+    r"\b(?:visit\w*|trip|holiday|vacation|travel\w*|for\s+the\s+(?:week(?:end)?|day|night)"
+    r"|conference|business|staying|hotel|airbnb|layover|stopover)\b",
+    re.IGNORECASE,
+)
+
+
+def passing_claims(text: str) -> list[Claim] | None:
+    """A job at an employer, or where the user lives, said in passing."""
+    job_at = _AS_A_JOB_AT.match(text)
+    if job_at is not None and lx.is_occupation(job_at.group("job")):
+        org = clean_value(job_at.group("org"))
+        past = _PAST.search(text[: job_at.start("job")]) is not None
+        job = with_article(clean_value(job_at.group("job")))
+        out = [Claim("user", "job", job, past=past)]
+        if not vague(org) and not known_place(org):
+            out.append(Claim("user", "employer", org, past=past))
+        return out
+    here = _HERE_IN.search(text)
+    if here is not None and not _ON_A_TRIP.search(text):
+        place = place_value(clean_value(here.group("where")))
+        if not vague(place) and known_place(place):
+            return [Claim("user", "residence", place)]
+    return None
