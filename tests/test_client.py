@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import re
+import tomllib
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
@@ -18,6 +19,7 @@ import pytest
 from memoryd_client import (
     ApiError,
     AsyncMemorydClient,
+    Call,
     DaemonUnavailable,
     MemorydClient,
     Retry,
@@ -394,6 +396,23 @@ def test_times_are_sent_as_iso_with_their_zone() -> None:
 )
 def test_the_default_socket_is_where_the_daemon_puts_it(env: dict[str, str]) -> None:
     assert default_socket_path(env) == daemon_socket_path(env)
+
+
+def test_a_refused_connection_is_tried_again_unless_told_not_to() -> None:
+    refused = httpx.ConnectError("refused")
+    write: Call[Any] = Call("POST", "/v1/facts", key="k")
+    assert Retry().delay(write, 0, refused) > 0
+    assert Retry(reconnect=False).delay(write, 0, refused) < 0
+    assert Retry(reconnect=False).delay(write, 0, httpx.ReadTimeout("lost")) < 0
+    not_ready = httpx.Response(503, json={"error": {"code": "not_ready"}})
+    assert Retry(reconnect=False).delay(write, 0, not_ready) > 0
+
+
+def test_the_daemon_requires_the_client_version_beside_it() -> None:
+    root = Path(__file__).resolve().parents[1]
+    daemon = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    client = tomllib.loads((root / "clients/python/pyproject.toml").read_text())["project"]
+    assert f"{client['name']}=={client['version']}" in daemon["dependencies"]
 
 
 async def _next_message(tail: AsyncIterator[Event]) -> Event:
