@@ -467,10 +467,20 @@ def test_the_sync_tail_follows_and_resumes(tmp_path: Path) -> None:
         assert event["data"]["content"] == "two"
 
 
-def test_the_chat_loop_of_the_docs_runs(daemon: Daemon, monkeypatch: pytest.MonkeyPatch) -> None:
-    text = (Path(__file__).parents[1] / "docs" / "integrations.md").read_text()
+def _chat_loop(document: str) -> str:
+    """The chat loop's code block in a document of this repository."""
+    text = (Path(__file__).parents[1] / document).read_text()
     found = re.search(r"```python\n(from memoryd_client import MemorydClient\n.*?)```", text, re.S)
-    assert found is not None
+    assert found is not None, document
+    return found.group(1)
+
+
+def test_the_readme_shows_the_chat_loop_the_docs_run() -> None:
+    assert _chat_loop("README.md") == _chat_loop("docs/integrations.md")
+
+
+def test_the_chat_loop_of_the_docs_runs(daemon: Daemon, monkeypatch: pytest.MonkeyPatch) -> None:
+    code = _chat_loop("docs/integrations.md")
     monkeypatch.setenv("RUNTIME_DIRECTORY", str(daemon.root))  # the default socket is there
     systems: list[str] = []
 
@@ -479,7 +489,7 @@ def test_the_chat_loop_of_the_docs_runs(daemon: Daemon, monkeypatch: pytest.Monk
         return f"noted: {user}"
 
     scope: dict[str, Any] = {"call_model": call_model}
-    exec(found.group(1), scope)
+    exec(code, scope)
     memory: MemorydClient = scope["memory"]
     try:
         said = memory.add_message("chat-41", "user", "I live in Seattle now, since last month")
