@@ -283,6 +283,9 @@ class VectorIndex:
         has not moved (searches read masks in worker threads while a refresh writes rows)."""
         self._halfway: tuple[int, int] | None = None
         self._scanners: concurrent.futures.ThreadPoolExecutor | None = None
+        self._vector_writes = 0
+        """Bumped after every write of vectors (the scores of a kept scan are then stale)."""
+        self._last_scan: tuple[tuple[bytes, int, int, int], npt.NDArray[np.float32]] | None = None
         self._alloc(capacity)
 
     # -- storage --------------------------------------------------------------------------
@@ -523,6 +526,7 @@ class VectorIndex:
             block = np.frombuffer(b"".join(raws), dtype=np.float32).reshape(len(found), -1)
             self.by_dim[:, found] = block.T
             self.has_vec[found] = True
+            self._vector_writes += 1
         if self._pending:
             self._wake.set()
 
@@ -563,6 +567,7 @@ class VectorIndex:
                     continue
                 self.by_dim[:, slot] = vector
                 self.has_vec[slot] = True
+                self._vector_writes += 1
                 del self._pending[slot]
                 fresh[self._hashes[slot]] = np.asarray(vector, dtype=np.float32).tobytes()
             await self.cache.put(embedder.embedder_id, fresh)
@@ -595,6 +600,7 @@ class VectorIndex:
             self.embedder = embedder
             self.by_dim = np.zeros((embedder.dim, self.capacity), dtype=np.float32)
             self.has_vec[:] = False
+            self._vector_writes += 1
             self._pending.clear()
             by_doc = {int(self.doc_id[s]): s for s in range(self.size) if self.live[s]}
             texts: dict[int, str] = {}
@@ -800,11 +806,27 @@ class VectorIndex:
             scores = q[used] @ self.by_dim[np.ix_(used, rows)]
             keys = self.doc_id[rows]
         else:
-            scores = self._scores(q, used, n)
+            scores = self._kept_scores(q, used, n)
             keys = self.doc_id[:n]
             if passing < n:
-                np.copyto(scores, np.float32(-np.inf), where=~m)
+                scores = np.where(m, scores, np.float32(-np.inf))
         return best_hits(scores, keys, limit)
+
+    def _kept_scores(
+        self, q: npt.NDArray[np.float32], used: npt.NDArray[np.int64], n: int
+    ) -> npt.NDArray[np.float32]:
+        """:meth:`_scores`, kept for the next search of the same query while no row or vector
+        changes: the searches of one request that differ only in their filters (``POST
+        /v1/context`` asks for facts, then for messages) share one scan of the matrix, the
+        largest part of a search. The result is shared: read it, never write it."""
+        key = (q.tobytes(), n, self._changes, self._vector_writes)
+        kept = self._last_scan
+        if kept is not None and kept[0] == key:
+            return kept[1]
+        scores = self._scores(q, used, n)
+        if (self._changes, self._vector_writes) == key[2:]:  # nothing was written meanwhile
+            self._last_scan = (key, scores)
+        return scores
 
     def _scores(
         self, q: npt.NDArray[np.float32], used: npt.NDArray[np.int64], n: int
