@@ -1,4 +1,4 @@
-"""``POST /v1/context``: the block an app puts in its prompt for the next turn (issue 19).
+"""``POST /v1/context``: the block an app puts in its prompt for the next turn.
 
 For ``{conversation_id, query?, max_chars}`` it answers the current facts recall ranks highest
 for the query (or, without one, for the conversation's last turns), the learned-context block,
