@@ -17,14 +17,14 @@ sums (``sums``). Then the floor of each step, on the same data and queries:
   the same middlewares: what the HTTP round trip costs whatever the handler does;
 - ``sql_floor``: ``SELECT 1`` on the app's read engine: the thread hop every read pays;
 - ``scan_floor``: one scan of the query's dimensions of the vector matrix, as one numpy
-  product over the rows the context call's two searches read (no blocks, no threads, no
-  masks): an exact vector leg cannot read less;
+  product over every row (no blocks, no threads, no masks): an exact vector leg cannot read
+  less;
 - ``sums_floor``: the lexical leg once, over every row (the postings of the query's terms
   added up once, as the two searches now share them).
 
-The sum of the floors (one HTTP round trip, the two reads that cannot overlap a search: the
-last turns without a query, the staleness lookup; one scan; one sum) is the least this design
-can cost a request: p50 and p95 of that sum are printed as ``bound``. Not run in CI.
+The sum of the floors (one HTTP round trip; the reads that cannot overlap a search: the
+staleness lookup, and without a query the last turns; one scan; one sum) is the least this
+design can cost a request: p50 and p95 of that sum are printed as ``bound``. Not run in CI.
 """
 
 from __future__ import annotations
@@ -186,12 +186,12 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 floors["scan_floor"].append(scan_floor(service.index, vector))
                 assert service.index.lexical is not None
                 floors["sums_floor"].append(sums_floor(service.index.lexical, answer["query"]))
-            reads_floor = [s * (2 if mode == "last_turns" else 1) for s in floors["sql_floor"]]
+            # The staleness lookup, and without a query the last turns before any search.
+            hops = 2 if mode == "last_turns" else 1
             floors["bound"] = [
-                sum(parts)
-                for parts in zip(
+                http + hops * sql + scan + sums
+                for http, sql, scan, sums in zip(
                     floors["http_floor"],
-                    reads_floor,
                     floors["sql_floor"],
                     floors["scan_floor"],
                     floors["sums_floor"],
