@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import re
+import tomllib
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
@@ -18,6 +19,7 @@ import pytest
 from memoryd_client import (
     ApiError,
     AsyncMemorydClient,
+    Call,
     DaemonUnavailable,
     MemorydClient,
     Retry,
@@ -396,6 +398,23 @@ def test_the_default_socket_is_where_the_daemon_puts_it(env: dict[str, str]) -> 
     assert default_socket_path(env) == daemon_socket_path(env)
 
 
+def test_a_refused_connection_is_tried_again_unless_told_not_to() -> None:
+    refused = httpx.ConnectError("refused")
+    write: Call[Any] = Call("POST", "/v1/facts", key="k")
+    assert Retry().delay(write, 0, refused) > 0
+    assert Retry(reconnect=False).delay(write, 0, refused) < 0
+    assert Retry(reconnect=False).delay(write, 0, httpx.ReadTimeout("lost")) < 0
+    not_ready = httpx.Response(503, json={"error": {"code": "not_ready"}})
+    assert Retry(reconnect=False).delay(write, 0, not_ready) > 0
+
+
+def test_the_daemon_requires_the_client_version_beside_it() -> None:
+    root = Path(__file__).resolve().parents[1]
+    daemon = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    client = tomllib.loads((root / "clients/python/pyproject.toml").read_text())["project"]
+    assert f"{client['name']}=={client['version']}" in daemon["dependencies"]
+
+
 async def _next_message(tail: AsyncIterator[Event]) -> Event:
     """The tail's next message (retrospectives add events of their own)."""
     async for event in tail:
@@ -448,10 +467,20 @@ def test_the_sync_tail_follows_and_resumes(tmp_path: Path) -> None:
         assert event["data"]["content"] == "two"
 
 
-def test_the_chat_loop_of_the_docs_runs(daemon: Daemon, monkeypatch: pytest.MonkeyPatch) -> None:
-    text = (Path(__file__).parents[1] / "docs" / "integrations.md").read_text()
+def _chat_loop(document: str) -> str:
+    """The chat loop's code block in a document of this repository."""
+    text = (Path(__file__).parents[1] / document).read_text()
     found = re.search(r"```python\n(from memoryd_client import MemorydClient\n.*?)```", text, re.S)
-    assert found is not None
+    assert found is not None, document
+    return found.group(1)
+
+
+def test_the_readme_shows_the_chat_loop_the_docs_run() -> None:
+    assert _chat_loop("README.md") == _chat_loop("docs/integrations.md")
+
+
+def test_the_chat_loop_of_the_docs_runs(daemon: Daemon, monkeypatch: pytest.MonkeyPatch) -> None:
+    code = _chat_loop("docs/integrations.md")
     monkeypatch.setenv("RUNTIME_DIRECTORY", str(daemon.root))  # the default socket is there
     systems: list[str] = []
 
@@ -460,7 +489,7 @@ def test_the_chat_loop_of_the_docs_runs(daemon: Daemon, monkeypatch: pytest.Monk
         return f"noted: {user}"
 
     scope: dict[str, Any] = {"call_model": call_model}
-    exec(found.group(1), scope)
+    exec(code, scope)
     memory: MemorydClient = scope["memory"]
     try:
         said = memory.add_message("chat-41", "user", "I live in Seattle now, since last month")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import orjson
@@ -26,12 +28,18 @@ async def memoryd(*argv: str) -> int:
     return status
 
 
+@contextlib.asynccontextmanager
+async def daemon_at(tmp_path: Path) -> AsyncIterator[list[str]]:
+    """A daemon running on a fresh data dir; yields the options that reach its socket."""
+    config = make_config(tmp_path)
+    async with running(config):
+        yield ["--socket", str(config.server.socket)]
+
+
 async def test_commands_against_a_running_daemon(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    config = make_config(tmp_path)
-    sock = ["--socket", str(config.server.socket)]
-    async with running(config):
+    async with daemon_at(tmp_path) as sock:
         assert await memoryd("status", *sock) == 0
         out = capsys.readouterr().out
         assert "status" in out
@@ -69,12 +77,54 @@ async def test_commands_against_a_running_daemon(
         assert "owner" in capsys.readouterr().err
 
 
+async def test_every_write_and_query_option_reaches_the_daemon(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async with daemon_at(tmp_path) as sock:
+        add = ["messages", "add", "c1", "hi", "--name", "ann", "--metadata", '{"app": "x"}']
+        written = []
+        for _ in range(2):  # the same key writes once
+            assert await memoryd(*add, "--idempotency-key", "k1", *sock, "--json") == 0
+            written.append(orjson.loads(capsys.readouterr().out))
+        assert written[0] == written[1]
+        assert await memoryd("messages", "add", "c1", "bye", *sock) == 0
+        assert await memoryd("messages", "add", "c1", "x", "--metadata", "{", *sock) == 2
+        assert "--metadata is not JSON" in capsys.readouterr().err
+        assert await memoryd("messages", "list", "c1", "--limit", "1", *sock, "--json") == 0
+        [message] = orjson.loads(capsys.readouterr().out)["messages"]
+        assert (message["name"], message["metadata"]) == ("ann", {"app": "x"})
+        after = ["--after", message["message_id"]]
+        assert await memoryd("messages", "list", "c1", *after, *sock, "--json") == 0
+        assert [m["content"] for m in orjson.loads(capsys.readouterr().out)["messages"]] == ["bye"]
+
+        fact = ["facts", "add", "Ann works at Acme", "--subject", "Ann", "--predicate", "works_at"]
+        fact += ["--object", "Acme", "--owner", "agent", "--provenance", "tool"]
+        fact += ["--valid-from", "2026-01-01T00:00:00+00:00", "--confidence", "0.5"]
+        fact += ["--importance", "0.7", "--idempotency-key", "f1", *sock, "--json"]
+        assert await memoryd(*fact) == 0
+        written = orjson.loads(capsys.readouterr().out)
+        assert await memoryd(*fact) == 0
+        assert orjson.loads(capsys.readouterr().out)["fact_id"] == written["fact_id"]
+        # Not from the user: quarantined, so listed only with --all or --status.
+        assert await memoryd("facts", "list", "--owner", "agent", *sock, "--json") == 0
+        assert orjson.loads(capsys.readouterr().out)["facts"] == []
+        for extra in (["--all"], ["--status", "quarantined"]):
+            assert await memoryd("facts", "list", "--subject", "Ann", *extra, *sock, "--json") == 0
+            [listed] = orjson.loads(capsys.readouterr().out)["facts"]
+            assert (listed["fact_id"], listed["owner"]) == (written["fact_id"], "agent")
+            assert (listed["confidence"], listed["importance"]) == (0.5, 0.7)
+
+        # An API error is the API's error body on stdout with --json.
+        assert await memoryd("facts", "show", "nope", *sock, "--json") == EXIT_API_ERROR
+        captured = capsys.readouterr()
+        assert orjson.loads(captured.out)["error"]["code"] == "not_found"
+        assert captured.err.startswith("memoryd: 404 not_found: ")
+
+
 async def test_the_namespace_comes_from_the_flag_else_the_environment(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    config = make_config(tmp_path)
-    sock = ["--socket", str(config.server.socket)]
-    async with running(config):
+    async with daemon_at(tmp_path) as sock:
         monkeypatch.setenv("MEMORYD_NAMESPACE", "from-env")
         assert await memoryd("facts", "add", "likes tea", *sock) == 0
         assert await memoryd("facts", "add", "likes coffee", *sock, "-n", "flag") == 0
@@ -109,9 +159,7 @@ def test_table_rendering() -> None:
 async def test_status_shows_retrospective_counters_and_llm_use(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    config = make_config(tmp_path)
-    sock = ["--socket", str(config.server.socket)]
-    async with running(config):
+    async with daemon_at(tmp_path) as sock:
         for _ in range(200):  # the service starts in the background once the log is folded
             assert await memoryd("status", *sock, "--json") == 0
             data = orjson.loads(capsys.readouterr().out)

@@ -69,3 +69,32 @@ async def test_preview_analyze_apply_review(
         assert orjson.loads(capsys.readouterr().out)["duplicates"] == []
     assert await memoryd("consolidate", "preview", *sock) == EXIT_NO_DAEMON
     assert "no memoryd is listening" in capsys.readouterr().err
+
+
+async def test_review_approve_and_reject(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = make_config(tmp_path)
+    sock = ["--socket", str(config.server.socket)]
+
+    async def conflict(old: str, new: str) -> str:
+        """Two extracted facts that conflict: the second waits in the review queue."""
+        for text in (old, new):
+            assert await memoryd("facts", "add", text, "--provenance", "extraction", *sock) == 0
+        capsys.readouterr()
+        assert await memoryd("review", *sock, "--json") == 0
+        [item] = orjson.loads(capsys.readouterr().out)["items"]
+        return str(item["item_id"])
+
+    async with running(config):
+        item = await conflict("The user reads the Guardian.", "The user reads the FT now.")
+        assert await memoryd("review", "approve", item, *sock) == 0
+        assert orjson.loads(capsys.readouterr().out)["item_id"] == item
+        item = await conflict("The user drinks oat milk.", "The user drinks soy milk now.")
+        assert await memoryd("review", "reject", item, "--reason", "both true", *sock) == 0
+        assert orjson.loads(capsys.readouterr().out)["status"] == "rejected"
+        assert await memoryd("review", "reject", *sock) == 2
+        assert "needs an item ID" in capsys.readouterr().err
+        assert await memoryd("review", "--all", *sock, "--json") == 0
+        items = orjson.loads(capsys.readouterr().out)["items"]
+        assert {i["status"] for i in items} == {"approved", "rejected"}

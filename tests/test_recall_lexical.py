@@ -265,3 +265,37 @@ def test_an_empty_index_and_unknown_words_find_nothing() -> None:
     index.update([LexicalDoc(0, False, "", "", "")])
     assert index.search(["hello"], mask, doc_ids, 5) == []
     assert (index.rows, index.tokens) == (0, 0)
+
+
+def test_searches_of_the_same_terms_add_up_once_until_the_index_changes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    docs = [
+        LexicalDoc(i, True, f"tea number {i} with {'milk' if i % 3 else 'lemon'}", "", "s")
+        for i in range(30)
+    ]
+    index = LexicalIndex()
+    index.update(docs)
+    sums = 0
+    add_up = np.bincount
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        nonlocal sums
+        sums += 1
+        return add_up(*args, **kwargs)
+
+    monkeypatch.setattr(np, "bincount", counted)
+    doc_ids = np.arange(32, dtype=np.int64)
+    every, odd = np.ones(32, dtype=np.bool_), np.arange(32) % 2 == 1
+    first = index.search(["tea", "lemon"], every, doc_ids, 30)
+    assert first is not None
+    assert index.search(["tea", "lemon"], odd, doc_ids, 30) == [h for h in first if h[0] % 2]
+    assert index.search(["tea", "lemon"], every, doc_ids, 30) == first
+    assert sums == 1
+    fresh = LexicalIndex()
+    fresh.update([d for d in docs if d.slot != 3])
+    expected = fresh.search(["tea", "lemon"], every, doc_ids, 30)
+    index.update([LexicalDoc(3, False, "", "", "")])
+    sums = 0
+    assert index.search(["tea", "lemon"], every, doc_ids, 30) == expected
+    assert sums == 1  # added up again for the changed index

@@ -147,37 +147,41 @@ async def test_a_cached_mask_follows_a_changed_row(tmp_path: Path) -> None:
         assert ids(await env.search("Alice tea", ("lexical",))) == {"tee"}
 
 
+def _message_row(i: int, text: str, *, live: bool = True) -> SimpleNamespace:
+    """The search projection's row of message ``i`` (doc id ``i + 1``, conversation
+    ``c<i % 100>``)."""
+    return SimpleNamespace(
+        doc_id=i + 1,
+        namespace="ns",
+        kind="message",
+        conversation_id=f"c{i % 100}",
+        name=None,
+        text=text,
+        live=live,
+        known_from=0,
+        forgotten_tx=None,
+        superseded_tx=None,
+        superseded_valid_to=None,
+        valid_from=0,
+        valid_to=None,
+        validated_tx=None,
+        status="active",
+        owner="user",
+        tags_json="[]",
+        content_hash=str(i),
+        updated_position=i + 1,
+        provenance="user",
+        importance=0.5,
+        created_at=0,
+    )
+
+
 def _index_with(texts: list[str]) -> tuple[VectorIndex, HashedNgramEmbedder]:
     """Return an index holding one live message per text (conversation ``c<i % 100>``)."""
     embedder = HashedNgramEmbedder()
     index = VectorIndex(embedder, EmbeddingCache(create_async_engine("sqlite+aiosqlite://")))
     for i, text in enumerate(texts):
-        index._set_row(
-            SimpleNamespace(
-                doc_id=i + 1,
-                namespace="ns",
-                kind="message",
-                conversation_id=f"c{i % 100}",
-                name=None,
-                text=text,
-                live=True,
-                known_from=0,
-                forgotten_tx=None,
-                superseded_tx=None,
-                superseded_valid_to=None,
-                valid_from=0,
-                valid_to=None,
-                validated_tx=None,
-                status="active",
-                owner="user",
-                tags_json="[]",
-                content_hash=str(i),
-                updated_position=i + 1,
-                provenance="user",
-                importance=0.5,
-                created_at=0,
-            )
-        )
+        index._set_row(_message_row(i, text))
     index.by_dim[:, : len(texts)] = embedder.embed_sync(texts).T
     index.has_vec[: len(texts)] = True
     return index, embedder
@@ -258,3 +262,30 @@ async def test_weigh_rows_from_the_index_equal_the_tables(
         assert from_index == from_table
         assert len(from_table) == 5
         assert {r.provenance for r in from_index.values()} == {"tool", "user", "imported"}
+
+
+def test_searches_of_one_query_share_one_scan_until_a_row_changes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rng = random.Random(3)
+    texts = [" ".join(rng.sample(WORDS, 4)) for _ in range(3000)]
+    index, embedder = _index_with(texts)
+    scans = 0
+    scan = index.scan.scores
+
+    def counted(*args: Any) -> Any:
+        nonlocal scans
+        scans += 1
+        return scan(*args)
+
+    monkeypatch.setattr(index.scan, "scores", counted)
+    q = embedder.embed_sync([" ".join(WORDS[:12])])[0]
+    every, some = Filters(namespace="ns"), Filters(namespace="ns", hidden=(1, 2, 3))
+    first = index.search(q, every, 20)
+    assert index.search(q, some, 10) == [hit for hit in first if hit[0] > 3][:10]
+    assert index.search(q, every, 20) == first  # the kept scores were not masked in place
+    assert scans == 1
+    best = first[0][0]
+    index._set_row(_message_row(best - 1, texts[best - 1], live=False))
+    assert index.search(q, every, 19) == first[1:]
+    assert scans == 2

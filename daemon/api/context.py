@@ -1,4 +1,4 @@
-"""``POST /v1/context``: the block an app puts in its prompt for the next turn (issue 19).
+"""``POST /v1/context``: the block an app puts in its prompt for the next turn.
 
 For ``{conversation_id, query?, max_chars}`` it answers the current facts recall ranks highest
 for the query (or, without one, for the conversation's last turns), the learned-context block,
@@ -11,6 +11,7 @@ written: the same request at the same log position gets the same answer.
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime
 from typing import Any
 
@@ -26,7 +27,7 @@ from daemon.recall.query import Filters, SearchRequest
 from events.clock import from_micros
 from events.types import content_text
 from projections.consolidation import learned_context
-from projections.messages import recent_messages
+from projections.messages import MessageRow, recent_messages
 
 DEFAULT_MAX_CHARS = 4000
 DEFAULT_ITEMS = 10
@@ -99,6 +100,16 @@ def _at(hit: Hit) -> datetime:
     return from_micros(hit.created_at)
 
 
+async def _turns_and_block(
+    request: web.Request, namespace: str, cid: str
+) -> tuple[list[MessageRow], dict[str, Any] | None]:
+    """The conversation's last turns and the namespace's learned-context block."""
+    engine = await state_of(request).async_reads()
+    async with engine.connect() as conn:
+        recent = await recent_messages(conn, namespace, cid, limit=RECENT_TURNS)
+        return recent, await learned_context(conn, namespace)
+
+
 async def post_context(request: web.Request) -> web.Response:
     """Answer the prompt context for a conversation's next turn."""
     body = await parse_body(request, CONTEXT_BODY)
@@ -109,29 +120,32 @@ async def post_context(request: web.Request) -> web.Response:
     max_messages = int(body.get("max_messages", DEFAULT_ITEMS))
     state = state_of(request)
     recall = state.settings.recall
-    engine = await state.async_reads()
-    async with engine.connect() as conn:
-        recent = await recent_messages(conn, namespace, cid, limit=RECENT_TURNS)
-        block = await learned_context(conn, namespace)
     query = (body.get("query") or "").strip()
     source = "query"
+    facts: list[Hit] = []
+    if query and max_facts:
+        # The facts' search needs only the query: it runs while the last turns are read.
+        (recent, block), facts = await asyncio.gather(
+            _turns_and_block(request, namespace, cid),
+            ranked(request, _search(recall, namespace, query, "facts", max_facts, explain)),
+        )
+    else:
+        recent, block = await _turns_and_block(request, namespace, cid)
     if not query:
         source = "recent_turns" if recent else "none"
         query = "\n".join(content_text(m.content) for m in recent)[-QUERY_CHARS:].strip()
-    facts: list[Hit] = []
-    messages: list[Hit] = []
-    if query:
-        if max_facts:
+        if query and max_facts:
             facts = await ranked(
                 request, _search(recall, namespace, query, "facts", max_facts, explain)
             )
-        if max_messages:
-            wanted = max_messages + len(recent)
-            found = await ranked(
-                request, _search(recall, namespace, query, "messages", wanted, explain)
-            )
-            shown = {m.message_id for m in recent}
-            messages = [h for h in found if h.id not in shown][:max_messages]
+    messages: list[Hit] = []
+    if query and max_messages:
+        wanted = max_messages + len(recent)
+        found = await ranked(
+            request, _search(recall, namespace, query, "messages", wanted, explain)
+        )
+        shown = {m.message_id for m in recent}
+        messages = [h for h in found if h.id not in shown][:max_messages]
 
     budget = _Budget(int(body.get("max_chars", DEFAULT_MAX_CHARS)))
     answer: dict[str, Any] = {

@@ -5,26 +5,26 @@ what every such command shares (``recall``, ``retrospective run|status``, ``cons
 They connect to the unix socket (``--socket``, default the one ``memoryd serve`` uses with
 the same configuration) or to a TCP URL (``--url`` with a bearer token from ``--token``,
 ``--token-file`` or ``$MEMORYD_TOKEN``), in the namespace ``-n/--namespace`` (default
-``$MEMORYD_NAMESPACE``, else ``default``). Output is a
-table for people, ``--json`` for scripts. When no daemon is listening they say so and exit
-with status 3; an API error exits with status 1.
+``$MEMORYD_NAMESPACE``, else ``default``), through the client library
+(:class:`memoryd_client.AsyncMemorydClient`). Output is a table for people, ``--json`` for
+scripts. When no daemon is listening they say so and exit with status 3; an API error exits
+with status 1.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import shutil
 import sys
-import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import aiohttp
+import httpx
 import orjson
+from memoryd_client import ApiError, AsyncMemorydClient, DaemonUnavailable, Retry
 
 from daemon.config import ConfigError, default_config_path, load_config
 from daemon.paths import default_socket_path
@@ -33,22 +33,16 @@ EXIT_API_ERROR = 1
 EXIT_NO_DAEMON = 3
 TOKEN_ENV = "MEMORYD_TOKEN"
 NAMESPACE_ENV = "MEMORYD_NAMESPACE"
+TIMEOUT = 60.0
+"""Seconds a command waits for an answer."""
 
+READY_RETRY = Retry(attempts=15, backoff=0.1, max_backoff=1.0, reconnect=False)
+"""A daemon still starting a part of itself answers ``503 not_ready``: a command run right
+after ``memoryd serve`` asks again for about 10 s instead of failing for being early. Nothing
+listening is said at once: a command line does not wait for a daemon that may never start."""
 
-class NoDaemon(Exception):
-    """Nothing answers at the daemon's address."""
-
-
-class ApiFailure(Exception):
-    """The daemon answered with an error body."""
-
-    def __init__(self, status: int, body: Any) -> None:
-        error = body.get("error", {}) if isinstance(body, dict) else {}
-        self.status = status
-        self.code = str(error.get("code", "http_error"))
-        self.message = str(error.get("message", body))
-        self.details = error.get("details", {})
-        super().__init__(f"{self.code}: {self.message}")
+AT_ONCE = Retry(attempts=1, reconnect=False)
+"""For ``memoryd status``, whose answer is how far a starting daemon has got."""
 
 
 def default_socket() -> Path:
@@ -57,93 +51,6 @@ def default_socket() -> Path:
         return load_config(default_config_path()).server.socket
     except ConfigError:
         return default_socket_path()
-
-
-class ApiClient:
-    """A small JSON client for the daemon's API."""
-
-    def __init__(
-        self,
-        *,
-        socket_path: Path | None = None,
-        url: str | None = None,
-        token: str | None = None,
-        namespace: str = "default",
-    ) -> None:
-        self.socket_path = socket_path
-        self.base = (url or "http://memoryd").rstrip("/")
-        self.headers = {"X-Memoryd-Namespace": namespace}
-        if token:
-            self.headers["Authorization"] = f"Bearer {token}"
-
-    @property
-    def address(self) -> str:
-        """Describe where the client connects."""
-        return f"unix:{self.socket_path}" if self.socket_path is not None else self.base
-
-    async def call(
-        self,
-        method: str,
-        path: str,
-        body: Any = None,
-        query: Mapping[str, str] | None = None,
-        headers: Mapping[str, str] | None = None,
-        timeout: float = 60.0,
-        ready_wait: float = 10.0,
-    ) -> Any:
-        """Send one request (waiting up to ``timeout`` seconds for the answer); return the
-        decoded body or raise ApiFailure / NoDaemon.
-
-        A daemon still starting a part of itself answers ``503 not_ready``; the request is
-        sent again for up to ``ready_wait`` seconds (a command run right after ``memoryd
-        serve`` should not fail for being early)."""
-        deadline = time.monotonic() + ready_wait
-        delay = 0.1
-        while True:
-            try:
-                return await self._call_once(method, path, body, query, headers, timeout)
-            except ApiFailure as exc:
-                if exc.status != 503 or exc.code != "not_ready" or time.monotonic() >= deadline:
-                    raise
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, 1.0)
-
-    async def _call_once(
-        self,
-        method: str,
-        path: str,
-        body: Any,
-        query: Mapping[str, str] | None,
-        headers: Mapping[str, str] | None,
-        timeout: float,
-    ) -> Any:
-        connector: aiohttp.BaseConnector | None = None
-        if self.socket_path is not None:
-            connector = aiohttp.UnixConnector(path=str(self.socket_path))
-        data = None if body is None else orjson.dumps(body)
-        hdrs = {**self.headers, **(headers or {})}
-        if data is not None:
-            hdrs["Content-Type"] = "application/json"
-        try:
-            async with (
-                aiohttp.ClientSession(
-                    connector=connector, timeout=aiohttp.ClientTimeout(total=timeout)
-                ) as session,
-                session.request(
-                    method, self.base + path, data=data, params=query, headers=hdrs
-                ) as resp,
-            ):
-                raw = await resp.read()
-                status = resp.status
-                is_json = resp.content_type == "application/json"
-        except (aiohttp.ClientConnectionError, FileNotFoundError) as exc:
-            raise NoDaemon(
-                f"no memoryd is listening on {self.address}; start one with `memoryd serve`"
-            ) from exc
-        decoded: Any = orjson.loads(raw) if is_json and raw else raw.decode()
-        if status >= 400:
-            raise ApiFailure(status, decoded)
-        return decoded
 
 
 def add_connection_options(parser: argparse.ArgumentParser) -> None:
@@ -195,15 +102,21 @@ def connection_from_args(args: argparse.Namespace) -> Connection:
         token = args.token_file.read_text().strip()
     if args.token is not None:
         token = args.token
-    return Connection(None, args.url, token, namespace)
+    return Connection(None, args.url.rstrip("/"), token, namespace)
 
 
-def client_from_args(args: argparse.Namespace) -> ApiClient:
-    """Build the client the options name."""
+def client_from_args(args: argparse.Namespace, retry: Retry | None = None) -> AsyncMemorydClient:
+    """Build the client the options name (asking again as ``retry`` says, else
+    :data:`READY_RETRY`)."""
     conn = connection_from_args(args)
-    if conn.url is not None:
-        return ApiClient(url=conn.url, token=conn.token, namespace=conn.namespace)
-    return ApiClient(socket_path=conn.socket, namespace=conn.namespace)
+    return AsyncMemorydClient(
+        conn.socket,
+        url=conn.url,
+        token=conn.token,
+        namespace=conn.namespace,
+        timeout=TIMEOUT,
+        retry=retry or READY_RETRY,
+    )
 
 
 # -- output ---------------------------------------------------------------------------------
@@ -250,17 +163,26 @@ def emit(args: argparse.Namespace, data: Any, text: str) -> None:
         print(text)
 
 
-async def run_client(args: argparse.Namespace, action: Any) -> int:
+Action = Callable[[argparse.Namespace, AsyncMemorydClient], Awaitable[int]]
+"""A command's work, given its arguments and a client: returns the exit status."""
+
+
+def _unavailable(exc: DaemonUnavailable) -> str:
+    if isinstance(exc.__cause__, httpx.ConnectError):
+        return f"no memoryd is listening on {exc.address}; start one with `memoryd serve`"
+    return str(exc)
+
+
+async def run_client(args: argparse.Namespace, action: Action, retry: Retry | None = None) -> int:
     """Run ``action(args, client)``; turn a missing daemon or an API error into the exit
     status and message every client command gives."""
-    client = client_from_args(args)
     try:
-        result: int = await action(args, client)
-        return result
-    except NoDaemon as exc:
-        print(f"memoryd: {exc}", file=sys.stderr)
+        async with client_from_args(args, retry) as client:
+            return await action(args, client)
+    except DaemonUnavailable as exc:
+        print(f"memoryd: {_unavailable(exc)}", file=sys.stderr)
         return EXIT_NO_DAEMON
-    except ApiFailure as exc:
+    except ApiError as exc:
         if args.json:
             err = {"error": {"code": exc.code, "message": exc.message, "details": exc.details}}
             sys.stdout.write(orjson.dumps(err).decode() + "\n")
@@ -271,17 +193,18 @@ async def run_client(args: argparse.Namespace, action: Any) -> int:
 # -- status ---------------------------------------------------------------------------------
 
 
-async def _status(args: argparse.Namespace, client: ApiClient) -> int:
+async def _status(args: argparse.Namespace, client: AsyncMemorydClient) -> int:
+    health: Mapping[str, Any]
     try:
-        health = await client.call("GET", "/v1/health", ready_wait=0)
-    except ApiFailure as exc:
+        health = await client.health()
+    except ApiError as exc:
         if exc.code != "not_ready":
             raise
-        health = dict(exc.details)
-    data: dict[str, Any] = {"address": client.address, **health}
+        health = exc.details
+    data: dict[str, Any] = {"address": client.endpoint.address, **health}
     try:
-        data["retrospective"] = await client.call("GET", "/v1/retrospective")
-    except ApiFailure as exc:  # not started yet, or an older daemon: health still counts
+        data["retrospective"] = await client.retrospective_service()
+    except ApiError as exc:  # not started yet, or an older daemon: health still counts
         data["retrospective"] = {"error": {"code": exc.code, "message": exc.message}}
     health_pairs = {k: v for k, v in data.items() if k != "retrospective"}
     text = render_pairs(health_pairs) + "\n\n" + render_retrospective(data["retrospective"])
@@ -324,7 +247,7 @@ def render_retrospective(snapshot: Mapping[str, Any]) -> str:
 
 async def status_cmd(args: argparse.Namespace) -> int:
     """Show whether the daemon is up, how far it is, and its retrospectives and model use."""
-    return await run_client(args, _status)
+    return await run_client(args, _status, AT_ONCE)
 
 
 # -- messages -------------------------------------------------------------------------------
@@ -332,30 +255,30 @@ async def status_cmd(args: argparse.Namespace) -> int:
 MESSAGE_COLUMNS = ("position", "message_id", "role", "created_at", "content")
 
 
-async def _messages_add(args: argparse.Namespace, client: ApiClient) -> int:
+async def _messages_add(args: argparse.Namespace, client: AsyncMemorydClient) -> int:
     text = args.text if args.text not in (None, "-") else sys.stdin.read()
-    body: dict[str, Any] = {"role": args.role, "content": text}
-    if args.name:
-        body["name"] = args.name
+    metadata = None
     if args.metadata:
         try:
-            body["metadata"] = orjson.loads(args.metadata)
+            metadata = orjson.loads(args.metadata)
         except orjson.JSONDecodeError as exc:
             print(f"memoryd: --metadata is not JSON: {exc}", file=sys.stderr)
             return 2
-    if args.idempotency_key:
-        body["idempotency_key"] = args.idempotency_key
-    result = await client.call("POST", f"/v1/conversations/{args.conversation}/messages", body)
+    result = await client.add_message(
+        args.conversation,
+        args.role,
+        text,
+        name=args.name or None,
+        metadata=metadata,
+        idempotency_key=args.idempotency_key or None,
+    )
     emit(args, result, f"{result['message_id']}  (position {result['position']})")
     return 0
 
 
-async def _messages_list(args: argparse.Namespace, client: ApiClient) -> int:
-    query = {"limit": str(args.limit)}
-    if args.after:
-        query["after"] = args.after
-    result = await client.call(
-        "GET", f"/v1/conversations/{args.conversation}/messages", query=query
+async def _messages_list(args: argparse.Namespace, client: AsyncMemorydClient) -> int:
+    result = await client.list_messages(
+        args.conversation, after=args.after or None, limit=args.limit
     )
     emit(args, result, render_table(result["messages"], MESSAGE_COLUMNS))
     return 0
@@ -376,29 +299,30 @@ async def messages_list_cmd(args: argparse.Namespace) -> int:
 FACT_COLUMNS = ("fact_id", "status", "owner", "valid_from", "tags", "text")
 
 
-async def _facts_list(args: argparse.Namespace, client: ApiClient) -> int:
-    query = {"limit": str(args.limit)}
-    for name in ("tag", "owner", "status", "as_of", "known_at", "subject"):
-        value = getattr(args, name)
-        if value:
-            query[name] = value
-    if args.all:
-        query["include_quarantined"] = "true"
-    if args.include_superseded:
-        query["include_superseded"] = "true"
-    result = await client.call("GET", "/v1/facts", query=query)
+async def _facts_list(args: argparse.Namespace, client: AsyncMemorydClient) -> int:
+    result = await client.list_facts(
+        subject=args.subject or None,
+        as_of=args.as_of or None,
+        known_at=args.known_at or None,
+        status=args.status or None,
+        tag=args.tag or None,
+        owner=args.owner or None,
+        limit=args.limit,
+        include_quarantined=args.all or None,
+        include_superseded=args.include_superseded or None,
+    )
     emit(args, result, render_table(result["facts"], FACT_COLUMNS))
     return 0
 
 
-async def _facts_show(args: argparse.Namespace, client: ApiClient) -> int:
-    result = await client.call("GET", f"/v1/facts/{args.fact_id}")
+async def _facts_show(args: argparse.Namespace, client: AsyncMemorydClient) -> int:
+    result = await client.get_fact(args.fact_id)
     emit(args, result, render_pairs(result))
     return 0
 
 
-async def _facts_history(args: argparse.Namespace, client: ApiClient) -> int:
-    result = await client.call("GET", f"/v1/facts/{args.fact_id}/history")
+async def _facts_history(args: argparse.Namespace, client: AsyncMemorydClient) -> int:
+    result = await client.fact_history(args.fact_id)
     columns = ("fact_id", "status", "valid_from", "valid_to", "superseded_by", "text")
     text = (
         "supersede chain:\n"
@@ -416,26 +340,21 @@ async def _facts_history(args: argparse.Namespace, client: ApiClient) -> int:
     return 0
 
 
-async def _facts_add(args: argparse.Namespace, client: ApiClient) -> int:
-    body: dict[str, Any] = {"text": args.text}
-    if args.tag:
-        body["tags"] = args.tag
-    for name in (
-        "subject",
-        "predicate",
-        "object",
-        "owner",
-        "provenance",
-        "valid_from",
-        "valid_to",
-        "confidence",
-        "importance",
-    ):
-        value = getattr(args, name)
-        if value is not None:
-            body[name] = value
-    headers = {"Idempotency-Key": args.idempotency_key} if args.idempotency_key else None
-    result = await client.call("POST", "/v1/facts", body, headers=headers)
+async def _facts_add(args: argparse.Namespace, client: AsyncMemorydClient) -> int:
+    result = await client.add_fact(
+        args.text,
+        idempotency_key=args.idempotency_key or None,
+        tags=args.tag or None,
+        subject=args.subject,
+        predicate=args.predicate,
+        object=args.object,
+        owner=args.owner,
+        provenance=args.provenance,
+        valid_from=args.valid_from,
+        valid_to=args.valid_to,
+        confidence=args.confidence,
+        importance=args.importance,
+    )
     replaced = ", ".join(result.get("superseded") or result.get("conflicts_with") or [])
     outcome = result.get("outcome", "added") + (f" ({replaced})" if replaced else "")
     emit(args, result, f"{result['fact_id']}  {outcome}  (position {result['position']})")

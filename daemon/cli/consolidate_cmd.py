@@ -14,8 +14,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import orjson
+from memoryd_client import AsyncMemorydClient
 
-from daemon.cli.client_cmd import ApiClient, add_client_options, run_client
+from daemon.cli.client_cmd import add_client_options, run_client
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -71,12 +72,10 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]], width: int =
     return "\n".join(out)
 
 
-def _settings(args: argparse.Namespace) -> dict[str, float]:
-    return {"stale_days": args.stale_days, "min_score": args.min_score, "tau_days": args.tau_days}
-
-
-async def _preview(args: argparse.Namespace, client: ApiClient) -> int:
-    data = await client.call("POST", "/v1/consolidation/preview", _settings(args))
+async def _preview(args: argparse.Namespace, client: AsyncMemorydClient) -> int:
+    data = await client.consolidation_preview(
+        stale_days=args.stale_days, min_score=args.min_score, tau_days=args.tau_days
+    )
     if not _tty(args):
         _json(data)
         return 0
@@ -107,8 +106,10 @@ def _plan_rows(items: Sequence[dict[str, Any]]) -> list[tuple[object, ...]]:
     ]
 
 
-async def _analyze(args: argparse.Namespace, client: ApiClient) -> int:
-    data = await client.call("POST", "/v1/consolidation/analyze", _settings(args))
+async def _analyze(args: argparse.Namespace, client: AsyncMemorydClient) -> int:
+    data = await client.consolidation_analyze(
+        stale_days=args.stale_days, min_score=args.min_score, tau_days=args.tau_days
+    )
     if not _tty(args):
         _json(data)
         return 0
@@ -125,9 +126,8 @@ async def analyze_command(args: argparse.Namespace) -> int:
     return await run_client(args, _analyze)
 
 
-async def _apply(args: argparse.Namespace, client: ApiClient) -> int:
-    body = {} if args.min_confidence is None else {"min_confidence": args.min_confidence}
-    data = await client.call("POST", f"/v1/consolidation/plans/{args.plan_id}/apply", body)
+async def _apply(args: argparse.Namespace, client: AsyncMemorydClient) -> int:
+    data = await client.apply_consolidation_plan(args.plan_id, min_confidence=args.min_confidence)
     if not _tty(args):
         _json(data)
         return 0
@@ -146,16 +146,17 @@ async def apply_command(args: argparse.Namespace) -> int:
     return await run_client(args, _apply)
 
 
-async def _review(args: argparse.Namespace, client: ApiClient) -> int:
+async def _review(args: argparse.Namespace, client: AsyncMemorydClient) -> int:
     if args.decision in ("approve", "reject"):
         if not args.item_id:
             print(f"memoryd: review {args.decision} needs an item ID", file=sys.stderr)
             return 2
-        body = {"reason": args.reason} if args.decision == "reject" and args.reason else {}
-        _json(await client.call("POST", f"/v1/review/{args.item_id}/{args.decision}", body))
+        if args.decision == "approve":
+            _json(await client.approve_review_item(args.item_id))
+        else:
+            _json(await client.reject_review_item(args.item_id, reason=args.reason or None))
         return 0
-    query = {"status": "all" if args.all else "pending", "limit": "1000"}
-    data = await client.call("GET", "/v1/review", query=query)
+    data = await client.review_items(status="all" if args.all else "pending", limit=1000)
     if not _tty(args):
         _json(data)
         return 0

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import argparse
 import webbrowser
+from typing import Any
 
-from daemon.cli.client_cmd import ApiClient, add_client_options, emit, run_client
+from memoryd_client import AsyncMemorydClient, Call
+
+from daemon.cli.client_cmd import add_client_options, emit, run_client
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -34,8 +37,9 @@ async def inspect_cmd(args: argparse.Namespace) -> int:
     return await run_client(args, _inspect)
 
 
-async def _inspect(args: argparse.Namespace, client: ApiClient) -> int:
-    answer = await client.call("POST", "/inspect/session")
+async def _inspect(args: argparse.Namespace, client: AsyncMemorydClient) -> int:
+    # A session is one visit's grant, not a write to replay: asked once, never retried.
+    answer: dict[str, Any] = await client.send(Call("POST", "/inspect/session"))
     url = str(answer["url"])
     emit(args, answer, f"{url}\n(good for one visit within {answer['expires_in']:.0f} s)")
     if args.open:

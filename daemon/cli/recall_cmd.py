@@ -12,47 +12,46 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from daemon.cli.client_cmd import ApiClient, add_client_options, emit, render_table, run_client
+from memoryd_client import AsyncMemorydClient
+from memoryd_client.types import Iterative, SearchResult
+
+from daemon.cli.client_cmd import add_client_options, emit, render_table, run_client
 
 
-def search_body(args: argparse.Namespace) -> dict[str, Any]:
-    """Build the request body the options describe."""
-    body: dict[str, Any] = {"query": args.query, "top_k": args.top_k}
-    if args.scope:
-        body["scope"] = [args.scope]
-    for name in ("conversation_id", "as_of", "known_at"):
-        value = getattr(args, name)
-        if value:
-            body[name] = value
-    if args.owner:
-        body["owner"] = args.owner[0] if len(args.owner) == 1 else args.owner
-    if args.tag:
-        body["tags"] = args.tag
-    if args.include_superseded:
-        body["include_superseded"] = True
-    if args.include_quarantined:
-        body["include_quarantined"] = True
-    if args.decay_days is not None:
-        body["decay"] = {"tau_days": args.decay_days}
-    if args.expand_hops:
-        body["expand_hops"] = args.expand_hops
-        body["graph_scoring"] = args.graph_scoring
-    if args.entity_match:
-        body["entity_match"] = True
-    if args.explain:
-        body["explain"] = True
-    if args.deep or args.max_iterations is not None or args.force_hard:
-        iterative: dict[str, Any] = {}
-        if args.max_iterations is not None:
-            iterative["max_iterations"] = args.max_iterations
-        if args.force_hard:
-            iterative["force_hard"] = True
-        body["iterative"] = iterative
-    if args.hyde:
-        body["hyde"] = True
-    if args.multi_query is not None:
-        body["multi_query"] = args.multi_query
-    return body
+def _iterative(args: argparse.Namespace) -> Iterative | None:
+    """The ``iterative`` option ``--deep`` and its refinements ask for."""
+    if not (args.deep or args.max_iterations is not None or args.force_hard):
+        return None
+    iterative: Iterative = {}
+    if args.max_iterations is not None:
+        iterative["max_iterations"] = args.max_iterations
+    if args.force_hard:
+        iterative["force_hard"] = True
+    return iterative
+
+
+async def search(args: argparse.Namespace, client: AsyncMemorydClient) -> SearchResult:
+    """Search as the options describe (an option left out keeps the daemon's default)."""
+    return await client.search(
+        args.query,
+        top_k=args.top_k,
+        scope=[args.scope] if args.scope else None,
+        conversation_id=args.conversation_id or None,
+        as_of=args.as_of or None,
+        known_at=args.known_at or None,
+        owner=args.owner or None,
+        tags=args.tag or None,
+        include_superseded=args.include_superseded or None,
+        include_quarantined=args.include_quarantined or None,
+        decay=None if args.decay_days is None else {"tau_days": args.decay_days},
+        expand_hops=args.expand_hops or None,
+        graph_scoring=args.graph_scoring if args.expand_hops else None,
+        entity_match=args.entity_match or None,
+        explain=args.explain or None,
+        iterative=_iterative(args),
+        hyde=args.hyde or None,
+        multi_query=args.multi_query,
+    )
 
 
 def _passes(explained: dict[str, Any]) -> str:
@@ -83,8 +82,8 @@ def _explain(signals: dict[str, Any] | None) -> str:
     return f"{legs} {mult}{hop}".strip()
 
 
-async def _recall(args: argparse.Namespace, client: ApiClient) -> int:
-    result = await client.call("POST", "/v1/search", search_body(args))
+async def _recall(args: argparse.Namespace, client: AsyncMemorydClient) -> int:
+    result = await search(args, client)
     rows = []
     for rank, hit in enumerate(result["hits"], start=1):
         rows.append(

@@ -14,13 +14,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
 import orjson
+from memoryd_client import AsyncMemorydClient
 
 from daemon.cli import add_backend_options, backend_from_args, fail
 from daemon.cli.client_cmd import (
-    ApiClient,
     add_client_options,
     emit,
     render_pairs,
@@ -92,13 +91,9 @@ def _print(data: object) -> None:
 RUN_COLUMNS = ("run_id", "trigger", "status", "facts_written", "error")
 
 
-async def _run(args: argparse.Namespace, client: ApiClient) -> int:
-    body: dict[str, Any] = {"wait": True, "timeout": args.timeout} if args.wait else {}
-    result = await client.call(
-        "POST",
-        f"/v1/conversations/{args.conversation}/retrospective:run",
-        body,
-        timeout=args.timeout + 30.0,
+async def _run(args: argparse.Namespace, client: AsyncMemorydClient) -> int:
+    result = await client.run_retrospective(
+        args.conversation, wait=args.wait, timeout=args.timeout if args.wait else None
     )
     text = render_pairs(
         {k: v for k, v in result.items() if k in ("action", "run_id", "reason", "not_before")}
@@ -116,8 +111,8 @@ async def run_command(args: argparse.Namespace) -> int:
     return await run_client(args, _run)
 
 
-async def _status(args: argparse.Namespace, client: ApiClient) -> int:
-    result = await client.call("GET", f"/v1/conversations/{args.conversation}/retrospective")
+async def _status(args: argparse.Namespace, client: AsyncMemorydClient) -> int:
+    result = await client.retrospective(args.conversation)
     head = {k: result.get(k) for k in ("conversation_id", "cursor", "last_attempt_at")}
     head["last_success_at"] = result.get("last_success_at")
     head["remembered"] = len(result.get("remembered") or [])

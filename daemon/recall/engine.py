@@ -99,6 +99,7 @@ class RecallEngine:
         self._sync: sa.Engine | None = None
         self._threads: concurrent.futures.ThreadPoolExecutor | None = None
         self._forks_known: bool | None = None
+        self._last_query: tuple[str, str, Vectors] | None = None
 
     @property
     def position_source(self) -> Callable[[], int] | None:
@@ -141,7 +142,7 @@ class RecallEngine:
         sync_engine = self._sync_engine()
         vector = None
         if "vector" in req.legs:
-            vector = (await self.index.embedder.embed([req.query]))[0]
+            vector = await self._query_vector(req.query)
         if sync_engine is not None:
             return await asyncio.to_thread(self._search_in_thread, sync_engine, req, vector)
         async with self.engine.connect() as conn:
@@ -149,6 +150,17 @@ class RecallEngine:
             if vector is not None:
                 legs["vector"] = self.index.search(vector, req.filters, req.candidate_top_k)
             return await conn.run_sync(self._search_sync, req, legs)
+
+    async def _query_vector(self, query: str) -> Vectors:
+        """The query's embedding; the last one is kept, for the searches of one request that
+        differ only in their filters (``POST /v1/context`` asks for facts, then messages)."""
+        embedder = self.index.embedder
+        kept = self._last_query
+        if kept is not None and kept[:2] == (embedder.embedder_id, query):
+            return kept[2]
+        vector: Vectors = (await embedder.embed([query]))[0]
+        self._last_query = (embedder.embedder_id, query, vector)
+        return vector
 
     def _executor(self) -> concurrent.futures.ThreadPoolExecutor:
         if self._threads is None:

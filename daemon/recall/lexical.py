@@ -76,6 +76,9 @@ POST_TOKENS = 200_000
 """Tokens gathered before they are turned into postings (bounds the memory that takes)."""
 PIECES_KEPT = 500_000
 """Cached piece tokenizations; past this the cache starts again (numbers make it grow)."""
+KEPT_SCORES = 4
+"""Score sums kept for the next search of the same terms (a search may add up two term sets:
+the rare ones, then all; ~10 bytes a row each)."""
 
 _ASCII_PIECE = re.compile(r"[a-z0-9]+")
 _PIECE = re.compile(r"[^\x00-/:-@\[-`{-\x7f]+")
@@ -172,12 +175,15 @@ def _piece_key(piece: str) -> str:
 
 
 IntArray = npt.NDArray[np.int32]
+Sums = tuple[npt.NDArray[np.float64], BoolArray]
+"""Every slot's score over some query terms, and which slots hold any of them."""
 
 
 @dataclass(slots=True)
 class _Phrase:
     """One query term's posting list as a search reads it."""
 
+    term: int
     versions: IntArray
     freqs: npt.NDArray[np.float32]
     alive: BoolArray | None
@@ -231,6 +237,8 @@ class LexicalIndex:
         """Tokens of all live rows in all columns (``avgdl = tokens / rows``)."""
         self._posted = 0
         self._live_posted = 0
+        self._kept: dict[tuple[tuple[int, float], ...], Sums] = {}
+        """The last few :meth:`_kept_scores`, by their terms and weights."""
 
     def reset(self) -> None:
         """Forget every document."""
@@ -244,6 +252,7 @@ class LexicalIndex:
         if not docs:
             return
         with self.lock:
+            self._kept = {}
             of = self.terms.terms
             # The batch's tokens in flat runs (term, column weight, version), in column order
             # within a row: the order FTS5 adds the weights in.
@@ -417,7 +426,7 @@ class LexicalIndex:
             if idf <= 0.0:
                 idf = 1e-6
             freqs = np.frombuffer(self._freqs[term], dtype=np.float32)
-            phrases.append(_Phrase(versions, freqs, alive, hits, idf))
+            phrases.append(_Phrase(term, versions, freqs, alive, hits, idf))
         if not phrases:
             return []
         frequent = [p.hits * FREQUENT_SHARE > n_rows for p in phrases]
@@ -433,6 +442,19 @@ class LexicalIndex:
     ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
         """Return every slot's score over ``phrases``, and the slots ``mask`` admits that
         hold any of them."""
+        scores, matched = self._kept_scores(phrases)
+        admitted = min(matched.shape[0], mask.shape[0])
+        return scores, np.flatnonzero(matched[:admitted] & mask[:admitted])
+
+    def _kept_scores(self, phrases: Sequence[_Phrase]) -> Sums:
+        """Every slot's score over ``phrases`` and which slots hold any of them, kept for the
+        next search of the same terms until the index changes: the searches of one request
+        that differ only in their filters (``POST /v1/context`` asks for facts, then for
+        messages) add up the postings once. The arrays are shared: read them, never write."""
+        key = tuple((p.term, p.idf) for p in phrases)
+        kept = self._kept.get(key)
+        if kept is not None:
+            return kept
         width = self._slot_version.shape[0]
         avgdl = float(self.tokens) / float(self.rows)
         slot_parts: list[IntArray] = []
@@ -454,8 +476,10 @@ class LexicalIndex:
         )
         matched = np.zeros(width, dtype=np.bool_)
         matched[matched_slots] = True
-        admitted = min(width, mask.shape[0])
-        return scores, np.flatnonzero(matched[:admitted] & mask[:admitted])
+        if len(self._kept) >= KEPT_SCORES:
+            self._kept.clear()
+        self._kept[key] = (scores, matched)
+        return scores, matched
 
     def _search_pruned(
         self,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import os
+from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
@@ -30,6 +31,7 @@ class VectorScan:
 
     def __init__(self) -> None:
         self._scanners: concurrent.futures.ThreadPoolExecutor | None = None
+        self._last: tuple[tuple[bytes, int, tuple[int, int]], npt.NDArray[np.float32]] | None = None
 
     def best(
         self,
@@ -38,9 +40,11 @@ class VectorScan:
         m: BoolArray,
         query_vector: Vectors,
         limit: int,
+        version: Callable[[], tuple[int, int]] | None = None,
     ) -> list[tuple[int, float]]:
         """Return ``(doc_id, cosine)`` of the best ``limit`` of the rows ``m`` admits (``m``
-        covers the first rows of ``by_dim`` and ``doc_id``)."""
+        covers the first rows of ``by_dim`` and ``doc_id``). ``version`` says what the
+        matrix holds; with it, a whole scan is kept for the next search of the same query."""
         n = m.shape[0]
         passing = int(np.count_nonzero(m))
         if passing == 0:
@@ -53,11 +57,34 @@ class VectorScan:
             scores = q[used] @ by_dim[np.ix_(used, rows)]
             keys = doc_id[rows]
         else:
-            scores = self.scores(by_dim, q, used, n)
+            scores = self._kept_scores(by_dim, q, used, n, version)
             keys = doc_id[:n]
             if passing < n:
-                np.copyto(scores, np.float32(-np.inf), where=~m)
+                scores = np.where(m, scores, np.float32(-np.inf))
         return best_hits(scores, keys, limit)
+
+    def _kept_scores(
+        self,
+        by_dim: npt.NDArray[np.float32],
+        q: npt.NDArray[np.float32],
+        used: npt.NDArray[np.int64],
+        n: int,
+        version: Callable[[], tuple[int, int]] | None,
+    ) -> npt.NDArray[np.float32]:
+        """:meth:`scores`, kept for the next search of the same query while no row or vector
+        changes: the searches of one request that differ only in their filters (``POST
+        /v1/context`` asks for facts, then for messages) share one scan of the matrix, the
+        largest part of a search. The result is shared: read it, never write it."""
+        if version is None:
+            return self.scores(by_dim, q, used, n)
+        key = (q.tobytes(), n, version())
+        kept = self._last
+        if kept is not None and kept[0] == key:
+            return kept[1]
+        scores = self.scores(by_dim, q, used, n)
+        if version() == key[2]:  # nothing was written while it was computed
+            self._last = (key, scores)
+        return scores
 
     def scores(
         self,

@@ -109,6 +109,8 @@ class VectorIndex:
         self._dropped: set[str] = set()
         self.failures = 0
         self._lock = asyncio.Lock()
+        self._vector_writes = 0
+        """Bumped after every write of vectors (the scores of a kept scan are then stale)."""
 
     # -- storage --------------------------------------------------------------------------
 
@@ -293,6 +295,7 @@ class VectorIndex:
             block = np.frombuffer(b"".join(raws), dtype=np.float32).reshape(len(found), -1)
             self.by_dim[:, found] = block.T
             self.has_vec[found] = True
+            self._vector_writes += 1
         if self._pending:
             self._wake.set()
 
@@ -333,6 +336,7 @@ class VectorIndex:
                     continue
                 self.by_dim[:, slot] = vector
                 self.has_vec[slot] = True
+                self._vector_writes += 1
                 del self._pending[slot]
                 fresh[self._hashes[slot]] = np.asarray(vector, dtype=np.float32).tobytes()
             await self.cache.put(embedder.embedder_id, fresh)
@@ -365,6 +369,7 @@ class VectorIndex:
             self.embedder = embedder
             self.by_dim = np.zeros((embedder.dim, self.columns.capacity), dtype=np.float32)
             self.has_vec[:] = False
+            self._vector_writes += 1
             self._pending.clear()
             by_doc = {int(self.doc_id[s]): s for s in range(self.size) if self.columns.live[s]}
             texts: dict[int, str] = {}
@@ -417,7 +422,11 @@ class VectorIndex:
         if n == 0 or limit <= 0:
             return []
         m = self.mask(filters) & self.has_vec[:n]
-        return self.scan.best(self.by_dim, self.doc_id, m, query_vector, limit)
+        return self.scan.best(self.by_dim, self.doc_id, m, query_vector, limit, self._version)
+
+    def _version(self) -> tuple[int, int]:
+        """What a kept scan's scores depend on: the rows and the vectors written."""
+        return (self.columns.changes, self._vector_writes)
 
     def close(self) -> None:
         """Stop the scan helper threads."""

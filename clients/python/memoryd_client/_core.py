@@ -134,11 +134,14 @@ class Retry:
     backoff: float = 0.1
     """Seconds before the second try; doubles each time."""
     max_backoff: float = 2.0
+    reconnect: bool = True
+    """Try a refused or failed connection again (the daemon restarting). A command line that
+    must say at once that no daemon is running turns it off."""
 
     def delay(self, call: Call[Any], attempt: int, outcome: httpx.Response | Exception) -> float:
         """Seconds to wait before trying ``call`` again after try ``attempt`` (0-based) ended
         with ``outcome``; a negative number when it must not be tried again."""
-        if attempt + 1 >= self.attempts or not _retryable(call, outcome):
+        if attempt + 1 >= self.attempts or not _retryable(call, outcome, self.reconnect):
             return -1.0
         delay = min(self.backoff * 2.0**attempt, self.max_backoff)
         if isinstance(outcome, httpx.Response):
@@ -148,12 +151,12 @@ class Retry:
         return delay
 
 
-def _retryable(call: Call[Any], outcome: httpx.Response | Exception) -> bool:
+def _retryable(call: Call[Any], outcome: httpx.Response | Exception, reconnect: bool) -> bool:
     if isinstance(outcome, httpx.Response):
         return outcome.status_code == 503 and error_code(outcome) in RETRYABLE_CODES
     if isinstance(outcome, httpx.ConnectError | httpx.ConnectTimeout | httpx.PoolTimeout):
-        return True  # nothing was sent
-    return isinstance(outcome, httpx.TransportError) and call.repeatable
+        return reconnect  # nothing was sent
+    return reconnect and isinstance(outcome, httpx.TransportError) and call.repeatable
 
 
 def error_code(response: httpx.Response) -> str | None:

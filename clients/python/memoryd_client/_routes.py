@@ -232,7 +232,7 @@ def search(
     include_superseded: bool | None = None,
     include_quarantined: bool | None = None,
     tags: Sequence[str] | None = None,
-    owner: Owner | None = None,
+    owner: Owner | Sequence[Owner] | None = None,
     decay: Decay | None = None,
     trust_weighting: bool | None = None,
     expand_hops: int | None = None,
@@ -244,8 +244,9 @@ def search(
     hyde: bool | None = None,
     multi_query: int | None = None,
 ) -> Call[SearchResult]:
-    """Hybrid recall over the namespace's facts and messages (``POST /v1/search``);
-    ``iterative`` answers a hard question in more than one pass (``{}``: the defaults)."""
+    """Hybrid recall over the namespace's facts and messages (``POST /v1/search``), of one
+    ``owner`` or any of several; ``iterative`` answers a hard question in more than one
+    pass (``{}``: the defaults)."""
     body = {"query": query}
     body |= fields(
         top_k=top_k,
@@ -257,7 +258,7 @@ def search(
         include_superseded=include_superseded,
         include_quarantined=include_quarantined,
         tags=None if tags is None else list(tags),
-        owner=owner,
+        owner=owner if owner is None or isinstance(owner, str) else list(owner),
         decay=decay,
         trust_weighting=trust_weighting,
         expand_hops=expand_hops,
