@@ -8,12 +8,13 @@ from a test set: a word belongs here because of what it means, not because a sen
 from __future__ import annotations
 
 
-def _words(text: str) -> frozenset[str]:
+def words(text: str) -> frozenset[str]:
+    """Return the set of the whitespace-separated words of a word list."""
     return frozenset(w.strip() for w in text.split() if w.strip())
 
 
 # Who a person is to the speaker. Plural forms are added by :func:`relation_of`.
-RELATIONS: frozenset[str] = _words(
+RELATIONS: frozenset[str] = words(
     """
     sister brother sibling mother mom mum mommy mummy father dad daddy parent stepmother
     stepfather stepmom stepdad stepsister stepbrother half-sister half-brother son daughter
@@ -27,7 +28,7 @@ RELATIONS: frozenset[str] = _words(
     stepchild godson goddaughter gf bf hubby mate
     """
 ) | {"best friend", "best mate"}
-PARTNER_RELATIONS: frozenset[str] = _words(
+PARTNER_RELATIONS: frozenset[str] = words(
     "wife husband spouse partner boyfriend girlfriend fiance fiancee fiancé fiancée gf bf hubby"
 )
 _PLURALS = {
@@ -44,14 +45,14 @@ _PLURALS = {
     "friends": "friend",
 }
 
-PETS: frozenset[str] = _words(
+PETS: frozenset[str] = words(
     """
     dog puppy pup cat kitten kitty rabbit bunny hamster guinea-pig parrot bird budgie
     canary fish goldfish turtle tortoise snake lizard gecko iguana horse pony ferret rat
     mouse chicken chickens hen goat pig cockatiel hedgehog chinchilla axolotl dragon
     """
 )
-DOG_BREEDS: frozenset[str] = _words(
+DOG_BREEDS: frozenset[str] = words(
     """
     labrador lab retriever golden poodle beagle corgi husky pug dachshund bulldog terrier
     shepherd collie chihuahua spaniel greyhound whippet rottweiler boxer doodle labradoodle
@@ -59,20 +60,20 @@ DOG_BREEDS: frozenset[str] = _words(
     """
 )
 
-VEHICLES: frozenset[str] = _words(
+VEHICLES: frozenset[str] = words(
     """
     car truck van suv motorbike motorcycle scooter bike bicycle e-bike ebike jeep minivan pickup
     sedan hatchback convertible camper rv
     """
 )
-CAR_BRANDS: frozenset[str] = _words(
+CAR_BRANDS: frozenset[str] = words(
     """
     toyota honda ford tesla subaru bmw audi mercedes volkswagen vw volvo mazda nissan kia
     hyundai chevy chevrolet jeep prius civic corolla camry golf fiat peugeot renault skoda
     porsche lexus mini jaguar polestar rivian
     """
 )
-PHONES: frozenset[str] = _words("iphone android pixel samsung galaxy oneplus blackberry")
+PHONES: frozenset[str] = words("iphone android pixel samsung galaxy oneplus blackberry")
 
 DIETS: dict[str, str] = {
     "vegan": "vegan",
@@ -130,7 +131,7 @@ DIET_EXCLUDES: dict[str, frozenset[str]] = {
     "pescatarian": _MEAT,
 }
 
-CONDITIONS: frozenset[str] = _words(
+CONDITIONS: frozenset[str] = words(
     """
     asthma diabetes adhd add autism depression anxiety migraines migraine arthritis
     eczema psoriasis epilepsy insomnia ibs crohn's celiac coeliac cancer covid long-covid
@@ -140,12 +141,12 @@ CONDITIONS: frozenset[str] = _words(
     alzheimers dementia ms copd glaucoma osteoporosis
     """
 )
-INJURIES: frozenset[str] = _words(
+INJURIES: frozenset[str] = words(
     "broke broken sprained torn fractured dislocated injured hurt pulled twisted"
 )
 
 # Single words that name an occupation (suffix rules in :func:`is_occupation` add more).
-OCCUPATIONS: frozenset[str] = _words(
+OCCUPATIONS: frozenset[str] = words(
     """
     associate sommelier sergeant lieutenant captain colonel corporal commander admiral
     rep lead executive intern apprentice
@@ -183,7 +184,7 @@ OCCUPATIONS: frozenset[str] = _words(
 _OCCUPATION_SUFFIXES = ("ologist", "ician", "ist", "eer", "smith", "wright")
 _AGENT_SUFFIXES = ("er", "or")
 # Words with an agent-like ending that are not occupations.
-NOT_OCCUPATIONS: frozenset[str] = _words(
+NOT_OCCUPATIONS: frozenset[str] = words(
     """
     better bitter later latter matter quarter sweater hamster monster twitter computer
     center centre shelter letter theater theatre heater starter charter chapter semester
@@ -203,9 +204,9 @@ NOT_OCCUPATIONS: frozenset[str] = _words(
     """
 )
 # Occupations that the suffix rules would miss but people often name with "as".
-RETIRED_WORDS: frozenset[str] = _words("retired retiree pensioner")
+RETIRED_WORDS: frozenset[str] = words("retired retiree pensioner")
 
-LANGUAGES: frozenset[str] = _words(
+LANGUAGES: frozenset[str] = words(
     """
     english spanish french german italian portuguese dutch russian ukrainian polish czech
     slovak hungarian romanian bulgarian greek turkish arabic hebrew persian farsi urdu
@@ -217,7 +218,7 @@ LANGUAGES: frozenset[str] = _words(
     irish gaelic catalan basque galician esperanto asl sign
     """
 )
-NATIONALITIES: frozenset[str] = _words(
+NATIONALITIES: frozenset[str] = words(
     """
     american canadian mexican brazilian argentinian argentine chilean colombian peruvian
     venezuelan cuban british english scottish welsh irish french german italian spanish
@@ -229,7 +230,7 @@ NATIONALITIES: frozenset[str] = _words(
     australian kiwi new-zealander jamaican haitian puerto-rican dominican
     """
 )
-RELIGIONS: frozenset[str] = _words(
+RELIGIONS: frozenset[str] = words(
     """
     christian catholic protestant orthodox mormon jewish muslim hindu buddhist sikh jain
     atheist agnostic pagan quaker
@@ -264,7 +265,7 @@ CONDITION_ADJECTIVES: dict[str, str] = {
     "hypertensive": "hypertension",
     "insomniac": "insomnia",
 }
-TRAITS: frozenset[str] = _words(
+TRAITS: frozenset[str] = words(
     """
     left-handed right-handed ambidextrous colorblind colourblind deaf blind dyslexic
     introverted extroverted introvert extrovert shy vegan-curious diabetic autistic
@@ -289,14 +290,14 @@ RELATIONSHIP_STATES: dict[str, str] = {
 ENDED_RELATIONSHIP: frozenset[str] = frozenset({"single", "divorced", "separated", "widowed"})
 
 # Words that end a value: what follows them is no longer the thing itself.
-VALUE_STOPS: frozenset[str] = _words(
+VALUE_STOPS: frozenset[str] = words(
     """
     because since as so but although though while whereas when whenever until unless
     after before for with which who whom whose where that and or nor then than
     """
 )
 # Phrases of time and manner that trail a value ("... in Lisbon last month").
-TIME_WORDS: frozenset[str] = _words(
+TIME_WORDS: frozenset[str] = words(
     """
     now currently today tonight yesterday tomorrow recently lately nowadays anymore again
     too also still already just soon ago these those days weeks months years week month
@@ -304,13 +305,13 @@ TIME_WORDS: frozenset[str] = _words(
     part-time permanently temporarily right moment finally officially
     """
 )
-MONTHS: frozenset[str] = _words(
+MONTHS: frozenset[str] = words(
     """
     january february march april may june july august september october november december
     jan feb mar apr jun jul aug sep sept oct nov dec
     """
 )
-WEEKDAYS: frozenset[str] = _words("monday tuesday wednesday thursday friday saturday sunday")
+WEEKDAYS: frozenset[str] = words("monday tuesday wednesday thursday friday saturday sunday")
 NUMBER_WORDS: dict[str, int] = {
     "one": 1,
     "two": 2,
@@ -328,7 +329,7 @@ NUMBER_WORDS: dict[str, int] = {
     "a pair of": 2,
 }
 # Common words that are capitalised at the start of a sentence but are never names.
-NOT_NAMES: frozenset[str] = _words(
+NOT_NAMES: frozenset[str] = words(
     """
     i i'm im i've i'll i'd me my mine we our us you your he she they them it this that
     these those the a an and but or so just really very also still now then here there
@@ -442,7 +443,7 @@ CLINICIAN_SAYS = (
 )
 
 # What "no more ..." exclaims rather than ends ("no more excuses!"): not a thing a person had.
-EXCLAIMED_NOUNS = _words(
+EXCLAIMED_NOUNS = words(
     """
     excuses drama questions problems worries stress waiting mistakes games lies nonsense
     complaining talking fun everyone everybody all guys world now
@@ -450,7 +451,7 @@ EXCLAIMED_NOUNS = _words(
 )
 
 # Long words the rules key on, restored when typed one letter off ("alergic", "vegitarian").
-TRIGGER_WORDS = _words(
+TRIGGER_WORDS = words(
     """
     allergic allergies vegetarian pescatarian divorced girlfriend boyfriend pregnant
     daughter grandmother grandfather intolerant diabetes diabetic arthritis university
@@ -460,13 +461,13 @@ TRIGGER_WORDS = _words(
 
 # Verbs of something a person does on a date ("run the Chicago marathon in october"): said in
 # the future with a date, what they name is a plan.
-PLANNED_ACTIVITY_VERBS = _words(
+PLANNED_ACTIVITY_VERBS = words(
     """
     do run race compete ride swim hike climb attend visit see play walk cycle
     """
 )
 # What a plan can start with when it is something to do rather than an event ("the wedding").
-PLANNED_VERBS = PLANNED_ACTIVITY_VERBS | _words(
+PLANNED_VERBS = PLANNED_ACTIVITY_VERBS | words(
     """
     go move start take travel fly drive get buy sell open launch finish learn try apply join
     leave quit retire marry adopt

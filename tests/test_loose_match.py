@@ -1,0 +1,31 @@
+"""The last resort for a statement no claim could be read from."""
+
+from __future__ import annotations
+
+import pytest
+
+from daemon.memory.loose_match import loose_relation
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "relation"),
+    [
+        (
+            "Cycles to work on a Brompton",
+            "Someone nicked my Brompton so it's the bus now",
+            "replaces",
+        ),
+        ("Takes sertraline 50mg daily", "My GP upped my sertraline dose to 100mg", "replaces"),
+        ("Is allergic to peanuts", "reminder: no peanuts for me, I'm allergic", "same"),
+        ("Plays in a band called The Moths", "still gigging with The Moths every friday", "same"),
+        # Sharing a thing is not enough: it must say it changed or is said again.
+        ("Has a dog named Rex", "Rex had surgery today", None),
+        # Someone the old fact does not name is another subject.
+        ("Lives in Boston", "My brother moved to Boston", None),
+        ("Lives in Boston", "Moved to Seattle", None),
+    ],
+)
+def test_a_statement_relates_by_the_thing_it_names(
+    old: str, new: str, relation: str | None
+) -> None:
+    assert loose_relation(new, old) == relation
