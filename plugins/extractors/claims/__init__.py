@@ -26,7 +26,7 @@ punctuation, contractions); what it cannot place it leaves out rather than guess
 
 from plugins.extractors.claims.mentioned import mentions
 from plugins.extractors.claims.model import EXCLUSIVE_VERBS, MULTI_VALUED, SINGLE_VALUED, Claim
-from plugins.extractors.claims.parsing import iter_values, parse
+from plugins.extractors.claims.parsing import iter_values, name_brackets, parse
 from plugins.extractors.claims.phrases import is_school_stage, third_person
 from plugins.extractors.claims.splitting import clauses, sentences
 from plugins.extractors.claims.subjects import ATTRIBUTE_NOUNS, EVENT_NOUNS, HANDLE_NOUNS
@@ -47,6 +47,7 @@ __all__ = [
     "is_school_stage",
     "iter_values",
     "mentions",
+    "name_brackets",
     "parse",
     "phone_name",
     "sentences",

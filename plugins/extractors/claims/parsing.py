@@ -46,6 +46,27 @@ _AGE_IN_BRACKETS = re.compile(
 )
 
 
+# "our brother Tom (lives in Perth, the WA one) wants to chip in": what a bracket says of the
+# name before it.
+_SAID_IN_BRACKETS = re.compile(
+    r"(?P<name>(?-i:[A-Z])[\w'-]*)\s*\((?P<what>(?:lives|works|studies|is|has|moved|runs"
+    r"|teaches|owns)\b[^()]{2,80})\)"
+)
+
+
+def name_brackets(text: str) -> str:
+    """Name who a bracket speaks of: "Tom (lives in Perth)" is "Tom (Tom lives in Perth)", so
+    the bracket, read as a sentence of its own, is about Tom and not the speaker."""
+
+    def named(match: re.Match[str]) -> str:
+        name = match.group("name")
+        if not is_name(name):
+            return match.group(0)
+        return f"{name} ({name} {match.group('what').strip()})"
+
+    return _SAID_IN_BRACKETS.sub(named, text)
+
+
 def _ages_in_brackets(sentence: str) -> tuple[str, list[Claim]]:
     """ "my kids Mia (6) and Leo (4)": each name's age, and the sentence without the brackets."""
     claims: list[Claim] = []
@@ -85,7 +106,7 @@ def parse(
     """
     out: list[Claim] = []
     last_person: str | None = person_before
-    for sentence in sentences(text):
+    for sentence in sentences(name_brackets(text)):
         inherited: Subject | None = None
         antecedent: str | None = None
         bare = re.fullmatch(r"(?-i:[A-Z])[\w'-]+[.!]*", sentence.strip())
