@@ -1,0 +1,444 @@
+"""How one claim bears on another about the same subject: says the same, replaces it, or
+neither, with the rule that said so and how sure it is (a new city, a diet that excludes a
+habit, a breakup that ends a partner, a plan done as planned)."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from daemon.memory.values import date_key, match_values, value_key
+from plugins.extractors import lexicon as lx
+from plugins.extractors.claims import Claim, stem
+from projections.text import normalise
+
+Relation = Literal["same", "replaces", "none"]
+
+
+# Words that name a whole kind: "no car", "no pets", "no kids" deny every value of the kind.
+_KIND_WORDS = frozenset(
+    [
+        "car",
+        "cars",
+        "vehicle",
+        "pet",
+        "pets",
+        "animal",
+        "animals",
+        "kid",
+        "kids",
+        "child",
+        "children",
+        "job",
+        "work",
+        "allergy",
+        "allergies",
+        "sibling",
+        "siblings",
+        "partner",
+        "boyfriend",
+        "girlfriend",
+        "phone",
+        "smartphone",
+    ]
+)
+
+_FAMILIES = {
+    "likes": "likes",
+    "preference": "likes",
+    "hobby": "activity",
+    "habit": "activity",
+    "learning": "activity",
+    "project": "activity",
+}
+# What stays true of a person when they stop doing something or die.
+_LASTING = frozenset(
+    {
+        "name",
+        "surname",
+        "origin",
+        "birthday",
+        "birth_year",
+        "nationality",
+        "native_language",
+        "family",
+        "family_count",
+        "alive",
+    }
+)
+
+
+def _family(attribute: str) -> str:
+    return _FAMILIES.get(attribute, attribute)
+
+
+def positive(claim: Claim) -> bool:
+    return not claim.negated and not claim.past
+
+
+def _state(claim: Claim) -> str:
+    if claim.past:
+        return "past"
+    return "negated" if claim.negated else "positive"
+
+
+def _work_mode(value: str) -> str:
+    """ "from home", "remotely" and "WFH" are one way of working."""
+    words = set(normalise(value).split())
+    if words & {"remote", "remotely", "home", "wfh"}:
+        return "remote"
+    if words & {"office", "onsite", "on-site", "person"}:
+        return "office"
+    return normalise(value)
+
+
+def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
+    """Return how ``new`` bears on ``old`` (same subject assumed): relation, rule, confidence."""
+    if new.attribute == old.attribute == "work_mode" and positive(new) and positive(old):
+        if _work_mode(new.value) == _work_mode(old.value):
+            return "same", "same way of working", 1.0
+        return "replaces", "works another way now", 0.9 if new.change else 0.8
+    # "switched from coffee to tea", "moved from Boston to Seattle": the old value is named.
+    if new.previous and positive(old) and match_values(new.previous, old.value) != "differs":
+        return "replaces", "names the previous value", 0.95
+    if new.attribute == "any" and new.negated:
+        if old.attribute not in _LASTING and positive(old) and _values_meet(new.value, old.value):
+            return "replaces", "stopped or left it", 0.85
+        if old.attribute == "plan" and positive(old) and _same_outing(new.value, old.value):
+            return "replaces", "called off", 0.85
+        return "none", "", 0.0
+    if new.attribute == "alive" and new.negated:
+        if old.attribute not in _LASTING and positive(old):
+            return "replaces", "died", 0.85
+        return "none", "", 0.0
+    if new.attribute == "switch" and positive(new) and positive(old):
+        if match_values(new.value, old.value) != "differs":
+            return "same", "same choice", 1.0
+        proper = new.value[:1].isupper() == old.value[:1].isupper()
+        if (
+            (old.single and proper)
+            or _same_head(new.value, old.value)
+            or old.attribute.startswith("verb:use")
+        ):
+            return "replaces", "switched to another", 0.7
+        return "none", "", 0.0
+    if old.attribute == "plan" and positive(old) and positive(new):
+        verb, _, planned = old.value.partition(" ")
+        if new.attribute.startswith("verb:"):
+            done_verb, done = new.attribute[5:].split("_")[0], new.value
+        elif new.attribute == "event":
+            said, _, done = new.value.partition(" ")
+            done_verb = stem(said)
+        else:
+            done_verb, done = "", ""
+        if done_verb and stem(verb) == done_verb and _values_meet(done, planned):
+            return "replaces", "done as planned", 0.75
+        # "Thesis defense" planned, "defended my thesis" done.
+        *what, noun = old.value.casefold().split()
+        acted = _DONE_AS.get(noun)
+        done_now = done_verb and acted is not None and stem(acted) == done_verb
+        if done_now and (not what or _values_meet(done, " ".join(what))):
+            return "replaces", "done as planned", 0.75
+    cross = _cross_attribute(new, old)
+    if cross is not None:
+        return cross
+    if _family(new.attribute) != _family(old.attribute):
+        return "none", "", 0.0
+    if not _same_qualifier(new, old):
+        return "none", "", 0.0
+    new_any = new.value == "" or (new.negated and _kind_word(new.value))
+    old_any = old.value == "" or (old.negated and _kind_word(old.value))
+    if new_any or old_any:
+        if new_any and (new.negated or new.past) and positive(old):
+            return "replaces", "ends every value", 0.9
+        if old_any and old.negated and positive(new):
+            return "replaces", "no longer none", 0.85
+        if new_any and new.negated and old.negated:
+            return "same", "says none", 1.0
+        return "none", "", 0.0
+    values = match_values(new.value, old.value)
+    if values != "differs" and new.attribute == old.attribute == "partner" and positive(new):
+        # "my husband Tomás" after "my boyfriend Tomás": the same person, married now.
+        before = lx.canonical_relations(old.qualifier or "")
+        after = lx.canonical_relations(new.qualifier or "")
+        married = after in ("husband", "wife", "spouse")
+        if married and before in ("boyfriend", "girlfriend", "fiance") and positive(old):
+            return "replaces", "married now", 0.85
+    if values != "differs":
+        if _state(new) == _state(old):
+            if new.attribute == "plan" and _rescheduled(new, old):
+                return "replaces", "a new date", 0.85
+            if values == "narrower" and new.attribute == "pet" and " " not in old.value:
+                # "a dog named Pretzel" says more than "a dog": kept beside it, not merged away.
+                return "none", "", 0.0
+            if values == "narrower" and _extra_words(new.value, old.value) > 1:
+                # "Lives in the Pearl District of Portland" refines "Lives in Portland": both hold.
+                return "none", "", 0.0
+            return "same", f"same {_family(new.attribute)}", 1.0
+        if _state(new) == "past" and _state(old) == "negated":
+            if new.negated and new.change:
+                # "I used to hate jazz but now I put it on": the dislike is what ended.
+                return "replaces", "no longer dislikes it", 0.85
+            return "same", "both say it ended", 1.0
+        if _state(old) == "past" and positive(new) and not new.change:
+            # "Used to live in Boston" and then "Lives in Boston" again is a change; without a
+            # marker the two can both hold (a past and a present).
+            return "replaces", "true again", 0.6
+        return "replaces", "negation" if new.negated else "the opposite", 0.9
+    # Different values.
+    if new.alternative and positive(old) and match_values(new.alternative, old.value) != "differs":
+        return "replaces", "preferred over the old value", 0.85
+    if (
+        old.alternative
+        and positive(old)
+        and positive(new)
+        and match_values(old.alternative, new.value) != "differs"
+        and (new.attribute == "preference" or (new.attribute == "likes" and new.change))
+    ):
+        return "replaces", "preference reversed", 0.85
+    if not (positive(new) and positive(old)):
+        return "none", "", 0.0
+    if new.also:
+        return "none", "", 0.0
+    renamed = new.attribute == "pet" and old.attribute == "pet" and new.qualifier == "renamed"
+    renamed = renamed or (
+        new.attribute == old.attribute == "pet" and new.qualifier == old.qualifier == "named"
+    )
+    if renamed and new.value.split()[0].casefold() == old.value.split()[0].casefold():
+        # "the puppy's name is Waffles now" renames the puppy that was Rex.
+        return "replaces", "renamed", 0.85
+    # One gamertag at a time, though a person has handles on many sites; one manager.
+    one_at_a_time = (
+        new.single
+        or (new.attribute == "handle" and bool(new.qualifier))
+        or (
+            new.attribute == "family"
+            and lx.canonical_relations(new.qualifier or "") in _ONE_AT_A_TIME_RELATIONS
+        )
+    )
+    if one_at_a_time and _same_qualifier(new, old):
+        if old.attribute == "relationship" and _still_true_beside(new.value, old.value):
+            return "none", "", 0.0
+        return "replaces", f"one {new.attribute} at a time", 0.95 if new.change else 0.8
+    band = "plays in a band called"
+    if new.change and new.value.startswith(band) and old.value.startswith(band):
+        # "I play bass in a band called Low Tide now": the band before is over.
+        return "replaces", "in another band now", 0.75
+    if new.change and new.attribute == old.attribute == "computer":
+        return "replaces", "switched computers", 0.8
+    same_verb = new.value.split()[:1] == old.value.split()[:1] and new.value != old.value
+    if new.change and new.attribute == old.attribute == "habit" and not new.past and same_verb:
+        # "these days I only drink water" ends "drinks a lot of soda": the same habit, now.
+        return "replaces", "does it differently now", 0.7
+    if new.change and _same_head(new.value, old.value):
+        return "replaces", "another of the same kind", 0.75
+    if new.attribute.startswith("verb:") and new.change:
+        return "replaces", "same verb, another object", 0.7
+    return "none", "", 0.0
+
+
+_PLATFORMS = {
+    "iphone": "apple",
+    "ios": "apple",
+    "apple": "apple",
+    "mac": "apple",
+    "macbook": "apple",
+    "android": "android",
+    "pixel": "android",
+    "samsung": "android",
+    "galaxy": "android",
+    "windows": "windows",
+    "pc": "windows",
+    "linux": "linux",
+    "playstation": "sony",
+    "ps5": "sony",
+    "xbox": "microsoft",
+    "nintendo": "nintendo",
+    "switch": "nintendo",
+}
+
+
+def _platforms(value: str) -> set[str]:
+    return {_PLATFORMS[w] for w in value.casefold().split() if w in _PLATFORMS}
+
+
+_OUTING_WORDS = frozenset(
+    stem(w)
+    for w in ["trip", "vacation", "holiday", "visit", "journey", "travel", "tour", "plan", "go"]
+)
+
+
+def _same_outing(cancelled: str, planned: str) -> bool:
+    """ "the japan trip" is the planned "visit Japan": the same place or event, whatever the
+    kind of outing was called."""
+    what = set(value_key(cancelled)) - _OUTING_WORDS
+    return bool(what) and what <= set(value_key(planned)) - _OUTING_WORDS
+
+
+def _still_true_beside(new: str, old: str) -> bool:
+    """Being divorced or widowed stays true when someone new comes along (not a remarriage)."""
+    return old in ("divorced", "widowed") and new not in ("married", "single")
+
+
+def _kind_word(value: str) -> bool:
+    key = value_key(value)
+    return len(key) == 1 and key[0] in {stem(w) for w in _KIND_WORDS}
+
+
+def _same_head(a: str, b: str) -> bool:
+    """Two values of one kind: the same head noun ("oat milk", "almond milk"; "window seats on
+    flights", "aisle seats")."""
+    ka, kb = value_key(_head_phrase(a)), value_key(_head_phrase(b))
+    return len(ka) > 1 and len(kb) > 1 and ka[-1] == kb[-1] and ka != kb
+
+
+def _head_phrase(value: str) -> str:
+    return re.split(r"\s+(?:on|in|at|for|with|of|from|during)\s+", value, maxsplit=1)[0]
+
+
+def _rescheduled(new: Claim, old: Claim) -> bool:
+    if not new.when or not old.when:
+        return bool(new.when) and new.change
+    a, b = date_key(new.when), date_key(old.when)
+    if a is not None and b is not None:
+        return a != b
+    return value_key(new.when) != value_key(old.when)
+
+
+def _values_meet(a: str, b: str) -> bool:
+    return bool(a) and match_values(a, b) != "differs"
+
+
+def _same_qualifier(new: Claim, old: Claim) -> bool:
+    a = lx.canonical_relations(new.qualifier or "")
+    b = lx.canonical_relations(old.qualifier or "")
+    if new.attribute == "family_count":
+        return a == b or {a, b} <= {"child", "baby", "son", "daughter"}
+    if new.attribute in ("favourite", "handle"):
+        return a == b
+    if new.attribute == "family" and a and b:
+        return a == b or new.value == old.value
+    return True
+
+
+def _cross_attribute(new: Claim, old: Claim) -> tuple[Relation, str, float] | None:
+    """Rules between two attributes (a diet and an eating habit, a breakup and a partner)."""
+    pair = (new.attribute, old.attribute)
+    if pair == ("habit", "diet") and positive(old):
+        eaten = set(value_key(new.value))
+        excluded = {stem(w) for w in lx.DIET_EXCLUDES.get(old.value.casefold(), ())}
+        if eaten & excluded:
+            if new.negated:
+                return "same", "the diet excludes it", 0.8
+            if not new.past:
+                return "replaces", "a habit the diet excludes", 0.8
+        return "none", "", 0.0
+    if pair in (("habit", "likes"), ("likes", "habit")) and not new.past and not old.past:
+        # "I drink coffee every morning now" ends "can't stand coffee", and the other way.
+        habit, liking = (new, old) if pair[0] == "habit" else (old, new)
+        consumed = set(value_key(habit.value)) - {stem("eat"), stem("drink")}
+        liked = set(value_key(liking.value))
+        same_thing = bool(consumed) and (consumed <= liked or liked <= consumed)
+        if same_thing and new.negated != old.negated:
+            return "replaces", "now does the opposite", 0.8
+        return "none", "", 0.0
+    if pair == ("relationship", "partner") and positive(new) and positive(old):
+        # "married to Sarah" says what "the user's wife is Sarah" said.
+        spouse = lx.canonical_relations(old.qualifier or "") in ("wife", "husband", "spouse")
+        if spouse and new.value == "married":
+            return "same", "a spouse is a marriage", 0.9
+        courting = lx.canonical_relations(old.qualifier or "")
+        dating = courting in ("boyfriend", "girlfriend")
+        if (courting == "fiance" or dating) and (
+            new.value == "married" or (dating and new.value == "engaged")
+        ):
+            # "Marcus and I got married" ends "Marcus is the user's boyfriend".
+            return "replaces", "dating, now engaged or married", 0.85
+    if pair == ("job", "employer") and positive(new) and old.negated and old.value == "":
+        # "finally got hired, I'm a dental hygienist" ends "is unemployed".
+        return "replaces", "has work now", 0.85
+    if pair == ("preference", "preference") and new.change and positive(new) and positive(old):
+        # "team iPhone now" against "prefers Android phones": one platform at a time.
+        new_side, old_side = _platforms(new.value), _platforms(old.value)
+        if new_side and old_side and not new_side & old_side:
+            return "replaces", "switched platforms", 0.8
+    if pair in (("work", "job"), ("job", "work"), ("work", "work")):
+        # "writes software for a living" is what a software engineer does; another kind of
+        # work beside a job title is added, not a contradiction (people hold two jobs).
+        work, other = (new, old) if new.attribute == "work" else (old, new)
+        done = set(value_key(work.value.partition(" ")[2]))  # "writes software": software
+        if positive(new) and positive(old) and done & set(value_key(other.value)):
+            return "same", "the work the job is", 0.9
+        return "none", "", 0.0
+    if pair == ("trait", "habit") and positive(new) and positive(old):
+        if new.value.casefold() == "sober" and {stem("drink"), stem("alcohol")} & set(
+            value_key(old.value)
+        ):
+            return "replaces", "sober now", 0.8
+        return "none", "", 0.0
+    if pair == ("diet", "habit") and positive(new) and positive(old):
+        eaten = set(value_key(old.value))
+        if eaten & {stem(w) for w in lx.DIET_EXCLUDES.get(new.value.casefold(), ())}:
+            return "replaces", "a diet that excludes the habit", 0.8
+        return "none", "", 0.0
+    if pair == ("relationship", "partner"):
+        if positive(new) and new.value in lx.ENDED_RELATIONSHIP and positive(old):
+            return "replaces", "the relationship ended", 0.85
+        return "none", "", 0.0
+    if pair == ("partner", "relationship"):
+        if positive(new) and positive(old) and old.value in ("single", "separated"):
+            return "replaces", "a partner now", 0.8
+        if (
+            new.negated
+            and new.value == ""
+            and positive(old)
+            and old.value not in (lx.ENDED_RELATIONSHIP | {"single"})
+        ):
+            return "replaces", "the relationship ended", 0.85
+        return "none", "", 0.0
+    if pair == ("trait", "family") and new.value == "parent" and positive(new):
+        if old.negated and old.value == "" and old.qualifier in (None, "child"):
+            return "replaces", "a parent now", 0.85
+        return "none", "", 0.0
+    if pair == ("job", "employer"):
+        if new.value == "retired" and positive(new) and positive(old):
+            return "replaces", "retired", 0.85
+        return "none", "", 0.0
+    if pair == ("employer", "job"):
+        return "none", "", 0.0
+    if (
+        pair == ("event", "condition")
+        and positive(old)
+        and re.search(r"\b(?:baby|babies|twins|birth)\b", new.value, re.I)
+    ):
+        if old.value.casefold() == "pregnant" or old.value.casefold().startswith("expecting"):
+            return "replaces", "the baby was born", 0.85
+        return "none", "", 0.0
+    return None
+
+
+# An event said as a noun, and the verb that says it happened.
+_DONE_AS = {
+    "defense": "defend",
+    "defence": "defend",
+    "graduation": "graduate",
+    "presentation": "present",
+    "interview": "interview",
+    "move": "move",
+    "launch": "launch",
+    "visit": "visit",
+    "wedding": "marry",
+    "exam": "pass",
+    "test": "pass",
+    "marathon": "run",
+    "race": "run",
+    "surgery": "have",
+    "operation": "have",
+}
+
+# Relations one holds with one person at a time (a second manager replaces the first).
+_ONE_AT_A_TIME_RELATIONS = frozenset({"manager", "landlord"})
+
+
+def _extra_words(new: str, old: str) -> int:
+    return len(set(value_key(new)) ^ set(value_key(old)))

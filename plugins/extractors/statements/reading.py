@@ -1,0 +1,342 @@
+"""Reading a transcript turn by turn: the facts the user's own turns state.
+
+A turn is read with what came before it: the assistant's question a short reply answers,
+the person or pet a pronoun points back to, names typed again in lower case, a role play or
+script whose lines are a character's, and context turns read for names but never remembered.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from plugins.extractors import lexicon as lx
+from plugins.extractors.claims import ATTRIBUTE_NOUNS, Claim, mentions, parse, sentences, vague
+from plugins.extractors.statements.render import render
+from plugins.extractors.statements.sentences import (
+    HYPOTHETICAL,
+    QUOTED,
+    SARCASM,
+    is_statement_clause,
+    statement_sentences,
+    without_quoted_message,
+)
+from plugins.llm.types import TranscriptEntry
+
+_IMPORTANCE = {
+    "name": 0.9,
+    "allergy": 0.95,
+    "condition": 0.8,
+    "diet": 0.8,
+    "residence": 0.8,
+    "employer": 0.75,
+    "job": 0.75,
+    "partner": 0.8,
+    "relationship": 0.75,
+    "family": 0.75,
+    "pet": 0.7,
+    "plan": 0.7,
+    "birthday": 0.8,
+    "age": 0.6,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """One fact found in a user's turn."""
+
+    text: str
+    claim: Claim
+    message_id: str
+
+    @property
+    def importance(self) -> float:
+        return _IMPORTANCE.get(self.claim.attribute, 0.5)
+
+
+# What an assistant's question asks about, and how a short answer to it reads.
+_ASKED: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern, re.IGNORECASE), attribute)
+    for pattern, attribute in (
+        (
+            r"\bwhere (?:do|did) you (?:live|grow up)\b|\bwhere are you (?:based|located|living)\b",
+            "residence",
+        ),
+        (r"\bwhere are you from\b|\bwhere do you come from\b", "origin"),
+        (
+            r"\bwhat do you do(?: for (?:work|a living))?\b|\bwhat(?:'s| is) your (?:job|occupation"
+            r"|profession|line of work)\b|\bwhat do you work as\b",
+            "job",
+        ),
+        (r"\bwhat(?:'s| is) your name\b|\bwhat should i call you\b", "name"),
+        (r"\bhow old are you\b", "age"),
+    )
+)
+
+
+def _answer(question: str, reply: str) -> Claim | None:
+    """A short reply to the assistant's question about the user ("Where are you based?" -
+    "glasgow, southside") as the claim it makes."""
+    asked = [q for q in sentences(question) if q.strip().endswith("?")]
+    if not asked:
+        return None
+    attribute = next((a for pattern, a in _ASKED if pattern.search(asked[-1])), None)
+    words = re.split(r"[,.;!?]", reply.strip(), maxsplit=1)[0].split()
+    if attribute is None or not 1 <= len(words) <= 3:
+        return None
+    value = " ".join(words).strip()
+    if attribute == "job":
+        if not lx.is_occupation(value.casefold()):
+            return None
+        return Claim("user", "job", value)
+    if attribute == "age":
+        return Claim("user", "age", value) if value.isdigit() and 0 < int(value) < 120 else None
+    if attribute == "name":
+        return Claim("user", "name", value[:1].upper() + value[1:]) if value.isalpha() else None
+    if vague(value) or any(w.casefold() in lx.NOT_NAMES for w in words):
+        return None
+    return Claim("user", attribute, " ".join(w[:1].upper() + w[1:] for w in words))
+
+
+def extract_statements(entries: Iterable[TranscriptEntry]) -> list[Statement]:
+    """Return the facts the user's turns state, each once, in the order they were said."""
+    found: list[Statement] = []
+    seen: set[str] = set()
+    asked = ""
+    names: set[str] = set()
+    person: tuple[str, str | None] | None = None  # who the last user turn was about
+    pet: Claim | None = None  # and the pet it named last
+    playing = False  # inside a role play the user set up: what they say is the character's
+    for entry in entries:
+        if entry.role == "assistant":
+            asked = entry.text
+            continue
+        if entry.role != "user":
+            continue
+        reply_to, asked = asked, ""
+        if _ROLE_PLAY_ENDS.search(entry.text):
+            playing = False
+        elif _ROLE_PLAY_STARTS.search(entry.text):
+            playing = True
+            continue
+        if playing or _script_line(entry.text):
+            continue  # "Derek: Hi, I led the propulsion team at Boeing": a line of the play
+        answer = _answer(reply_to, entry.text) if reply_to else None
+        if answer is not None:
+            text = render(answer)
+            if text is not None and text.casefold() not in seen and not entry.context:
+                seen.add(text.casefold())
+                found.append(Statement(text, answer, entry.message_id))
+            continue
+        # One parse over the turn's kept sentences: "we got a cat! her name is Waffles".
+        kept = "\n".join(statement_sentences(_with_known_names(entry.text, names)))
+        if kept:
+            opening = _OPENING_PRONOUN.match(kept)
+            mentioned = mentions(_mention_text(entry.text, names))
+            # "she lives in Leeds btw", the turn after "my sister Priya ...": Priya; or the one
+            # this turn named in a sentence that states nothing ("help me write a card for my
+            # dad Giorgos. He's a retired fisherman"): Giorgos.
+            before = None
+            for candidate in (_last_person(mentioned), person):
+                if before is None and candidate is not None and opening is not None:
+                    pronoun = opening.group(1).casefold()
+                    before = candidate[0] if candidate[1] in (None, pronoun) else None
+            claims = parse(
+                kept,
+                speaker="user",
+                strict=True,
+                fact_text=False,
+                keep=is_statement_clause,
+                person_before=before,
+                pet_before=pet,
+            )
+            pet = next((c for c in reversed(claims) if c.attribute == "pet"), None)
+            claims += _new_mentions(mentioned, claims)
+            names |= _names_in(claims)
+            person = _last_person(claims) or (person if before is not None else None)
+            # A context turn (said before the slice) is read for names, never remembered.
+            for claim in [] if entry.context else claims:
+                text = render(claim)
+                if text is None or text.casefold() in seen:
+                    continue
+                seen.add(text.casefold())
+                found.append(Statement(text, claim, entry.message_id))
+        else:
+            person = pet = None
+            for claim in [] if entry.context else mentions(_mention_text(entry.text, names)):
+                text = render(claim)
+                if text is not None and text.casefold() not in seen:
+                    seen.add(text.casefold())
+                    found.append(Statement(text, claim, entry.message_id))
+    return found
+
+
+_ROLE_PLAY_STARTS = re.compile(
+    r"\b(?:let'?s|lets|can we|we'll|wanna)\s+(?:do\s+a\s+|play\s+a\s+)?(?:role[\s-]?play|pretend)"
+    r"|\brole[\s-]?play\b.*\byou(?:'re|\s+are)\b",
+    re.IGNORECASE,
+)
+_ROLE_PLAY_ENDS = re.compile(
+    r"\b(?:stop|end|enough|done with|out of)\b[\w ]{0,20}\b(?:role[\s-]?play|pretend\w*|game"
+    r"|character)\b|\bok(?:ay)?,?\s+enough\b|\bin real life\b|\birl\b|\booc\b"
+    r"|\bbreak(?:ing)?\s+character\b|\bback to (?:reality|real life)\b|\bthe real me\b"
+    r"|\breal me\b",
+    re.IGNORECASE,
+)
+_SPEAKER = re.compile(r"^\s*(?P<who>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)\s*:\s+\S")
+_LABELS = frozenset(
+    [
+        "update",
+        "note",
+        "edit",
+        "ps",
+        "fyi",
+        "context",
+        "btw",
+        "also",
+        "reminder",
+        "correction",
+        "question",
+        "news",
+        "background",
+        "info",
+        "summary",
+        "tldr",
+        "tl;dr",
+        "me",
+        "user",
+        "bio",
+        "profile",
+        "about",
+    ]
+)
+
+
+def _script_line(text: str) -> bool:
+    """A turn that opens with a character's name and a colon is a line of a play or a script
+    ("Derek: Hi, thanks for having me"); "Update: I moved" or "Job: nurse" is the user's."""
+    speaker = _SPEAKER.match(text)
+    if speaker is None:
+        return False
+    who = speaker.group("who").casefold()
+    return (
+        who not in _LABELS
+        and who not in ATTRIBUTE_NOUNS
+        and not any(w in lx.NOT_NAMES for w in who.split())
+    )
+
+
+def _new_mentions(mentioned: Sequence[Claim], said: Sequence[Claim]) -> list[Claim]:
+    """The mentions the statements do not already cover ("my brother lives in Oslo" says
+    the user has a brother; "The user has a brother." would only repeat it)."""
+    subjects = {c.subject.casefold() for c in said}
+    subjects |= {f"user's {lx.relation_of(c.qualifier or '') or ''}" for c in said}
+    named = {c.value.casefold() for c in said if c.attribute in ("family", "partner", "pet")}
+    kinds = {(c.attribute, c.value.split()[0].casefold()) for c in said if c.value}
+    out = []
+    for claim in mentioned:
+        bare = claim.attribute == "family" and claim.value == claim.qualifier
+        if bare and f"user's {claim.value}".casefold() in subjects | named:
+            continue
+        # A person the statements speak about is still the user's dad or boss: only a
+        # statement of the relation itself makes the mention a repeat.
+        if not bare and claim.value.casefold() in named:
+            continue
+        if claim.attribute in ("vehicle", "phone") and any(k[0] == claim.attribute for k in kinds):
+            continue
+        out.append(claim)
+    return out
+
+
+def _mention_text(text: str, names: set[str]) -> str:
+    """The turn's sentences whose way of naming things is meant: not sarcasm, a pretence or
+    someone else's quoted words ("my boss Linda said ..." is the user's own way to say it)."""
+    meant = [
+        QUOTED.sub(" ", sentence)
+        for sentence in sentences(_with_known_names(without_quoted_message(text), names))
+        if not (SARCASM.search(sentence) or HYPOTHETICAL.match(sentence.strip()))
+    ]
+    return "\n".join(meant)
+
+
+_OPENING_PRONOUN = re.compile(r"^\W*(she|he)\b", re.IGNORECASE)
+_SHE = frozenset(
+    [
+        "sister",
+        "mom",
+        "mother",
+        "mum",
+        "wife",
+        "daughter",
+        "girlfriend",
+        "aunt",
+        "grandma",
+        "grandmother",
+        "niece",
+        "fiancee",
+        "stepmom",
+        "stepmother",
+        "stepsister",
+    ]
+)
+_HE = frozenset(
+    [
+        "brother",
+        "dad",
+        "father",
+        "husband",
+        "son",
+        "boyfriend",
+        "uncle",
+        "grandpa",
+        "grandfather",
+        "nephew",
+        "fiance",
+        "stepdad",
+        "stepfather",
+        "stepbrother",
+    ]
+)
+
+
+def _last_person(claims: Sequence[Claim]) -> tuple[str, str | None] | None:
+    """The last person the claims name, with the pronoun their relation takes if known."""
+    for claim in reversed(claims):
+        name = None
+        if claim.attribute in ("family", "partner") and claim.value[:1].isupper():
+            name = claim.value
+        elif claim.subject != "user" and claim.subject[:1].isupper():
+            name = claim.subject
+        if name is None or not name.replace(" ", "").isalpha():
+            continue
+        relation = next(
+            (
+                lx.canonical_relations(c.qualifier or "")
+                for c in claims
+                if c.attribute in ("family", "partner") and c.value == name
+            ),
+            "",
+        )
+        pronoun = "she" if relation in _SHE else "he" if relation in _HE else None
+        return name, pronoun
+    return None
+
+
+def _names_in(claims: Iterable[Claim]) -> set[str]:
+    """The people and pets the claims name ("Maya", "Biscuit"), to know them again when the
+    next turn types them in lower case ("biscuit died this morning")."""
+    out: set[str] = set()
+    for claim in claims:
+        if claim.subject != "user" and not claim.subject.startswith("user's"):
+            out.add(claim.subject)
+        if claim.attribute in ("pet", "family", "partner") and claim.value:
+            out.add(claim.value.split()[-1])
+    return {n for n in out if n[:1].isupper() and n.isalpha()}
+
+
+def _with_known_names(text: str, names: set[str]) -> str:
+    for name in names:
+        # "priya's a nurse now" and "priya's job": a name and its 's; not "it's" or "o'neil".
+        text = re.sub(rf"(?<![\w']){re.escape(name.casefold())}(?!\w|'(?!s\b))", name, text)
+    return text

@@ -1,0 +1,267 @@
+"""Which sentences and clauses of a user's turn state a fact.
+
+Passed over: questions, hypotheticals and wishes, plans still being weighed, jokes and
+sarcasm, other people's words (quotes, "she said"), requests to the assistant, and what a
+label or a clinician's report wraps around the user's own words.
+"""
+
+from __future__ import annotations
+
+import re
+
+from plugins.extractors import lexicon as lx
+from plugins.extractors.claims import ATTRIBUTE_NOUNS, sentences
+
+_QUESTION_START = re.compile(
+    r"^(?:what|how|why|where|when|which|who|whom|whose|do|does|did|should|shall|can|could"
+    r"|would|will|is|are|am|was|were|have|has|any idea|any tips|any thoughts|thoughts on"
+    r"|wondering|i wonder)\b",
+    re.IGNORECASE,
+)
+HYPOTHETICAL = re.compile(
+    r"\b(?:if|what if|suppose|supposing|imagine|imagining|pretend|hypothetically|in theory"
+    r"|wish|i'd(?!\s+(?:take|pick|choose)\b)|i would(?!\s+(?:take|pick|choose)\b)|would be"
+    r"|someday|one day|dream of|dreaming of|fantasi[sz]e)\b",
+    re.IGNORECASE,
+)
+_WEIGHING = re.compile(
+    r"\b(?:thinking (?:about|of)|considering|might|maybe|perhaps|probably|possibly|not sure"
+    r"|debating|wondering|hoping to|hope to|want to|wanna|would like to|trying to decide"
+    r"|on the fence|tempted to|toying with|torn between|weighing|figuring out|planning on"
+    r"|looking into|looking at|deciding|undecided|unsure|may or may not)\b",
+    re.IGNORECASE,
+)
+SARCASM = re.compile(
+    r"(?:/s\b|\bjk\b|\bj/k\b|just kidding|\bkidding\b|yeah right|\bas if\b|\bsarcasm"
+    r"|said no ?one ever|said nobody ever"
+    r"|^\s*oh (?:great|joy|wonderful|fantastic|sure|yeah|perfect|lovely)\b|\brofl\b)",
+    re.IGNORECASE,
+)
+# Irony that belongs to one clause: "i work nights at a bakery and will never be rich lol"
+# jokes about the riches, not the job; an eye-roll turns praise around, not a diagnosis.
+_IRONIC_CLAUSE = re.compile(
+    r"\b(?:not|never)\b.{0,20}\blol\b|(?:\b(?:love|loving|great|fantastic|amazing|best|perfect"
+    r"|thrilled|wonderful|awesome|fun)\b.*(?:🙄|🙃))",
+    re.IGNORECASE,
+)
+_LAUGH = re.compile(r"\b(?:lol|lmao|haha+|hehe+|rofl)\b|😂|🤣|😜|😉", re.IGNORECASE)
+_HYPERBOLE = re.compile(
+    r"\b(?:totally|obviously|definitely|literally|clearly|of course|sure)\b|\b(?:millionaire"
+    r"|billionaire|astronaut|president|king|queen|superhero|wizard|unicorn|genius|celebrity"
+    r"|famous|rockstar|secret agent|spy|vampire|robot|alien|basically|practically"
+    r"|at this point|professional)\b",
+    re.IGNORECASE,
+)
+_REPORTED = re.compile(
+    r"\b(?:said|says|say|told me|tells me|tell me that|wrote|writes|texted|asked|asks|replied"
+    r"|according to|claims?|claimed|posted|tweeted|quote|quoted|the (?:email|message|letter"
+    r"|text|sign|note|ad|article|book|song|movie|show|line) (?:said|says|reads|read))\b",
+    re.IGNORECASE,
+)
+_CLINICIAN_SAYS = re.compile(
+    r"^(?:(?:so|and|well|ok|okay|update|today|btw)\W+)*" + lx.CLINICIAN_SAYS + r"\s+(?=i\b|i'm\b)",
+    re.IGNORECASE,
+)
+QUOTED = re.compile(
+    "\"[^\"]*\"|(?<!\\w)'[^']{3,}'(?!\\w)|\u201c[^\u201d]*\u201d|\u2018[^\u2019]{3,}\u2019"
+)
+_REQUEST = re.compile(
+    r"^(?:please\s+)?(?:write|translate|tell me|give me|help|show me|explain|summari[sz]e|draft"
+    r"|make|create|find|list|generate|compose|rewrite|rephrase|fix|check|suggest|recommend"
+    r"|remind me|let's|lets|can you|could you|would you|will you|pls|plz|say|describe|calculate"
+    r"|convert|compare|book|search|look up|proofread|edit|correct|answer|ignore|forget|act as"
+    r"|pretend|roleplay|respond|reply)\b",
+    re.IGNORECASE,
+)
+_CAPS_EMPHASIS = re.compile(r"\b(?:LOVE|ADORE|ENJOY|LIKE|BEST|GREAT|AMAZING|FUN)\b")
+
+
+def statement_sentences(text: str) -> list[str]:
+    """Return the sentences of a user's turn that can state a fact (see the module doc)."""
+    sincere = _SINCERE.search(text)
+    if sincere is not None:
+        # "lol jk I'm a billionaire astronaut. for real tho I work as a nurse": what came
+        # before "for real" was the joke; only what follows it is said in earnest.
+        return statement_sentences(text[sincere.end() :])
+    kept: list[str] = []
+    whole = without_quoted_message(text.strip())
+    said = [part for sentence in sentences(whole) for part in _opening_reason(sentence)]
+    for i, sentence in enumerate(said):
+        if i + 1 < len(said) and _IRONY_AFTER.match(said[i + 1]):
+            continue  # "i totally LOVE working saturdays. said no one ever": taken back at once
+        # "could you call me Greta from now on?" asks for a name to be used: a statement.
+        sentence = (
+            _ASKED_TO_CALL.sub("call me ", sentence).rstrip("?")
+            if _ASKED_TO_CALL.match(sentence)
+            else sentence
+        )
+        # "I'm a librarian in Lyon, can you recommend ...?": the statement before the question.
+        sentence = _WEIGHED_TAIL.sub("", _QUESTION_TAIL.sub("", sentence))
+        sentence = _statement_before_question(sentence)
+        sentence = _before_report(_MENTION_THAT.sub("", sentence))
+        if _is_statement(sentence):
+            kept.append(QUOTED.sub(_title_or_blank, sentence).strip())
+    return [s for s in kept if s]
+
+
+_SINCERE = re.compile(
+    r"(?:^|[.!?,;]\s*|\s)(?:but\s+|ok\s+|okay\s+)?(?:for real(?:\s+(?:tho|though))?|seriously"
+    r"\s+(?:tho|though)|but seriously|jok(?:es|ing) aside|in all seriousness|real talk"
+    r"|no but really|but really|srsly tho|in real life|irl|out of character|ooc"
+    r"|realistically(?:\s+(?:tho|though))?)\b[,:.!]*\s*",
+    re.IGNORECASE,
+)
+_TITLE_SMALL_WORDS = frozenset({"a", "an", "the", "of", "and", "in", "on", "to", "for", "at"})
+
+
+def _title_or_blank(match: re.Match[str]) -> str:
+    """Keep a quoted title ("Becoming Nicole") as its words; drop quoted speech, which is
+    someone else's words and states nothing about the speaker."""
+    inner = match.group(0)[1:-1].strip()
+    words = inner.split()
+    if not 1 <= len(words) <= 6:
+        return " "
+    capitalised = [w for w in words if w.casefold() not in _TITLE_SMALL_WORDS]
+    titled = capitalised and all(w[:1].isupper() or w[:1].isdigit() for w in capitalised)
+    speech = any(w.casefold() in ("i", "i'm", "we", "me", "my") for w in words)
+    return inner if titled and not speech else " "
+
+
+_SUBORDINATE = re.compile(
+    r",?\s+(?:in case|if|unless|so that|because|since|whenever|but|though|although|so)\b.*$",
+    re.IGNORECASE,
+)
+
+
+def is_statement_clause(clause: str) -> bool:
+    """Return True if one clause of a kept sentence can state a fact (not weighed, wished,
+    joked or asked). Only the main part counts: "my birthday is in October, in case you want
+    to send cake" states the birthday."""
+    main = _SUBORDINATE.sub("", clause) or clause
+    return not (
+        HYPOTHETICAL.search(main)
+        or _WEIGHING.search(main)
+        or SARCASM.search(main)
+        or _IRONIC_CLAUSE.search(clause)
+        or main.strip().endswith("?")
+    )
+
+
+# A sentence that only says the one before was not meant.
+_IRONY_AFTER = re.compile(
+    r"^\s*(?:said no ?one ever|said nobody ever|not|jk|j/k|/s|just kidding|kidding|yeah right)"
+    r"[\s.!🙄🙃]*$",
+    re.IGNORECASE,
+)
+
+
+_ASKED_TO_CALL = re.compile(
+    r"^(?:(?:ok|okay|so|hey)\W+)?(?:random\s+but\s+)?(?:could|can|would|will)\s+(?:you|u|ya)\s+"
+    r"(?:please\s+|pls\s+)?(?:just\s+)?call\s+me\s+",
+    re.IGNORECASE,
+)
+_QUESTION_TAIL = re.compile(
+    r",\s*(?:can|could|would|will|do|does|any|what|how|should|is|are)\b[^,]*\?\s*$"
+    # "hi im julia, can you help me write a bio": the request, asked without a question mark
+    r"|,\s*(?:(?:so\s+)?(?:can|could|would|will)\s+you|pls|please|need help|help me"
+    r"|(?:so\s+)?any\s+(?:ideas|tips|suggestions|recommendations|advice))\b.*$",
+    re.IGNORECASE,
+)
+
+
+def _before_report(sentence: str) -> str:
+    """ "my sister sophie is a vet and she says i eat too much meat": the user's own clause
+    before someone else's words; a sentence that opens with them is left whole (and refused).
+    Quoted words after a colon are someone else's too ("she wrote: 'I'm engaged!'")."""
+    sentence = _QUOTED_TAIL.sub("", sentence)
+    label = re.match(r"^([\w ]{1,30}):\s+(?=\S)", sentence)
+    labelled = label is not None and label.group(1).casefold().strip() not in ATTRIBUTE_NOUNS
+    unasked = label is not None and re.search(
+        r"\b(?:nobody|no one|no-one)\s+asked\b", label.group(1)
+    )
+    if label is not None and labelled and (unasked or not _REPORTED.search(label.group(1))):
+        sentence = sentence[label.end() :]  # "update nobody asked for: I'm eating meat again"
+    if _CLINICIAN_SAYS.match(sentence):
+        return sentence
+    reported = _REPORTED.search(sentence)
+    if reported is None:
+        return sentence
+    head = sentence[: reported.start()]
+    cuts = list(re.finditer(r",\s+|\s+(?:and|but|so)\s+", head))
+    if not cuts or len(head[: cuts[-1].start()].split()) < 3:
+        return sentence
+    return head[: cuts[-1].start()].strip()
+
+
+# "I'm a product manager at Shopify, and considering Wharton": what is weighed comes after.
+_WEIGHED_TAIL = re.compile(
+    r",?\s+(?:and|but)\s+(?:i'm\s+|im\s+|am\s+)?(?:thinking|considering|wondering|debating"
+    r"|hoping|planning on|tempted|torn)\b.*$|,\s+(?:maybe|perhaps|probably)\b.*$",
+    re.IGNORECASE,
+)
+
+
+def _statement_before_question(sentence: str) -> str:
+    """ "my best friend Chloe just got a job at NASA JPL, gift ideas?": the statement before a
+    short question tacked on after a comma."""
+    if not sentence.rstrip().endswith("?") or ", " not in sentence:
+        return sentence
+    head, _, tail = sentence.rpartition(", ")
+    if len(tail.split()) > 8 or len(head.split()) < 3 or _QUESTION_START.match(head):
+        return sentence
+    return head
+
+
+_OPENING_SINCE = re.compile(
+    r"^(?:ever\s+since|since|now\s+that|after)\s+(?P<fact>(?:we|i|i'm|we're)\b[^,]+?)"
+    r"(?:,\s*|\s+(?=(?:i|i'm|im|we|it's|its|my)\s))(?P<rest>.+)$",
+    re.IGNORECASE,
+)
+
+
+def _opening_reason(sentence: str) -> list[str]:
+    """ "Since we moved to Vancouver in March I keep getting lost": what the opening clause
+    says is a statement of its own, and so is the rest."""
+    match = _OPENING_SINCE.match(sentence.strip())
+    if match is None:
+        return [sentence]
+    return [match.group("fact"), match.group("rest")]
+
+
+# "and mention I speak Polish": a request whose object is the user's own statement.
+_MENTION_THAT = re.compile(
+    r"^(?:and\s+|also\s+)?(?:pls\s+|please\s+)?(?:mention|add|say|note|include)\s+(?:that\s+)?"
+    r"(?=(?:i|i'm|im|my|we|we're)\b)",
+    re.IGNORECASE,
+)
+_QUOTE_OPENS = {"'": "'", '"': '"', "\u201c": "\u201d", "\u2018": "\u2019"}
+
+
+def without_quoted_message(text: str) -> str:
+    """Drop a message quoted after a colon ("she wrote: 'Hi! I'm engaged to Karim!'"), which
+    may hold sentences and apostrophes of its own: to its closing quote, else to the end."""
+    opening = re.search(r":\s*(['\"\u201c\u2018])", text)
+    if opening is None:
+        return text
+    close = _QUOTE_OPENS[opening.group(1)]
+    tail = text[opening.end() :]
+    ends = [m.end() for m in re.finditer(re.escape(close) + r"(?=[\s.!?,)]|$)", tail)]
+    return text[: opening.start()] + (tail[ends[-1] :] if ends else "")
+
+
+_QUOTED_TAIL = re.compile(r":\s*['\"\u201c\u2018].*$")
+
+
+def _is_statement(sentence: str) -> bool:
+    s = sentence.strip()
+    if not s or _QUESTION_START.match(s) or s.endswith("?"):
+        return False
+    if SARCASM.search(s) or HYPOTHETICAL.match(s):
+        return False
+    if _LAUGH.search(s) and _HYPERBOLE.search(s):
+        return False
+    if _CAPS_EMPHASIS.search(s) and re.search(r"\bjust\b", s, re.I):
+        return False
+    if _REPORTED.search(_CLINICIAN_SAYS.sub("", s, count=1)) or _REQUEST.match(s):
+        return False
+    return not re.match(r"^\s*(?:system|assistant|user)\s*:", s, re.I)
