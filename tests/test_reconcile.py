@@ -148,6 +148,28 @@ def _decide(existing: list[str], new: str, provenance: str = "user") -> tuple[st
         (["Plans to visit Japan in April"], "we cancelled the Paris trip", "added", []),
         (["Is studying for an MBA at Warwick"], "Finished my MBA in July", "updated", [0]),
         (["Dislikes running"], "weirdly I've fallen in love with running", "updated", [0]),
+        # Named with a change, though no claim could be read: replaced; said again: restated.
+        (
+            ["Cycles to work on a Brompton"],
+            "Someone nicked my Brompton so it's the bus now",
+            "updated",
+            [0],
+        ),
+        (
+            ["Is allergic to peanuts"],
+            "reminder: no peanuts for me, I'm allergic",
+            "deduplicated",
+            [0],
+        ),
+        # A bare verb beside a known attribute does not stop a restatement.
+        (
+            ["Lives in Manchester"],
+            "yeah still in manchester, can't see myself leaving",
+            "deduplicated",
+            [0],
+        ),
+        (["Speaks Portuguese and English"], "Native Portuguese speaker", "deduplicated", [0]),
+        (["Is learning German"], "I speak German properly now", "updated", [0]),
         (
             ["The user plans to run the Chicago marathon in october."],
             "not doing chicago anymore",
@@ -181,6 +203,8 @@ def test_an_unsure_replacement_waits_for_a_person_by_provenance() -> None:
         ([], "I no longer eat meat", False),
         ([], "I don't drink", False),
         (["The user lives in Leeds."], "I moved to Manchester", False),
+        # A past job is the user's story; a past pastime is what they no longer do.
+        ([], "I was a bank teller for 5 years", False),
     ],
 )
 def test_an_ending_is_history(existing: list[str], new: str, history: bool) -> None:

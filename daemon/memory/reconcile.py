@@ -23,7 +23,8 @@ from functools import lru_cache
 from typing import Literal
 
 from daemon.consolidation.rules import judge_pair
-from daemon.memory.relations import Relation, positive, relate
+from daemon.memory.loose_match import loose_relation
+from daemon.memory.relations import Relation, family_of, positive, relate
 from daemon.memory.values import match_values, subject_key, value_key
 from plugins.extractors import lexicon as lx
 from plugins.extractors.claims import Claim, parse, vague
@@ -194,6 +195,9 @@ def reconcile(
     matches: list[Match] = []
     covered: set[int] = set()
     exact = normalise(text)
+    # "can't see myself leaving" read as a bare verb says nothing a fact could hold: the
+    # attributes memory knows decide, and a text with none of them falls back to its words.
+    specific = {i for i, c in enumerate(claims) if not _generic(c)}
     for fact in known:
         if normalise(fact.text) == exact:
             matches.append(Match(fact.fact_id, "same", "same text", 1.0))
@@ -206,6 +210,8 @@ def reconcile(
             match = _by_text(text, fact, (similarity or {}).get(fact.fact_id, 0.0))
             if match.relation == "same":
                 covered.update(range(len(claims)))
+        if match.relation == "none" and not specific:
+            match = _loosely(text, fact)
         matches.append(match)
     replaced = [m for m in matches if m.relation == "replaces"]
     same = [m for m in matches if m.relation == "same"]
@@ -230,7 +236,7 @@ def reconcile(
             matches=tuple(matches),
             history=only_an_ending(claims, replaces=True),
         )
-    if same and (not claims or len(covered) == len(claims)):
+    if same and specific <= covered:
         return Verdict(
             "deduplicated",
             duplicate_of=same[0].fact_id,
@@ -259,7 +265,29 @@ def only_an_ending(claims: Sequence[Claim], *, replaces: bool) -> bool:
         return False
     if not all(c.value and not vague(c.value) for c in claims):
         return False
-    return replaces or all(c.past or c.attribute == "any" for c in claims)
+    # A past job or home is the user's story ("I was a bank teller for 5 years"); a past
+    # pastime or habit is what they no longer do ("I used to play bass").
+    return replaces or all(
+        (c.past and family_of(c.attribute) in _PASTIMES) or c.attribute == "any" for c in claims
+    )
+
+
+_PASTIMES = frozenset(["activity", "likes"])
+
+
+def _generic(claim: Claim) -> bool:
+    """A claim of a bare verb or state, which no rule relates to a fact's attribute."""
+    return claim.attribute.startswith("verb:") or claim.attribute == "state"
+
+
+def _loosely(text: str, fact: Known) -> Match:
+    """The last resort for a text no specific claim was read from (see ``loose_match``)."""
+    relation = loose_relation(text, fact.text)
+    if relation == "same":
+        return Match(fact.fact_id, "same", "names it again", 0.6)
+    if relation == "replaces":
+        return Match(fact.fact_id, "replaces", "names it with a change", 0.6)
+    return Match(fact.fact_id, "none", "", 0.0)
 
 
 def _by_text(text: str, fact: Known, cosine: float) -> Match:

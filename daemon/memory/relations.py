@@ -68,7 +68,7 @@ _LASTING = frozenset(
 )
 
 
-def _family(attribute: str) -> str:
+def family_of(attribute: str) -> str:
     return _FAMILIES.get(attribute, attribute)
 
 
@@ -142,7 +142,7 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
     cross = _cross_attribute(new, old)
     if cross is not None:
         return cross
-    if _family(new.attribute) != _family(old.attribute):
+    if family_of(new.attribute) != family_of(old.attribute):
         return "none", "", 0.0
     if not _same_qualifier(new, old):
         return "none", "", 0.0
@@ -174,7 +174,7 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
             if values == "narrower" and _extra_words(new.value, old.value) > 1:
                 # "Lives in the Pearl District of Portland" refines "Lives in Portland": both hold.
                 return "none", "", 0.0
-            return "same", f"same {_family(new.attribute)}", 1.0
+            return "same", f"same {family_of(new.attribute)}", 1.0
         if _state(new) == "past" and _state(old) == "negated":
             if new.negated and new.change:
                 # "I used to hate jazz but now I put it on": the dislike is what ended.
@@ -324,6 +324,16 @@ def _same_qualifier(new: Claim, old: Claim) -> bool:
 def _cross_attribute(new: Claim, old: Claim) -> tuple[Relation, str, float] | None:
     """Rules between two attributes (a diet and an eating habit, a breakup and a partner)."""
     pair = (new.attribute, old.attribute)
+    if {"language", "native_language"} == set(pair) and positive(new) and positive(old):
+        # "Native Portuguese speaker" says "speaks Portuguese" again (and the reverse).
+        if match_values(new.value, old.value) != "differs":
+            return "same", "a native language is spoken", 0.9
+        return "none", "", 0.0
+    if pair == ("language", "learning") and positive(new) and positive(old):
+        # "I speak German properly now" ends "is learning German".
+        if match_values(new.value, old.value) != "differs":
+            return "replaces", "speaks what was being learnt", 0.8
+        return "none", "", 0.0
     if pair == ("habit", "diet") and positive(old):
         eaten = set(value_key(new.value))
         excluded = {stem(w) for w in lx.DIET_EXCLUDES.get(old.value.casefold(), ())}

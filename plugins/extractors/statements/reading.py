@@ -12,7 +12,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from plugins.extractors import lexicon as lx
-from plugins.extractors.claims import ATTRIBUTE_NOUNS, Claim, mentions, parse, sentences, vague
+from plugins.extractors.claims import (
+    ATTRIBUTE_NOUNS,
+    Claim,
+    mentions,
+    name_brackets,
+    parse,
+    sentences,
+    vague,
+)
 from plugins.extractors.statements.render import render
 from plugins.extractors.statements.sentences import (
     HYPOTHETICAL,
@@ -130,7 +138,7 @@ def extract_statements(entries: Iterable[TranscriptEntry]) -> list[Statement]:
                 found.append(Statement(text, answer, entry.message_id))
             continue
         # One parse over the turn's kept sentences: "we got a cat! her name is Waffles".
-        kept = "\n".join(statement_sentences(_with_known_names(entry.text, names)))
+        kept = "\n".join(statement_sentences(_with_known_names(name_brackets(entry.text), names)))
         if kept:
             opening = _OPENING_PRONOUN.match(kept)
             mentioned = mentions(_mention_text(entry.text, names))
