@@ -18,7 +18,7 @@ connections (no client library cleans the bytes up), for every operation:
   control character);
 
 then bad ``Last-Event-ID`` values on the event stream, and what the HTTP parser refuses
-(the cases of ``tests/test_connections.py`` and ``tests/test_api_bad_input.py``, an unknown
+(the cases of ``tests/api/test_connections.py`` and ``tests/api/test_api_bad_input.py``, an unknown
 method, an oversized ``Content-Length``, a body over the limit). It reports how many inputs
 were sent, the status counts, every 5xx, every error body that is not the documented
 ``{"error": {"code", "message", "details"}}`` JSON, any input that was accepted (2xx), and

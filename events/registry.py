@@ -2,7 +2,7 @@
 
 What a codec can decode must not depend on what else happened to be imported, so the modules
 that define events only define them, and this module names each module's classes. A new event
-module adds its tuple here (``tests/test_codec.py`` checks, in a fresh interpreter, that
+module adds its tuple here (``tests/events/test_codec.py`` checks, in a fresh interpreter, that
 importing :mod:`events.codec` alone decodes every :class:`~events.types.Event` subclass).
 """
 

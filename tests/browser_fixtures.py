@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from tests.pg_fixtures import under_ci
-from tests.test_server_process import stop
+from tests.server.test_server_process import stop
 
 CHROMIUM = Path("/usr/bin/chromium")
 MEMORYD = str(Path(sys.executable).with_name("memoryd"))

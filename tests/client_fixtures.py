@@ -15,7 +15,7 @@ from typing import Any, cast
 
 from memoryd_client import AsyncMemorydClient, MemorydClient, Retry
 
-from tests.test_server_process import _stderr_of, spawn, stop
+from tests.server.test_server_process import _stderr_of, spawn, stop
 
 
 def free_port() -> int:

@@ -11,21 +11,20 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from pathlib import Path
 
 import pytest
 
 from events.tasks import cancel_and_wait
+from tests.paths import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("daemon", "events", "projections", "plugins")
 
 
 def test_no_package_calls_wait_for() -> None:
     found = [
-        f"{path.relative_to(ROOT)}:{number}"
+        f"{path.relative_to(REPO_ROOT)}:{number}"
         for package in PACKAGES
-        for path in sorted((ROOT / package).rglob("*.py"))
+        for path in sorted((REPO_ROOT / package).rglob("*.py"))
         for number, line in enumerate(path.read_text().splitlines(), start=1)
         if "asyncio.wait_for(" in line
     ]

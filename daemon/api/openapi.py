@@ -2,7 +2,7 @@
 
 Request bodies and query parameters are rendered from the same :class:`Schema` specs the
 handlers validate with; the table of operations below is kept apart from the route
-registrations on purpose, and ``tests/test_api_openapi.py`` checks that the two agree.
+registrations on purpose, and ``tests/api/test_api_openapi.py`` checks that the two agree.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ beyond ``max_connections`` are answered ``503 too_many_connections`` and closed 
 
 aiohttp has no public hook for either, so :class:`ApiSite` serves with
 :class:`ApiRequestHandler`, a subclass of aiohttp's protocol built with the runner's own
-settings; ``tests/test_connections.py`` covers what it relies on.
+settings; ``tests/api/test_connections.py`` covers what it relies on.
 """
 
 from __future__ import annotations

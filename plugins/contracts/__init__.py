@@ -12,7 +12,7 @@ name does not start with ``Test``, so pytest collects it only through a subclass
 
 The tests are ``async def``: run them with pytest-asyncio (``asyncio_mode = "auto"``, as
 memoryd does). This package imports pytest; only tests import it. Every built-in plugin runs
-its contract (``tests/test_contracts.py``); the event store contract, for store backends, is
+its contract (``tests/plugins/test_contracts.py``); the event store contract, for store backends, is
 :class:`events.store.contract.EventStoreContract`.
 """
 

@@ -5,7 +5,7 @@ Revises:
 Create Date: 2026-11-30
 
 A frozen copy of ``events/store/schema.py`` as it stood at schema version 1 (migrations never
-import the live metadata, which moves on); ``tests/test_migrations.py`` checks that the head
+import the live metadata, which moves on); ``tests/events/test_migrations.py`` checks that the head
 revision and the live metadata agree.
 """
 

@@ -1,0 +1,1 @@
+"""The HTTP API: routes, errors, idempotency, namespaces, connections, the OpenAPI document."""

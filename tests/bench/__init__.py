@@ -1,0 +1,1 @@
+"""The benchmarks' own checks: they measure what they claim to."""

@@ -1,0 +1,1 @@
+"""The Python client library and the MCP server against a real ``memoryd serve``."""

@@ -1,0 +1,1 @@
+"""memoryd.toml: sections and validation, durations, ``memoryd config``, hot reload."""

@@ -1,0 +1,1 @@
+"""Consolidation runs: phases, plans, leases and fencing, crashes, PostgreSQL, the CLI."""

@@ -1,0 +1,1 @@
+"""The inspector over HTTP and in a browser."""

@@ -1,0 +1,1 @@
+"""The plugin seams: discovery, contract suites, embedders, extractors, LLM providers, agents."""

@@ -1,0 +1,1 @@
+"""The projections: message, fact, search, consolidation and retrospective folds, the runner."""

@@ -1,0 +1,1 @@
+"""Retrospectives: triggers, prompts, the scheduler and worker, their routes and CLI."""

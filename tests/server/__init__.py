@@ -1,0 +1,1 @@
+"""``memoryd serve``: sockets, tokens, systemd, logging, damage, full disks, several daemons."""
