@@ -208,9 +208,12 @@ class LeaseKeeper:
     """Keep a lease: take it (unless handed one), renew it every ``ttl / 3``, and count it
     lost the moment the database does not confirm it.
 
-    Errors are strict: an attempt that fails, or takes longer than the pace (the database is
-    away or stalled), counts as the lease lost, because nothing then proves this process still
-    holds it, and believing so could let two processes act as holder. The pace runs from the
+    Errors are strict: an attempt that fails, or a renewal still unanswered when the lease it
+    renews could have expired (the database is away or stalled), counts as the lease lost,
+    because nothing then proves this process still holds it, and believing so could let two
+    processes act as holder. A renewal confirmed at an attempt that began at ``t`` holds the
+    lease until at least ``t + ttl`` on any clock, so a slow answer within that (a loaded
+    machine) keeps it; the keeper gives up a sixth of the TTL before. The pace runs from the
     start of one attempt to the next, so a slow database does not stretch it toward the TTL.
 
     ``reacquire`` False (a lease taken for one run): once lost the keeper stops trying; the
@@ -236,6 +239,8 @@ class LeaseKeeper:
         self._on_change = on_change
         self._reacquire = reacquire
         self._task: asyncio.Task[None] | None = None
+        self._confirmed_at: float | None = None
+        """Loop time at which the attempt that last confirmed the lease began."""
 
     @property
     def pace(self) -> float:
@@ -282,10 +287,18 @@ class LeaseKeeper:
             began = loop.time()
             await self._attempt()
 
+    def _patience(self, held: Lease | None, began: float) -> float:
+        """Seconds an attempt beginning at ``began`` may take before it counts as failed."""
+        if held is None or self._confirmed_at is None:
+            return self.pace
+        valid_until = self._confirmed_at + self.ttl.total_seconds() * 5 / 6
+        return max(0.0, valid_until - began)
+
     async def _attempt(self) -> None:
         held = self.lease
+        began = asyncio.get_running_loop().time()
         try:
-            async with asyncio.timeout(self.pace):
+            async with asyncio.timeout(self._patience(held, began)):
                 if held is None:
                     lease = await self.manager.acquire(self.name, self.holder, self.ttl)
                 else:
@@ -295,4 +308,5 @@ class LeaseKeeper:
             lease = None
         if held is not None and lease is None:
             log.warning("lease %s lost (token %s)", self.name, held.token)
+        self._confirmed_at = began if lease is not None else None
         self._set(lease)
