@@ -562,6 +562,15 @@ def test_a_role_play_and_a_script_line_are_not_the_user_speaking() -> None:
     ]
 
 
+def test_a_pronoun_can_mean_the_one_person_a_clause_that_states_nothing_named() -> None:
+    texts = _texts(
+        ("user", "My brother Kenji works at Sony in Tokyo"),
+        ("user", "big news from Kenji — he quit Sony and moved to Osaka to open a ramen shop!!"),
+    )
+    assert "Kenji lives in Osaka." in texts
+    assert "The user lives in Osaka." not in texts
+
+
 def test_a_pronoun_can_mean_who_a_request_in_the_same_turn_named() -> None:
     texts = _texts(
         (

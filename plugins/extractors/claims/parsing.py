@@ -140,6 +140,16 @@ def parse(
                 antecedent = claims[0].value
             if subject is not None and subject.name is not None:
                 last_person = subject.name
+            elif not claims:
+                # "big news from Kenji — he quit Sony": the one person a clause that states
+                # nothing names is who a "he" next means.
+                named = {
+                    m.group(0)
+                    for m in re.finditer(r"\b(?-i:[A-Z])[\w'-]+", clause)
+                    if m.start() > 0 and is_name(m.group(0))
+                }
+                if len(named) == 1:
+                    last_person = named.pop()
             for claim in claims:
                 if claim.subject == "~pronoun":
                     resolved = _resolve_pronoun(claim, out, last_person, pet_before)
