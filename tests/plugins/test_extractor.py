@@ -426,6 +426,14 @@ def test_small_talk_states_nothing(said: str) -> None:
             ["The user lives in Christchurch."],
         ),
         ("here in Paris for the weekend, any tips?", []),
+        (
+            "thinking about leaving my job at Accenture to go freelance, not sure yet",
+            ["The user works at Accenture."],
+        ),
+        (
+            "I love my job at Google",
+            ["The user loves their job at Google.", "The user works at Google."],
+        ),
     ],
 )
 def test_phrasing_is_read_for_what_it_says(said: str, facts: list[str]) -> None:

@@ -9,6 +9,7 @@ from plugins.extractors import lexicon as lx
 from plugins.extractors.claims.model import Claim
 from plugins.extractors.claims.phrases import relation_claim
 from plugins.extractors.claims.subjects import NAME_TOKEN, REL_WORD, is_name
+from plugins.extractors.places import known_place
 
 # Relations whose bare mention ("my teenage son wants a motorbike") is worth remembering;
 # "my friend" or "my boss" without a name says too little to keep.
@@ -71,6 +72,16 @@ _PET_MENTION = re.compile(
 )
 
 
+# "thinking about leaving my job at Accenture", "should I tell my boss at Deloitte": where the
+# user works, presupposed even by a plan being weighed or a question.
+_JOB_MENTION = re.compile(
+    r"\bmy\s+(?:current\s+|day\s+|full[- ]time\s+|part[- ]time\s+)?(?:job|role|position"
+    r"|internship|boss|manager|team|colleagues?|coworkers?|co-workers?)\s+(?:at|with)\s+"
+    r"(?P<org>(?-i:[A-Z])[\w&'-]+(?:\s+(?-i:[A-Z])[\w&'-]+){0,2})",
+    re.IGNORECASE,
+)
+
+
 def mentions(text: str) -> list[Claim]:
     """What the user's way of naming things presupposes: "my boss Linda" is the user's boss,
     "our twins Leo and Mia" two children, "my 2012 Honda Civic" a car, "my iphone 12" a
@@ -100,6 +111,10 @@ def mentions(text: str) -> list[Claim]:
         kind, name = match.group("kind").casefold(), re.sub(r"'s$", "", match.group("name"))
         if lx.is_pet(kind) and is_name(name.split()[-1]):
             out.append(Claim("user", "pet", f"{kind} {name}"))
+    for match in _JOB_MENTION.finditer(text):
+        org = match.group("org")
+        if not known_place(org):
+            out.append(Claim("user", "employer", org))
     for match in _PHONE_MENTION.finditer(text):
         words = match.group("phone").split()
         words[0] = PHONE_CASE.get(words[0].casefold(), words[0].capitalize())

@@ -64,6 +64,9 @@ def render(claim: Claim) -> str | None:
     """Return one self-contained sentence saying ``claim``, or None if it says nothing."""
     who = _who(claim.subject)
     v = claim.value.strip()
+    if claim.subject == "user":
+        # "loves my job at Google": the fact speaks of the user, not as them.
+        v = re.sub(r"\b(?:my|our)\b", "their", v, flags=re.IGNORECASE)
     a = claim.attribute
     q = claim.qualifier
     neg, past = claim.negated, claim.past
