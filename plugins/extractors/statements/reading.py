@@ -242,6 +242,7 @@ def _new_mentions(mentioned: Sequence[Claim], said: Sequence[Claim]) -> list[Cla
     subjects |= {f"user's {lx.relation_of(c.qualifier or '') or ''}" for c in said}
     named = {c.value.casefold() for c in said if c.attribute in ("family", "partner", "pet")}
     kinds = {(c.attribute, c.value.split()[0].casefold()) for c in said if c.value}
+    stated = {(c.attribute, c.value.casefold()) for c in said}
     out = []
     for claim in mentioned:
         bare = claim.attribute == "family" and claim.value == claim.qualifier
@@ -253,6 +254,8 @@ def _new_mentions(mentioned: Sequence[Claim], said: Sequence[Claim]) -> list[Cla
             continue
         if claim.attribute in ("vehicle", "phone") and any(k[0] == claim.attribute for k in kinds):
             continue
+        if (claim.attribute, claim.value.casefold()) in stated:
+            continue  # "I quit my job at Deloitte" says more of Deloitte than the mention
         out.append(claim)
     return out
 
