@@ -434,6 +434,16 @@ def test_small_talk_states_nothing(said: str) -> None:
             "I love my job at Google",
             ["The user loves their job at Google.", "The user works at Google."],
         ),
+        (
+            "worth a shot 😂 ok real question: I teach 3rd class in a primary school in Cork",
+            ["The user works as a 3rd class teacher."],
+        ),
+        ("I teach in Cork", ["The user works as a teacher."]),
+        (
+            "I am from Brazil but living in Toronto since 2019.",
+            ["The user is from Brazil.", "The user lives in Toronto."],
+        ),
+        ("We are pure vegetarian, no egg also.", ["The user is vegetarian."]),
     ],
 )
 def test_phrasing_is_read_for_what_it_says(said: str, facts: list[str]) -> None:

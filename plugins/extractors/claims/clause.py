@@ -39,6 +39,13 @@ _LEADING_TIME = re.compile(
 )
 
 
+_DIET_INTENSIFIER = re.compile(
+    r"\b(?:pure|strict|strictly|fully|totally|completely|100%)\s+(?=(?:veg\w*|pescatarian"
+    r"|kosher|halal|gluten[- ]free|dairy[- ]free|plant[- ]based)\b)",
+    re.IGNORECASE,
+)
+
+
 def claims_of_clause(
     clause: str,
     *,
@@ -58,6 +65,8 @@ def claims_of_clause(
         when = match.group("when")
         text = text[match.end() :]
     text = without_filler(text)
+    # "we are pure vegetarian", "strictly vegan": how strict a diet is, not another diet.
+    text = _DIET_INTENSIFIER.sub("", text)
     # "also i don't drink": the "also" belongs after the subject ("i also don't drink").
     # "also I'm 52": an age has no "also" to keep.
     text = re.sub(r"^(?:also|plus)\s+(i'm|im)\s+(?=\d)", r"\1 ", text, flags=re.I)

@@ -136,6 +136,8 @@ def sentences(text: str) -> list[str]:
     text = re.sub(r"([!?])[!?1]+", r"\1", _spell_out(text.translate(QUOTES)))  # "!!!", "?!"
     # "im kofi 👋 29, barista in leeds": a wave inside an introduction is a comma.
     text = _WAVE_IN_INTRODUCTION.sub(r"\1, ", text)
+    # "worth a shot 😂 ok real question: I teach ...": elsewhere an emoji ends what it follows.
+    text = _EMOJI_BETWEEN.sub("\n", text)
     # "(the one on Lexington, I go every saturday since I live in Asheville)": an aside of
     # a few words is a sentence of its own ("Mia (6)" stays where it is).
     text = re.sub(r"\s*\(([^()]*\s[^()]*\s[^()]*)\)\s*", "\n\\1\n", text)
@@ -146,6 +148,8 @@ def sentences(text: str) -> list[str]:
             out.extend(_introduction(sentence.strip()))
     return out
 
+
+_EMOJI_BETWEEN = re.compile(r"(?<=\w)\s*[\U0001f300-\U0001faff\u2600-\u27bf\ufe0f\u200d]+\s+(?=\w)")
 
 _WAVE_IN_INTRODUCTION = re.compile(
     "^((?:(?:hi+|hey+|hiya|hell+o+)[,!]?\\s+)?(?:I'm|i am)\\s+[A-Za-z][\\w'\\-]*)\\s*"
@@ -258,6 +262,8 @@ def _starts_statement(text: str) -> bool:
         return True  # "retired this year and no longer works"
     if len(words) > 1 and words[0].casefold() in (MODALS | {"will", "won't", "can't", "never"}):
         return True  # "... and will never be rich": its own clause, with the subject before
+    if re.match(r"(?:living|working|studying|based)\s+(?:in|at|as|for|from)\b", text, re.I):
+        return True  # "from Brazil but living in Toronto": the subject before, a new statement
     text = " ".join(words)
     if HEALED.match(text) or NO_MORE.match(text) or _NEW_SUBJECT.match(text):
         return True

@@ -50,9 +50,12 @@ class EducationRules(HealthRules):
         return [self.claim("education", value or "student")]
 
     def _teach(self, rest: str, low: str) -> list[Claim] | None:
-        subject = clean_value(re.split(r"\s+(?:at|in|from|for|on|online)\b", rest, maxsplit=1)[0])
+        where = r"(?:^|\s+)(?:at|in|from|for|on|online)\b"
+        subject = clean_value(re.split(where, rest, maxsplit=1, flags=re.I)[0])
         # "teach kids maths" teaches maths; "teach people about X" is not a job title.
         subject = re.sub(_TAUGHT_PEOPLE, "", subject).strip()
+        if not subject and re.match(where, rest, re.I) and not self.p.future:
+            return [self.claim("job", "a teacher")]  # "I teach in Cork"
         if vague(subject) or re.match(r"^(?:about|how|what|that|to|the|a|an)\b", subject, re.I):
             return []
         if len(subject.split()) > 3 or re.search(r"\b(?:like|such as)\b", subject, re.I):
