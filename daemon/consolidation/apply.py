@@ -10,8 +10,9 @@ either the whole application or nothing of it is in the log.
 Merge writes one merged fact (the earliest ``valid_from`` of its sources, the union of their
 tags and sources, the highest importance and confidence) and supersedes every source with it;
 archive appends ``FactArchived`` (restorable); delete appends ``FactForgotten``. Nothing is
-destroyed: each source stays in the log and in the facts' history. :func:`restore_fact`
-brings an archived fact back.
+destroyed: each source stays in the log and in the facts' history. A merge of facts linked
+``distinct`` (an approved ``DIFFERENTIATE``: different things) is refused as ``distinct``.
+:func:`restore_fact` brings an archived fact back.
 """
 
 from __future__ import annotations
@@ -53,15 +54,19 @@ class _FactNow:
     written: FactWritten | None
     gone: str | None
     archived: bool
+    distinct_from: frozenset[str]
 
 
 def _fact_now(substantive: int, version: int, events: list[StoredEvent]) -> _FactNow:
     written: FactWritten | None = None
     gone: str | None = None
     archived = False
+    distinct: set[str] = set()
     for stored in events:
         e = stored.event
-        if isinstance(e, FactWritten):
+        if isinstance(e, FactLinked) and e.kind == "distinct":
+            distinct.add(e.other_fact_id)
+        elif isinstance(e, FactWritten):
             written, gone = e, None
         elif isinstance(e, FactPurged):
             written, gone = None, "purged"
@@ -75,7 +80,17 @@ def _fact_now(substantive: int, version: int, events: list[StoredEvent]) -> _Fac
             archived = False
     if written is None and gone is None:
         gone = "unknown"
-    return _FactNow(substantive, version, written, gone, archived)
+    return _FactNow(substantive, version, written, gone, archived, frozenset(distinct))
+
+
+def _distinct_pairs(ids: list[str], facts: dict[str, _FactNow]) -> list[list[str]]:
+    """The pairs of ``ids`` a person said are different things (a ``distinct`` link either way)."""
+    return [
+        [a, b]
+        for k, a in enumerate(ids)
+        for b in ids[k + 1 :]
+        if b in facts[a].distinct_from or a in facts[b].distinct_from
+    ]
 
 
 def _merge_fact(plan: PlanCreated, item: dict[str, Any], sources: list[FactWritten]) -> FactWritten:
@@ -148,6 +163,10 @@ def _build(
             refused.append(
                 {"item_id": item_id, "reason": "touched_by_earlier_item", "fact_ids": clash}
             )
+            continue
+        distinct = _distinct_pairs(ids, facts) if action == "merge" else []
+        if distinct:
+            refused.append({"item_id": item_id, "reason": "distinct", "pairs": distinct})
             continue
         if action == "merge":
             sources = [w for w in (facts[f].written for f in ids) if w is not None]
