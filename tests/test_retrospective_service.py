@@ -487,17 +487,29 @@ async def test_kill_switch_finishes_queued_runs_as_no_ops(harness: Harness) -> N
     conv = service.fold.get(NS, "c")
     assert conv is not None
     scheduled = RetrospectiveScheduled(
-        conversation_id="c", run_id="queued", at=harness.clock.now(), trigger="manual"
+        conversation_id="c", run_id="queued", at=harness.clock.now(), trigger="sweep"
     )
     await harness.store.append(NS, [NewEvent(scheduled)])
     await wait_until(lambda: _statuses(service) == ["skipped"], service)
     skipped = (await harness.of_type(RetrospectiveSkipped))[0]
     assert skipped.reason == "disabled"
-    with pytest.raises(RetrospectiveError, match="disabled"):
-        await service.request_run(NS, "c")
     await harness.say("c", "m2", "I prefer tea.")
     await service.drain()
     assert len(await harness.of_type(RetrospectiveScheduled)) == 1
+
+
+async def test_a_manual_run_works_with_the_switch_off(harness: Harness) -> None:
+    await harness.say("c", "m1", "I live in Lyon.")
+    service = await harness.start_service(StatementExtractor(), config(enabled=False))
+    await service.drain()
+    assert not await harness.of_type(RetrospectiveScheduled)  # nothing automatic
+    result = await service.request_run(NS, "c")
+    assert result.action == "schedule"
+    await wait_until(lambda: _statuses(service) == ["succeeded"], service)
+    [scheduled] = await harness.of_type(RetrospectiveScheduled)
+    assert scheduled.trigger == "manual"
+    assert scheduled.inputs["retrospectives_disabled"] is True
+    assert await harness.of_type(FactWritten)
 
 
 async def test_pre_compaction_bypasses_cooldown(harness: Harness) -> None:

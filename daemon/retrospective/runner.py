@@ -1,8 +1,9 @@
 """Running one retrospective: from a ready run to its closing commit.
 
-A run defers (mid-turn, budget), skips (disabled, nothing to review, no user activity), or
-starts: ``RetrospectiveStarted`` + a ``ConversationForked`` reading fork in one commit, then
-reads the slice through the fork, calls the model per chunk, and ends with one commit: the
+A run defers (mid-turn, budget), skips (disabled and not asked for by a person, a sweep's
+conversation gone quiet, nothing to review, no user activity), or starts:
+``RetrospectiveStarted`` + a ``ConversationForked`` reading fork in one commit, then reads the
+slice through the fork, calls the model per chunk, and ends with one commit: the
 facts + ``RetrospectiveSucceeded`` + ``RetrospectiveCursorAdvanced`` + cleanup of the
 superseded fork, or ``RetrospectiveFailed`` (with the retry time) + cleanup, or after
 ``max_retries`` also ``RetrospectiveAbandoned`` and a forced cursor advance.
