@@ -282,16 +282,23 @@ async def test_match_conversation_profile_asks_the_conversations_model(
             "a0",
             "Hello, I am your assistant.",
             role="assistant",
-            metadata={"model": "conv-model"},
+            metadata={"model": "conv-model", "thinking": 2048},
         )
-        await harness.say("c", "m1", "Nice to meet you.")
+        await harness.say("c", "m1", "Nice to meet you.", metadata={"effort": "High"})
         await wait_until(lambda: _statuses(service) == ["succeeded"], service)
     finally:
         await server.close()
-    # The decision names the model it asked, and the provider asked exactly that one.
+    # The decision names how it asked the model, and the provider asked exactly so.
     started = (await harness.of_type(RetrospectiveStarted))[0]
     assert started.model == asked
     assert [r.body["model"] for r in server.requests] == [asked]
+    [body] = [r.body for r in server.requests]
+    assert (started.thinking, started.effort) == ((2048, "high") if match else (None, None))
+    if dialect == "anthropic":
+        thinking = {"type": "enabled", "budget_tokens": 2048}
+        assert body.get("thinking") == (thinking if match else None)
+    else:
+        assert body.get("reasoning_effort") == ("high" if match else None)
 
 
 async def test_rate_limit_retry_after_is_honoured(harness: Harness) -> None:

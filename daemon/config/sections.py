@@ -229,7 +229,8 @@ class RetrospectiveConfig:
         False,
         BoolKind(),
         "Use the conversation's own model profile for its retrospective: the model its latest "
-        "message naming one put in metadata.model, asked through the configured provider.",
+        "message naming one put in metadata.model, asked through the configured provider, with "
+        "the thinking (metadata.thinking) and effort (metadata.effort) it last named.",
     )
     prompt_path: Path | None = _key(
         None,
