@@ -293,7 +293,12 @@ async def test_a_merge_of_facts_said_to_be_distinct_is_refused(tmp_path: Path) -
         merge = (await _approve_all(api))["MERGE"]
         assert merge["applied"] == []
         assert merge["refused"] == [
-            {"item_id": "i1", "reason": "distinct", "pairs": [[first, second]]}
+            {
+                "item_id": "i1",
+                "reason": "distinct",
+                "fact_ids": sorted([first, second]),
+                "pairs": [[first, second]],
+            }
         ]
         _, log = await api.call("GET", "/v1/events?limit=1000")
         [logged] = [e["data"] for e in log["events"] if e["event_type"] == "PlanApplied"][-1:]

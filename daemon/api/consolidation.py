@@ -5,7 +5,8 @@ the learned_context block, and the review queue of agent actions.
   low_score, orphans, conflicts}`` (no model, no writes).
 - ``POST /v1/consolidation/analyze`` (same body) -> ``{plan_id, recommendations, position}``;
   the plan is a ``PlanCreated`` event.
-- ``GET /v1/consolidation/plans/{plan_id}``; ``POST .../apply`` ``{min_confidence?}`` ->
+- ``GET /v1/consolidation/plans/{plan_id}``; ``POST .../apply`` ``{min_confidence?, purge?}``
+  (``purge``: delete items erase the facts' text instead of forgetting them) ->
   ``{plan_id, applied, refused, results, position}`` (409 ``plan_applied`` the second time).
 - ``GET /v1/consolidation/log?after&limit`` -> every action with plan id, source and time.
 - ``POST /v1/consolidation/run`` ``{phases?}`` (manual trigger), ``GET /v1/consolidation/runs``.
@@ -53,7 +54,10 @@ PREVIEW_BODY = Schema(
 )
 APPLY_BODY = Schema(
     "ConsolidationApplyIn",
-    (Field("min_confidence", "number", minimum=0.0, maximum=1.0, nullable=True),),
+    (
+        Field("min_confidence", "number", minimum=0.0, maximum=1.0, nullable=True),
+        Field("purge", "boolean", description="delete items purge (erase the text) instead"),
+    ),
 )
 RUN_BODY = Schema(
     "ConsolidationRunIn",
@@ -172,6 +176,7 @@ async def post_apply(request: web.Request) -> web.Response:
             state.clock.now(),
             min_confidence=body.get("min_confidence"),
             source="user",
+            purge=bool(body.get("purge", False)),
         )
     except PlanError as exc:
         raise _plan_error(exc) from None

@@ -342,6 +342,12 @@ OPERATIONS: tuple[Operation, ...] = (
         idempotent_header=True,
     ),
     Operation(
+        "POST",
+        "/v1/facts/{fact_id}/purge",
+        "Erase a fact: its text is redacted from every event of the log (cannot be undone)",
+        response="FactWritten",
+    ),
+    Operation(
         "GET",
         "/v1/facts/{fact_id}/history",
         "The supersede chain through a fact and the fact's versions",

@@ -9,8 +9,10 @@ either the whole application or nothing of it is in the log.
 
 Merge writes one merged fact (the earliest ``valid_from`` of its sources, the union of their
 tags and sources, the highest importance and confidence) and supersedes every source with it;
-archive appends ``FactArchived`` (restorable); delete appends ``FactForgotten``. Nothing is
-destroyed: each source stays in the log and in the facts' history. A merge of facts linked
+archive appends ``FactArchived`` (restorable); delete appends ``FactForgotten``, or with
+``purge`` (a person's choice when applying) ``FactPurged``, which erases the fact's text from
+the log. Short of a purge nothing is destroyed: each source stays in the log and in the facts'
+history. A merge of facts linked
 ``distinct`` (an approved ``DIFFERENTIATE``: different things) is refused as ``distinct``.
 :func:`restore_fact` brings an archived fact back.
 """
@@ -137,6 +139,7 @@ def _build(
     now: datetime,
     min_confidence: float | None,
     source: Source,
+    purge: bool,
 ) -> tuple[list[Event], list[str], list[dict[str, Any]], dict[str, Any], set[str]]:
     effects: list[Event] = []
     applied: list[str] = []
@@ -166,7 +169,14 @@ def _build(
             continue
         distinct = _distinct_pairs(ids, facts) if action == "merge" else []
         if distinct:
-            refused.append({"item_id": item_id, "reason": "distinct", "pairs": distinct})
+            refused.append(
+                {
+                    "item_id": item_id,
+                    "reason": "distinct",
+                    "fact_ids": sorted({f for pair in distinct for f in pair}),
+                    "pairs": distinct,
+                }
+            )
             continue
         if action == "merge":
             sources = [w for w in (facts[f].written for f in ids) if w is not None]
@@ -197,6 +207,8 @@ def _build(
                 for f in ids
                 if not facts[f].archived
             )
+        elif action == "delete" and purge:
+            effects.extend(FactPurged(fact_id=f) for f in ids)
         elif action == "delete":
             effects.extend(
                 FactForgotten(fact_id=f, reason=f"consolidation plan {plan.plan_id}: {item_id}")
@@ -273,6 +285,7 @@ async def apply_plan(
     *,
     min_confidence: float | None = None,
     source: Source = "user",
+    purge: bool = False,
     retries: int = 5,
     extra: Sequence[Event] = (),
     extra_expected: dict[str, int] | None = None,
@@ -284,7 +297,7 @@ async def apply_plan(
         versions = await stream_versions(store, namespace, fact_ids)
         facts = {f: _fact_now(*versions[f]) for f in fact_ids}
         effects, applied, refused, results, touched = _build(
-            plan, facts, now, min_confidence, source
+            plan, facts, now, min_confidence, source, purge
         )
         record = PlanApplied(
             plan_id=plan_id,
@@ -294,6 +307,7 @@ async def apply_plan(
             min_confidence=min_confidence,
             source=source,
             results=results,
+            purge=purge,
         )
         expected = {plan_stream(plan_id): plan_version}
         expected.update({fact_stream(f): facts[f].version for f in touched})

@@ -58,6 +58,7 @@ class Routes:
     supersede_fact = Route(r.supersede_fact)
     validate_fact = Route(r.validate_fact)
     forget_fact = Route(r.forget_fact)
+    purge_fact = Route(r.purge_fact)
     get_fact = Route(r.get_fact)
     list_facts = Route(r.list_facts)
     fact_history = Route(r.fact_history)
