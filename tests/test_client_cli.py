@@ -74,6 +74,14 @@ async def test_commands_against_a_running_daemon(
         assert await memoryd("facts", "show", secret, *sock) == EXIT_API_ERROR
         assert "404 not_found" in capsys.readouterr().err
 
+        # No model configured: reflection has nothing to say, and says so.
+        assert await memoryd("insights", "generate", *sock, "--json") == 0
+        assert orjson.loads(capsys.readouterr().out)["insights"] == []
+        assert await memoryd("insights", "list", *sock, "--json") == 0
+        assert orjson.loads(capsys.readouterr().out) == {"insights": []}
+        assert await memoryd("insights", "delete", fact["fact_id"], *sock) == EXIT_API_ERROR
+        assert "404 not_found" in capsys.readouterr().err
+
         # Namespaces are kept apart here too.
         assert await memoryd("facts", "list", *sock, "-n", "other", "--json") == 0
         assert orjson.loads(capsys.readouterr().out) == {"facts": []}
@@ -257,6 +265,9 @@ DAEMON_COMMANDS = {
     "consolidate analyze",
     "consolidate apply",
     "review",
+    "insights list",
+    "insights generate",
+    "insights delete",
     "mcp",
     "inspect",
 }

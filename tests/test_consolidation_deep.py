@@ -235,3 +235,32 @@ async def test_reflection_drops_an_insight_an_existing_fact_already_says(tmp_pat
         assert not [a for a in run["actions"] if a["action"] == "reflect"]
         duplicates = [a for a in run["actions"] if a["action"] == "insight_duplicate"]
         assert {d["duplicate_of"] for d in duplicates} == {facts[2]}
+
+
+async def test_insights_are_generated_on_demand_listed_and_deleted(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        plain = await _fact(api, YARA[0], importance=0.1)  # far below the reflection threshold
+        service = api.client.app[CONSOLIDATION]
+        service.config = dataclasses.replace(ConsolidationConfig(), tier="full")
+        service.provider = _repeating_model("Yara loves the outdoors")
+        status, made = await api.call("POST", "/v1/insights/generate")
+        assert status == 200, made
+        [insight] = made["insights"]
+        assert insight["cites"] == [plain]
+        assert made["duplicates"] == [
+            {"text": "Yara loves the outdoors", "duplicate_of": insight["fact_id"]}
+        ]
+        _, listed = await api.call("GET", "/v1/insights")
+        assert [i["fact_id"] for i in listed["insights"]] == [insight["fact_id"]]
+        assert listed["insights"][0]["status"] == "quarantined"
+
+        _, again = await api.call("POST", "/v1/insights/generate")
+        assert again["insights"] == []
+        assert {d["duplicate_of"] for d in again["duplicates"]} == {insight["fact_id"]}
+
+        status, _ = await api.call("DELETE", f"/v1/insights/{plain}")
+        assert status == 404
+        status, _ = await api.call("DELETE", f"/v1/insights/{insight['fact_id']}")
+        assert status == 200
+        _, listed = await api.call("GET", "/v1/insights")
+        assert listed["insights"] == []

@@ -213,7 +213,8 @@ async def post_restore(request: web.Request) -> web.Response:
     return json_response({"fact_id": fact_id, "position": position})
 
 
-def _service(request: web.Request) -> ConsolidationService:
+def consolidation_service(request: web.Request) -> ConsolidationService:
+    """The running consolidation service (503 ``not_ready`` before it starts)."""
     service = request.app.get(CONSOLIDATION)
     if service is None:
         raise ApiError(503, "not_ready", "consolidation is not running")
@@ -223,7 +224,7 @@ def _service(request: web.Request) -> ConsolidationService:
 async def post_run(request: web.Request) -> web.Response:
     """Run consolidation now (manual trigger)."""
     body = await parse_body(request, RUN_BODY, allow_empty=True)
-    service = _service(request)
+    service = consolidation_service(request)
     wanted = tuple(body["phases"]) if body.get("phases") else None
     result = await service.run(namespace_of(request), "manual", phases_wanted=wanted)
     if result["status"] == "busy":

@@ -306,8 +306,10 @@ class ConsolidationService:
         *,
         phases_wanted: tuple[Phase, ...] | None = None,
         inputs: dict[str, Any] | None = None,
+        reflect_now: bool = False,
     ) -> dict[str, Any]:
-        """Run the tier's phases (or ``phases_wanted``) once, under the lease."""
+        """Run the tier's phases (or ``phases_wanted``) once, under the lease; with
+        ``reflect_now`` the deep phase reflects whatever importance has accumulated."""
         async with self._lock:
             lease = await self.leases.acquire(LEASE_NAME, self.holder, self.lease_ttl)
             if lease is None:
@@ -324,7 +326,9 @@ class ConsolidationService:
             )
             keeper.start(lease)
             try:
-                return await self._run(lease, namespace, trigger, phases_wanted, inputs)
+                return await self._run(
+                    lease, namespace, trigger, phases_wanted, inputs, reflect_now
+                )
             finally:
                 await keeper.stop()
 
@@ -372,6 +376,18 @@ class ConsolidationService:
             return version + 1, orphans
         return None
 
+    async def _activity(self, namespace: str) -> dict[str, Any]:
+        """The namespace's activity a run starts from (and records as its inputs)."""
+        async with self.engine.connect() as conn:
+            rows = await activity(conn, namespace)
+        row = rows[0] if rows else None
+        return {
+            "activity_position": 0 if row is None else int(row["last_position"]),
+            "last_activity_at": 0 if row is None else int(row["last_at"]),
+            "retrospectives": 0 if row is None else int(row["retrospectives_succeeded"]),
+            "importance_sum": 0.0 if row is None else float(row["importance_sum"]),
+        }
+
     async def _run(
         self,
         lease: Lease,
@@ -379,20 +395,16 @@ class ConsolidationService:
         trigger: str,
         phases_wanted: tuple[Phase, ...] | None,
         inputs: dict[str, Any] | None,
+        reflect_now: bool = False,
     ) -> dict[str, Any]:
         await self._synced()
         now = self.clock.now()
         async with self.engine.connect() as conn:
             runs = await list_runs(conn, namespace, limit=1)
-            rows = await activity(conn, namespace)
         if inputs is None:
-            row = rows[0] if rows else None
-            inputs = {
-                "activity_position": 0 if row is None else int(row["last_position"]),
-                "last_activity_at": 0 if row is None else int(row["last_at"]),
-                "retrospectives": 0 if row is None else int(row["retrospectives_succeeded"]),
-                "importance_sum": 0.0 if row is None else float(row["importance_sum"]),
-            }
+            inputs = await self._activity(namespace)
+        if reflect_now:
+            inputs = {**inputs, "reflect_now": True}
         wanted = phases_wanted or TIER_PHASES.get(self.config.tier, ("light",))
         run_id = f"run-{uuid.uuid4().hex[:16]}"
         started = ConsolidationRunStarted(

@@ -383,6 +383,21 @@ def consolidation_runs() -> Call[JSONObject]:
     return Call("GET", "/v1/consolidation/runs")
 
 
+def insights(*, limit: int | None = None) -> Call[JSONObject]:
+    """The insights reflection wrote, quarantined ones included."""
+    return Call("GET", "/v1/insights", query(limit=limit))
+
+
+def generate_insights() -> Call[JSONObject]:
+    """Reflect now: the insights written and the ones dropped as duplicates."""
+    return Call("POST", "/v1/insights/generate")
+
+
+def delete_insight(fact_id: str, *, reason: str | None = None) -> Call[FactWritten]:
+    """Forget an insight (a fact reflection did not write is not found)."""
+    return Call("DELETE", f"/v1/insights/{segment(fact_id)}", query(reason=reason))
+
+
 def restore_fact(fact_id: str) -> Call[JSONObject]:
     """Bring back a fact consolidation archived."""
     return Call("POST", f"/v1/consolidation/facts/{segment(fact_id)}/restore")

@@ -96,7 +96,8 @@ def reflection_due(ctx: RunContext) -> tuple[bool, float]:
 async def _reflect(ctx: RunContext, views: dict[str, FactView]) -> None:
     due, gained = reflection_due(ctx)
     ctx.stats["importance_since_reflection"] = round(gained, 6)
-    if not due or ctx.provider is None:
+    # A person asking for insights (memoryd insights generate) does not wait for the threshold.
+    if not (due or ctx.inputs.get("reflect_now")) or ctx.provider is None:
         return
     recent = sorted(views.values(), key=lambda v: -v.row.written_position)[:30]
     listing = "\n".join(f"- {v.row.text}" for v in recent)
