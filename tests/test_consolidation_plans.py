@@ -11,7 +11,7 @@ import pytest
 
 from daemon.api.keys import STATE
 from daemon.consolidation.apply import apply_plan
-from daemon.consolidation.plans import PlanError, append_plan, build_plan
+from daemon.consolidation.plans import PlanError, append_plan, build_plan, model_decision
 from events.store.base import ConcurrencyError, EventStore, NewEvent
 from events.types import FactWritten
 from tests.api_fixtures import Api, api_client
@@ -307,3 +307,35 @@ async def test_a_delete_item_forgets_or_with_purge_erases(tmp_path: Path, purge:
         _, events = await api.call("GET", "/v1/events?limit=1000")
         [applied] = [e["data"] for e in events["events"] if e["event_type"] == "PlanApplied"]
         assert applied["purge"] is purge
+
+
+@pytest.mark.parametrize(
+    ("answer", "action", "decided_by", "merged_text"),
+    [
+        ("DECISION: MERGE\nTEXT: Ann likes tea\nREASON: same", "merge", "model", "Ann likes tea"),
+        ("decision: archive\nreason: old", "archive", "model", None),
+        ("DECISION: SHRUG\nREASON: unsure", "merge", "rules", "Ann likes tea."),
+        ("They look alike.", "merge", "rules", "Ann likes tea."),
+    ],
+)
+def test_a_models_answer_decides_the_item(
+    answer: str, action: str, decided_by: str, merged_text: str | None
+) -> None:
+    item = {
+        "item_id": "i1",
+        "action": "merge",
+        "fact_ids": ["a", "b"],
+        "merged_text": "Ann likes tea.",
+        "reasoning": "near duplicates",
+        "inputs": {"similarity": 0.97},
+    }
+    decided = model_decision(item, answer)
+    assert (decided["action"], decided["decided_by"]) == (action, decided_by)
+    assert decided.get("merged_text") == merged_text
+    assert decided["inputs"] == {
+        **decided["inputs"],
+        "similarity": 0.97,
+        "rule_action": "merge",
+        "model_answer": answer,
+    }
+    assert decided["reasoning"]

@@ -138,7 +138,7 @@ async def post_analyze(request: web.Request) -> web.Response:
             current_embedder(request.app),
             state.clock.now(),
             _settings(body),
-            explain=None if service is None or service.provider is None else service.explain,
+            decide=None if service is None or service.provider is None else service.decide,
         )
     await state.async_note_written(position)
     return json_response(
