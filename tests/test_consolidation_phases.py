@@ -272,10 +272,13 @@ def _decides(request: CompletionRequest) -> str:
 
 async def test_analyze_with_a_model_lets_the_model_decide(tmp_path: Path) -> None:
     async with api_client(tmp_path) as api:
-        a = await _fact(api, "Uma likes jazz")
-        b = await _fact(api, "uma likes jazz.")
-        code = await _fact(api, "Uma's old locker code is 4411")
-        lamp = await _fact(api, "Uma bought a lamp")
+        texts = (
+            "Uma likes jazz",
+            "uma likes jazz.",
+            "Uma's old locker code is 4411",
+            "Uma bought a lamp",
+        )
+        a, b, code, lamp = [await _fact(api, text) for text in texts]
         api.clock.advance(timedelta(days=200))
         service = _service(api, tier="standard")
         service.provider = ScriptedProvider(fn=_decides)
