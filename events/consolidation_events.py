@@ -154,6 +154,8 @@ class PlanApplied(Event):
     source: Source = "user"
     results: dict[str, JSON] = field(default_factory=dict)
     """item id -> what it produced (for a merge: ``{"merged_fact_id": ...}``)."""
+    purge: bool = False
+    """Its deletions were purges (the facts' text erased), as the person applying it chose."""
 
     @property
     def stream_id(self) -> str:

@@ -99,6 +99,10 @@ class RetrospectiveStarted(_RunEvent):
     message_ids: list[str] = field(default_factory=list)
     provider: str = ""
     model: str = ""
+    thinking: int | None = None
+    """The thinking budget asked for (the conversation's, when its profile is matched)."""
+    effort: str | None = None
+    """The reasoning effort asked for (the conversation's, when its profile is matched)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -5,7 +5,8 @@ the learned_context block, and the review queue of agent actions.
   low_score, orphans, conflicts}`` (no model, no writes).
 - ``POST /v1/consolidation/analyze`` (same body) -> ``{plan_id, recommendations, position}``;
   the plan is a ``PlanCreated`` event.
-- ``GET /v1/consolidation/plans/{plan_id}``; ``POST .../apply`` ``{min_confidence?}`` ->
+- ``GET /v1/consolidation/plans/{plan_id}``; ``POST .../apply`` ``{min_confidence?, purge?}``
+  (``purge``: delete items erase the facts' text instead of forgetting them) ->
   ``{plan_id, applied, refused, results, position}`` (409 ``plan_applied`` the second time).
 - ``GET /v1/consolidation/log?after&limit`` -> every action with plan id, source and time.
 - ``POST /v1/consolidation/run`` ``{phases?}`` (manual trigger), ``GET /v1/consolidation/runs``.
@@ -53,7 +54,10 @@ PREVIEW_BODY = Schema(
 )
 APPLY_BODY = Schema(
     "ConsolidationApplyIn",
-    (Field("min_confidence", "number", minimum=0.0, maximum=1.0, nullable=True),),
+    (
+        Field("min_confidence", "number", minimum=0.0, maximum=1.0, nullable=True),
+        Field("purge", "boolean", description="delete items purge (erase the text) instead"),
+    ),
 )
 RUN_BODY = Schema(
     "ConsolidationRunIn",
@@ -134,7 +138,7 @@ async def post_analyze(request: web.Request) -> web.Response:
             current_embedder(request.app),
             state.clock.now(),
             _settings(body),
-            explain=None if service is None or service.provider is None else service.explain,
+            decide=None if service is None or service.provider is None else service.decide,
         )
     await state.async_note_written(position)
     return json_response(
@@ -172,6 +176,7 @@ async def post_apply(request: web.Request) -> web.Response:
             state.clock.now(),
             min_confidence=body.get("min_confidence"),
             source="user",
+            purge=bool(body.get("purge", False)),
         )
     except PlanError as exc:
         raise _plan_error(exc) from None
@@ -208,7 +213,8 @@ async def post_restore(request: web.Request) -> web.Response:
     return json_response({"fact_id": fact_id, "position": position})
 
 
-def _service(request: web.Request) -> ConsolidationService:
+def consolidation_service(request: web.Request) -> ConsolidationService:
+    """The running consolidation service (503 ``not_ready`` before it starts)."""
     service = request.app.get(CONSOLIDATION)
     if service is None:
         raise ApiError(503, "not_ready", "consolidation is not running")
@@ -218,7 +224,7 @@ def _service(request: web.Request) -> ConsolidationService:
 async def post_run(request: web.Request) -> web.Response:
     """Run consolidation now (manual trigger)."""
     body = await parse_body(request, RUN_BODY, allow_empty=True)
-    service = _service(request)
+    service = consolidation_service(request)
     wanted = tuple(body["phases"]) if body.get("phases") else None
     result = await service.run(namespace_of(request), "manual", phases_wanted=wanted)
     if result["status"] == "busy":

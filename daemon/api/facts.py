@@ -1,4 +1,4 @@
-"""``/v1/facts``: write, read, query, supersede, validate, forget and trace facts.
+"""``/v1/facts``: write, read, query, supersede, validate, forget, purge and trace facts.
 
 A write (``POST /v1/facts``) is reconciled with the facts memory holds
 (:mod:`daemon.memory.writes`) and answers what it did: ``{fact_id, outcome: added | updated |
@@ -468,6 +468,27 @@ async def delete_fact(request: web.Request) -> web.Response:
     return json_response({"fact_id": fact_id, "position": position})
 
 
+async def purge_fact(request: web.Request) -> web.Response:
+    """Erase a fact: the store redacts its text from every earlier event in the same commit.
+
+    Unlike forgetting, nothing of what it said is left to restore; a fact already purged
+    answers with that purge (a retry is safe).
+    """
+    fact_id = path_id(request, "fact_id")
+    log = await _async_fact_log(request, fact_id)
+    if not log.events:
+        raise not_found("fact", fact_id)
+    last = log.events[-1]
+    if isinstance(last.event, FactPurged):
+        return json_response({"fact_id": fact_id, "position": last.position})
+    [position] = await async_append(
+        request,
+        [NewEvent(FactPurged(fact_id=fact_id))],
+        expected_versions={fact_stream(fact_id): log.version},
+    )
+    return json_response({"fact_id": fact_id, "position": position})
+
+
 async def get_one(request: web.Request) -> web.Response:
     """Return a fact as believed now (or at ``known_at``); a forgotten fact is 404."""
     fact_id = path_id(request, "fact_id")
@@ -544,4 +565,5 @@ def add_routes(app: web.Application) -> None:
     app.router.add_delete("/v1/facts/{fact_id}", delete_fact)
     app.router.add_post("/v1/facts/{fact_id}/supersede", post_supersede)
     app.router.add_post("/v1/facts/{fact_id}/validate", post_validate)
+    app.router.add_post("/v1/facts/{fact_id}/purge", purge_fact)
     app.router.add_get("/v1/facts/{fact_id}/history", get_history, allow_head=False)

@@ -19,6 +19,7 @@ from daemon.api import (
     events,
     facts,
     health,
+    insights,
     messages,
     retrospective,
     search,
@@ -342,10 +343,34 @@ OPERATIONS: tuple[Operation, ...] = (
         idempotent_header=True,
     ),
     Operation(
+        "POST",
+        "/v1/facts/{fact_id}/purge",
+        "Erase a fact: its text is redacted from every event of the log (cannot be undone)",
+        response="FactWritten",
+    ),
+    Operation(
         "GET",
         "/v1/facts/{fact_id}/history",
         "The supersede chain through a fact and the fact's versions",
         response="FactHistory",
+    ),
+    Operation(
+        "GET",
+        "/v1/insights",
+        "The insights reflection wrote, quarantined ones included",
+        query=insights.LIST_QUERY,
+    ),
+    Operation(
+        "POST",
+        "/v1/insights/generate",
+        "Reflect now: the insights written and the ones dropped as duplicates",
+    ),
+    Operation(
+        "DELETE",
+        "/v1/insights/{fact_id}",
+        "Forget an insight",
+        response="FactWritten",
+        query=facts.FORGET_QUERY,
     ),
     Operation("POST", "/v1/search", "Hybrid recall", body=search.SEARCH_BODY),
     Operation(

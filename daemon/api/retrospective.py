@@ -2,7 +2,7 @@
 
 - ``POST /v1/conversations/{cid}/retrospective:run``: the ``manual`` trigger. 202 with
   ``{action: schedule|merge|skip, run_id, reason, not_before}``; 404 for an unknown
-  conversation, 409 ``retrospectives_disabled`` when the kill switch is off. With
+  conversation (it runs with the kill switch off too: a person asked). With
   ``{"wait": true, "timeout": seconds}`` the run starts now (no cooldown) and the answer comes
   when it ends: 200 with the run (``status``, ``fact_ids`` it left current, ``error``), or 202
   with ``finished: false`` if the timeout came first.
@@ -79,8 +79,7 @@ async def post_run(request: web.Request) -> web.Response:
     except RetrospectiveError as exc:
         if exc.code == "unknown_conversation":
             raise not_found("conversation", cid) from exc
-        code = "retrospectives_disabled" if exc.code == "disabled" else exc.code
-        raise ApiError(409, code, exc.message, {"conversation_id": cid}) from exc
+        raise ApiError(409, exc.code, exc.message, {"conversation_id": cid}) from exc
     answer = {"conversation_id": cid, **result.to_json()}
     if not wait:
         return json_response(answer, status=202)

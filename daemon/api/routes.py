@@ -11,6 +11,7 @@ from daemon.api import (
     events,
     facts,
     health,
+    insights,
     messages,
     openapi,
     retrospective,
@@ -21,5 +22,5 @@ from daemon.api import (
 def add_routes(app: web.Application) -> None:
     """Register all API routes."""
     modules = (messages, conversations, facts, events, health, openapi, search, retrospective)
-    for module in (*modules, consolidation, context):
+    for module in (*modules, consolidation, insights, context):
         module.add_routes(app)

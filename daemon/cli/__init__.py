@@ -33,6 +33,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "daemon.cli.retrospective_cmd",
     "daemon.cli.recall_cmd",
     "daemon.cli.consolidate_cmd",
+    "daemon.cli.insights_cmd",
     "daemon.cli.doctor_cmd",
     "daemon.cli.mcp_cmd",
     "daemon.cli.inspect_cmd",

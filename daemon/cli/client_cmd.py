@@ -361,6 +361,17 @@ async def _facts_add(args: argparse.Namespace, client: AsyncMemorydClient) -> in
     return 0
 
 
+async def _facts_purge(args: argparse.Namespace, client: AsyncMemorydClient) -> int:
+    if not args.yes:
+        print(
+            f"memoryd: purging erases what {args.fact_id} said for good; add --yes", file=sys.stderr
+        )
+        return 2
+    result = await client.purge_fact(args.fact_id)
+    emit(args, result, f"{result['fact_id']}  purged  (position {result['position']})")
+    return 0
+
+
 async def facts_list_cmd(args: argparse.Namespace) -> int:
     """Query facts."""
     return await run_client(args, _facts_list)
@@ -379,6 +390,11 @@ async def facts_history_cmd(args: argparse.Namespace) -> int:
 async def facts_add_cmd(args: argparse.Namespace) -> int:
     """Write a fact."""
     return await run_client(args, _facts_add)
+
+
+async def facts_purge_cmd(args: argparse.Namespace) -> int:
+    """Erase a fact's text from the whole log."""
+    return await run_client(args, _facts_purge)
 
 
 # -- registration ---------------------------------------------------------------------------
@@ -447,3 +463,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     fadd.add_argument("--importance", type=float, default=None)
     fadd.add_argument("--idempotency-key", default=None)
     fadd.set_defaults(handler=facts_add_cmd)
+    purge = fsub.add_parser("purge", help="erase a fact's text from the whole log (for good)")
+    add_client_options(purge)
+    purge.add_argument("fact_id")
+    purge.add_argument("--yes", action="store_true", help="yes, erase it (cannot be undone)")
+    purge.set_defaults(handler=facts_purge_cmd)

@@ -38,6 +38,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     apply = actions.add_parser("apply", help="apply a stored plan exactly")
     apply.add_argument("plan_id", metavar="PLAN")
     apply.add_argument("--min-confidence", type=float, default=None)
+    apply.add_argument(
+        "--purge",
+        action="store_true",
+        help="delete items erase the facts' text from the log (cannot be undone)",
+    )
     add_client_options(apply)
     apply.set_defaults(handler=apply_command)
 
@@ -127,7 +132,9 @@ async def analyze_command(args: argparse.Namespace) -> int:
 
 
 async def _apply(args: argparse.Namespace, client: AsyncMemorydClient) -> int:
-    data = await client.apply_consolidation_plan(args.plan_id, min_confidence=args.min_confidence)
+    data = await client.apply_consolidation_plan(
+        args.plan_id, min_confidence=args.min_confidence, purge=args.purge or None
+    )
     if not _tty(args):
         _json(data)
         return 0

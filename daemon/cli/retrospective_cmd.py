@@ -141,8 +141,6 @@ async def replay_command(args: argparse.Namespace) -> int:
         config = _config(args)
     except ConfigError as exc:
         return fail(str(exc))
-    if not config.enabled:
-        return fail("retrospectives are disabled")
     store = backend_from_args(args).open_store()
     await store.open()
     try:

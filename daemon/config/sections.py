@@ -173,7 +173,10 @@ class RetrospectiveConfig:
     """``[retrospective]``: when and how conversations are reviewed."""
 
     enabled: bool = _key(
-        True, BoolKind(), "Kill switch: when false no trigger enqueues and queued runs are no-ops."
+        True,
+        BoolKind(),
+        "Kill switch: when false no automatic trigger enqueues and queued automatic runs are "
+        "no-ops; a manual run or replay (a person asked) still runs.",
     )
     fork_strategy: str = _key(
         "reference",
@@ -206,8 +209,9 @@ class RetrospectiveConfig:
     sweep_lookback: timedelta = _key(
         timedelta(days=7),
         DurationKind(maximum=timedelta(days=3650)),
-        "Sweep only conversations whose last message is this recent. Values below 2 x "
-        "sweep_interval are clamped up to it (and the clamp is logged).",
+        "Sweep only conversations whose last message is this recent; a queued sweep run whose "
+        "conversation went quiet beyond it before its turn came is skipped as `source_dormant`. "
+        "Values below 2 x sweep_interval are clamped up to it (and the clamp is logged).",
     )
     sweep_max_per_pass: int = _key(
         50, IntKind(minimum=1, maximum=100_000), "Most runs one sweep pass enqueues."
@@ -225,7 +229,8 @@ class RetrospectiveConfig:
         False,
         BoolKind(),
         "Use the conversation's own model profile for its retrospective: the model its latest "
-        "message naming one put in metadata.model, asked through the configured provider.",
+        "message naming one put in metadata.model, asked through the configured provider, with "
+        "the thinking (metadata.thinking) and effort (metadata.effort) it last named.",
     )
     prompt_path: Path | None = _key(
         None,

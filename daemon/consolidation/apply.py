@@ -9,9 +9,12 @@ either the whole application or nothing of it is in the log.
 
 Merge writes one merged fact (the earliest ``valid_from`` of its sources, the union of their
 tags and sources, the highest importance and confidence) and supersedes every source with it;
-archive appends ``FactArchived`` (restorable); delete appends ``FactForgotten``. Nothing is
-destroyed: each source stays in the log and in the facts' history. :func:`restore_fact`
-brings an archived fact back.
+archive appends ``FactArchived`` (restorable); delete appends ``FactForgotten``, or with
+``purge`` (a person's choice when applying) ``FactPurged``, which erases the fact's text from
+the log. Short of a purge nothing is destroyed: each source stays in the log and in the facts'
+history. A merge of facts linked
+``distinct`` (an approved ``DIFFERENTIATE``: different things) is refused as ``distinct``.
+:func:`restore_fact` brings an archived fact back.
 """
 
 from __future__ import annotations
@@ -53,15 +56,19 @@ class _FactNow:
     written: FactWritten | None
     gone: str | None
     archived: bool
+    distinct_from: frozenset[str]
 
 
 def _fact_now(substantive: int, version: int, events: list[StoredEvent]) -> _FactNow:
     written: FactWritten | None = None
     gone: str | None = None
     archived = False
+    distinct: set[str] = set()
     for stored in events:
         e = stored.event
-        if isinstance(e, FactWritten):
+        if isinstance(e, FactLinked) and e.kind == "distinct":
+            distinct.add(e.other_fact_id)
+        elif isinstance(e, FactWritten):
             written, gone = e, None
         elif isinstance(e, FactPurged):
             written, gone = None, "purged"
@@ -75,7 +82,17 @@ def _fact_now(substantive: int, version: int, events: list[StoredEvent]) -> _Fac
             archived = False
     if written is None and gone is None:
         gone = "unknown"
-    return _FactNow(substantive, version, written, gone, archived)
+    return _FactNow(substantive, version, written, gone, archived, frozenset(distinct))
+
+
+def _distinct_pairs(ids: list[str], facts: dict[str, _FactNow]) -> list[list[str]]:
+    """The pairs of ``ids`` a person said are different things (a ``distinct`` link either way)."""
+    return [
+        [a, b]
+        for k, a in enumerate(ids)
+        for b in ids[k + 1 :]
+        if b in facts[a].distinct_from or a in facts[b].distinct_from
+    ]
 
 
 def _merge_fact(plan: PlanCreated, item: dict[str, Any], sources: list[FactWritten]) -> FactWritten:
@@ -122,6 +139,7 @@ def _build(
     now: datetime,
     min_confidence: float | None,
     source: Source,
+    purge: bool,
 ) -> tuple[list[Event], list[str], list[dict[str, Any]], dict[str, Any], set[str]]:
     effects: list[Event] = []
     applied: list[str] = []
@@ -147,6 +165,17 @@ def _build(
         if clash:
             refused.append(
                 {"item_id": item_id, "reason": "touched_by_earlier_item", "fact_ids": clash}
+            )
+            continue
+        distinct = _distinct_pairs(ids, facts) if action == "merge" else []
+        if distinct:
+            refused.append(
+                {
+                    "item_id": item_id,
+                    "reason": "distinct",
+                    "fact_ids": sorted({f for pair in distinct for f in pair}),
+                    "pairs": distinct,
+                }
             )
             continue
         if action == "merge":
@@ -178,6 +207,8 @@ def _build(
                 for f in ids
                 if not facts[f].archived
             )
+        elif action == "delete" and purge:
+            effects.extend(FactPurged(fact_id=f) for f in ids)
         elif action == "delete":
             effects.extend(
                 FactForgotten(fact_id=f, reason=f"consolidation plan {plan.plan_id}: {item_id}")
@@ -254,6 +285,7 @@ async def apply_plan(
     *,
     min_confidence: float | None = None,
     source: Source = "user",
+    purge: bool = False,
     retries: int = 5,
     extra: Sequence[Event] = (),
     extra_expected: dict[str, int] | None = None,
@@ -265,7 +297,7 @@ async def apply_plan(
         versions = await stream_versions(store, namespace, fact_ids)
         facts = {f: _fact_now(*versions[f]) for f in fact_ids}
         effects, applied, refused, results, touched = _build(
-            plan, facts, now, min_confidence, source
+            plan, facts, now, min_confidence, source, purge
         )
         record = PlanApplied(
             plan_id=plan_id,
@@ -275,6 +307,7 @@ async def apply_plan(
             min_confidence=min_confidence,
             source=source,
             results=results,
+            purge=purge,
         )
         expected = {plan_stream(plan_id): plan_version}
         expected.update({fact_stream(f): facts[f].version for f in touched})

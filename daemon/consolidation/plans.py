@@ -2,9 +2,11 @@
 
 :func:`analyze` turns a preview (:mod:`daemon.consolidation.preview`) into a plan of
 recommendations and appends it as ``PlanCreated`` with the version of every fact it was
-based on. A model, when given, may add its reasoning to the items (it never changes what the
-plan does). :func:`load_plan` reads a plan back for :mod:`daemon.consolidation.apply`, which
-applies exactly what was stored.
+based on. A model, when given, decides each item: merge (with the merged text), keep them all,
+delete or archive, with its reasoning (:func:`model_decision`); the rule's proposal, the
+model's answer and who decided stay in the item. An answer that decides nothing usable leaves
+the rule's action and only words the reasoning. :func:`load_plan` reads a plan back for
+:mod:`daemon.consolidation.apply`, which applies exactly what was stored.
 """
 
 from __future__ import annotations
@@ -22,7 +24,10 @@ from events.consolidation_events import PlanApplied, PlanCreated, Source, plan_s
 from events.store.base import EventStore, NewEvent
 from plugins.embedders.base import Embedder
 
-Explainer = Callable[[dict[str, Any], list[str]], Awaitable[str | None]]
+Decider = Callable[[dict[str, Any], list[str]], Awaitable[str | None]]
+"""Asks a model about a plan item and its facts' texts; its answer (None: no model or budget)."""
+
+DECISIONS = {"MERGE": "merge", "KEEP": "keep", "DELETE": "delete", "ARCHIVE": "archive"}
 
 
 class PlanError(Exception):
@@ -77,6 +82,41 @@ async def append_plan(store: EventStore, namespace: str, plan: PlanCreated) -> i
     return position
 
 
+def model_decision(item: dict[str, Any], answer: str) -> dict[str, Any]:
+    """Return ``item`` as the model decided it (``DECISION:``, ``TEXT:`` for a merge,
+    ``REASON:`` lines), keeping what the rule proposed and what the model said."""
+    fields: dict[str, str] = {}
+    for line in answer.splitlines():
+        key, sep, value = line.partition(":")
+        if sep and key.strip().upper() in ("DECISION", "TEXT", "REASON"):
+            fields.setdefault(key.strip().upper(), value.strip())
+    inputs = {
+        **item.get("inputs", {}),
+        "rule_action": item["action"],
+        "model_answer": answer[:2000],
+    }
+    decided = {**item, "inputs": inputs, "decided_by": "rules"}
+    verb = fields.get("DECISION", "").split(" ")[0].upper()
+    action = DECISIONS.get(verb)
+    reasoning = fields.get("REASON") or answer.strip()
+    if action is None:
+        # No decision in it: the rule's action stands, worded by the model.
+        decided["reasoning"] = reasoning[:2000]
+        if verb:
+            inputs["model_error"] = f"unknown decision {verb!r}"
+        return decided
+    if action == "merge" and len(item["fact_ids"]) < 2:
+        inputs["model_error"] = "a merge needs two facts or more"
+        return decided
+    decided.update(action=action, reasoning=reasoning[:2000], decided_by="model")
+    if action == "merge":
+        decided["merged_text"] = (fields.get("TEXT") or item.get("merged_text") or "")[:2000]
+    else:
+        decided.pop("merged_text", None)
+        decided.pop("target", None)
+    return decided
+
+
 async def analyze(
     store: EventStore,
     conn: AsyncConnection,
@@ -86,26 +126,26 @@ async def analyze(
     settings: PreviewSettings,
     *,
     source: Source = "user",
-    explain: Explainer | None = None,
+    decide: Decider | None = None,
 ) -> tuple[PlanCreated, int]:
     """Preview, recommend, and store the plan.
 
-    ``explain`` (a model, when there is one) is asked for its reasoning on each item; its
-    answer replaces the rule's reasoning but never changes the action or the facts.
+    ``decide`` (a model, when there is one) decides each item (:func:`model_decision`); the
+    facts an item is about are the rule's, whatever the model says.
     """
     result = await preview(conn, namespace, embedder, now, settings)
     views = {v.fact_id: v for v in await current_facts(conn, namespace)}
     items = recommendations(result, views)
     model: str | None = None
     calls = 0
-    if explain is not None:
-        for item in items:
+    if decide is not None:
+        for k, item in enumerate(items):
             texts = [views[f].row.text for f in item["fact_ids"] if f in views]
-            reasoning = await explain(item, texts)
-            if reasoning:
+            answer = await decide(item, texts)
+            if answer:
                 calls += 1
-                item["reasoning"] = reasoning[:2000]
-                model = "explained"
+                items[k] = model_decision(item, answer)
+                model = "decided"
     plan = await build_plan(
         store,
         namespace,

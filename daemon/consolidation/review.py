@@ -11,7 +11,8 @@ agent saw them, the item is refused (and stays pending):
   the newer fact's ``valid_from``);
 - ``DIFFERENTIATE a b "how"`` links them as ``distinct`` (never to be merged);
 - ``EXTRACT a topic section`` categorizes a as ``topic/section``;
-- ``DIGEST "title" "content"`` writes a quarantined reflection fact citing the batch facts;
+- ``DIGEST "title" "content"`` writes a quarantined reflection fact citing the batch it was
+  written from (every fact the agent was shown);
 - ``LINK`` / ``CATEGORIZE`` apply as they are.
 """
 

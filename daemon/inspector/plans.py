@@ -63,12 +63,12 @@ async def post_analyze(request: web.Request) -> web.Response:
     state = state_of(request)
     service = request.app[DAEMON].get(CONSOLIDATION)
     # A model, when one is configured, words each item's reasoning (as the API's analyze).
-    explain = None if service is None or service.provider is None else service.explain
+    decide = None if service is None or service.provider is None else service.decide
     store, namespace, now = state.require_store(), namespace_of(request), state.clock.now()
     embedder = current_embedder(request.app[DAEMON])
     async with projection_reads(request) as conn:
         plan, position = await analyze(
-            store, conn, namespace, embedder, now, PreviewSettings(), explain=explain
+            store, conn, namespace, embedder, now, PreviewSettings(), decide=decide
         )
     await state.async_note_written(position)
     return await back_to(request, f"/inspect/plans/{plan.plan_id}")

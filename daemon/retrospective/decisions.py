@@ -141,7 +141,7 @@ def dispatchable(
 ) -> bool:
     """Return False when a ready run would only wait again (mid-turn, or a budget pause
     recorded until later): not worth a task."""
-    if not cfg.enabled:
+    if not cfg.enabled and not triggers.asked_by_operator(run):
         return True  # it starts to be ended as skipped
     wait = triggers.mid_turn(cfg, conv, run, now)
     if wait.wait and not wait.record:
@@ -179,9 +179,13 @@ def before_run(
     ``budget`` is the model budget's check when the budget pauses runs (None: it does not).
     """
 
-    def skip(reason: str) -> Gate:
+    def skip(reason: str, inputs: dict[str, Any] | None = None) -> Gate:
         event = RetrospectiveSkipped(
-            conversation_id=conv.conversation_id, run_id=run.run_id, at=now, reason=reason
+            conversation_id=conv.conversation_id,
+            run_id=run.run_id,
+            at=now,
+            reason=reason,
+            inputs=inputs or {},
         )
         return Gate("skip", event)
 
@@ -198,8 +202,11 @@ def before_run(
 
     if conv.deleted:
         return skip("conversation_deleted")
-    if not cfg.enabled:
+    if not cfg.enabled and not triggers.asked_by_operator(run):
         return skip("disabled")
+    dormant = triggers.dormant_sweep(cfg, conv, run, now)
+    if dormant is not None:
+        return skip("source_dormant", dormant)
     wait = triggers.mid_turn(cfg, conv, run, now)
     if wait.wait:
         if not wait.record:

@@ -118,6 +118,15 @@ def window_anchor(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """How the model is asked: a model, thinking budget and effort (None: the provider's)."""
+
+    model: str | None = None
+    thinking: int | None = None
+    effort: str | None = None
+
+
 def build_request(
     template: str,
     conversation_id: str,
@@ -126,7 +135,7 @@ def build_request(
     parts: int,
     remembered: Sequence[str],
     max_tokens: int | None = None,
-    model: str | None = None,
+    profile: Profile | None = None,
     context: Sequence[SliceMessage] = (),
 ) -> CompletionRequest:
     """Assemble the request for one chunk (``context``: the messages just before it, which
@@ -147,7 +156,9 @@ def build_request(
             *(TranscriptEntry(m.message_id, m.role, m.text) for m in chunk),
         ],
         max_tokens=max_tokens,
-        model=model,
+        model=None if profile is None else profile.model,
+        thinking=None if profile is None else profile.thinking,
+        effort=None if profile is None else profile.effort,
     )
 
 

@@ -1,8 +1,9 @@
 """Running one retrospective: from a ready run to its closing commit.
 
-A run defers (mid-turn, budget), skips (disabled, nothing to review, no user activity), or
-starts: ``RetrospectiveStarted`` + a ``ConversationForked`` reading fork in one commit, then
-reads the slice through the fork, calls the model per chunk, and ends with one commit: the
+A run defers (mid-turn, budget), skips (disabled and not asked for by a person, a sweep's
+conversation gone quiet, nothing to review, no user activity), or starts:
+``RetrospectiveStarted`` + a ``ConversationForked`` reading fork in one commit, then reads the
+slice through the fork, calls the model per chunk, and ends with one commit: the
 facts + ``RetrospectiveSucceeded`` + ``RetrospectiveCursorAdvanced`` + cleanup of the
 superseded fork, or ``RetrospectiveFailed`` (with the retry time) + cleanup, or after
 ``max_retries`` also ``RetrospectiveAbandoned`` and a forced cursor advance.
@@ -25,6 +26,7 @@ from daemon.retrospective.follower import ConvKey, LogFollower
 from daemon.retrospective.review import (
     Judgement,
     NoUsableOutput,
+    Profile,
     SliceMessage,
     build_request,
     fit_transcript,
@@ -109,9 +111,15 @@ class RunWorker:
         replay = run.replay_of is not None
         provider = self.settings.provider
         config = self.settings.config
-        # The model asked is part of the decision the log records: the conversation's own
-        # (the last model its messages named) when configured so, else the provider's.
-        profile = conv.profile if config.match_conversation_profile else None
+        # How the model is asked is part of the decision the log records: the conversation's
+        # own model, thinking and effort (the last its messages named) when configured so,
+        # else the provider's.
+        matched = config.match_conversation_profile
+        profile = Profile(
+            conv.profile if matched else None,
+            conv.thinking if matched else None,
+            conv.effort if matched else None,
+        )
         started = RetrospectiveStarted(
             conversation_id=conv.conversation_id,
             run_id=run.run_id,
@@ -122,7 +130,9 @@ class RunWorker:
             through_message_id=through_id,
             message_ids=ids,
             provider=provider.name,
-            model=profile or provider.model,
+            model=profile.model or provider.model,
+            thinking=profile.thinking,
+            effort=profile.effort,
         )
         fork = ConversationForked(
             fork_id=fork_id,
@@ -180,7 +190,7 @@ class RunWorker:
         conv: ConversationRetro,
         messages: list[SliceMessage],
         usage: Usage,
-        model: str | None = None,
+        profile: Profile,
         context: Sequence[SliceMessage] = (),
     ) -> Review:
         settings = self.settings
@@ -197,7 +207,7 @@ class RunWorker:
                 parts,
                 [*conv.remembered, *(r.text for r in judgement.accepted)],
                 settings.max_tokens,
-                model,
+                profile,
                 context,
             )
             context = chunk[-CONTEXT_MESSAGES:]  # the next part reads on from this one
@@ -205,7 +215,7 @@ class RunWorker:
             usage.calls += 1
             usage.input_tokens += completion.usage.input_tokens
             usage.output_tokens += completion.usage.output_tokens
-            usage.model = completion.model or model or settings.provider.model
+            usage.model = completion.model or profile.model or settings.provider.model
             if not judge(completion, seen, judgement):
                 raise NoUsableOutput(
                     f"part {index} of {parts}: no valid remember call and not the exact reply"

@@ -362,9 +362,8 @@ class RetrospectiveService:
         raise RetrospectiveError("busy", "the conversation kept changing; try again")
 
     async def request_replay(self, namespace: str, run_id: str) -> RequestResult:
-        """Schedule a re-run of an abandoned run's slice."""
-        if not self.config.enabled:
-            raise RetrospectiveError("disabled", "retrospectives are disabled")
+        """Schedule a re-run of an abandoned run's slice (with the switch off too: a person
+        asked for it)."""
         for _ in range(APPEND_ATTEMPTS):
             await self.sync()
             found = self._find_run(namespace, run_id)

@@ -9,11 +9,14 @@ they decide, with the ``inputs`` they report, so the log shows why each run happ
   attempt. "Eligible": something unreviewed and, with ``require_user_activity``, a user
   message with real content in it. A pending run absorbs further message triggers.
 - ``pre_compaction`` bypasses the cooldown and pulls a pending run forward.
-- ``manual`` schedules at once, or when the cooldown ends; pulls a pending run forward.
+- ``manual`` schedules at once, or when the cooldown ends; pulls a pending run forward. It
+  (and a replay) works with the switch off: a person asked for it.
 - ``sweep``: conversations active within ``sweep_lookback`` (clamped up to 2 x
   sweep_interval), not attempted within ``sweep_interval``, with something reviewable; at most
   ``sweep_max_per_pass``, most recently active first; a conversation with a run pending or
-  running is skipped without using up the cap. The first pass after a start only seeds.
+  running is skipped without using up the cap. The first pass after a start only seeds. A
+  queued sweep run whose conversation went quiet beyond the lookback before its turn came is
+  skipped then as ``source_dormant``.
 """
 
 from __future__ import annotations
@@ -105,6 +108,33 @@ def after_message(cfg: RetrospectiveConfig, conv: ConversationRetro, now: dateti
     return _none("below_thresholds", inputs)
 
 
+OPERATOR_TRIGGERS = frozenset({"manual", "replay"})
+"""Runs a person asked for: they run with the retrospective switch off too (the switch stops
+what memoryd starts by itself)."""
+
+
+def asked_by_operator(run: RunState) -> bool:
+    """Return True when a person asked for this run (alone or merged into it)."""
+    return run.replay_of is not None or bool(OPERATOR_TRIGGERS & {run.trigger, *run.triggers})
+
+
+def dormant_sweep(
+    cfg: RetrospectiveConfig, conv: ConversationRetro, run: RunState, now: datetime
+) -> dict[str, Any] | None:
+    """Return what shows a run only a sweep asked for found its conversation quiet for longer
+    than the sweep looks back (active when queued, no longer now); None when it did not."""
+    if {run.trigger, *run.triggers} != {"sweep"} or conv.last_message_at is None:
+        return None
+    lookback = effective_lookback(cfg)[0]
+    if now - conv.last_message_at <= lookback:
+        return None
+    return {
+        "now": now.isoformat(),
+        "last_message_at": conv.last_message_at.isoformat(),
+        "sweep_lookback_s": lookback.total_seconds(),
+    }
+
+
 def _explicit(
     trigger: str,
     cfg: RetrospectiveConfig,
@@ -114,7 +144,9 @@ def _explicit(
 ) -> Decision:
     inputs = base_inputs(cfg, conv, now)
     if not cfg.enabled:
-        return _none("disabled", inputs)
+        if trigger not in OPERATOR_TRIGGERS:
+            return _none("disabled", inputs)
+        inputs["retrospectives_disabled"] = True
     if conv.deleted:
         return _none("deleted", inputs)
     pending = conv.pending

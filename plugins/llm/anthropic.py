@@ -27,6 +27,10 @@ class AnthropicProvider(HttpProvider):
         }
         if request.system:
             body["system"] = request.system
+        if request.thinking:
+            # The thinking budget is spent out of max_tokens: the answer keeps its own room.
+            body["thinking"] = {"type": "enabled", "budget_tokens": request.thinking}
+            body["max_tokens"] += request.thinking
         if request.tools:
             body["tools"] = [
                 {"name": t.name, "description": t.description, "input_schema": dict(t.parameters)}

@@ -28,6 +28,8 @@ class OpenAIProvider(HttpProvider):
             "messages": messages,
             "max_tokens": request.max_tokens or self._settings.max_tokens,
         }
+        if request.effort is not None:
+            body["reasoning_effort"] = request.effort
         if request.tools:
             body["tools"] = [
                 {

@@ -66,6 +66,12 @@ class CompletionRequest:
     model: str | None = None
     """The model to ask instead of the provider's configured one (a conversation's own).
     Remote providers send it; a local extractor has no models and ignores it."""
+    thinking: int | None = None
+    """Extended thinking as the conversation asked for it: a token budget, 0 for off (None:
+    the provider's default). The Anthropic provider sends it; others have no such setting."""
+    effort: str | None = None
+    """Reasoning effort as the conversation asked for it (``low`` / ``medium`` / ``high``;
+    None: the provider's default). The OpenAI-compatible provider sends it."""
 
 
 @dataclass(frozen=True, slots=True)

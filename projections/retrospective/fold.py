@@ -101,9 +101,7 @@ class RetrospectiveFold:
     def _message(conv: ConversationRetro, event: MessageAppended, position: int) -> None:
         if conv.last_message_at is None or event.created_at > conv.last_message_at:
             conv.last_message_at = event.created_at
-        model = event.metadata.get("model")
-        if isinstance(model, str) and model.strip():
-            conv.profile = model.strip()
+        conv.note_profile(event.metadata)
         user = has_user_content(event.role, event.content)
         chars = len(content_text(event.content))
         if event.message_id in conv.seen:

@@ -6,7 +6,9 @@ Fold rules (no clock; times come from events):
   position order; a repeat of a message id updates it in place, e.g. when it is finalized).
   A message at or before the cursor is already reviewed and is not tracked again. A message
   whose metadata names a ``model`` makes that the conversation's *profile* (the model a
-  retrospective asks when ``match_conversation_profile`` is on).
+  retrospective asks when ``match_conversation_profile`` is on); one naming ``thinking`` (true,
+  false, a token budget, or ``{"budget_tokens": n}``) or ``effort`` (``reasoning_effort``)
+  sets how that model is asked (:func:`profile_settings`).
 - ``ConversationForked`` whose fork a ``RetrospectiveStarted`` names is a retrospective's
   reading fork: tracked under its conversation, never a conversation of its own.
   ``ConversationDeleted`` of such a fork marks it cleaned; of a conversation, stops tracking.
@@ -19,7 +21,7 @@ Fold rules (no clock; times come from events):
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -154,10 +156,26 @@ class ConversationRetro:
     deleted: bool = False
     profile: str | None = None
     """The model the conversation's latest message naming one (``metadata.model``) named."""
+    thinking: int | None = None
+    """The thinking budget its latest message naming one asked for (0: off)."""
+    effort: str | None = None
+    """The reasoning effort its latest message naming one asked for."""
     tail_unfinalized: int = 0
     """How many tail messages are not finalized (kept with every change of the tail)."""
     tail_user: int = 0
     """How many tail messages have user content (kept with every change of the tail)."""
+
+    def note_profile(self, metadata: Mapping[str, Any]) -> None:
+        """Take the model, thinking and effort a message's metadata names (each kept until a
+        later message names it again)."""
+        model = metadata.get("model")
+        if isinstance(model, str) and model.strip():
+            self.profile = model.strip()
+        thinking, effort = profile_settings(metadata)
+        if thinking is not None:
+            self.thinking = thinking
+        if effort is not None:
+            self.effort = effort
 
     @property
     def key(self) -> tuple[str, str]:
@@ -348,3 +366,24 @@ def apply_run_event(
         _end_run(conv, run, "abandoned", event.at)
     if trim:
         _trim_runs(conv)
+
+
+DEFAULT_THINKING_BUDGET = 1024
+"""The budget of a bare ``thinking: true`` (the smallest the Anthropic API accepts)."""
+
+
+def profile_settings(metadata: Mapping[str, Any]) -> tuple[int | None, str | None]:
+    """Return the thinking budget (0: off) and effort a message's metadata names (None: not
+    named, or not in a form a provider could be sent)."""
+    raw = metadata.get("thinking")
+    if isinstance(raw, Mapping):
+        raw = raw.get("budget_tokens", raw.get("type") == "enabled")
+    thinking: int | None = None
+    if isinstance(raw, bool):
+        thinking = DEFAULT_THINKING_BUDGET if raw else 0
+    elif isinstance(raw, int) and raw >= 0:
+        thinking = raw
+    effort = metadata.get("effort", metadata.get("reasoning_effort"))
+    if not isinstance(effort, str) or not effort.strip() or len(effort) > 32:
+        return thinking, None
+    return thinking, effort.strip().lower()

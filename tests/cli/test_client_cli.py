@@ -65,6 +65,22 @@ async def test_commands_against_a_running_daemon(
         assert "likes tea" in capsys.readouterr().out
         assert await memoryd("facts", "history", fact["fact_id"], *sock) == 0
         assert "supersede chain" in capsys.readouterr().out
+        assert await memoryd("facts", "add", "secret is 42", *sock, "--json") == 0
+        secret = orjson.loads(capsys.readouterr().out)["fact_id"]
+        assert await memoryd("facts", "purge", secret, *sock) != 0
+        assert "--yes" in capsys.readouterr().err
+        assert await memoryd("facts", "purge", secret, "--yes", *sock) == 0
+        assert "purged" in capsys.readouterr().out
+        assert await memoryd("facts", "show", secret, *sock) == EXIT_API_ERROR
+        assert "404 not_found" in capsys.readouterr().err
+
+        # No model configured: reflection has nothing to say, and says so.
+        assert await memoryd("insights", "generate", *sock, "--json") == 0
+        assert orjson.loads(capsys.readouterr().out)["insights"] == []
+        assert await memoryd("insights", "list", *sock, "--json") == 0
+        assert orjson.loads(capsys.readouterr().out) == {"insights": []}
+        assert await memoryd("insights", "delete", fact["fact_id"], *sock) == EXIT_API_ERROR
+        assert "404 not_found" in capsys.readouterr().err
 
         # Namespaces are kept apart here too.
         assert await memoryd("facts", "list", *sock, "-n", "other", "--json") == 0
@@ -241,6 +257,7 @@ DAEMON_COMMANDS = {
     "facts show",
     "facts history",
     "facts add",
+    "facts purge",
     "recall",
     "retrospective run",
     "retrospective status",
@@ -248,6 +265,9 @@ DAEMON_COMMANDS = {
     "consolidate analyze",
     "consolidate apply",
     "review",
+    "insights list",
+    "insights generate",
+    "insights delete",
     "mcp",
     "inspect",
 }

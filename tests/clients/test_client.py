@@ -132,6 +132,13 @@ async def test_facts_reconciliation_history_and_time_travel(client: AsyncMemoryd
     with pytest.raises(ApiError) as caught:
         await client.supersede_fact(tool["fact_id"], "The user's phone is an iPhone.")
     assert (caught.value.status, caught.value.code) == (409, "fact_forgotten")
+    purged = await client.purge_fact(tool["fact_id"])
+    assert await client.purge_fact(tool["fact_id"]) == purged  # a retry answers the same
+    with pytest.raises(ApiError) as caught:
+        await client.get_fact(tool["fact_id"])
+    assert caught.value.status == 404
+    events = await client.events(stream=f"fact:{tool['fact_id']}")
+    assert "Pixel" not in str(events)
 
 
 async def test_search_with_every_option(client: AsyncMemorydClient) -> None:

@@ -21,6 +21,15 @@ from projections.runner import ProjectionRunner, table_digests
 from projections.search import SearchProjection
 from tests.api_fixtures import Api, api_client
 
+YARA = (
+    "Yara hikes every Saturday",
+    "Yara goes climbing on Sundays",
+    "Yara owns a kayak",
+    "Yara cycles to the lake on weekends",
+    "Yara bought new hiking boots",
+    "Yara camps in the forest in summer",
+)
+
 
 async def _fact(api: Api, text: str, **extra: Any) -> str:
     status, body = await api.call("POST", "/v1/facts", {"text": text, "dedupe": False, **extra})
@@ -129,17 +138,7 @@ async def test_judge_supersedes_the_older_at_the_newer_valid_from(tmp_path: Path
 
 async def test_reflection_cites_the_evidence_memoryd_retrieved(tmp_path: Path) -> None:
     async with api_client(tmp_path) as api:
-        facts = [
-            await _fact(api, text, importance=0.9)
-            for text in (
-                "Yara hikes every Saturday",
-                "Yara goes climbing on Sundays",
-                "Yara owns a kayak",
-                "Yara cycles to the lake on weekends",
-                "Yara bought new hiking boots",
-                "Yara camps in the forest in summer",
-            )
-        ]
+        facts = [await _fact(api, text, importance=0.9) for text in YARA]
         run = await _deep(api, ScriptedProvider(fn=_model))
         [reflect] = [a for a in run["actions"] if a["action"] == "reflect"]
         assert set(reflect["cites"]) <= set(facts)
@@ -204,3 +203,64 @@ async def test_consolidation_tables_rebuild_identically(tmp_path: Path) -> None:
         async with engine.connect() as conn:
             assert await table_digests(conn, projections) == expected
         await engine.dispose()
+
+
+def _repeating_model(insight: str) -> ScriptedProvider:
+    def answer(request: CompletionRequest) -> str:
+        if "ask up to 3 questions" in request.system:
+            return "Q: What does Yara do on weekends?\nQ: How does Yara spend free time?"
+        if request.system.startswith("Answer the question"):
+            return f"INSIGHT: {insight}"
+        return ""
+
+    return ScriptedProvider(fn=answer)
+
+
+async def test_reflection_writes_an_insight_once(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        for text in YARA:
+            await _fact(api, text, importance=0.9)
+        run = await _deep(api, _repeating_model("Yara spends weekends outdoors"))
+        reflected = [a for a in run["actions"] if a["action"] == "reflect"]
+        [duplicate] = [a for a in run["actions"] if a["action"] == "insight_duplicate"]
+        assert len(reflected) == 1
+        assert duplicate["duplicate_of"] == reflected[0]["fact_id"]
+        assert run["stats"]["insight_duplicates"] == 1
+
+
+async def test_reflection_drops_an_insight_an_existing_fact_already_says(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        facts = [await _fact(api, text, importance=0.9) for text in YARA]
+        run = await _deep(api, _repeating_model("yara owns a  kayak."))
+        assert not [a for a in run["actions"] if a["action"] == "reflect"]
+        duplicates = [a for a in run["actions"] if a["action"] == "insight_duplicate"]
+        assert {d["duplicate_of"] for d in duplicates} == {facts[2]}
+
+
+async def test_insights_are_generated_on_demand_listed_and_deleted(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        plain = await _fact(api, YARA[0], importance=0.1)  # far below the reflection threshold
+        service = api.client.app[CONSOLIDATION]
+        service.config = dataclasses.replace(ConsolidationConfig(), tier="full")
+        service.provider = _repeating_model("Yara loves the outdoors")
+        status, made = await api.call("POST", "/v1/insights/generate")
+        assert status == 200, made
+        [insight] = made["insights"]
+        assert insight["cites"] == [plain]
+        assert made["duplicates"] == [
+            {"text": "Yara loves the outdoors", "duplicate_of": insight["fact_id"]}
+        ]
+        _, listed = await api.call("GET", "/v1/insights")
+        assert [i["fact_id"] for i in listed["insights"]] == [insight["fact_id"]]
+        assert listed["insights"][0]["status"] == "quarantined"
+
+        _, again = await api.call("POST", "/v1/insights/generate")
+        assert again["insights"] == []
+        assert {d["duplicate_of"] for d in again["duplicates"]} == {insight["fact_id"]}
+
+        status, _ = await api.call("DELETE", f"/v1/insights/{plain}")
+        assert status == 404
+        status, _ = await api.call("DELETE", f"/v1/insights/{insight['fact_id']}")
+        assert status == 200
+        _, listed = await api.call("GET", "/v1/insights")
+        assert listed["insights"] == []

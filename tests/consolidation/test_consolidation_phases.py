@@ -261,6 +261,56 @@ async def test_analyze_with_a_model_carries_its_reasoning(tmp_path: Path) -> Non
         assert len(model.requests) == 1  # the day's one call is spent
 
 
+def _decides(request: CompletionRequest) -> str:
+    content = request.messages[0].content
+    if "Proposed action: merge" in content:
+        return "DECISION: KEEP\nREASON: two different Umas: one is the user's aunt."
+    if "Uma's old locker code" in content:
+        return "DECISION: DELETE\nREASON: a stale code is worth nothing."
+    return "DECISION: MERGE\nTEXT: nonsense\nREASON: a single fact cannot be merged."
+
+
+async def test_analyze_with_a_model_lets_the_model_decide(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        texts = (
+            "Uma likes jazz",
+            "uma likes jazz.",
+            "Uma's old locker code is 4411",
+            "Uma bought a lamp",
+        )
+        a, b, code, lamp = [await _fact(api, text) for text in texts]
+        api.clock.advance(timedelta(days=200))
+        service = _service(api, tier="standard")
+        service.provider = ScriptedProvider(fn=_decides)
+        status, plan = await api.call("POST", "/v1/consolidation/analyze", {"stale_days": 100})
+        assert status == 201, plan
+        items = {tuple(i["fact_ids"]): i for i in plan["recommendations"]}
+        kept = items[(a, b)]
+        assert (kept["action"], kept["decided_by"]) == ("keep", "model")
+        assert kept["reasoning"] == "two different Umas: one is the user's aunt."
+        assert kept["inputs"]["rule_action"] == "merge"
+        assert "merged_text" not in kept
+        deleted = items[(code,)]
+        assert (deleted["action"], deleted["decided_by"]) == ("delete", "model")
+        assert deleted["inputs"]["rule_action"] == "archive"
+        # A merge of one fact is no decision the plan can carry out: the rule's action stands.
+        archived = items[(lamp,)]
+        assert (archived["action"], archived["decided_by"]) == ("archive", "rules")
+        assert archived["inputs"]["model_error"] == "a merge needs two facts or more"
+
+        status, result = await api.call(
+            "POST", f"/v1/consolidation/plans/{plan['plan_id']}/apply", {}
+        )
+        assert status == 200, result
+        assert code not in await _ids(api)
+        assert {a, b} <= await _ids(api)
+
+
+async def _ids(api: Api) -> set[str]:
+    _, body = await api.call("GET", "/v1/facts?limit=1000")
+    return {f["fact_id"] for f in body["facts"]}
+
+
 class _Watcher:
     def __init__(self, config: Config) -> None:
         self.current = config

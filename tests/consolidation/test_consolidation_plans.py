@@ -11,7 +11,7 @@ import pytest
 
 from daemon.api.keys import STATE
 from daemon.consolidation.apply import apply_plan
-from daemon.consolidation.plans import PlanError
+from daemon.consolidation.plans import PlanError, append_plan, build_plan, model_decision
 from events.store.base import ConcurrencyError, EventStore, NewEvent
 from events.types import FactWritten
 from tests.api_fixtures import Api, api_client
@@ -286,3 +286,56 @@ async def test_concurrent_change_between_check_and_append_is_caught(tmp_path: Pa
         result = await apply_plan(Racing(), "default", plan["plan_id"], api.clock.now())  # type: ignore[arg-type]
         assert result.applied == []
         assert result.refused[0]["reason"] == "changed"
+
+
+@pytest.mark.parametrize("purge", [False, True])
+async def test_a_delete_item_forgets_or_with_purge_erases(tmp_path: Path, purge: bool) -> None:
+    async with api_client(tmp_path) as api:
+        secret = await _fact(api, "The safe code is 90210")
+        store = api.client.app[STATE].require_store()
+        item = {"item_id": "i1", "action": "delete", "fact_ids": [secret], "confidence": 1.0}
+        plan = await build_plan(store, "default", [item], api.clock.now())
+        await append_plan(store, "default", plan)
+        status, result = await api.call(
+            "POST", f"/v1/consolidation/plans/{plan.plan_id}/apply", {"purge": purge}
+        )
+        assert status == 200, result
+        assert result["applied"] == ["i1"]
+        assert secret not in await _listed_ids(api, "")
+        _, log = await api.call("GET", f"/v1/events?stream=fact:{secret}")
+        assert ("90210" in str(log)) is not purge
+        _, events = await api.call("GET", "/v1/events?limit=1000")
+        [applied] = [e["data"] for e in events["events"] if e["event_type"] == "PlanApplied"]
+        assert applied["purge"] is purge
+
+
+@pytest.mark.parametrize(
+    ("answer", "action", "decided_by", "merged_text"),
+    [
+        ("DECISION: MERGE\nTEXT: Ann likes tea\nREASON: same", "merge", "model", "Ann likes tea"),
+        ("decision: archive\nreason: old", "archive", "model", None),
+        ("DECISION: SHRUG\nREASON: unsure", "merge", "rules", "Ann likes tea."),
+        ("They look alike.", "merge", "rules", "Ann likes tea."),
+    ],
+)
+def test_a_models_answer_decides_the_item(
+    answer: str, action: str, decided_by: str, merged_text: str | None
+) -> None:
+    item = {
+        "item_id": "i1",
+        "action": "merge",
+        "fact_ids": ["a", "b"],
+        "merged_text": "Ann likes tea.",
+        "reasoning": "near duplicates",
+        "inputs": {"similarity": 0.97},
+    }
+    decided = model_decision(item, answer)
+    assert (decided["action"], decided["decided_by"]) == (action, decided_by)
+    assert decided.get("merged_text") == merged_text
+    assert decided["inputs"] == {
+        **decided["inputs"],
+        "similarity": 0.97,
+        "rule_action": "merge",
+        "model_answer": answer,
+    }
+    assert decided["reasoning"]

@@ -263,3 +263,71 @@ async def test_a_plugin_agent_named_in_the_config_runs(tmp_path: Path) -> None:
         [request] = model.requests
         assert "memoryd's tidy agent" in request.system
         assert [a["action"] for a in run["actions"]] == ["categorize"]
+
+
+async def _approve_all(api: Api) -> dict[str, dict[str, object]]:
+    _, queue = await api.call("GET", "/v1/review")
+    results: dict[str, dict[str, object]] = {}
+    for item in queue["items"]:
+        status, result = await api.call("POST", f"/v1/review/{item['item_id']}/approve")
+        assert status == 200, result
+        results[item["verb"]] = result
+    return results
+
+
+async def test_a_merge_of_facts_said_to_be_distinct_is_refused(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        first = await _fact(api, "Sam from work plays chess")
+        second = await _fact(api, "Sam my cousin plays chess")
+        service = api.client.app[CONSOLIDATION]
+        service.config = dataclasses.replace(
+            ConsolidationConfig(), tier="standard", agents=("separator",)
+        )
+        service.provider = ScriptedProvider(fn=lambda r: 'DIFFERENTIATE F1 F2 "two Sams"')
+        await api.call("POST", "/v1/consolidation/run", {})
+        assert set(await _approve_all(api)) == {"DIFFERENTIATE"}
+
+        service.config = dataclasses.replace(service.config, agents=("health",))
+        service.provider = ScriptedProvider(fn=lambda r: 'MERGE F1 F2 "Sam plays chess"')
+        await api.call("POST", "/v1/consolidation/run", {})
+        merge = (await _approve_all(api))["MERGE"]
+        assert merge["applied"] == []
+        assert merge["refused"] == [
+            {
+                "item_id": "i1",
+                "reason": "distinct",
+                "fact_ids": sorted([first, second]),
+                "pairs": [[first, second]],
+            }
+        ]
+        _, log = await api.call("GET", "/v1/events?limit=1000")
+        [logged] = [e["data"] for e in log["events"] if e["event_type"] == "PlanApplied"][-1:]
+        assert logged["refused"] == merge["refused"]
+        for fact_id in (first, second):
+            _, fact = await api.call("GET", f"/v1/facts/{fact_id}")
+            assert fact["superseded_by"] is None
+
+
+async def test_an_approved_digest_cites_the_batch_it_came_from(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        facts = [
+            await _fact(api, text)
+            for text in ("Ana ran on Monday", "Ana swam on Tuesday", "Ana cycled on Friday")
+        ]
+        service = api.client.app[CONSOLIDATION]
+        service.config = dataclasses.replace(
+            ConsolidationConfig(), tier="standard", agents=("transfer",)
+        )
+        service.provider = ScriptedProvider(fn=lambda r: 'DIGEST "Week" "Ana trains daily"')
+        await api.call("POST", "/v1/consolidation/run", {})
+        digest = (await _approve_all(api))["DIGEST"]
+        results = digest["results"]
+        assert isinstance(results, dict)
+        digest_id = results["i1"]["fact_id"]
+        _, log = await api.call("GET", "/v1/consolidation/log?limit=1000")
+        cited = {
+            e["fact_ids"][1]
+            for e in log["entries"]
+            if e["action"] == "link" and e["fact_ids"][0] == digest_id
+        }
+        assert cited == set(facts)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -30,6 +31,7 @@ from projections.retrospective import (
     get_retrospective,
     get_run,
 )
+from projections.retrospective.state import profile_settings
 from projections.runner import ProjectionRunner
 from tests.retrospective_fixtures import T0, LogBuilder, minutes
 
@@ -296,3 +298,19 @@ def test_tail_counts_equal_a_scan_of_the_tail(ops: list[tuple[Any, ...]]) -> Non
         assert conv.reviewable_count() == len(reviewable)
         assert conv.reviewable_user_activity() == any(m.user_content for m in reviewable)
         assert (conv.first_unfinalized() is None) == all(m.finalized for m in conv.tail)
+
+
+@pytest.mark.parametrize(
+    ("metadata", "settings_named"),
+    [
+        ({"thinking": True, "effort": "Medium"}, (1024, "medium")),
+        ({"thinking": False}, (0, None)),
+        ({"thinking": {"type": "enabled", "budget_tokens": 4096}}, (4096, None)),
+        ({"thinking": -1, "reasoning_effort": "low"}, (None, "low")),
+        ({"thinking": "lots", "effort": ""}, (None, None)),
+    ],
+)
+def test_the_thinking_and_effort_a_message_names(
+    metadata: dict[str, Any], settings_named: tuple[int | None, str | None]
+) -> None:
+    assert profile_settings(metadata) == settings_named

@@ -282,16 +282,23 @@ async def test_match_conversation_profile_asks_the_conversations_model(
             "a0",
             "Hello, I am your assistant.",
             role="assistant",
-            metadata={"model": "conv-model"},
+            metadata={"model": "conv-model", "thinking": 2048},
         )
-        await harness.say("c", "m1", "Nice to meet you.")
+        await harness.say("c", "m1", "Nice to meet you.", metadata={"effort": "High"})
         await wait_until(lambda: _statuses(service) == ["succeeded"], service)
     finally:
         await server.close()
-    # The decision names the model it asked, and the provider asked exactly that one.
+    # The decision names how it asked the model, and the provider asked exactly so.
     started = (await harness.of_type(RetrospectiveStarted))[0]
     assert started.model == asked
     assert [r.body["model"] for r in server.requests] == [asked]
+    [body] = [r.body for r in server.requests]
+    assert (started.thinking, started.effort) == ((2048, "high") if match else (None, None))
+    if dialect == "anthropic":
+        thinking = {"type": "enabled", "budget_tokens": 2048}
+        assert body.get("thinking") == (thinking if match else None)
+    else:
+        assert body.get("reasoning_effort") == ("high" if match else None)
 
 
 async def test_rate_limit_retry_after_is_honoured(harness: Harness) -> None:
@@ -487,17 +494,29 @@ async def test_kill_switch_finishes_queued_runs_as_no_ops(harness: Harness) -> N
     conv = service.fold.get(NS, "c")
     assert conv is not None
     scheduled = RetrospectiveScheduled(
-        conversation_id="c", run_id="queued", at=harness.clock.now(), trigger="manual"
+        conversation_id="c", run_id="queued", at=harness.clock.now(), trigger="sweep"
     )
     await harness.store.append(NS, [NewEvent(scheduled)])
     await wait_until(lambda: _statuses(service) == ["skipped"], service)
     skipped = (await harness.of_type(RetrospectiveSkipped))[0]
     assert skipped.reason == "disabled"
-    with pytest.raises(RetrospectiveError, match="disabled"):
-        await service.request_run(NS, "c")
     await harness.say("c", "m2", "I prefer tea.")
     await service.drain()
     assert len(await harness.of_type(RetrospectiveScheduled)) == 1
+
+
+async def test_a_manual_run_works_with_the_switch_off(harness: Harness) -> None:
+    await harness.say("c", "m1", "I live in Lyon.")
+    service = await harness.start_service(StatementExtractor(), config(enabled=False))
+    await service.drain()
+    assert not await harness.of_type(RetrospectiveScheduled)  # nothing automatic
+    result = await service.request_run(NS, "c")
+    assert result.action == "schedule"
+    await wait_until(lambda: _statuses(service) == ["succeeded"], service)
+    [scheduled] = await harness.of_type(RetrospectiveScheduled)
+    assert scheduled.trigger == "manual"
+    assert scheduled.inputs["retrospectives_disabled"] is True
+    assert await harness.of_type(FactWritten)
 
 
 async def test_pre_compaction_bypasses_cooldown(harness: Harness) -> None:

@@ -7,13 +7,15 @@ from datetime import timedelta
 
 import pytest
 
-from daemon.retrospective import triggers
+from daemon.retrospective import decisions, triggers
 from events.retrospective_events import (
     RetrospectiveCursorAdvanced,
     RetrospectiveFailed,
     RetrospectiveScheduled,
+    RetrospectiveSkipped,
     RetrospectiveStarted,
     RetrospectiveSucceeded,
+    Trigger,
 )
 from projections.retrospective import ConversationRetro
 from tests.retrospective_fixtures import T0, LogBuilder, config, minutes
@@ -130,7 +132,8 @@ def test_kill_switch_stops_every_trigger() -> None:
     cfg = config(enabled=False)
     assert triggers.after_message(cfg, _conv(log), T0).reason == "disabled"
     assert triggers.pre_compaction(cfg, _conv(log), T0).reason == "disabled"
-    assert triggers.manual(cfg, _conv(log), T0).reason == "disabled"
+    # A person's request still runs: the switch stops what memoryd starts by itself.
+    assert triggers.manual(cfg, _conv(log), T0).action == "schedule"
     plan = triggers.plan_sweep(cfg, [_conv(log)], T0 + timedelta(days=1), seeding=False)
     assert plan.enqueue == []
 
@@ -296,3 +299,24 @@ def test_backoff_is_full_jitter_within_bounds_and_honours_retry_after() -> None:
     assert triggers.retry_delay(cfg, 1, rng, retry_after=7200).total_seconds() == 7200
     assert triggers.should_abandon(config(max_retries=2), 3)
     assert not triggers.should_abandon(config(max_retries=2), 2)
+
+
+@pytest.mark.parametrize(
+    ("trigger", "quiet_hours", "action"),
+    [("sweep", 3, "skip"), ("sweep", 1, "attempt"), ("manual", 3, "attempt")],
+)
+def test_a_sweep_run_whose_conversation_went_quiet_is_skipped_when_its_turn_comes(
+    trigger: Trigger, quiet_hours: int, action: str
+) -> None:
+    log = LogBuilder()
+    log.message("c", "m1")
+    log.add(RetrospectiveScheduled(conversation_id="c", run_id="r1", at=T0, trigger=trigger))
+    conv = _conv(log)
+    cfg = config(sweep_interval=timedelta(hours=1), sweep_lookback=timedelta(hours=2))
+    run = conv.runs["r1"]
+    gate = decisions.before_run(cfg, conv, run, T0 + timedelta(hours=quiet_hours), None)
+    assert gate.action == action
+    if action == "skip":
+        assert isinstance(gate.event, RetrospectiveSkipped)
+        assert gate.event.reason == "source_dormant"
+        assert gate.event.inputs["sweep_lookback_s"] == 7200

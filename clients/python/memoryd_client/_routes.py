@@ -177,6 +177,11 @@ def forget_fact(fact_id: str, *, reason: str | None = None) -> Call[FactWritten]
     return Call("DELETE", f"/v1/facts/{segment(fact_id)}", query(reason=reason))
 
 
+def purge_fact(fact_id: str) -> Call[FactWritten]:
+    """Erase a fact: its text is redacted from every event of the log (cannot be undone)."""
+    return Call("POST", f"/v1/facts/{segment(fact_id)}/purge")
+
+
 def get_fact(fact_id: str, *, known_at: Time | int | None = None) -> Call[Fact]:
     """One fact; with ``known_at`` (a time or a log position) as memoryd knew it then."""
     return Call("GET", f"/v1/facts/{segment(fact_id)}", query(known_at=known_at))
@@ -352,11 +357,12 @@ def consolidation_plan(plan_id: str) -> Call[JSONObject]:
 
 
 def apply_consolidation_plan(
-    plan_id: str, *, min_confidence: float | None = None
+    plan_id: str, *, min_confidence: float | None = None, purge: bool | None = None
 ) -> Call[JSONObject]:
-    """Apply exactly the stored plan, refusing items whose facts changed since."""
+    """Apply exactly the stored plan, refusing items whose facts changed since; with
+    ``purge`` its delete items erase the facts' text instead of forgetting them."""
     path = f"/v1/consolidation/plans/{segment(plan_id)}/apply"
-    return Call("POST", path, body=fields(min_confidence=min_confidence))
+    return Call("POST", path, body=fields(min_confidence=min_confidence, purge=purge))
 
 
 def consolidation_log(*, after: int | None = None, limit: int | None = None) -> Call[JSONObject]:
@@ -375,6 +381,21 @@ def run_consolidation(
 def consolidation_runs() -> Call[JSONObject]:
     """The latest consolidation runs."""
     return Call("GET", "/v1/consolidation/runs")
+
+
+def insights(*, limit: int | None = None) -> Call[JSONObject]:
+    """The insights reflection wrote, quarantined ones included."""
+    return Call("GET", "/v1/insights", query(limit=limit))
+
+
+def generate_insights() -> Call[JSONObject]:
+    """Reflect now: the insights written and the ones dropped as duplicates."""
+    return Call("POST", "/v1/insights/generate")
+
+
+def delete_insight(fact_id: str, *, reason: str | None = None) -> Call[FactWritten]:
+    """Forget an insight (a fact reflection did not write is not found)."""
+    return Call("DELETE", f"/v1/insights/{segment(fact_id)}", query(reason=reason))
 
 
 def restore_fact(fact_id: str) -> Call[JSONObject]:

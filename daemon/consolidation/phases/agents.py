@@ -87,6 +87,10 @@ async def apply_agent_action(
         ctx.actions.append({"action": "categorize", "fact_ids": ids, "agent": agent})
     elif action.verb == "NOTE":
         ctx.actions.append({"action": "note", "text": action.texts[0][:500], "agent": agent})
+    elif action.verb == "DIGEST":
+        # A digest names no keys: it rests on the whole batch the agent read, which it cites.
+        await queue_review(ctx, agent, action.to_json(), list(keys.values()))
+        return
     else:
         await queue_review(ctx, agent, action.to_json(), ids)
         return

@@ -2,8 +2,9 @@
 the newer fact's ``valid_from``); reflection when the importance written since the last
 reflection crosses :data:`REFLECTION_THRESHOLD` (questions, evidence retrieved by memoryd,
 insights written quarantined with ``cites`` links to the evidence ids memoryd retrieved,
-never ids the model names); and the ``learned_context`` block (no model: the most salient
-facts and insights, bounded)."""
+never ids the model names, and never twice: an insight saying what an existing fact or an
+earlier insight of the run says is dropped and logged as a duplicate); and the
+``learned_context`` block (no model: the most salient facts and insights, bounded)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,8 @@ if TYPE_CHECKING:
 
 REFLECTION_THRESHOLD = 5.0
 EVIDENCE = 5
+INSIGHT_DUPLICATE = 0.95
+"""Cosine at or above which an insight says what its evidence or an earlier insight says."""
 
 JUDGE_SYSTEM = (
     "Two memory facts may contradict each other. Answer with exactly one word: CONTRADICT "
@@ -93,13 +96,16 @@ def reflection_due(ctx: RunContext) -> tuple[bool, float]:
 async def _reflect(ctx: RunContext, views: dict[str, FactView]) -> None:
     due, gained = reflection_due(ctx)
     ctx.stats["importance_since_reflection"] = round(gained, 6)
-    if not due or ctx.provider is None:
+    # A person asking for insights (memoryd insights generate) does not wait for the threshold.
+    if not (due or ctx.inputs.get("reflect_now")) or ctx.provider is None:
         return
     recent = sorted(views.values(), key=lambda v: -v.row.written_position)[:30]
     listing = "\n".join(f"- {v.row.text}" for v in recent)
     answer = await ask(ctx, QUESTIONS_SYSTEM, listing)
     if answer is None:
         return
+    said = {_said(v.row.text): v.fact_id for v in views.values()}
+    written: dict[str, str] = {}
     questions = [
         line.strip()[2:].strip()
         for line in answer.splitlines()
@@ -120,7 +126,16 @@ async def _reflect(ctx: RunContext, views: dict[str, FactView]) -> None:
         text = line[len("INSIGHT:") :].strip()
         if not text or text.lower() == "none":
             continue
+        same = said.get(_said(text)) or await _restates(
+            ctx, text, [*evidence, *written], views, written
+        )
+        if same is not None:
+            ctx.actions.append({"action": "insight_duplicate", "text": text, "duplicate_of": same})
+            ctx.count("insight_duplicates")
+            continue
         fact_id = f"insight-{uuid.uuid4().hex[:16]}"
+        said[_said(text)] = fact_id
+        written[fact_id] = text
         insight = FactWritten(
             fact_id=fact_id,
             text=text,
@@ -148,6 +163,28 @@ async def _reflect(ctx: RunContext, views: dict[str, FactView]) -> None:
         ctx.actions.append({"action": "reflect", "fact_id": fact_id, "cites": evidence})
         ctx.count("insights")
     ctx.stats["reflected_importance"] = float(ctx.inputs.get("importance_sum", 0.0))
+
+
+def _said(text: str) -> str:
+    """What a text says, for spotting the same words: case, spacing and end punctuation dropped."""
+    return " ".join(text.casefold().split()).rstrip(".!;")
+
+
+async def _restates(
+    ctx: RunContext,
+    text: str,
+    candidates: list[str],
+    views: dict[str, FactView],
+    written: dict[str, str],
+) -> str | None:
+    """The id of a candidate (an evidence fact or this run's insight) saying the same, if any."""
+    texts = [written[f] if f in written else views[f].row.text for f in candidates]
+    if not texts:
+        return None
+    vectors = await embed(ctx.embedder, [text, *texts])
+    sims = vectors[1:] @ vectors[0]
+    best = int(sims.argmax())
+    return candidates[best] if float(sims[best]) >= INSIGHT_DUPLICATE else None
 
 
 async def _evidence(ctx: RunContext, question: str, views: dict[str, FactView]) -> list[str]:
