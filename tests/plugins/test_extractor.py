@@ -444,6 +444,8 @@ def test_small_talk_states_nothing(said: str) -> None:
             ["The user is from Brazil.", "The user lives in Toronto."],
         ),
         ("We are pure vegetarian, no egg also.", ["The user is vegetarian."]),
+        ("swimming 3 mornings a week now", ["The user goes swimming."]),
+        ("working 3 days a week at the moment", []),
     ],
 )
 def test_phrasing_is_read_for_what_it_says(said: str, facts: list[str]) -> None:

@@ -243,9 +243,10 @@ _FIRST_LANGUAGE = re.compile(
 
 # "bouldering 3x a week at the Castle": a pastime said by its habit, without a subject.
 _GERUND_HABIT = re.compile(
-    r"^(?P<act>[a-z]+ing)\s+(?:\d+x|\d+\s+times|once|twice|three\s+times|four\s+times|every"
-    r"|most)\s+(?:a\s+|per\s+)?(?:week|day|weekend|morning|evening|night|month|sunday|monday"
-    r"|tuesday|wednesday|thursday|friday|saturday)",
+    r"^(?P<act>[a-z]+ing)\s+(?:(?:\d+x|\d+\s+(?:times|days|mornings|evenings|nights)|once|twice"
+    r"|three\s+times|four\s+times)\s+(?:a|per)\s+(?:week|day|month|fortnight)"
+    r"|(?:every|most)\s+(?:week|day|weekend|morning|evening|night|month|sunday|monday|tuesday"
+    r"|wednesday|thursday|friday|saturday))",
     re.IGNORECASE,
 )
 
@@ -309,6 +310,16 @@ def _standpoint_claims(text: str) -> list[Claim] | None:
     return None
 
 
+# Gerunds of what a week holds that are not pastimes ("working 3 days a week").
+_NOT_PASTIMES = lx.words(
+    """
+    going doing getting being having coming paying eating sleeping commuting driving working
+    travelling traveling calling texting meeting seeing visiting taking feeling studying
+    waking showering cooking cleaning shopping
+    """
+)
+
+
 def _life_event_claims(text: str) -> list[Claim] | None:
     """A pet or person lost, a pet just arrived, a divorce behind, a child's age."""
     lost = _LOST_NAMED.match(text) or _DIED_NAMED.match(text)
@@ -352,7 +363,7 @@ def _work_and_pastime_claims(text: str) -> list[Claim] | None:
     if first is not None:
         return [Claim("user", "native_language", first.group("lang").capitalize())]
     habit = _GERUND_HABIT.match(text)
-    if habit is not None and habit.group("act").casefold() not in ("going", "doing", "getting"):
+    if habit is not None and habit.group("act").casefold() not in _NOT_PASTIMES:
         return [Claim("user", "hobby", f"goes {habit.group('act').casefold()}")]
     return None
 
