@@ -456,7 +456,36 @@ class ConsolidationConfig:
     daily_calls: int = _key(
         0,
         IntKind(minimum=0, maximum=10_000_000),
-        "Model calls per UTC day for consolidation (0: the tier's ceiling: 0/50/300/1000).",
+        "Model calls per day (see budget_reset) for consolidation (0: the tier's ceiling: "
+        "0/50/300/1000).",
+    )
+    on_exceed: str = _key(
+        "pause",
+        StrKind(choices=("pause", "log", "throw")),
+        "At the daily ceiling: pause (no more model calls; the run keeps what its phases did "
+        "without one, the rules decide the rest) | log (go on past it, log a warning) | throw "
+        "(the run fails and writes nothing but its failure).",
+    )
+    budget_reset: str = _key(
+        "utc",
+        StrKind(choices=("utc", "local", "sliding-24h")),
+        "When consolidation's daily_calls start over: utc (midnight UTC) | local (local "
+        "midnight) | sliding-24h (the calls of the last 24 hours count).",
+    )
+    lock_wait: timedelta = _key(
+        timedelta(0),
+        DurationKind(maximum=timedelta(hours=1)),
+        "How long a run waits for another run's lease before it answers busy (0: at once).",
+    )
+    stale_days: float = _key(
+        90.0,
+        FloatKind(maximum=36_500.0),
+        "Preview and analyze: days unused before a fact counts as stale (a request may say).",
+    )
+    min_score: float = _key(
+        0.3,
+        FloatKind(maximum=10.0),
+        "Preview and analyze: salience below which a fact counts as low-score (a request may say).",
     )
     learned_context_chars: int = _key(
         2000, IntKind(minimum=100, maximum=100_000), "Longest learned_context block (characters)."

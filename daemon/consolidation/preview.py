@@ -16,6 +16,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from daemon.config import ConsolidationConfig, key_default
 from daemon.consolidation.facts_view import FactView, current_facts, embed, similar_pairs
 from daemon.consolidation.rules import judge_pair, normalise, salience
 from daemon.memory.reconcile import contradiction
@@ -30,12 +31,28 @@ DAY_MICROS = 86_400 * 1_000_000
 class PreviewSettings:
     """What preview and analyze look for."""
 
-    stale_days: float = 90.0
-    min_score: float = 0.1
+    stale_days: float = key_default(ConsolidationConfig, "stale_days")
+    min_score: float = key_default(ConsolidationConfig, "min_score")
     tau_days: float = 30.0
     near_duplicate: float = 0.95
     conflict_floor: float = 0.3
     """Pairs below this cosine are not compared for conflicts (cheap pre-filter)."""
+
+    @classmethod
+    def configured(
+        cls,
+        config: ConsolidationConfig,
+        *,
+        stale_days: float | None = None,
+        min_score: float | None = None,
+        tau_days: float | None = None,
+    ) -> PreviewSettings:
+        """The settings ``[consolidation]`` gives, each overridden where a request says."""
+        return cls(
+            stale_days=config.stale_days if stale_days is None else stale_days,
+            min_score=config.min_score if min_score is None else min_score,
+            tau_days=float(config.tau_days) if tau_days is None else tau_days,
+        )
 
 
 @dataclass(slots=True)

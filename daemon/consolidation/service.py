@@ -25,7 +25,9 @@ happened to it.
 
 Phases (see :mod:`daemon.consolidation.phases`): ``free`` runs light only; ``cheap`` adds
 standard reconciliation; ``standard`` adds the agents; ``full`` adds deep. Model calls are
-counted per UTC day against ``daily_calls`` (or the tier's ceiling).
+counted per day (``budget_reset``) against ``daily_calls`` (or the tier's ceiling); see
+:mod:`daemon.consolidation.budget` for ``on_exceed``. A run that finds the lease taken waits
+up to ``lock_wait`` for it before it answers busy.
 
 Triggers (:func:`due_trigger`, a pure function of the projected activity and the last run):
 ``retrospectives`` after N successful retrospectives, ``idle`` once nothing arrived for
@@ -49,6 +51,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from daemon.config import ConsolidationConfig
 from daemon.consolidation import phases
+from daemon.consolidation.budget import BudgetExceeded, CallBudget, window_start
 from daemon.consolidation.extraction import Retrospect
 from daemon.logging import get_logger
 from events.clock import Clock, from_micros, to_micros
@@ -73,6 +76,8 @@ log = get_logger("memoryd.consolidation")
 LEASE_NAME = "consolidation"
 LEASE_TTL = timedelta(seconds=30)
 """A run's lease; renewed every third of it while the run works (a run may last longer)."""
+LOCK_POLL = 0.2
+"""Seconds between two tries for a busy lease while a run waits (``lock_wait``)."""
 TURN_ATTEMPTS = 3
 """How often a run re-reads the fencing stream when its first append meets a concurrent one."""
 TIER_PHASES: dict[str, tuple[Phase, ...]] = {
@@ -132,23 +137,6 @@ def due_trigger(
 
 def to_micros_delta(delta: timedelta) -> int:
     return delta // timedelta(microseconds=1)
-
-
-@dataclass(slots=True)
-class CallBudget:
-    """Model calls left today; :meth:`take` says whether one more may be made."""
-
-    remaining: int
-    used: int = 0
-    refused: int = 0
-
-    def take(self) -> bool:
-        if self.remaining <= 0:
-            self.refused += 1
-            return False
-        self.remaining -= 1
-        self.used += 1
-        return True
 
 
 @dataclass(slots=True)
@@ -232,7 +220,7 @@ class ConsolidationService:
         """Ask the model for its reasoning on a plan item (None: no model or no budget)."""
         if self.provider is None:
             return None
-        budget = await self._budget()
+        budget, _ = await self._budget()
         if not budget.take():
             return None
         facts = "\n".join(f"- {t}" for t in texts)
@@ -290,14 +278,21 @@ class ConsolidationService:
         if self.sync is not None:
             await self.sync(await self.store.head())
 
-    async def _budget(self) -> CallBudget:
-        """Model calls left today, over every namespace (runs and explained plans)."""
+    async def _budget(self, on_exceed: str = "pause") -> tuple[CallBudget, dict[str, Any]]:
+        """Model calls left today, over every namespace (runs and explained plans), counted
+        from the log; and what that was decided from."""
         ceiling = self.config.daily_calls or TIER_DAILY_CALLS.get(self.config.tier, 0)
-        now = self.clock.now()
-        day_start = to_micros(now.replace(hour=0, minute=0, second=0, microsecond=0))
+        since = to_micros(window_start(self.clock.now(), self.config.budget_reset))
         async with self.engine.connect() as conn:
-            used = await model_calls_since(conn, day_start)
-        return CallBudget(max(0, ceiling - used))
+            used = await model_calls_since(conn, since)
+        inputs = {
+            "reset": self.config.budget_reset,
+            "since": since,
+            "ceiling": ceiling,
+            "used": used,
+            "on_exceed": on_exceed,
+        }
+        return CallBudget(max(0, ceiling - used), on_exceed), inputs
 
     async def run(
         self,
@@ -309,11 +304,7 @@ class ConsolidationService:
     ) -> dict[str, Any]:
         """Run the tier's phases (or ``phases_wanted``) once, under the lease."""
         async with self._lock:
-            lease = await self.leases.acquire(LEASE_NAME, self.holder, self.lease_ttl)
-            if lease is None:
-                current = await self.leases.current(LEASE_NAME)
-                if current is None:  # it ran out between the two reads: it is free now
-                    lease = await self.leases.acquire(LEASE_NAME, self.holder, self.lease_ttl)
+            lease, current = await self._acquire()
             if lease is None:
                 holder = None if current is None else current.holder
                 return {"status": "busy", "holder": holder}
@@ -327,6 +318,25 @@ class ConsolidationService:
                 return await self._run(lease, namespace, trigger, phases_wanted, inputs)
             finally:
                 await keeper.stop()
+
+    async def _acquire(self) -> tuple[Lease | None, Lease | None]:
+        """Take the lease, waiting up to ``lock_wait`` for its holder to let go; return it
+        (None when still busy) and the holder seen last."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.config.lock_wait.total_seconds()
+        while True:
+            lease = await self.leases.acquire(LEASE_NAME, self.holder, self.lease_ttl)
+            if lease is not None:
+                return lease, None
+            current = await self.leases.current(LEASE_NAME)
+            if current is None:  # it ran out between the two reads: it is free now
+                lease = await self.leases.acquire(LEASE_NAME, self.holder, self.lease_ttl)
+                if lease is not None:
+                    return lease, None
+            left = deadline - loop.time()
+            if left <= 0:
+                return None, current
+            await asyncio.sleep(min(LOCK_POLL, left))
 
     async def _take_turn(
         self, lease: Lease, namespace: str, started: ConsolidationRunStarted
@@ -394,6 +404,8 @@ class ConsolidationService:
                 "importance_sum": 0.0 if row is None else float(row["importance_sum"]),
             }
         wanted = phases_wanted or TIER_PHASES.get(self.config.tier, ("light",))
+        budget, budget_inputs = await self._budget(self.config.on_exceed)
+        inputs = {**inputs, "budget": budget_inputs}
         run_id = f"run-{uuid.uuid4().hex[:16]}"
         started = ConsolidationRunStarted(
             run_id=run_id,
@@ -417,7 +429,7 @@ class ConsolidationService:
             embedder=self.embedder(),
             config=self.config,
             provider=self.provider,
-            budget=await self._budget(),
+            budget=budget,
             last_run=runs[0] if runs else None,
             inputs=inputs,
             search=self.search,
@@ -430,12 +442,19 @@ class ConsolidationService:
             agents = [self.plugins.agent(name) for name in self.agent_names()]
             for phase in wanted:
                 await phases.PHASES[phase](ctx, agents)
+        except BudgetExceeded as exc:
+            log.warning("consolidation run stopped at the budget", run_id=run_id, error=str(exc))
+            outcome, error = "failed", f"budget exceeded (on_exceed throw): {exc}"
+            ctx.effects.clear()
         except Exception as exc:
             log.warning("consolidation run failed", run_id=run_id, error=repr(exc))
             outcome, error = "failed", repr(exc)
             ctx.effects.clear()
         ctx.stats["model_calls"] = ctx.budget.used
         ctx.stats["model_calls_refused"] = ctx.budget.refused
+        if ctx.budget.exceeded is not None:
+            ctx.stats["budget_exceeded"] = ctx.budget.exceeded
+            ctx.stats["model_calls_over_budget"] = ctx.budget.over
         if ctx.errors:
             ctx.stats["errors"] = ctx.errors[:50]
         if abandoned:
