@@ -487,6 +487,38 @@ class ConsolidationConfig:
         FloatKind(maximum=10.0),
         "Preview and analyze: salience below which a fact counts as low-score (a request may say).",
     )
+    decay_archive_threshold: float = _key(
+        0.05,
+        FloatKind(maximum=1.0),
+        "The light phase archives a fact whose salience fell below this (restorable).",
+    )
+    max_standard_batch_size: int = _key(
+        500,
+        IntKind(minimum=1, maximum=1_000_000),
+        "Most new facts the standard phase reconciles in one run (the oldest first; the rest "
+        "wait for the next run).",
+    )
+    max_deep_conflicts_per_run: int = _key(
+        50,
+        IntKind(minimum=0, maximum=100_000),
+        "Most contradicting pairs the deep phase's judge looks at in one run.",
+    )
+    reflection: bool = _key(True, BoolKind(), "Let the deep phase reflect (write insights).")
+    importance_threshold: float = _key(
+        3.0,
+        FloatKind(maximum=1_000_000.0),
+        "Reflection runs once the importance of the facts written since the last reflection "
+        "adds up to this.",
+    )
+    reflection_max_questions: int = _key(
+        3, IntKind(minimum=1, maximum=20), "Most questions one reflection asks (one insight each)."
+    )
+    reflection_max_quarantined_insights: int = _key(
+        100,
+        IntKind(minimum=0, maximum=1_000_000),
+        "Most insights left waiting in quarantine; reflection archives the oldest beyond it "
+        "(0: no bound).",
+    )
     learned_context_chars: int = _key(
         2000, IntKind(minimum=100, maximum=100_000), "Longest learned_context block (characters)."
     )

@@ -1,5 +1,5 @@
 """The light phase (no model): salience = retention x importance x trust; archive below
-:data:`ARCHIVE_BELOW`; a capacity bound archives the lowest salience; exact and near
+``decay_archive_threshold``; a capacity bound archives the lowest salience; exact and near
 duplicates and deterministic conflicts become a plan (``PlanCreated``, source auto) for a
 person to apply; then promotion. Archives are restorable; merges wait for a person."""
 
@@ -28,7 +28,6 @@ if TYPE_CHECKING:
     from daemon.consolidation.service import RunContext
 
 
-ARCHIVE_BELOW = 0.05
 DUPLICATE = 0.95
 """Cosine at or above which two facts are duplicates (for a plan to merge)."""
 
@@ -43,9 +42,10 @@ async def light(ctx: RunContext, _agents: Sequence[Agent]) -> None:
         ((fact_salience(v, now_us, tau), v) for v in views), key=lambda p: (p[0], p[1].fact_id)
     )
     archive: dict[str, tuple[float, str]] = {}
+    floor = ctx.config.decay_archive_threshold
     for score, v in scored:
-        if score < ARCHIVE_BELOW:
-            archive[v.fact_id] = (score, f"salience {score:.4f} below {ARCHIVE_BELOW}")
+        if score < floor:
+            archive[v.fact_id] = (score, f"salience {score:.4f} below {floor}")
     capacity = ctx.config.capacity
     remaining = [p for p in scored if p[1].fact_id not in archive]
     if capacity and len(remaining) > capacity:

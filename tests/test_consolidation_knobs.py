@@ -1,0 +1,135 @@
+"""The consolidator's knobs in ``[consolidation]``: the light phase's archive threshold, the
+standard phase's batch bound, the deep phase's judge bound, and reflection (on/off, its
+importance threshold, its questions, and the bound on insights waiting in quarantine)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from daemon.consolidation.phases.deep import QUESTIONS_SYSTEM
+from daemon.consolidation.phases.standard import RECONCILE_SYSTEM
+from plugins.contracts import ScriptedProvider
+from plugins.llm.types import CompletionRequest
+from tests.api_fixtures import Api, api_client
+from tests.test_consolidation_deep import _deep, _fact, _model
+
+YARA = (
+    "Yara hikes every Saturday",
+    "Yara goes climbing on Sundays",
+    "Yara owns a kayak",
+    "Yara cycles to the lake on weekends",
+)
+"""Four facts of importance 0.9: 3.6, past the default importance_threshold of 3."""
+
+
+async def _yara(api: Api) -> None:
+    for text in YARA:
+        await _fact(api, text, importance=0.9)
+
+
+def _reflections(run: dict[str, object]) -> list[dict[str, object]]:
+    actions = run["actions"]
+    assert isinstance(actions, list)
+    return [a for a in actions if a["action"] == "reflect"]
+
+
+async def test_decay_archive_threshold_sets_the_light_phase_floor(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        faded = await _fact(api, "Dana once mentioned a blue bicycle")
+        api.clock.advance(timedelta(days=40))  # salience about 0.26
+        run = await _deep(api)
+        assert run["stats"]["archived"] == 0  # the default floor is 0.05
+        run = await _deep(api, decay_archive_threshold=0.3)
+        assert [a["fact_ids"] for a in run["actions"] if a["action"] == "archive"] == [[faded]]
+
+
+async def test_max_standard_batch_size_defers_the_rest_to_the_next_run(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        await _fact(api, "Quinn works at the bakery on Main Street")
+        await _fact(api, "Rosa lives in a small flat near the river")
+        await _deep(api)
+        api.clock.advance(timedelta(minutes=1))
+        await _fact(api, "Quinn works at the bakery on Oak Street now")
+        await _fact(api, "Rosa lives in a small flat near the harbour")
+        model = ScriptedProvider(fn=lambda _r: "ADD")
+
+        def reconciled() -> list[str]:
+            asked = [r.messages[0].content for r in model.requests if r.system == RECONCILE_SYSTEM]
+            return [text.split("New:")[1].split()[0] for text in asked]
+
+        run = await _deep(api, model, max_standard_batch_size=1)
+        assert run["stats"]["reconcile_deferred"] == 1
+        assert reconciled() == ["Quinn"]
+        api.clock.advance(timedelta(minutes=1))  # runs are told apart by their start
+        run = await _deep(api, model, max_standard_batch_size=1)
+        assert "reconcile_deferred" not in run["stats"]
+        assert reconciled() == ["Quinn", "Rosa"]
+
+
+async def test_max_deep_conflicts_per_run_bounds_the_judge(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        await _fact(api, "Zed is 34 years old")
+        api.clock.advance(timedelta(days=3))
+        await _fact(api, "Zed is 35 years old")
+        model = ScriptedProvider(fn=_model)
+        run = await _deep(api, model, max_deep_conflicts_per_run=0)
+        assert run["stats"]["judge_deferred"] == 1
+        assert "judged_contradict" not in run["stats"]
+        assert not [r for r in model.requests if r.system.startswith("Two memory facts")]
+
+
+@pytest.mark.parametrize(("threshold", "reflects"), [(5.0, False), (None, True)])
+async def test_importance_threshold_decides_when_reflection_runs(
+    tmp_path: Path, threshold: float | None, reflects: bool
+) -> None:
+    async with api_client(tmp_path) as api:
+        await _yara(api)
+        config = {} if threshold is None else {"importance_threshold": threshold}
+        run = await _deep(api, ScriptedProvider(fn=_model), **config)
+        assert bool(_reflections(run)) is reflects
+
+
+async def test_reflection_can_be_switched_off(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        await _yara(api)
+        model = ScriptedProvider(fn=_model)
+        assert not _reflections(await _deep(api, model, reflection=False))
+        assert not [r for r in model.requests if "questions" in r.system]
+
+
+def _three_questions(request: CompletionRequest) -> str:
+    if "questions" in request.system:
+        return "Q: What does Yara do on weekends?\nQ: Does Yara like water?\nQ: Is Yara fit?"
+    return _model(request)
+
+
+async def test_reflection_max_questions_bounds_the_questions(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        await _yara(api)
+        model = ScriptedProvider(fn=_three_questions)
+        run = await _deep(api, model, reflection_max_questions=2)
+        assert len(_reflections(run)) == 2
+        asked = [r for r in model.requests if "questions" in r.system]
+        assert asked[0].system == QUESTIONS_SYSTEM.format(n=2)
+
+
+async def test_the_oldest_quarantined_insights_beyond_the_bound_are_archived(
+    tmp_path: Path,
+) -> None:
+    async with api_client(tmp_path) as api:
+        await _yara(api)
+        first = _reflections(await _deep(api, ScriptedProvider(fn=_three_questions)))
+        assert len(first) == 3
+        await _yara(api)  # enough new importance for another reflection
+        run = await _deep(
+            api, ScriptedProvider(fn=_three_questions), reflection_max_quarantined_insights=4
+        )
+        assert len(_reflections(run)) == 3
+        pruned = [a["fact_ids"][0] for a in run["actions"] if a.get("reason") == "insights"]
+        assert pruned == [a["fact_id"] for a in first[:2]]
+        for fact_id in pruned:
+            _, fact = await api.call("GET", f"/v1/facts/{fact_id}")
+            assert fact["archived"] is True
