@@ -549,6 +549,8 @@ def test_consolidation_knobs_are_read_and_bad_values_name_their_key() -> None:
                 "lock_wait": "2h",
                 "stale_days": -1,
                 "min_score": "low",
+                "retry_base_delay": "1h",
+                "retry_max_delay": "10m",
             }
         }
     )
@@ -557,5 +559,6 @@ def test_consolidation_knobs_are_read_and_bad_values_name_their_key() -> None:
         "consolidation.lock_wait",
         "consolidation.min_score",
         "consolidation.on_exceed",
+        "consolidation.retry_max_delay",
         "consolidation.stale_days",
     ]

@@ -1,16 +1,22 @@
 """The consolidator's knobs in ``[consolidation]``: the light phase's archive threshold, the
-standard phase's batch bound, the deep phase's judge bound, and reflection (on/off, its
-importance threshold, its questions, and the bound on insights waiting in quarantine)."""
+standard phase's batch bound, the deep phase's judge bound, reflection (on/off, its
+importance threshold, its questions, and the bound on insights waiting in quarantine), the
+retries of a failed run and the cooldown between runs."""
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
+from daemon.api.keys import CONSOLIDATION
+from daemon.config import ConsolidationConfig
+from daemon.consolidation import phases
 from daemon.consolidation.phases.deep import QUESTIONS_SYSTEM
 from daemon.consolidation.phases.standard import RECONCILE_SYSTEM
+from daemon.consolidation.triggers import due_trigger, retry_delay
 from plugins.contracts import ScriptedProvider
 from plugins.llm.types import CompletionRequest
 from tests.api_fixtures import Api, api_client
@@ -133,3 +139,77 @@ async def test_the_oldest_quarantined_insights_beyond_the_bound_are_archived(
         for fact_id in pruned:
             _, fact = await api.call("GET", f"/v1/facts/{fact_id}")
             assert fact["archived"] is True
+
+
+MINUTE = 60 * 1_000_000
+ACTIVITY = {
+    "last_position": 20,
+    "last_at": 0,
+    "retrospectives_succeeded": 0,
+    "importance_sum": 0.0,
+}
+
+
+def _last(outcome: str, ended: int, **inputs: object) -> dict[str, object]:
+    return {
+        "run_id": "run-last",
+        "outcome": outcome,
+        "started_at": ended - MINUTE,
+        "completed_at": ended,
+        "inputs": {"activity_position": 20, **inputs},
+    }
+
+
+def test_a_failed_run_is_retried_with_a_doubling_backoff() -> None:
+    config = ConsolidationConfig()  # 3 retries, 5m doubling, at most 6h
+    assert [retry_delay(n, config) for n in (1, 2, 3)] == [5 * MINUTE, 10 * MINUTE, 20 * MINUTE]
+    now = 1_000 * MINUTE
+    assert due_trigger(now, ACTIVITY, _last("failed", now - 4 * MINUTE), config) is None
+    due = due_trigger(now, ACTIVITY, _last("failed", now - 5 * MINUTE), config)
+    assert due is not None
+    assert due[0] == "retry"
+    assert (due[1]["attempt"], due[1]["retry_of"]) == (1, "run-last")
+    second = _last("failed", now - 9 * MINUTE, attempt=1)
+    assert due_trigger(now, ACTIVITY, second, config) is None  # the second waits 10m
+    third = _last("failed", now - 20 * MINUTE, attempt=2)
+    assert due_trigger(now, ACTIVITY, third, config) == (
+        "retry",
+        {**due[1], "attempt": 3, "retry_delay_micros": 20 * MINUTE},
+    )
+    spent = _last("failed", now - 600 * MINUTE, attempt=3)
+    assert due_trigger(now, ACTIVITY, spent, config) is None  # nothing new: no run
+    assert due_trigger(now, ACTIVITY, _last("completed", now - 600 * MINUTE), config) is None
+    capped = dataclasses.replace(config, retry_max_delay=timedelta(minutes=7))
+    assert retry_delay(3, capped) == 7 * MINUTE
+
+
+def test_cooldown_holds_back_triggered_runs() -> None:
+    now = 1_000 * MINUTE
+    fresh = {**ACTIVITY, "last_position": 30}
+    last = _last("completed", now - MINUTE)  # started two minutes ago
+    assert due_trigger(now, fresh, last, ConsolidationConfig()) is not None  # idle
+    held = ConsolidationConfig(cooldown=timedelta(minutes=3))
+    assert due_trigger(now, fresh, last, held) is None
+    assert due_trigger(now + MINUTE, fresh, last, held) is not None
+
+
+async def test_tick_retries_a_failed_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    async with api_client(tmp_path) as api:
+        await _fact(api, "Pia collects stamps")
+        service = api.client.app[CONSOLIDATION]
+        service.config = ConsolidationConfig()
+
+        async def broken(_ctx: object, _agents: object) -> None:
+            raise RuntimeError("disk full")
+
+        monkeypatch.setitem(phases.PHASES, "light", broken)
+        api.clock.advance(timedelta(hours=1))
+        [failed] = await service.tick()
+        assert (failed["trigger"], failed["status"]) == ("idle", "failed")
+        assert await service.tick() == []  # the backoff is not over
+        monkeypatch.undo()
+        api.clock.advance(timedelta(minutes=5))
+        [retried] = await service.tick()
+        assert (retried["trigger"], retried["status"]) == ("retry", "completed")
+        _, runs = await api.call("GET", "/v1/consolidation/runs")
+        assert runs["runs"][0]["inputs"]["retry_of"] == failed["run_id"]

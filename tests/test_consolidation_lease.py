@@ -14,11 +14,8 @@ from typing import Any
 import pytest
 
 from daemon.api.keys import CONSOLIDATION
-from daemon.consolidation.service import (
-    LEASE_NAME,
-    ConsolidationService,
-    to_micros_delta,
-)
+from daemon.consolidation.service import LEASE_NAME, ConsolidationService
+from daemon.consolidation.triggers import to_micros_delta
 from events.clock import SystemClock, to_micros
 from events.leases import Lease, LeaseManager
 from tests.api_fixtures import api_client

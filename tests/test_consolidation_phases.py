@@ -22,7 +22,8 @@ from daemon.config import Config, ConsolidationConfig, load_config
 from daemon.consolidation.budget import window_start
 from daemon.consolidation.phases.standard import parse_verdict
 from daemon.consolidation.rules import retention, salience, strength
-from daemon.consolidation.service import LEASE_NAME, ConsolidationService, due_trigger
+from daemon.consolidation.service import LEASE_NAME, ConsolidationService
+from daemon.consolidation.triggers import due_trigger
 from daemon.services.consolidation import install_consolidation
 from events.clock import ManualClock
 from plugins.contracts import ScriptedProvider

@@ -459,6 +459,25 @@ class ConsolidationConfig:
         "Model calls per day (see budget_reset) for consolidation (0: the tier's ceiling: "
         "0/50/300/1000).",
     )
+    cooldown: timedelta = _key(
+        timedelta(0),
+        DurationKind(maximum=timedelta(days=7)),
+        "Least time from one run's start to the next triggered run (manual runs are not held "
+        "back).",
+    )
+    max_retries: int = _key(
+        3, IntKind(minimum=0, maximum=100), "Retries of a failed run before waiting for news."
+    )
+    retry_base_delay: timedelta = _key(
+        5 * 60 * _S,
+        DurationKind(minimum=_S, maximum=timedelta(days=7)),
+        "First retry's delay after a failed run; doubled for each further attempt.",
+    )
+    retry_max_delay: timedelta = _key(
+        6 * 3600 * _S,
+        DurationKind(minimum=_S, maximum=timedelta(days=7)),
+        "Longest delay before a retry; must be >= retry_base_delay.",
+    )
     on_exceed: str = _key(
         "pause",
         StrKind(choices=("pause", "log", "throw")),
