@@ -1,7 +1,8 @@
 """The consolidator's knobs in ``[consolidation]``: the light phase's archive threshold, the
 standard phase's batch bound, the deep phase's judge bound, reflection (on/off, its
 importance threshold, its questions, and the bound on insights waiting in quarantine), the
-retries of a failed run and the cooldown between runs."""
+retries of a failed run and the cooldown between runs, and the token, cost and duration
+ceilings."""
 
 from __future__ import annotations
 
@@ -18,9 +19,10 @@ from daemon.consolidation.phases.deep import QUESTIONS_SYSTEM
 from daemon.consolidation.phases.standard import RECONCILE_SYSTEM
 from daemon.consolidation.triggers import due_trigger, retry_delay
 from plugins.contracts import ScriptedProvider
-from plugins.llm.types import CompletionRequest
+from plugins.llm.types import CompletionRequest, Usage
 from tests.api_fixtures import Api, api_client
 from tests.test_consolidation_deep import _deep, _fact, _model
+from tests.test_consolidation_phases import _budget_run
 
 YARA = (
     "Yara hikes every Saturday",
@@ -213,3 +215,43 @@ async def test_tick_retries_a_failed_run(tmp_path: Path, monkeypatch: pytest.Mon
         assert (retried["trigger"], retried["status"]) == ("retry", "completed")
         _, runs = await api.call("GET", "/v1/consolidation/runs")
         assert runs["runs"][0]["inputs"]["retry_of"] == failed["run_id"]
+
+
+@pytest.mark.parametrize(
+    "ceiling",
+    [{"daily_tokens": 100}, {"daily_cost": 0.001, "cost_per_million_tokens": 10.0}],
+)
+async def test_token_and_cost_ceilings_stop_model_calls_and_are_counted_from_the_log(
+    tmp_path: Path, ceiling: dict[str, float]
+) -> None:
+    async with api_client(tmp_path) as api:
+        model = ScriptedProvider(
+            fn=lambda _r: "ADD", usage=Usage(input_tokens=80, output_tokens=20)
+        )
+        _, run = await _budget_run(api, model, **ceiling)
+        assert run["status"] == "completed"
+        assert len(model.requests) == 1  # 100 tokens spend the day's 100
+        assert run["stats"]["model_tokens"] == 100
+        assert "tokens" in run["stats"]["budget_exceeded"]
+        api.clock.advance(timedelta(minutes=1))
+        await _fact(api, "Quinn works at the bakery on Elm Street since May")
+        _, again = await api.call("POST", "/v1/consolidation/run", {"phases": ["standard"]})
+        assert len(model.requests) == 1  # the log remembers the day's tokens
+        assert again["stats"]["model_calls_refused"] >= 1
+        _, runs = await api.call("GET", "/v1/consolidation/runs")
+        budget = runs["runs"][0]["inputs"]["budget"]
+        assert (budget["token_ceiling"], budget["tokens_used"]) == (100, 100)
+
+
+async def test_max_run_duration_stops_model_calls(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+
+        def slow(_request: CompletionRequest) -> str:
+            api.clock.advance(timedelta(minutes=2))
+            return "ADD"
+
+        model = ScriptedProvider(fn=slow)
+        _, run = await _budget_run(api, model, max_run_duration=timedelta(minutes=1))
+        assert run["status"] == "completed"
+        assert len(model.requests) == 1
+        assert "max_run_duration" in run["stats"]["budget_exceeded"]

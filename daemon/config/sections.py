@@ -459,6 +459,29 @@ class ConsolidationConfig:
         "Model calls per day (see budget_reset) for consolidation (0: the tier's ceiling: "
         "0/50/300/1000).",
     )
+    daily_tokens: int = _key(
+        0,
+        IntKind(minimum=0, maximum=10_000_000_000),
+        "Tokens (prompt + completion) per day for consolidation's runs (0: no bound).",
+    )
+    daily_cost: float = _key(
+        0.0,
+        FloatKind(maximum=1_000_000.0),
+        "Estimated cost per day for consolidation's runs, at cost_per_million_tokens (0: no "
+        "bound).",
+    )
+    cost_per_million_tokens: float = _key(
+        0.0,
+        FloatKind(maximum=1_000_000.0),
+        "Price of a million tokens, for the estimated cost (0: cost is not estimated and "
+        "daily_cost bounds nothing).",
+    )
+    max_run_duration: timedelta = _key(
+        timedelta(0),
+        DurationKind(maximum=timedelta(days=1)),
+        "Longest a run may make model calls; past it on_exceed applies as at the daily "
+        "ceilings (0: no bound).",
+    )
     cooldown: timedelta = _key(
         timedelta(0),
         DurationKind(maximum=timedelta(days=7)),
@@ -481,9 +504,10 @@ class ConsolidationConfig:
     on_exceed: str = _key(
         "pause",
         StrKind(choices=("pause", "log", "throw")),
-        "At the daily ceiling: pause (no more model calls; the run keeps what its phases did "
-        "without one, the rules decide the rest) | log (go on past it, log a warning) | throw "
-        "(the run fails and writes nothing but its failure).",
+        "At a ceiling (daily_calls, daily_tokens, daily_cost, max_run_duration): pause (no "
+        "more model calls; the run keeps what its phases did without one, the rules decide the "
+        "rest) | log (go on past it, log a warning) | throw (the run fails and writes nothing "
+        "but its failure).",
     )
     budget_reset: str = _key(
         "utc",

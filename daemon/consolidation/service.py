@@ -51,9 +51,15 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from daemon.config import ConsolidationConfig
 from daemon.consolidation import phases
-from daemon.consolidation.budget import BudgetExceeded, CallBudget, window_start
+from daemon.consolidation.budget import (
+    BudgetExceeded,
+    CallBudget,
+    MeteredProvider,
+    token_ceiling,
+    window_start,
+)
 from daemon.consolidation.extraction import Retrospect
-from daemon.consolidation.triggers import due_trigger
+from daemon.consolidation.triggers import due_trigger, to_micros_delta
 from daemon.logging import get_logger
 from events.clock import Clock, from_micros, to_micros
 from events.consolidation_events import (
@@ -70,7 +76,13 @@ from events.tasks import cancel_and_wait
 from plugins.embedders.base import Embedder
 from plugins.llm.types import ChatMessage, CompletionRequest, LLMProvider
 from plugins.registry import Plugins, default_plugins
-from projections.consolidation import activity, list_runs, model_calls_since, unfinished_runs
+from projections.consolidation import (
+    activity,
+    list_runs,
+    model_calls_since,
+    model_tokens_since,
+    unfinished_runs,
+)
 
 log = get_logger("memoryd.consolidation")
 
@@ -241,20 +253,32 @@ class ConsolidationService:
             await self.sync(await self.store.head())
 
     async def _budget(self, on_exceed: str = "pause") -> tuple[CallBudget, dict[str, Any]]:
-        """Model calls left today, over every namespace (runs and explained plans), counted
-        from the log; and what that was decided from."""
+        """Model calls and tokens left today, over every namespace (runs and explained plans),
+        counted from the log; and what that was decided from."""
         ceiling = self.config.daily_calls or TIER_DAILY_CALLS.get(self.config.tier, 0)
+        tokens = token_ceiling(self.config)
         since = to_micros(window_start(self.clock.now(), self.config.budget_reset))
         async with self.engine.connect() as conn:
             used = await model_calls_since(conn, since)
+            tokens_used = await model_tokens_since(conn, since)
         inputs = {
             "reset": self.config.budget_reset,
             "since": since,
             "ceiling": ceiling,
             "used": used,
+            "token_ceiling": tokens,
+            "tokens_used": tokens_used,
             "on_exceed": on_exceed,
         }
-        return CallBudget(max(0, ceiling - used), on_exceed), inputs
+        tokens_left = None if tokens is None else max(0, tokens - tokens_used)
+        return CallBudget(max(0, ceiling - used), on_exceed, tokens_left), inputs
+
+    def _deadline(self, started: datetime) -> Callable[[], bool] | None:
+        """Whether ``max_run_duration`` has passed since ``started`` (None: no bound)."""
+        longest = self.config.max_run_duration
+        if not longest:
+            return None
+        return lambda: self.clock.now() - started >= longest
 
     async def run(
         self,
@@ -367,6 +391,8 @@ class ConsolidationService:
             }
         wanted = phases_wanted or TIER_PHASES.get(self.config.tier, ("light",))
         budget, budget_inputs = await self._budget(self.config.on_exceed)
+        budget.past_deadline = self._deadline(now)
+        budget_inputs["max_run_duration_micros"] = to_micros_delta(self.config.max_run_duration)
         inputs = {**inputs, "budget": budget_inputs}
         run_id = f"run-{uuid.uuid4().hex[:16]}"
         started = ConsolidationRunStarted(
@@ -390,7 +416,7 @@ class ConsolidationService:
             engine=self.engine,
             embedder=self.embedder(),
             config=self.config,
-            provider=self.provider,
+            provider=None if self.provider is None else MeteredProvider(self.provider, budget),
             budget=budget,
             last_run=runs[0] if runs else None,
             inputs=inputs,
@@ -413,6 +439,7 @@ class ConsolidationService:
             outcome, error = "failed", repr(exc)
             ctx.effects.clear()
         ctx.stats["model_calls"] = ctx.budget.used
+        ctx.stats["model_tokens"] = ctx.budget.tokens
         ctx.stats["model_calls_refused"] = ctx.budget.refused
         if ctx.budget.exceeded is not None:
             ctx.stats["budget_exceeded"] = ctx.budget.exceeded

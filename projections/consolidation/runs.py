@@ -110,12 +110,23 @@ async def unfinished_runs(conn: AsyncConnection, namespace: str) -> list[str]:
     return [str(r[0]) for r in result]
 
 
-async def model_calls_since(conn: AsyncConnection, since: int) -> int:
-    """Return the model calls recorded by runs and explained plans since ``since`` (micros)."""
+async def _run_stat_since(conn: AsyncConnection, since: int, key: str) -> int:
     total = 0
     runs = await conn.execute(
         sa.select(_R.summary_json).where(_R.started_at >= since, _R.summary_json.is_not(None))
     )
     for (summary,) in runs:
-        total += int(((loads(summary) or {}).get("stats") or {}).get("model_calls", 0))
-    return total + await plan_model_calls_since(conn, since)
+        total += int(((loads(summary) or {}).get("stats") or {}).get(key, 0))
+    return total
+
+
+async def model_calls_since(conn: AsyncConnection, since: int) -> int:
+    """Return the model calls recorded by runs and explained plans since ``since`` (micros)."""
+    return await _run_stat_since(conn, since, "model_calls") + await plan_model_calls_since(
+        conn, since
+    )
+
+
+async def model_tokens_since(conn: AsyncConnection, since: int) -> int:
+    """Return the tokens the runs started since ``since`` (micros) recorded using."""
+    return await _run_stat_since(conn, since, "model_tokens")
