@@ -19,6 +19,8 @@ from daemon.consolidation.phases.deep import QUESTIONS_SYSTEM
 from daemon.consolidation.phases.standard import RECONCILE_SYSTEM
 from daemon.consolidation.triggers import due_trigger, retry_delay
 from plugins.contracts import ScriptedProvider
+from plugins.llm.budget import BudgetedProvider, BudgetTracker
+from plugins.llm.settings import BudgetSettings
 from plugins.llm.types import CompletionRequest, Usage
 from tests.api_fixtures import Api, api_client
 from tests.test_consolidation_deep import _deep, _fact, _model
@@ -255,3 +257,21 @@ async def test_max_run_duration_stops_model_calls(tmp_path: Path) -> None:
         assert run["status"] == "completed"
         assert len(model.requests) == 1
         assert "max_run_duration" in run["stats"]["budget_exceeded"]
+
+
+def _budgeted(api: Api, model: ScriptedProvider) -> BudgetedProvider:
+    return BudgetedProvider(model, BudgetTracker(BudgetSettings(calls_per_day=2)), api.clock.now)
+
+
+async def test_the_provider_budget_is_rebuilt_from_the_log(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        usage = Usage(input_tokens=30, output_tokens=10)
+        model = ScriptedProvider(fn=lambda _r: "ADD", usage=usage)
+        _, run = await _budget_run(api, _budgeted(api, model))
+        assert (run["stats"]["model_calls"], run["stats"]["model_tokens"]) == (2, 80)
+        # A restart (or a reloaded [llm]) builds a new provider whose tracker starts at zero.
+        service = api.client.app[CONSOLIDATION]
+        service.provider = fresh = _budgeted(api, model)
+        await service.seed_provider_budget()
+        assert fresh.tracker.usage(api.clock.now()) == (2, 80)
+        assert fresh.tracker.check(api.clock.now()).exceeded

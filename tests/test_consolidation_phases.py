@@ -27,7 +27,7 @@ from daemon.consolidation.triggers import due_trigger
 from daemon.services.consolidation import install_consolidation
 from events.clock import ManualClock
 from plugins.contracts import ScriptedProvider
-from plugins.llm.types import CompletionRequest, LLMError
+from plugins.llm.types import CompletionRequest, LLMError, LLMProvider
 from tests.api_fixtures import T0, Api, api_client
 
 DAY = 86_400 * 1_000_000
@@ -246,7 +246,7 @@ def _refused_by_the_provider_budget(_request: CompletionRequest) -> str:
     raise LLMError("budget", "10 calls reached the daily ceiling of 10")
 
 
-async def _budget_run(api: Api, provider: ScriptedProvider, **config: Any) -> tuple[str, Any]:
+async def _budget_run(api: Api, provider: LLMProvider, **config: Any) -> tuple[str, Any]:
     """A cheap-tier run whose light phase archives one fact (capacity) and whose standard
     phase asks the model twice (two new facts near old ones); return the archived fact's id
     and the run."""

@@ -74,6 +74,7 @@ from events.leases import Lease, LeaseKeeper, LeaseManager
 from events.store.base import ConcurrencyError, EventStore, NewEvent
 from events.tasks import cancel_and_wait
 from plugins.embedders.base import Embedder
+from plugins.llm.budget import BudgetedProvider
 from plugins.llm.types import ChatMessage, CompletionRequest, LLMProvider
 from plugins.registry import Plugins, default_plugins
 from projections.consolidation import (
@@ -81,6 +82,7 @@ from projections.consolidation import (
     list_runs,
     model_calls_since,
     model_tokens_since,
+    model_use_since,
     unfinished_runs,
 )
 
@@ -213,8 +215,27 @@ class ConsolidationService:
         text = completion.text.strip()
         return text or None
 
+    async def seed_provider_budget(self) -> None:
+        """Give the provider's ``[llm.budget]`` tracker the calls and tokens consolidation used
+        in the last day, from the log (a restart or a new provider would start it at zero)."""
+        if not isinstance(self.provider, BudgetedProvider):
+            return
+        try:
+            await self._synced()
+        except Exception as exc:  # seed with what is projected rather than not at all
+            log.warning("consolidation budget seeded from a lagging projection", error=repr(exc))
+        since = to_micros(self.clock.now() - timedelta(days=1))
+        async with self.engine.connect() as conn:
+            use = await model_use_since(conn, since)
+        entries: list[tuple[datetime, int]] = []
+        for at, calls, tokens in use:
+            when = from_micros(at)
+            entries.extend((when, tokens if n == 0 else 0) for n in range(calls))
+        self.provider.tracker.seed(entries)
+
     async def start(self) -> None:
         await self.leases.setup()
+        await self.seed_provider_budget()
         self._task = asyncio.create_task(self._ticker(), name="memoryd-consolidation")
 
     async def stop(self) -> None:

@@ -99,7 +99,9 @@ def install_consolidation(app: web.Application, watcher: ConfigSource) -> Consol
         service = app.get(CONSOLIDATION)
         if service is not None:
             service.config = setup.config
-            service.provider = setup.provider
+            if service.provider is not setup.provider:
+                service.provider = setup.provider
+                await service.seed_provider_budget()
             service.promotion = promotion_rule(new.memory)
 
     watcher.subscribe(reload)

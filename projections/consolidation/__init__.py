@@ -29,6 +29,7 @@ from projections.consolidation.runs import (
     list_runs,
     model_calls_since,
     model_tokens_since,
+    model_use_since,
     unfinished_runs,
 )
 
@@ -44,6 +45,7 @@ __all__ = [
     "list_runs",
     "model_calls_since",
     "model_tokens_since",
+    "model_use_since",
     "one_fact_state",
     "pending_items",
     "read_log",
