@@ -562,3 +562,17 @@ def test_consolidation_knobs_are_read_and_bad_values_name_their_key() -> None:
         "consolidation.retry_max_delay",
         "consolidation.stale_days",
     ]
+
+
+def test_salience_weights_are_a_nested_table() -> None:
+    config = config_from_mapping(
+        {"consolidation": {"salience_weights": {"importance": 0, "trust": 2.5}}},
+        env={"MEMORYD_CONSOLIDATION__SALIENCE_WEIGHTS__RECENCY": "0.5"},
+    )
+    assert config.consolidation.salience_weights.as_tuple() == (0.5, 0.0, 2.5)
+    assert config.to_dict()["consolidation"]["salience_weights"]["trust"] == 2.5
+    errors = _errors({"consolidation": {"salience_weights": {"trust": -1, "age": 1}}})
+    assert sorted(e.split(":")[0] for e in errors) == [
+        "consolidation.salience_weights.age",
+        "consolidation.salience_weights.trust",
+    ]

@@ -1,22 +1,24 @@
 """The consolidator's knobs in ``[consolidation]``: the light phase's archive threshold, the
 standard phase's batch bound, the deep phase's judge bound, reflection (on/off, its
 importance threshold, its questions, and the bound on insights waiting in quarantine), the
-retries of a failed run and the cooldown between runs, and the token, cost and duration
-ceilings."""
+retries of a failed run and the cooldown between runs, the token, cost and duration
+ceilings, and the weights of salience."""
 
 from __future__ import annotations
 
 import dataclasses
+import math
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
 from daemon.api.keys import CONSOLIDATION
-from daemon.config import ConsolidationConfig
+from daemon.config import ConsolidationConfig, SalienceWeightsConfig
 from daemon.consolidation import phases
 from daemon.consolidation.phases.deep import QUESTIONS_SYSTEM
 from daemon.consolidation.phases.standard import RECONCILE_SYSTEM
+from daemon.consolidation.rules import salience
 from daemon.consolidation.triggers import due_trigger, retry_delay
 from plugins.contracts import ScriptedProvider
 from plugins.llm.budget import BudgetedProvider, BudgetTracker
@@ -275,3 +277,39 @@ async def test_the_provider_budget_is_rebuilt_from_the_log(tmp_path: Path) -> No
         await service.seed_provider_budget()
         assert fresh.tracker.usage(api.clock.now()) == (2, 80)
         assert fresh.tracker.check(api.clock.now()).exceeded
+
+
+def test_salience_weights_raise_each_factor_to_its_weight() -> None:
+    base = dict(days=30, tau_days=30, recalls=0, reinforcements=0, confidence=1.0)
+    plain = salience(importance=1.0, provenance="tool", status="active", **base)  # type: ignore[arg-type]
+    assert plain == pytest.approx(math.exp(-1) * 1.5 * 0.8)
+    weighted = salience(
+        importance=1.0,
+        provenance="tool",
+        status="active",
+        weights=(2.0, 0.0, 1.0),
+        **base,  # type: ignore[arg-type]
+    )
+    assert weighted == pytest.approx(math.exp(-2) * 0.8)
+
+
+async def test_salience_weights_reach_preview_and_the_light_phase(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        unimportant = await _fact(api, "Lunch was pasta", importance=0.0)  # salience 0.5
+        await _fact(api, "Mia is allergic to nuts", importance=1.0)
+        service = api.client.app[CONSOLIDATION]
+
+        async def low() -> list[str]:
+            _, found = await api.call("POST", "/v1/consolidation/preview", {"min_score": 0.6})
+            return [s["fact_id"] for s in found["low_score"]]
+
+        assert await low() == [unimportant]
+        ignored = SalienceWeightsConfig(importance=0.0)
+        service.config = dataclasses.replace(service.config, salience_weights=ignored)
+        assert await low() == []
+        run = await _deep(api, salience_weights=ignored, decay_archive_threshold=0.6)
+        assert run["stats"]["archived"] == 0
+        run = await _deep(api, decay_archive_threshold=0.6)
+        assert [a["fact_ids"] for a in run["actions"] if a["action"] == "archive"] == [
+            [unimportant]
+        ]

@@ -420,6 +420,26 @@ class MemoryConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class SalienceWeightsConfig:
+    """``[consolidation.salience_weights]``: how much each factor of salience counts.
+
+    salience = retention ^ recency x importance factor ^ importance x trust factor ^ trust:
+    1 each is the plain product, 0 leaves a factor out, 2 makes it count twice."""
+
+    recency: float = _key(
+        1.0, FloatKind(maximum=10.0), "Weight of retention (decay since last use, recalls)."
+    )
+    importance: float = _key(1.0, FloatKind(maximum=10.0), "Weight of the fact's importance.")
+    trust: float = _key(
+        1.0, FloatKind(maximum=10.0), "Weight of trust (provenance, quarantine, confidence)."
+    )
+
+    def as_tuple(self) -> tuple[float, float, float]:
+        """Return (recency, importance, trust), as the salience rules take them."""
+        return (self.recency, self.importance, self.trust)
+
+
+@dataclass(frozen=True, slots=True)
 class ConsolidationConfig:
     """``[consolidation]``."""
 
@@ -565,6 +585,11 @@ class ConsolidationConfig:
     learned_context_chars: int = _key(
         2000, IntKind(minimum=100, maximum=100_000), "Longest learned_context block (characters)."
     )
+    salience_weights: SalienceWeightsConfig = _subsection(
+        "consolidation.salience_weights",
+        SalienceWeightsConfig,
+        "See [consolidation.salience_weights].",
+    )
     agents: tuple[str, ...] | None = _key(
         None,
         NamesKind(),
@@ -582,6 +607,7 @@ SECTIONS: dict[str, type[Any]] = {
     "llm.budget": LlmBudgetConfig,
     "recall": RecallConfig,
     "memory": MemoryConfig,
+    "consolidation.salience_weights": SalienceWeightsConfig,
     "consolidation": ConsolidationConfig,
 }
 """Every section (nested ones by dotted name) and its dataclass."""
@@ -607,6 +633,7 @@ BUILD_ORDER = (
     "llm",
     "recall",
     "memory",
+    "consolidation.salience_weights",
     "consolidation",
 )
 

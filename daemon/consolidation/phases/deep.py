@@ -204,10 +204,11 @@ async def write_learned_context(ctx: RunContext, views: list[FactView]) -> None:
     """Rewrite the bounded learned_context block from the most salient facts and insights."""
     now_us = to_micros(ctx.now)
     tau = float(ctx.config.tau_days)
+    weights = ctx.config.salience_weights.as_tuple()
     active = [v for v in views if v.row.status == "active" or "insight" in v.row.tags]
+    salient = {v.fact_id: fact_salience(v, now_us, tau, weights) for v in active}
     ranked = sorted(
-        active,
-        key=lambda v: (-("insight" in v.row.tags), -fact_salience(v, now_us, tau), v.fact_id),
+        active, key=lambda v: (-("insight" in v.row.tags), -salient[v.fact_id], v.fact_id)
     )
     lines: list[str] = []
     ids: list[str] = []

@@ -38,8 +38,10 @@ async def light(ctx: RunContext, _agents: Sequence[Agent]) -> None:
         views = await current_facts(conn, ctx.namespace)
     now_us = to_micros(ctx.now)
     tau = float(ctx.config.tau_days)
+    weights = ctx.config.salience_weights.as_tuple()
     scored = sorted(
-        ((fact_salience(v, now_us, tau), v) for v in views), key=lambda p: (p[0], p[1].fact_id)
+        ((fact_salience(v, now_us, tau, weights), v) for v in views),
+        key=lambda p: (p[0], p[1].fact_id),
     )
     archive: dict[str, tuple[float, str]] = {}
     floor = ctx.config.decay_archive_threshold
