@@ -2,7 +2,7 @@
 standard phase's batch bound, the deep phase's judge bound, reflection (on/off, its
 importance threshold, its questions, and the bound on insights waiting in quarantine), the
 retries of a failed run and the cooldown between runs, the token, cost and duration
-ceilings, and the weights of salience."""
+ceilings, the weights of salience, and the noise filters."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import pytest
 from daemon.api.keys import CONSOLIDATION
 from daemon.config import ConsolidationConfig, SalienceWeightsConfig
 from daemon.consolidation import phases
+from daemon.consolidation.noise import noise_kind
 from daemon.consolidation.phases.deep import QUESTIONS_SYSTEM
 from daemon.consolidation.phases.standard import RECONCILE_SYSTEM
 from daemon.consolidation.rules import salience
@@ -313,3 +314,34 @@ async def test_salience_weights_reach_preview_and_the_light_phase(tmp_path: Path
         assert [a["fact_ids"] for a in run["actions"] if a["action"] == "archive"] == [
             [unimportant]
         ]
+
+
+@pytest.mark.parametrize(
+    ("filters", "kept"),
+    [
+        ("default", ["Ana found a flat in Porto"]),
+        ("minimal", ["Ana found a flat in Porto", "Let me check the weather tool"]),
+        ("none", ["Ana found a flat in Porto", "Let me check the weather tool", "Thanks!"]),
+    ],
+)
+async def test_noise_filters_decide_what_never_stays_a_fact(
+    tmp_path: Path, filters: str, kept: list[str]
+) -> None:
+    async with api_client(tmp_path) as api:
+        texts = ["Ana found a flat in Porto", "Let me check the weather tool", "Thanks!"]
+        ids = {await _fact(api, t, provenance="extraction"): t for t in texts}
+        said = await _fact(api, "Hello there", provenance="user")  # the user's own write
+        run = await _deep(api, noise_filters=filters)
+        archived = {a["fact_ids"][0] for a in run["actions"] if a["action"] == "archive"}
+        assert sorted(t for f, t in ids.items() if f not in archived) == sorted(kept)
+        assert said not in archived
+
+
+def test_noise_is_the_whole_text_only() -> None:
+    assert noise_kind("Good morning!", "minimal") == "greeting"
+    assert noise_kind("ok, thanks so much", "minimal") is None  # two remarks: kept
+    assert noise_kind("Thank you so much.", "minimal") == "acknowledgement"
+    assert noise_kind("Thanks to Ana I found the flat", "default") is None
+    assert noise_kind('{"tool": "search", "q": "flats"}', "default") == "tool chatter"
+    assert noise_kind("Calling the search tool for flats", "default") == "tool chatter"
+    assert noise_kind("Calling the search tool for flats", "minimal") is None

@@ -550,6 +550,13 @@ class ConsolidationConfig:
         FloatKind(maximum=10.0),
         "Preview and analyze: salience below which a fact counts as low-score (a request may say).",
     )
+    noise_filters: str = _key(
+        "default",
+        StrKind(choices=("default", "minimal", "none")),
+        "What is never kept as a fact: default (greetings, acknowledgements, tool chatter) | "
+        "minimal (greetings and acknowledgements) | none. The light phase archives such facts "
+        "written since the last run (a fact the user wrote through the API is kept).",
+    )
     decay_archive_threshold: float = _key(
         0.05,
         FloatKind(maximum=1.0),
