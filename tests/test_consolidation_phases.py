@@ -364,6 +364,19 @@ async def test_analyze_with_a_model_carries_its_reasoning(tmp_path: Path) -> Non
         assert len(model.requests) == 1  # the day's one call is spent
 
 
+async def test_analyze_keeps_the_rules_reasoning_when_the_provider_budget_refuses(
+    tmp_path: Path,
+) -> None:
+    async with api_client(tmp_path) as api:
+        await _fact(api, "Tara knits scarves")
+        await _fact(api, "tara knits scarves.")
+        service = _service(api, tier="standard")
+        service.provider = ScriptedProvider(fn=_refused_by_the_provider_budget)
+        status, plan = await api.call("POST", "/v1/consolidation/analyze", {})
+        assert status == 201, plan
+        assert plan["recommendations"][0]["reasoning"].startswith("exact duplicates")
+
+
 class _Watcher:
     def __init__(self, config: Config) -> None:
         self.current = config

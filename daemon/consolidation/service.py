@@ -75,7 +75,7 @@ from events.store.base import ConcurrencyError, EventStore, NewEvent
 from events.tasks import cancel_and_wait
 from plugins.embedders.base import Embedder
 from plugins.llm.budget import BudgetedProvider
-from plugins.llm.types import ChatMessage, CompletionRequest, LLMProvider
+from plugins.llm.types import ChatMessage, CompletionRequest, LLMError, LLMProvider
 from plugins.registry import Plugins, default_plugins
 from projections.consolidation import (
     activity,
@@ -200,18 +200,23 @@ class ConsolidationService:
         if not budget.take():
             return None
         facts = "\n".join(f"- {t}" for t in texts)
-        completion = await self.provider.complete(
-            CompletionRequest(
-                system=EXPLAIN_SYSTEM,
-                messages=[
-                    ChatMessage(
-                        role="user",
-                        content=f"Proposed action: {item['action']}\nFacts:\n{facts}",
-                    )
-                ],
-                max_tokens=200,
+        try:
+            completion = await self.provider.complete(
+                CompletionRequest(
+                    system=EXPLAIN_SYSTEM,
+                    messages=[
+                        ChatMessage(
+                            role="user",
+                            content=f"Proposed action: {item['action']}\nFacts:\n{facts}",
+                        )
+                    ],
+                    max_tokens=200,
+                )
             )
-        )
+        except LLMError as exc:
+            if exc.kind != "budget":
+                raise
+            return None  # the provider's [llm.budget] is spent: the rules' reasoning stands
         text = completion.text.strip()
         return text or None
 
