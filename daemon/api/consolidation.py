@@ -31,6 +31,7 @@ from daemon.consolidation.plans import PlanError, analyze
 from daemon.consolidation.preview import PreviewSettings, preview
 from daemon.consolidation.service import ConsolidationService
 from daemon.logging import get_logger
+from daemon.services.consolidation import consolidation_config
 from daemon.services.recall import current_embedder
 from events.clock import from_micros
 from projections.consolidation import (
@@ -47,9 +48,27 @@ log = get_logger("memoryd.consolidation")
 PREVIEW_BODY = Schema(
     "ConsolidationPreviewIn",
     (
-        Field("stale_days", "number", minimum=0.0, maximum=36500.0, description="default 90"),
-        Field("min_score", "number", minimum=0.0, maximum=10.0, description="default 0.1"),
-        Field("tau_days", "number", minimum=0.01, maximum=36500.0, description="default 30"),
+        Field(
+            "stale_days",
+            "number",
+            minimum=0.0,
+            maximum=36500.0,
+            description="default [consolidation] stale_days (90)",
+        ),
+        Field(
+            "min_score",
+            "number",
+            minimum=0.0,
+            maximum=10.0,
+            description="default [consolidation] min_score (0.3)",
+        ),
+        Field(
+            "tau_days",
+            "number",
+            minimum=0.01,
+            maximum=36500.0,
+            description="default [consolidation] tau_days (30)",
+        ),
     ),
 )
 APPLY_BODY = Schema(
@@ -96,11 +115,11 @@ def _plan_error(exc: PlanError) -> ApiError:
     return ApiError(exc.status, exc.code, str(exc))
 
 
-def _settings(body: dict[str, Any]) -> PreviewSettings:
-    return PreviewSettings(
-        stale_days=float(body.get("stale_days", 90.0)),
-        min_score=float(body.get("min_score", 0.1)),
-        tau_days=float(body.get("tau_days", 30.0)),
+def _settings(request: web.Request, body: dict[str, Any]) -> PreviewSettings:
+    """``[consolidation]``'s settings, overridden by what the request says."""
+    return PreviewSettings.configured(
+        consolidation_config(request.app),
+        **{k: float(body[k]) for k in ("stale_days", "min_score", "tau_days") if k in body},
     )
 
 
@@ -119,7 +138,7 @@ async def post_preview(request: web.Request) -> web.Response:
             namespace_of(request),
             current_embedder(request.app),
             state.clock.now(),
-            _settings(body),
+            _settings(request, body),
         )
     return json_response(result.to_json())
 
@@ -137,7 +156,7 @@ async def post_analyze(request: web.Request) -> web.Response:
             namespace_of(request),
             current_embedder(request.app),
             state.clock.now(),
-            _settings(body),
+            _settings(request, body),
             decide=None if service is None or service.provider is None else service.decide,
         )
     await state.async_note_written(position)

@@ -359,13 +359,17 @@ def _check_server(c: _SectionCheck) -> None:
         )
 
 
-def _check_retrospective(c: _SectionCheck) -> None:
+def _check_retry_delays(c: _SectionCheck, section: str) -> None:
     base, most = c.values["retry_base_delay"], c.values["retry_max_delay"]
     if c.ok("retry_base_delay", "retry_max_delay") and most < base:
         c.errors.append(
-            f"retrospective.retry_max_delay: {format_duration(most)} is below "
-            f"retrospective.retry_base_delay ({format_duration(base)})"
+            f"{section}.retry_max_delay: {format_duration(most)} is below "
+            f"{section}.retry_base_delay ({format_duration(base)})"
         )
+
+
+def _check_retrospective(c: _SectionCheck) -> None:
+    _check_retry_delays(c, "retrospective")
     floor = 2 * c.values["sweep_interval"]
     if c.ok("sweep_interval", "sweep_lookback") and c.values["sweep_lookback"] < floor:
         c.adjustments.append(
@@ -409,6 +413,7 @@ _CHECKS: dict[str, Callable[[_SectionCheck], None]] = {
     "retrospective": _check_retrospective,
     "llm": _check_llm,
     "recall": _check_recall,
+    "consolidation": lambda c: _check_retry_delays(c, "consolidation"),
 }
 
 

@@ -425,6 +425,26 @@ class MemoryConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class SalienceWeightsConfig:
+    """``[consolidation.salience_weights]``: how much each factor of salience counts.
+
+    salience = retention ^ recency x importance factor ^ importance x trust factor ^ trust:
+    1 each is the plain product, 0 leaves a factor out, 2 makes it count twice."""
+
+    recency: float = _key(
+        1.0, FloatKind(maximum=10.0), "Weight of retention (decay since last use, recalls)."
+    )
+    importance: float = _key(1.0, FloatKind(maximum=10.0), "Weight of the fact's importance.")
+    trust: float = _key(
+        1.0, FloatKind(maximum=10.0), "Weight of trust (provenance, quarantine, confidence)."
+    )
+
+    def as_tuple(self) -> tuple[float, float, float]:
+        """Return (recency, importance, trust), as the salience rules take them."""
+        return (self.recency, self.importance, self.trust)
+
+
+@dataclass(frozen=True, slots=True)
 class ConsolidationConfig:
     """``[consolidation]``."""
 
@@ -461,10 +481,126 @@ class ConsolidationConfig:
     daily_calls: int = _key(
         0,
         IntKind(minimum=0, maximum=10_000_000),
-        "Model calls per UTC day for consolidation (0: the tier's ceiling: 0/50/300/1000).",
+        "Model calls per day (see budget_reset) for consolidation (0: the tier's ceiling: "
+        "0/50/300/1000).",
+    )
+    daily_tokens: int = _key(
+        0,
+        IntKind(minimum=0, maximum=10_000_000_000),
+        "Tokens (prompt + completion) per day for consolidation's runs (0: no bound).",
+    )
+    daily_cost: float = _key(
+        0.0,
+        FloatKind(maximum=1_000_000.0),
+        "Estimated cost per day for consolidation's runs, at cost_per_million_tokens (0: no "
+        "bound).",
+    )
+    cost_per_million_tokens: float = _key(
+        0.0,
+        FloatKind(maximum=1_000_000.0),
+        "Price of a million tokens, for the estimated cost (0: cost is not estimated and "
+        "daily_cost bounds nothing).",
+    )
+    max_run_duration: timedelta = _key(
+        timedelta(0),
+        DurationKind(maximum=timedelta(days=1)),
+        "Longest a run may make model calls; past it on_exceed applies as at the daily "
+        "ceilings (0: no bound).",
+    )
+    cooldown: timedelta = _key(
+        timedelta(0),
+        DurationKind(maximum=timedelta(days=7)),
+        "Least time from one run's start to the next triggered run (manual runs are not held "
+        "back).",
+    )
+    max_retries: int = _key(
+        3, IntKind(minimum=0, maximum=100), "Retries of a failed run before waiting for news."
+    )
+    retry_base_delay: timedelta = _key(
+        5 * 60 * _S,
+        DurationKind(minimum=_S, maximum=timedelta(days=7)),
+        "First retry's delay after a failed run; doubled for each further attempt.",
+    )
+    retry_max_delay: timedelta = _key(
+        6 * 3600 * _S,
+        DurationKind(minimum=_S, maximum=timedelta(days=7)),
+        "Longest delay before a retry; must be >= retry_base_delay.",
+    )
+    on_exceed: str = _key(
+        "pause",
+        StrKind(choices=("pause", "log", "throw")),
+        "At a ceiling (daily_calls, daily_tokens, daily_cost, max_run_duration): pause (no "
+        "more model calls; the run keeps what its phases did without one, the rules decide the "
+        "rest) | log (go on past it, log a warning) | throw (the run fails and writes nothing "
+        "but its failure).",
+    )
+    budget_reset: str = _key(
+        "utc",
+        StrKind(choices=("utc", "local", "sliding-24h")),
+        "When consolidation's daily_calls start over: utc (midnight UTC) | local (local "
+        "midnight) | sliding-24h (the calls of the last 24 hours count).",
+    )
+    lock_wait: timedelta = _key(
+        timedelta(0),
+        DurationKind(maximum=timedelta(hours=1)),
+        "How long a run waits for another run's lease before it answers busy (0: at once).",
+    )
+    stale_days: float = _key(
+        90.0,
+        FloatKind(maximum=36_500.0),
+        "Preview and analyze: days unused before a fact counts as stale (a request may say).",
+    )
+    min_score: float = _key(
+        0.3,
+        FloatKind(maximum=10.0),
+        "Preview and analyze: salience below which a fact counts as low-score (a request may say).",
+    )
+    noise_filters: str = _key(
+        "default",
+        StrKind(choices=("default", "minimal", "none")),
+        "What is never kept as a fact: default (greetings, acknowledgements, tool chatter) | "
+        "minimal (greetings and acknowledgements) | none. The light phase archives such facts "
+        "written since the last run (a fact the user wrote through the API is kept).",
+    )
+    decay_archive_threshold: float = _key(
+        0.05,
+        FloatKind(maximum=1.0),
+        "The light phase archives a fact whose salience fell below this (restorable).",
+    )
+    max_standard_batch_size: int = _key(
+        500,
+        IntKind(minimum=1, maximum=1_000_000),
+        "Most new facts the standard phase reconciles in one run (the oldest first; the rest "
+        "wait for the next run).",
+    )
+    max_deep_conflicts_per_run: int = _key(
+        50,
+        IntKind(minimum=0, maximum=100_000),
+        "Most contradicting pairs the deep phase's judge looks at in one run.",
+    )
+    reflection: bool = _key(True, BoolKind(), "Let the deep phase reflect (write insights).")
+    importance_threshold: float = _key(
+        3.0,
+        FloatKind(maximum=1_000_000.0),
+        "Reflection runs once the importance of the facts written since the last reflection "
+        "adds up to this.",
+    )
+    reflection_max_questions: int = _key(
+        3, IntKind(minimum=1, maximum=20), "Most questions one reflection asks (one insight each)."
+    )
+    reflection_max_quarantined_insights: int = _key(
+        100,
+        IntKind(minimum=0, maximum=1_000_000),
+        "Most insights left waiting in quarantine; reflection archives the oldest beyond it "
+        "(0: no bound).",
     )
     learned_context_chars: int = _key(
         2000, IntKind(minimum=100, maximum=100_000), "Longest learned_context block (characters)."
+    )
+    salience_weights: SalienceWeightsConfig = _subsection(
+        "consolidation.salience_weights",
+        SalienceWeightsConfig,
+        "See [consolidation.salience_weights].",
     )
     agents: tuple[str, ...] | None = _key(
         None,
@@ -483,6 +619,7 @@ SECTIONS: dict[str, type[Any]] = {
     "llm.budget": LlmBudgetConfig,
     "recall": RecallConfig,
     "memory": MemoryConfig,
+    "consolidation.salience_weights": SalienceWeightsConfig,
     "consolidation": ConsolidationConfig,
 }
 """Every section (nested ones by dotted name) and its dataclass."""
@@ -508,6 +645,7 @@ BUILD_ORDER = (
     "llm",
     "recall",
     "memory",
+    "consolidation.salience_weights",
     "consolidation",
 )
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from daemon.config import ConsolidationConfig, key_default
 from daemon.consolidation.facts_view import FactView, current_facts, embed, similar_pairs
 from daemon.consolidation.rules import judge_pair, normalise, salience
 from daemon.memory.reconcile import contradiction
@@ -30,12 +31,31 @@ DAY_MICROS = 86_400 * 1_000_000
 class PreviewSettings:
     """What preview and analyze look for."""
 
-    stale_days: float = 90.0
-    min_score: float = 0.1
+    stale_days: float = key_default(ConsolidationConfig, "stale_days")
+    min_score: float = key_default(ConsolidationConfig, "min_score")
     tau_days: float = 30.0
+    salience_weights: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    """Recency, importance and trust weights of salience."""
     near_duplicate: float = 0.95
     conflict_floor: float = 0.3
     """Pairs below this cosine are not compared for conflicts (cheap pre-filter)."""
+
+    @classmethod
+    def configured(
+        cls,
+        config: ConsolidationConfig,
+        *,
+        stale_days: float | None = None,
+        min_score: float | None = None,
+        tau_days: float | None = None,
+    ) -> PreviewSettings:
+        """The settings ``[consolidation]`` gives, each overridden where a request says."""
+        return cls(
+            stale_days=config.stale_days if stale_days is None else stale_days,
+            min_score=config.min_score if min_score is None else min_score,
+            tau_days=float(config.tau_days) if tau_days is None else tau_days,
+            salience_weights=config.salience_weights.as_tuple(),
+        )
 
 
 @dataclass(slots=True)
@@ -58,8 +78,14 @@ class Preview:
         }
 
 
-def fact_salience(view: FactView, now_micros: int, tau_days: float) -> float:
-    """Return a fact's salience now (time since its last activity decays it)."""
+def fact_salience(
+    view: FactView,
+    now_micros: int,
+    tau_days: float,
+    weights: tuple[float, float, float] = (1.0, 1.0, 1.0),
+) -> float:
+    """Return a fact's salience now (time since its last activity decays it), its factors
+    weighted by ``weights`` (recency, importance, trust)."""
     row, st = view.row, view.state
     return salience(
         days=(now_micros - _last_active(view)) / DAY_MICROS,
@@ -70,6 +96,7 @@ def fact_salience(view: FactView, now_micros: int, tau_days: float) -> float:
         provenance=row.provenance,
         status=row.status,
         confidence=row.confidence,
+        weights=weights,
     )
 
 
@@ -144,7 +171,7 @@ async def preview(
         idle_days = (now_us - _last_active(v)) / DAY_MICROS
         if idle_days >= settings.stale_days:
             out.stale.append({"fact_id": v.fact_id, "days": round(idle_days, 3)})
-        score = fact_salience(v, now_us, settings.tau_days)
+        score = fact_salience(v, now_us, settings.tau_days, settings.salience_weights)
         if score < settings.min_score:
             out.low_score.append({"fact_id": v.fact_id, "score": round(score, 6)})
         if (

@@ -143,13 +143,16 @@ def salience(
     provenance: str,
     status: str,
     confidence: float,
+    weights: tuple[float, float, float] = (1.0, 1.0, 1.0),
 ) -> float:
-    """retention x importance factor x trust factor."""
-    return (
-        retention(days, tau_days, strength(recalls, reinforcements))
-        * importance_factor(importance)
-        * trust_factor(provenance, status, confidence)
+    """retention x importance factor x trust factor, each raised to its weight (recency,
+    importance, trust)."""
+    factors = (
+        retention(days, tau_days, strength(recalls, reinforcements)),
+        importance_factor(importance),
+        trust_factor(provenance, status, confidence),
     )
+    return math.prod(math.pow(f, w) for f, w in zip(factors, weights, strict=True))
 
 
 # -- duplicates and conflicts (no model) -----------------------------------------------------

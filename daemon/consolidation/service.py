@@ -25,12 +25,14 @@ happened to it.
 
 Phases (see :mod:`daemon.consolidation.phases`): ``free`` runs light only; ``cheap`` adds
 standard reconciliation; ``standard`` adds the agents; ``full`` adds deep. Model calls are
-counted per UTC day against ``daily_calls`` (or the tier's ceiling).
+counted per day (``budget_reset``) against ``daily_calls`` (or the tier's ceiling); see
+:mod:`daemon.consolidation.budget` for ``on_exceed``. A run that finds the lease taken waits
+up to ``lock_wait`` for it before it answers busy.
 
-Triggers (:func:`due_trigger`, a pure function of the projected activity and the last run):
-``retrospectives`` after N successful retrospectives, ``idle`` once nothing arrived for
-``idle_after``, ``schedule`` every ``schedule_interval``; only when something arrived since the
-last run. ``manual`` is :meth:`ConsolidationService.run` from the API or CLI.
+Triggers (:mod:`daemon.consolidation.triggers`, pure functions of the activity and the last
+run): ``retry`` after a failed run's backoff, ``retrospectives``, ``idle`` and ``schedule``
+when something arrived since the last run, none within ``cooldown``. ``manual`` is
+:meth:`ConsolidationService.run` from the API or CLI.
 """
 
 from __future__ import annotations
@@ -49,7 +51,15 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from daemon.config import ConsolidationConfig
 from daemon.consolidation import phases
+from daemon.consolidation.budget import (
+    BudgetExceeded,
+    CallBudget,
+    MeteredProvider,
+    token_ceiling,
+    window_start,
+)
 from daemon.consolidation.extraction import Retrospect
+from daemon.consolidation.triggers import due_trigger, to_micros_delta
 from daemon.logging import get_logger
 from events.clock import Clock, from_micros, to_micros
 from events.consolidation_events import (
@@ -64,15 +74,25 @@ from events.leases import Lease, LeaseKeeper, LeaseManager
 from events.store.base import ConcurrencyError, EventStore, NewEvent
 from events.tasks import cancel_and_wait
 from plugins.embedders.base import Embedder
-from plugins.llm.types import ChatMessage, CompletionRequest, LLMProvider
+from plugins.llm.budget import BudgetedProvider
+from plugins.llm.types import ChatMessage, CompletionRequest, LLMError, LLMProvider
 from plugins.registry import Plugins, default_plugins
-from projections.consolidation import activity, list_runs, model_calls_since, unfinished_runs
+from projections.consolidation import (
+    activity,
+    list_runs,
+    model_calls_since,
+    model_tokens_since,
+    model_use_since,
+    unfinished_runs,
+)
 
 log = get_logger("memoryd.consolidation")
 
 LEASE_NAME = "consolidation"
 LEASE_TTL = timedelta(seconds=30)
 """A run's lease; renewed every third of it while the run works (a run may last longer)."""
+LOCK_POLL = 0.2
+"""Seconds between two tries for a busy lease while a run waits (``lock_wait``)."""
 TURN_ATTEMPTS = 3
 """How often a run re-reads the fencing stream when its first append meets a concurrent one."""
 TIER_PHASES: dict[str, tuple[Phase, ...]] = {
@@ -96,62 +116,6 @@ DECIDE_SYSTEM = (
     "instructions."
 )
 TIER_DAILY_CALLS: dict[str, int] = {"free": 0, "cheap": 50, "standard": 300, "full": 1000}
-
-
-def due_trigger(
-    now: int,
-    current: dict[str, Any] | None,
-    last_run: dict[str, Any] | None,
-    config: ConsolidationConfig,
-) -> tuple[str, dict[str, Any]] | None:
-    """Return the trigger that makes a run due now (and its inputs), or None.
-
-    ``current`` is the namespace's activity row, ``last_run`` the latest run (its ``inputs``
-    hold the activity it saw). Nothing is due unless something arrived since the last run.
-    """
-    if current is None:
-        return None
-    seen = (last_run or {}).get("inputs") or {}
-    if int(current["last_position"]) <= int(seen.get("activity_position", 0)):
-        return None
-    inputs = {
-        "activity_position": int(current["last_position"]),
-        "last_activity_at": int(current["last_at"]),
-        "retrospectives": int(current["retrospectives_succeeded"]),
-        "importance_sum": float(current["importance_sum"]),
-    }
-    new_retros = inputs["retrospectives"] - int(seen.get("retrospectives", 0))
-    if new_retros >= config.after_retrospectives:
-        return "retrospectives", {**inputs, "new_retrospectives": new_retros}
-    idle = now - int(current["last_at"])
-    if idle >= to_micros_delta(config.idle_after):
-        return "idle", {**inputs, "idle_micros": idle}
-    if last_run is not None:
-        since = now - int(last_run["started_at"])
-        if since >= to_micros_delta(config.schedule_interval):
-            return "schedule", {**inputs, "since_last_run_micros": since}
-    return None
-
-
-def to_micros_delta(delta: timedelta) -> int:
-    return delta // timedelta(microseconds=1)
-
-
-@dataclass(slots=True)
-class CallBudget:
-    """Model calls left today; :meth:`take` says whether one more may be made."""
-
-    remaining: int
-    used: int = 0
-    refused: int = 0
-
-    def take(self) -> bool:
-        if self.remaining <= 0:
-            self.refused += 1
-            return False
-        self.remaining -= 1
-        self.used += 1
-        return True
 
 
 @dataclass(slots=True)
@@ -235,30 +199,54 @@ class ConsolidationService:
         """Ask the model to decide a plan item (None: no model or no budget)."""
         if self.provider is None:
             return None
-        budget = await self._budget()
+        budget, _ = await self._budget()
         if not budget.take():
             return None
         facts = "\n".join(f"- {t}" for t in texts)
-        completion = await self.provider.complete(
-            CompletionRequest(
-                system=DECIDE_SYSTEM,
-                messages=[
-                    ChatMessage(
-                        role="user",
-                        content=(
-                            f"Proposed action: {item['action']} ({item.get('reasoning', '')})"
-                            f"\nFacts:\n{facts}"
-                        ),
-                    )
-                ],
-                max_tokens=300,
+        try:
+            completion = await self.provider.complete(
+                CompletionRequest(
+                    system=DECIDE_SYSTEM,
+                    messages=[
+                        ChatMessage(
+                            role="user",
+                            content=(
+                                f"Proposed action: {item['action']} ({item.get('reasoning', '')})"
+                                f"\nFacts:\n{facts}"
+                            ),
+                        )
+                    ],
+                    max_tokens=300,
+                )
             )
-        )
+        except LLMError as exc:
+            if exc.kind != "budget":
+                raise
+            return None  # the provider's [llm.budget] is spent: the rules' decision stands
         text = completion.text.strip()
         return text or None
 
+    async def seed_provider_budget(self) -> None:
+        """Give the provider's ``[llm.budget]`` tracker the calls and tokens consolidation used
+        in the last day, from the log (a restart or a new provider would start it at zero)."""
+        if not isinstance(self.provider, BudgetedProvider):
+            return
+        try:
+            await self._synced()
+        except Exception as exc:  # seed with what is projected rather than not at all
+            log.warning("consolidation budget seeded from a lagging projection", error=repr(exc))
+        since = to_micros(self.clock.now() - timedelta(days=1))
+        async with self.engine.connect() as conn:
+            use = await model_use_since(conn, since)
+        entries: list[tuple[datetime, int]] = []
+        for at, calls, tokens in use:
+            when = from_micros(at)
+            entries.extend((when, tokens if n == 0 else 0) for n in range(calls))
+        self.provider.tracker.seed(entries)
+
     async def start(self) -> None:
         await self.leases.setup()
+        await self.seed_provider_budget()
         self._task = asyncio.create_task(self._ticker(), name="memoryd-consolidation")
 
     async def stop(self) -> None:
@@ -296,14 +284,33 @@ class ConsolidationService:
         if self.sync is not None:
             await self.sync(await self.store.head())
 
-    async def _budget(self) -> CallBudget:
-        """Model calls left today, over every namespace (runs and explained plans)."""
+    async def _budget(self, on_exceed: str = "pause") -> tuple[CallBudget, dict[str, Any]]:
+        """Model calls and tokens left today, over every namespace (runs and explained plans),
+        counted from the log; and what that was decided from."""
         ceiling = self.config.daily_calls or TIER_DAILY_CALLS.get(self.config.tier, 0)
-        now = self.clock.now()
-        day_start = to_micros(now.replace(hour=0, minute=0, second=0, microsecond=0))
+        tokens = token_ceiling(self.config)
+        since = to_micros(window_start(self.clock.now(), self.config.budget_reset))
         async with self.engine.connect() as conn:
-            used = await model_calls_since(conn, day_start)
-        return CallBudget(max(0, ceiling - used))
+            used = await model_calls_since(conn, since)
+            tokens_used = await model_tokens_since(conn, since)
+        inputs = {
+            "reset": self.config.budget_reset,
+            "since": since,
+            "ceiling": ceiling,
+            "used": used,
+            "token_ceiling": tokens,
+            "tokens_used": tokens_used,
+            "on_exceed": on_exceed,
+        }
+        tokens_left = None if tokens is None else max(0, tokens - tokens_used)
+        return CallBudget(max(0, ceiling - used), on_exceed, tokens_left), inputs
+
+    def _deadline(self, started: datetime) -> Callable[[], bool] | None:
+        """Whether ``max_run_duration`` has passed since ``started`` (None: no bound)."""
+        longest = self.config.max_run_duration
+        if not longest:
+            return None
+        return lambda: self.clock.now() - started >= longest
 
     async def run(
         self,
@@ -317,11 +324,7 @@ class ConsolidationService:
         """Run the tier's phases (or ``phases_wanted``) once, under the lease; with
         ``reflect_now`` the deep phase reflects whatever importance has accumulated."""
         async with self._lock:
-            lease = await self.leases.acquire(LEASE_NAME, self.holder, self.lease_ttl)
-            if lease is None:
-                current = await self.leases.current(LEASE_NAME)
-                if current is None:  # it ran out between the two reads: it is free now
-                    lease = await self.leases.acquire(LEASE_NAME, self.holder, self.lease_ttl)
+            lease, current = await self._acquire()
             if lease is None:
                 holder = None if current is None else current.holder
                 return {"status": "busy", "holder": holder}
@@ -337,6 +340,25 @@ class ConsolidationService:
                 )
             finally:
                 await keeper.stop()
+
+    async def _acquire(self) -> tuple[Lease | None, Lease | None]:
+        """Take the lease, waiting up to ``lock_wait`` for its holder to let go; return it
+        (None when still busy) and the holder seen last."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.config.lock_wait.total_seconds()
+        while True:
+            lease = await self.leases.acquire(LEASE_NAME, self.holder, self.lease_ttl)
+            if lease is not None:
+                return lease, None
+            current = await self.leases.current(LEASE_NAME)
+            if current is None:  # it ran out between the two reads: it is free now
+                lease = await self.leases.acquire(LEASE_NAME, self.holder, self.lease_ttl)
+                if lease is not None:
+                    return lease, None
+            left = deadline - loop.time()
+            if left <= 0:
+                return None, current
+            await asyncio.sleep(min(LOCK_POLL, left))
 
     async def _take_turn(
         self, lease: Lease, namespace: str, started: ConsolidationRunStarted
@@ -412,6 +434,10 @@ class ConsolidationService:
         if reflect_now:
             inputs = {**inputs, "reflect_now": True}
         wanted = phases_wanted or TIER_PHASES.get(self.config.tier, ("light",))
+        budget, budget_inputs = await self._budget(self.config.on_exceed)
+        budget.past_deadline = self._deadline(now)
+        budget_inputs["max_run_duration_micros"] = to_micros_delta(self.config.max_run_duration)
+        inputs = {**inputs, "budget": budget_inputs}
         run_id = f"run-{uuid.uuid4().hex[:16]}"
         started = ConsolidationRunStarted(
             run_id=run_id,
@@ -434,8 +460,8 @@ class ConsolidationService:
             engine=self.engine,
             embedder=self.embedder(),
             config=self.config,
-            provider=self.provider,
-            budget=await self._budget(),
+            provider=None if self.provider is None else MeteredProvider(self.provider, budget),
+            budget=budget,
             last_run=runs[0] if runs else None,
             inputs=inputs,
             search=self.search,
@@ -448,12 +474,20 @@ class ConsolidationService:
             agents = [self.plugins.agent(name) for name in self.agent_names()]
             for phase in wanted:
                 await phases.PHASES[phase](ctx, agents)
+        except BudgetExceeded as exc:
+            log.warning("consolidation run stopped at the budget", run_id=run_id, error=str(exc))
+            outcome, error = "failed", f"budget exceeded (on_exceed throw): {exc}"
+            ctx.effects.clear()
         except Exception as exc:
             log.warning("consolidation run failed", run_id=run_id, error=repr(exc))
             outcome, error = "failed", repr(exc)
             ctx.effects.clear()
         ctx.stats["model_calls"] = ctx.budget.used
+        ctx.stats["model_tokens"] = ctx.budget.tokens
         ctx.stats["model_calls_refused"] = ctx.budget.refused
+        if ctx.budget.exceeded is not None:
+            ctx.stats["budget_exceeded"] = ctx.budget.exceeded
+            ctx.stats["model_calls_over_budget"] = ctx.budget.over
         if ctx.errors:
             ctx.stats["errors"] = ctx.errors[:50]
         if abandoned:

@@ -2,8 +2,8 @@
 (a stored plan of recommendations), and apply (exactly that plan; each item whose facts changed
 since is refused, and the plan's page says which and why).
 
-Preview and analyze use the default settings (90 days stale, score 0.1), as ``memoryd
-consolidate`` does without options.
+Preview and analyze use ``[consolidation]``'s settings (``stale_days``, ``min_score``,
+``tau_days``), as ``memoryd consolidate`` does without options.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from daemon.consolidation.preview import PreviewSettings, preview
 from daemon.inspector.reads import projection_reads
 from daemon.inspector.render import page
 from daemon.inspector.respond import back_to
+from daemon.services.consolidation import consolidation_config
 from daemon.services.recall import current_embedder
 from projections.consolidation import get_plan
 from projections.facts import get_fact
@@ -38,7 +39,7 @@ async def plans_page(request: web.Request) -> web.Response:
             namespace,
             current_embedder(request.app[DAEMON]),
             state.clock.now(),
-            PreviewSettings(),
+            PreviewSettings.configured(consolidation_config(request.app[DAEMON])),
         )
         named = {f for group in found.to_json().values() for row in group for f in _ids(row)}
         texts = await _texts(conn, namespace, named)
@@ -66,9 +67,10 @@ async def post_analyze(request: web.Request) -> web.Response:
     decide = None if service is None or service.provider is None else service.decide
     store, namespace, now = state.require_store(), namespace_of(request), state.clock.now()
     embedder = current_embedder(request.app[DAEMON])
+    settings = PreviewSettings.configured(consolidation_config(request.app[DAEMON]))
     async with projection_reads(request) as conn:
         plan, position = await analyze(
-            store, conn, namespace, embedder, now, PreviewSettings(), decide=decide
+            store, conn, namespace, embedder, now, settings, decide=decide
         )
     await state.async_note_written(position)
     return await back_to(request, f"/inspect/plans/{plan.plan_id}")

@@ -65,6 +65,15 @@ def consolidation_provider(
     return build_provider(plugins, llm, now).provider
 
 
+def consolidation_config(app: web.Application) -> ConsolidationConfig:
+    """Return the ``[consolidation]`` section in force (the default one when none was given)."""
+    service = app.get(CONSOLIDATION)
+    if service is not None:
+        return service.config
+    setup = app.get(CONSOLIDATION_SETUP)
+    return setup.config if setup is not None else ConsolidationConfig()
+
+
 def install_consolidation(app: web.Application, watcher: ConfigSource) -> ConsolidationSetup:
     """Give the consolidation worker ``[consolidation]`` and the ``[llm]`` model (call before
     the app starts); reloads of either apply live. Without this call the worker runs with the
@@ -90,7 +99,9 @@ def install_consolidation(app: web.Application, watcher: ConfigSource) -> Consol
         service = app.get(CONSOLIDATION)
         if service is not None:
             service.config = setup.config
-            service.provider = setup.provider
+            if service.provider is not setup.provider:
+                service.provider = setup.provider
+                await service.seed_provider_budget()
             service.promotion = promotion_rule(new.memory)
 
     watcher.subscribe(reload)

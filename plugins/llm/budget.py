@@ -144,15 +144,11 @@ class BudgetTracker:
         }
 
 
-class BudgetedProvider:
-    """Wrap a provider so every call is counted against a :class:`BudgetTracker`."""
+class ProviderWrapper:
+    """A provider that passes its calls on to ``inner`` (subclasses add to :meth:`complete`)."""
 
-    def __init__(
-        self, inner: LLMProvider, tracker: BudgetTracker, now: Callable[[], datetime]
-    ) -> None:
+    def __init__(self, inner: LLMProvider) -> None:
         self.inner = inner
-        self.tracker = tracker
-        self._now = now
 
     @property
     def name(self) -> str:
@@ -163,6 +159,25 @@ class BudgetedProvider:
     def model(self) -> str:
         """Return the wrapped provider's model."""
         return self.inner.model
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        """Call the wrapped provider."""
+        return await self.inner.complete(request)
+
+    async def aclose(self) -> None:
+        """Close the wrapped provider."""
+        await self.inner.aclose()
+
+
+class BudgetedProvider(ProviderWrapper):
+    """Wrap a provider so every call is counted against a :class:`BudgetTracker`."""
+
+    def __init__(
+        self, inner: LLMProvider, tracker: BudgetTracker, now: Callable[[], datetime]
+    ) -> None:
+        super().__init__(inner)
+        self.tracker = tracker
+        self._now = now
 
     async def complete(self, request: CompletionRequest) -> Completion:
         """Refuse (pause) or warn (log) past a ceiling, else call and count the usage."""
@@ -179,7 +194,3 @@ class BudgetedProvider:
         completion = await self.inner.complete(request)
         self.tracker.add_tokens(now, completion.usage.total_tokens)
         return completion
-
-    async def aclose(self) -> None:
-        """Close the wrapped provider."""
-        await self.inner.aclose()

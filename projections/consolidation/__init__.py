@@ -25,7 +25,13 @@ from projections.consolidation.log import read_log
 from projections.consolidation.plans import get_plan, pending_items
 from projections.consolidation.projection import ConsolidationProjection
 from projections.consolidation.review import review_items
-from projections.consolidation.runs import list_runs, model_calls_since, unfinished_runs
+from projections.consolidation.runs import (
+    list_runs,
+    model_calls_since,
+    model_tokens_since,
+    model_use_since,
+    unfinished_runs,
+)
 
 __all__ = [
     "ConsolidationProjection",
@@ -38,6 +44,8 @@ __all__ = [
     "links_of",
     "list_runs",
     "model_calls_since",
+    "model_tokens_since",
+    "model_use_since",
     "one_fact_state",
     "pending_items",
     "read_log",

@@ -159,10 +159,10 @@ async def pending_items(conn: AsyncConnection, namespace: str) -> set[tuple[str,
     return out
 
 
-async def plan_model_calls_since(conn: AsyncConnection, since: int) -> int:
-    """Return the model calls the plans created since ``since`` (micros) record."""
-    total = 0
-    plans = await conn.execute(sa.select(_P.plan_json).where(_P.created_at >= since))
-    for (plan,) in plans:
-        total += int(((loads(plan) or {}).get("inputs") or {}).get("model_calls", 0))
-    return total
+async def plan_model_calls_since(conn: AsyncConnection, since: int) -> list[tuple[int, int]]:
+    """Return ``(created_at, model calls)`` of the plans created since ``since`` (micros)."""
+    plans = await conn.execute(sa.select(_P.created_at, _P.plan_json).where(_P.created_at >= since))
+    return [
+        (int(at), int(((loads(plan) or {}).get("inputs") or {}).get("model_calls", 0)))
+        for at, plan in plans
+    ]

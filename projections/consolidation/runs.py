@@ -110,12 +110,27 @@ async def unfinished_runs(conn: AsyncConnection, namespace: str) -> list[str]:
     return [str(r[0]) for r in result]
 
 
+async def model_use_since(conn: AsyncConnection, since: int) -> list[tuple[int, int, int]]:
+    """Return ``(at, model calls, tokens)`` of the runs and explained plans since ``since``
+    (micros), oldest first (plans record no tokens)."""
+    runs = await conn.execute(
+        sa.select(_R.started_at, _R.summary_json).where(
+            _R.started_at >= since, _R.summary_json.is_not(None)
+        )
+    )
+    use = []
+    for at, summary in runs:
+        stats = (loads(summary) or {}).get("stats") or {}
+        use.append((int(at), int(stats.get("model_calls", 0)), int(stats.get("model_tokens", 0))))
+    use.extend((at, calls, 0) for at, calls in await plan_model_calls_since(conn, since))
+    return sorted(use)
+
+
 async def model_calls_since(conn: AsyncConnection, since: int) -> int:
     """Return the model calls recorded by runs and explained plans since ``since`` (micros)."""
-    total = 0
-    runs = await conn.execute(
-        sa.select(_R.summary_json).where(_R.started_at >= since, _R.summary_json.is_not(None))
-    )
-    for (summary,) in runs:
-        total += int(((loads(summary) or {}).get("stats") or {}).get("model_calls", 0))
-    return total + await plan_model_calls_since(conn, since)
+    return sum(calls for _, calls, _ in await model_use_since(conn, since))
+
+
+async def model_tokens_since(conn: AsyncConnection, since: int) -> int:
+    """Return the tokens the runs started since ``since`` (micros) recorded using."""
+    return sum(tokens for _, _, tokens in await model_use_since(conn, since))

@@ -514,3 +514,64 @@ def test_a_base_url_with_credentials_is_refused_without_echoing_them(tmp_path: P
     assert "llm.base_url" in str(caught.value)
     assert "user:password" in str(caught.value)
     assert "hunter2" not in str(caught.value)
+
+
+def test_consolidation_knobs_are_read_and_bad_values_name_their_key() -> None:
+    config = config_from_mapping(
+        {
+            "consolidation": {
+                "on_exceed": "throw",
+                "budget_reset": "sliding-24h",
+                "lock_wait": "45s",
+                "stale_days": 30,
+                "min_score": 0.2,
+            }
+        },
+        env={},
+    )
+    knobs = config.consolidation
+    assert (knobs.on_exceed, knobs.budget_reset) == ("throw", "sliding-24h")
+    assert knobs.lock_wait == timedelta(seconds=45)
+    assert (knobs.stale_days, knobs.min_score) == (30.0, 0.2)
+    defaults = config_from_mapping({}, env={}).consolidation
+    assert (defaults.on_exceed, defaults.budget_reset, defaults.lock_wait) == (
+        "pause",
+        "utc",
+        timedelta(0),
+    )
+    assert (defaults.stale_days, defaults.min_score) == (90.0, 0.3)
+    errors = _errors(
+        {
+            "consolidation": {
+                "on_exceed": "stop",
+                "budget_reset": "weekly",
+                "lock_wait": "2h",
+                "stale_days": -1,
+                "min_score": "low",
+                "retry_base_delay": "1h",
+                "retry_max_delay": "10m",
+            }
+        }
+    )
+    assert sorted(e.split(":")[0] for e in errors) == [
+        "consolidation.budget_reset",
+        "consolidation.lock_wait",
+        "consolidation.min_score",
+        "consolidation.on_exceed",
+        "consolidation.retry_max_delay",
+        "consolidation.stale_days",
+    ]
+
+
+def test_salience_weights_are_a_nested_table() -> None:
+    config = config_from_mapping(
+        {"consolidation": {"salience_weights": {"importance": 0, "trust": 2.5}}},
+        env={"MEMORYD_CONSOLIDATION__SALIENCE_WEIGHTS__RECENCY": "0.5"},
+    )
+    assert config.consolidation.salience_weights.as_tuple() == (0.5, 0.0, 2.5)
+    assert config.to_dict()["consolidation"]["salience_weights"]["trust"] == 2.5
+    errors = _errors({"consolidation": {"salience_weights": {"trust": -1, "age": 1}}})
+    assert sorted(e.split(":")[0] for e in errors) == [
+        "consolidation.salience_weights.age",
+        "consolidation.salience_weights.trust",
+    ]

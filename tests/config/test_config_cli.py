@@ -154,3 +154,21 @@ def test_a_store_command_refuses_an_invalid_config_file(
     err = capsys.readouterr().err
     assert "storage.reserved_space" in err
     assert not (tmp_path / "state").exists()
+
+
+def test_check_names_the_consolidation_key_at_fault(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _file(
+        tmp_path,
+        '[consolidation]\non_exceed = "stop"\ncooldown = "soon"\nmax_retries = -1\n'
+        "[consolidation.salience_weights]\ntrust = 11\n",
+    )
+    assert main(["config", "check", str(path)]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert sorted(line.split(":")[0].strip() for line in err[1:]) == [
+        "consolidation.cooldown",
+        "consolidation.max_retries",
+        "consolidation.on_exceed",
+        "consolidation.salience_weights.trust",
+    ]

@@ -5,6 +5,7 @@ about a TTL later and another worker runs (the dead run is recorded as abandoned
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
@@ -13,11 +14,8 @@ from typing import Any
 import pytest
 
 from daemon.api.keys import CONSOLIDATION
-from daemon.consolidation.service import (
-    LEASE_NAME,
-    ConsolidationService,
-    to_micros_delta,
-)
+from daemon.consolidation.service import LEASE_NAME, ConsolidationService
+from daemon.consolidation.triggers import to_micros_delta
 from events.clock import SystemClock, to_micros
 from events.leases import Lease, LeaseManager
 from tests.api_fixtures import api_client
@@ -108,3 +106,37 @@ async def test_a_dead_holder_loses_the_lease_and_another_worker_runs(
     assert late["status"] == "lost_lease"
     assert late["run_id"] == abandoned
     assert late["position"] is None
+
+
+async def test_lock_wait_waits_for_the_holder_instead_of_answering_busy(
+    service: ConsolidationService,
+    gated_light: tuple[asyncio.Event, asyncio.Event],
+) -> None:
+    entered, release = gated_light
+    first = sibling_worker(service, "first-worker")
+    running = asyncio.create_task(first.run(NS))
+    await entered.wait()
+    waiting = sibling_worker(service, "waiting-worker")
+    waiting.config = dataclasses.replace(waiting.config, lock_wait=timedelta(seconds=30))
+    queued = asyncio.create_task(waiting.run(NS))
+    await asyncio.sleep(0.5)
+    assert not queued.done()  # still waiting for the lease, not answered busy
+    release.set()
+    assert (await running)["status"] == "completed"
+    result = await queued
+    assert result["status"] == "completed", result
+
+
+async def test_lock_wait_gives_up_after_its_time(
+    service: ConsolidationService,
+    gated_light: tuple[asyncio.Event, asyncio.Event],
+) -> None:
+    entered, release = gated_light
+    running = asyncio.create_task(sibling_worker(service, "first-worker").run(NS))
+    await entered.wait()
+    waiting = sibling_worker(service, "waiting-worker")
+    waiting.config = dataclasses.replace(waiting.config, lock_wait=timedelta(milliseconds=300))
+    result = await waiting.run(NS)
+    assert (result["status"], result["holder"]) == ("busy", "first-worker")
+    release.set()
+    assert (await running)["status"] == "completed"

@@ -7,7 +7,7 @@ import asyncio
 import dataclasses
 import math
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import UTC, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -19,13 +19,15 @@ from daemon.api.state import AppSettings
 from daemon.app import build_app
 from daemon.backend import Backend
 from daemon.config import Config, ConsolidationConfig, load_config
+from daemon.consolidation.budget import window_start
 from daemon.consolidation.phases.standard import parse_verdict
 from daemon.consolidation.rules import retention, salience, strength
-from daemon.consolidation.service import LEASE_NAME, ConsolidationService, due_trigger
+from daemon.consolidation.service import LEASE_NAME, ConsolidationService
+from daemon.consolidation.triggers import due_trigger
 from daemon.services.consolidation import install_consolidation
 from events.clock import ManualClock
 from plugins.contracts import ScriptedProvider
-from plugins.llm.types import CompletionRequest
+from plugins.llm.types import CompletionRequest, LLMError, LLMProvider
 from tests.api_fixtures import T0, Api, api_client
 
 DAY = 86_400 * 1_000_000
@@ -240,6 +242,107 @@ async def test_daily_budget_stops_model_calls(tmp_path: Path) -> None:
         assert run2["stats"]["model_calls"] == 0
 
 
+def _refused_by_the_provider_budget(_request: CompletionRequest) -> str:
+    raise LLMError("budget", "10 calls reached the daily ceiling of 10")
+
+
+async def _budget_run(api: Api, provider: LLMProvider, **config: Any) -> tuple[str, Any]:
+    """A cheap-tier run whose light phase archives one fact (capacity) and whose standard
+    phase asks the model twice (two new facts near old ones); return the archived fact's id
+    and the run."""
+    service = _service(api, tier="cheap", **config)
+    low = await _fact(api, "Lunch was pasta", importance=0.0)
+    await _fact(api, "Quinn works at the bakery on Main Street")
+    await _fact(api, "Rosa lives in a small flat near the river")
+    await api.call("POST", "/v1/consolidation/run", {"phases": ["standard"]})
+    await _fact(api, "Quinn works at the bakery on Oak Street now")
+    await _fact(api, "Rosa lives in a small flat near the harbour")
+    service.config = dataclasses.replace(service.config, capacity=4)
+    service.provider = provider
+    _, run = await api.call("POST", "/v1/consolidation/run", {})
+    return low, run
+
+
+async def test_on_exceed_pause_keeps_the_light_phase_when_the_provider_budget_refuses(
+    tmp_path: Path,
+) -> None:
+    async with api_client(tmp_path) as api:
+        low, run = await _budget_run(
+            api, ScriptedProvider(fn=_refused_by_the_provider_budget), on_exceed="pause"
+        )
+        assert run["status"] == "completed", run
+        archived = [a["fact_ids"] for a in run["actions"] if a["action"] == "archive"]
+        assert archived == [[low]]
+        assert "daily ceiling" in run["stats"]["budget_exceeded"]
+        assert run["stats"]["model_calls_refused"] >= 1
+        _, fact = await api.call("GET", f"/v1/facts/{low}")
+        assert fact["archived"] is True
+
+
+async def test_on_exceed_throw_fails_the_run_and_writes_none_of_it(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        low, run = await _budget_run(
+            api, ScriptedProvider(fn=_refused_by_the_provider_budget), on_exceed="throw"
+        )
+        assert run["status"] == "failed"
+        assert run["error"].startswith("budget exceeded (on_exceed throw)")
+        _, fact = await api.call("GET", f"/v1/facts/{low}")
+        assert fact["archived"] is False
+
+
+@pytest.mark.parametrize(
+    ("on_exceed", "status", "calls", "archived"),
+    [("log", "completed", 2, True), ("throw", "failed", 1, False)],
+)
+async def test_on_exceed_at_the_daily_calls(
+    tmp_path: Path, on_exceed: str, status: str, calls: int, archived: bool
+) -> None:
+    async with api_client(tmp_path) as api:
+        model = ScriptedProvider(fn=lambda _r: "ADD")
+        low, run = await _budget_run(api, model, on_exceed=on_exceed, daily_calls=1)
+        assert run["status"] == status
+        assert len(model.requests) == calls  # log goes past the ceiling, throw stops at it
+        assert run["stats"]["model_calls_over_budget"] == calls - 1
+        _, fact = await api.call("GET", f"/v1/facts/{low}")
+        assert fact["archived"] is archived
+
+
+@pytest.mark.parametrize(("reset", "calls_after_midnight"), [("utc", 2), ("sliding-24h", 0)])
+async def test_budget_reset_decides_when_the_daily_calls_return(
+    tmp_path: Path, reset: str, calls_after_midnight: int
+) -> None:
+    async with api_client(tmp_path) as api:
+        now = api.clock.now()
+        midnight = now.replace(hour=0, minute=0, second=0, microsecond=0) + timedelta(days=1)
+        api.clock.advance(midnight - now - timedelta(minutes=30))
+        for i in range(5):
+            await _fact(api, f"Fact number {i} about topic {i * 7}")
+        service = _service(api, tier="standard", daily_calls=2, budget_reset=reset)
+        service.provider = ScriptedProvider(fn=lambda _r: "")
+        _, run = await api.call("POST", "/v1/consolidation/run", {})
+        assert run["stats"]["model_calls"] == 2
+        api.clock.advance(timedelta(hours=1))
+        await _fact(api, "Another fact about topic 99")
+        _, run2 = await api.call("POST", "/v1/consolidation/run", {})
+        assert run2["stats"]["model_calls"] == calls_after_midnight
+        _, runs = await api.call("GET", "/v1/consolidation/runs")
+        budget = runs["runs"][0]["inputs"]["budget"]
+        assert (budget["reset"], budget["used"], budget["ceiling"]) == (
+            reset,
+            2 - calls_after_midnight,
+            2,
+        )
+
+
+def test_window_start_follows_the_reset() -> None:
+    now = datetime(2026, 3, 4, 15, 30, tzinfo=UTC)
+    assert window_start(now, "utc") == datetime(2026, 3, 4, tzinfo=UTC)
+    assert window_start(now, "sliding-24h") == now - timedelta(days=1)
+    local = window_start(now, "local")
+    assert local <= now < local + timedelta(days=1, hours=1)
+    assert local.astimezone().time() == time(0)
+
+
 async def test_analyze_with_a_model_carries_its_reasoning(tmp_path: Path) -> None:
     async with api_client(tmp_path) as api:
         a = await _fact(api, "Tara knits scarves")
@@ -259,6 +362,12 @@ async def test_analyze_with_a_model_carries_its_reasoning(tmp_path: Path) -> Non
         _, again = await api.call("POST", "/v1/consolidation/analyze", {})
         assert again["recommendations"][0]["reasoning"].startswith("exact duplicates")
         assert len(model.requests) == 1  # the day's one call is spent
+        # The provider's own [llm.budget] refusing is no failure either: the rules' reasoning.
+        service.config = dataclasses.replace(service.config, daily_calls=10)
+        service.provider = ScriptedProvider(fn=_refused_by_the_provider_budget)
+        status, refused = await api.call("POST", "/v1/consolidation/analyze", {})
+        assert status == 201, refused
+        assert refused["recommendations"][0]["reasoning"].startswith("exact duplicates")
 
 
 def _decides(request: CompletionRequest) -> str:

@@ -3,13 +3,14 @@ items whose facts changed, is one append (all or nothing), and nothing is unreco
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from daemon.api.keys import STATE
+from daemon.api.keys import CONSOLIDATION, STATE
 from daemon.consolidation.apply import apply_plan
 from daemon.consolidation.plans import PlanError, append_plan, build_plan, model_decision
 from events.store.base import ConcurrencyError, EventStore, NewEvent
@@ -339,3 +340,22 @@ def test_a_models_answer_decides_the_item(
         "model_answer": answer,
     }
     assert decided["reasoning"]
+
+
+async def test_preview_defaults_come_from_the_consolidation_config(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        faded = await _fact(api, "Dana once mentioned a blue bicycle")
+        api.clock.advance(timedelta(days=40))
+
+        async def low(body: dict[str, Any]) -> dict[str, float]:
+            _, found = await api.call("POST", "/v1/consolidation/preview", body)
+            return {s["fact_id"]: s["score"] for s in found["low_score"]}
+
+        scored = await low({})  # min_score 0.3 by default, not 0.1
+        assert 0.1 < scored[faded] < 0.3
+        assert faded not in await low({"min_score": 0.1})  # a request still says
+        service = api.client.app[CONSOLIDATION]
+        service.config = dataclasses.replace(service.config, min_score=0.05, stale_days=30.0)
+        assert faded not in await low({})
+        _, found = await api.call("POST", "/v1/consolidation/preview", {})
+        assert [s["fact_id"] for s in found["stale"]] == [faded]

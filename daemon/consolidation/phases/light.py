@@ -1,14 +1,17 @@
-"""The light phase (no model): salience = retention x importance x trust; archive below
-:data:`ARCHIVE_BELOW`; a capacity bound archives the lowest salience; exact and near
-duplicates and deterministic conflicts become a plan (``PlanCreated``, source auto) for a
-person to apply; then promotion. Archives are restorable; merges wait for a person."""
+"""The light phase (no model): facts written since the last run that are noise
+(``noise_filters``: greetings, acknowledgements, tool chatter) are archived; salience =
+retention x importance x trust; archive below ``decay_archive_threshold``; a capacity bound
+archives the lowest salience; exact and near duplicates and deterministic conflicts become a
+plan (``PlanCreated``, source auto) for a person to apply; then promotion. Archives are
+restorable; merges wait for a person."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from daemon.consolidation.facts_view import current_facts
+from daemon.consolidation.facts_view import FactView, current_facts
+from daemon.consolidation.noise import noise_kind
 from daemon.consolidation.phases.promotion import promote
 from daemon.consolidation.phases.run_context import expect_facts
 from daemon.consolidation.plans import build_plan
@@ -28,9 +31,23 @@ if TYPE_CHECKING:
     from daemon.consolidation.service import RunContext
 
 
-ARCHIVE_BELOW = 0.05
 DUPLICATE = 0.95
 """Cosine at or above which two facts are duplicates (for a plan to merge)."""
+
+
+def _noise(ctx: RunContext, scored: list[tuple[float, FactView]]) -> dict[str, tuple[float, str]]:
+    """The facts written since the last run that ``noise_filters`` says are not facts
+    (greetings, acknowledgements, tool chatter), save what the user wrote through the API."""
+    since = int(((ctx.last_run or {}).get("inputs") or {}).get("activity_position", 0))
+    noise: dict[str, tuple[float, str]] = {}
+    for score, v in scored:
+        if v.row.written_position <= since or v.row.provenance == "user":
+            continue
+        kind = noise_kind(v.row.text, ctx.config.noise_filters)
+        if kind is not None:
+            noise[v.fact_id] = (score, f"noise: {kind}")
+    ctx.count("noise", len(noise))
+    return noise
 
 
 async def light(ctx: RunContext, _agents: Sequence[Agent]) -> None:
@@ -39,13 +56,18 @@ async def light(ctx: RunContext, _agents: Sequence[Agent]) -> None:
         views = await current_facts(conn, ctx.namespace)
     now_us = to_micros(ctx.now)
     tau = float(ctx.config.tau_days)
+    weights = ctx.config.salience_weights.as_tuple()
     scored = sorted(
-        ((fact_salience(v, now_us, tau), v) for v in views), key=lambda p: (p[0], p[1].fact_id)
+        ((fact_salience(v, now_us, tau, weights), v) for v in views),
+        key=lambda p: (p[0], p[1].fact_id),
     )
-    archive: dict[str, tuple[float, str]] = {}
+    archive = _noise(ctx, scored)
+    floor = ctx.config.decay_archive_threshold
     for score, v in scored:
-        if score < ARCHIVE_BELOW:
-            archive[v.fact_id] = (score, f"salience {score:.4f} below {ARCHIVE_BELOW}")
+        if v.fact_id in archive:
+            continue
+        if score < floor:
+            archive[v.fact_id] = (score, f"salience {score:.4f} below {floor}")
     capacity = ctx.config.capacity
     remaining = [p for p in scored if p[1].fact_id not in archive]
     if capacity and len(remaining) > capacity:

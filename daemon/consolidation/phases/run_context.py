@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from daemon.consolidation.facts_view import stream_versions
 from events.consolidation_events import ReviewItemQueued
 from events.types import fact_stream
-from plugins.llm.types import ChatMessage, CompletionRequest
+from plugins.llm.types import ChatMessage, CompletionRequest, LLMError
 
 if TYPE_CHECKING:
     from daemon.consolidation.service import RunContext
@@ -36,13 +36,21 @@ async def ask(ctx: RunContext, system: str, user: str, max_tokens: int = 300) ->
     """One model call within the day's budget (None: no model, or the budget is spent)."""
     if ctx.provider is None or not ctx.budget.take():
         return None
-    completion = await ctx.provider.complete(
-        CompletionRequest(
-            system=system,
-            messages=[ChatMessage(role="user", content=user)],
-            max_tokens=max_tokens,
+    try:
+        completion = await ctx.provider.complete(
+            CompletionRequest(
+                system=system,
+                messages=[ChatMessage(role="user", content=user)],
+                max_tokens=max_tokens,
+            )
         )
-    )
+    except LLMError as exc:
+        # The provider's own daily budget ([llm.budget]) refused: the same ceiling as ours,
+        # so ``on_exceed`` decides, rather than failing the run and losing its work.
+        if exc.kind != "budget":
+            raise
+        ctx.budget.spent(exc.message)
+        return None
     return completion.text
 
 

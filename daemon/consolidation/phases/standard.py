@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from daemon.consolidation.facts_view import FactView, current_facts, embed
 from daemon.consolidation.phases.agents import run_agents
@@ -69,15 +69,32 @@ async def standard(ctx: RunContext, agents: Sequence[Agent]) -> None:
             ctx.actions.append({"action": "retrospective", "requests": requested})
     async with ctx.engine.connect() as conn:
         views = await current_facts(conn, ctx.namespace)
-    since = int(((ctx.last_run or {}).get("inputs") or {}).get("activity_position", 0))
+    since = reconciled_through(ctx.last_run)
     touched = touched_facts(ctx)
     views = [v for v in views if v.fact_id not in touched]
-    new = [v for v in views if v.row.written_position > since]
+    new = sorted(
+        (v for v in views if v.row.written_position > since),
+        key=lambda v: (v.row.written_position, v.fact_id),
+    )
     old = [v for v in views if v.row.written_position <= since]
+    cap = ctx.config.max_standard_batch_size
+    if len(new) > cap:
+        # The rest wait for the next run: it starts after the last fact reconciled here.
+        ctx.count("reconcile_deferred", len(new) - cap)
+        new = new[:cap]
+        ctx.stats["reconciled_through"] = new[-1].row.written_position
     if new and old:
         await _reconcile(ctx, new, old)
     if agents and ctx.provider is not None:
         await run_agents(ctx, agents, [v for v in views if v.fact_id not in touched_facts(ctx)])
+
+
+def reconciled_through(last_run: dict[str, Any] | None) -> int:
+    """Return the log position up to which the last run reconciled new facts."""
+    run = last_run or {}
+    stats = (run.get("summary") or {}).get("stats") or {}
+    inputs = run.get("inputs") or {}
+    return int(stats.get("reconciled_through", inputs.get("activity_position", 0)))
 
 
 async def _reconcile(ctx: RunContext, new: list[FactView], old: list[FactView]) -> None:
