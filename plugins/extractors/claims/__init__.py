@@ -29,7 +29,13 @@ from plugins.extractors.claims.model import EXCLUSIVE_VERBS, MULTI_VALUED, SINGL
 from plugins.extractors.claims.parsing import iter_values, name_brackets, parse
 from plugins.extractors.claims.phrases import is_school_stage, third_person
 from plugins.extractors.claims.splitting import clauses, sentences
-from plugins.extractors.claims.subjects import ATTRIBUTE_NOUNS, EVENT_NOUNS, HANDLE_NOUNS
+from plugins.extractors.claims.subjects import (
+    ATTRIBUTE_NOUNS,
+    EVENT_NOUNS,
+    HANDLE_NOUNS,
+    labels_an_attribute,
+    leading_label,
+)
 from plugins.extractors.claims.things import phone_name
 from plugins.extractors.claims.values import clean_value, vague, when_of, when_offset
 from plugins.extractors.claims.words import stem
@@ -46,6 +52,8 @@ __all__ = [
     "clean_value",
     "is_school_stage",
     "iter_values",
+    "labels_an_attribute",
+    "leading_label",
     "mentions",
     "name_brackets",
     "parse",

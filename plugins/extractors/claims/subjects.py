@@ -136,6 +136,19 @@ ATTRIBUTE_NOUNS: dict[str, str] = {
 }
 
 
+_LABEL = re.compile(r"^\s*(?P<label>[\w' ]{1,30}?)\s*:\s+(?=\S)")
+
+
+def leading_label(text: str) -> re.Match[str] | None:
+    """The "Label: " a text opens with ("Update: I moved", "Hobby: baking", "Derek: Hi")."""
+    return _LABEL.match(text)
+
+
+def labels_an_attribute(label: re.Match[str]) -> bool:
+    """Return True if the label names what the note states ("Hobby: baking" is a hobby)."""
+    return label.group("label").casefold().strip() in ATTRIBUTE_NOUNS
+
+
 # Other nouns a person has exactly one of ("my gamertag is ...", "blood type: O+").
 HANDLE_NOUNS: frozenset[str] = frozenset(
     [

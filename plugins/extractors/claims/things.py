@@ -7,7 +7,11 @@ import re
 from plugins.extractors import lexicon as lx
 from plugins.extractors.claims.mentioned import PHONE_CASE
 from plugins.extractors.claims.phrases import strip_det
-from plugins.extractors.claims.subjects import ATTRIBUTE_NOUNS, is_name
+from plugins.extractors.claims.subjects import (
+    is_name,
+    labels_an_attribute,
+    leading_label,
+)
 from plugins.extractors.claims.values import clean_value, split_values
 
 _LEADING_FILLER = re.compile(
@@ -103,8 +107,8 @@ _COMPUTERS = frozenset(
 
 def without_filler(text: str) -> str:
     """Strip what opens a clause without saying anything ("ok update", "meanwhile")."""
-    label = re.match(r"^([\w ]{1,30}):\s", text)
-    if label is not None and label.group(1).casefold().strip() in ATTRIBUTE_NOUNS:
+    label = leading_label(text)
+    if label is not None and labels_an_attribute(label):
         return text  # "Hobby: baking" is a note whose label names the attribute
     for _ in range(3):
         shorter = _LEADING_FILLER.sub("", text)

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 from plugins.extractors import lexicon as lx
 from plugins.extractors.claims import (
-    ATTRIBUTE_NOUNS,
     Claim,
+    labels_an_attribute,
+    leading_label,
     mentions,
     name_brackets,
     parse,
@@ -192,7 +193,8 @@ _ROLE_PLAY_ENDS = re.compile(
     r"|\breal me\b",
     re.IGNORECASE,
 )
-_SPEAKER = re.compile(r"^\s*(?P<who>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)\s*:\s+\S")
+_SPEAKER_NAME = re.compile(r"(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?")
+"""A character's name, as a script line opens with it."""
 _LABELS = frozenset(
     [
         "update",
@@ -224,13 +226,16 @@ _LABELS = frozenset(
 def _script_line(text: str) -> bool:
     """A turn that opens with a character's name and a colon is a line of a play or a script
     ("Derek: Hi, thanks for having me"); "Update: I moved" or "Job: nurse" is the user's."""
-    speaker = _SPEAKER.match(text)
-    if speaker is None:
+    speaker = leading_label(text)
+    said_by = speaker.group("label").strip() if speaker is not None else ""
+    if speaker is None or not re.fullmatch(
+        r"(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?", said_by
+    ):
         return False
-    who = speaker.group("who").casefold()
+    who = said_by.casefold()
     return (
         who not in _LABELS
-        and who not in ATTRIBUTE_NOUNS
+        and not labels_an_attribute(speaker)
         and not any(w in lx.NOT_NAMES for w in who.split())
     )
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from plugins.extractors import lexicon as lx
-from plugins.extractors.claims import ATTRIBUTE_NOUNS, sentences
+from plugins.extractors.claims import labels_an_attribute, leading_label, sentences
 
 _QUESTION_START = re.compile(
     r"^(?:what|how|why|where|when|which|who|whom|whose|do|does|did|should|shall|can|could"
@@ -174,12 +174,12 @@ def _before_report(sentence: str) -> str:
     before someone else's words; a sentence that opens with them is left whole (and refused).
     Quoted words after a colon are someone else's too ("she wrote: 'I'm engaged!'")."""
     sentence = _QUOTED_TAIL.sub("", sentence)
-    label = re.match(r"^([\w ]{1,30}):\s+(?=\S)", sentence)
-    labelled = label is not None and label.group(1).casefold().strip() not in ATTRIBUTE_NOUNS
+    label = leading_label(sentence)
+    labelled = label is not None and not labels_an_attribute(label)
     unasked = label is not None and re.search(
-        r"\b(?:nobody|no one|no-one)\s+asked\b", label.group(1)
+        r"\b(?:nobody|no one|no-one)\s+asked\b", label.group("label")
     )
-    if label is not None and labelled and (unasked or not _REPORTED.search(label.group(1))):
+    if label is not None and labelled and (unasked or not _REPORTED.search(label.group("label"))):
         sentence = sentence[label.end() :]  # "update nobody asked for: I'm eating meat again"
     if _CLINICIAN_SAYS.match(sentence):
         return sentence
