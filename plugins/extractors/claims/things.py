@@ -83,7 +83,7 @@ def vehicle_in(rest: str) -> str | None:
     words = [w.casefold().strip(",.") for w in value.split()]
     if not words:
         return None
-    if any(w in lx.CAR_BRANDS for w in words) or any(w in lx.VEHICLES for w in words[-2:]):
+    if is_vehicle_named(rest) or any(w in lx.VEHICLES for w in words[-2:]):
         return strip_det(value)
     return None
 
