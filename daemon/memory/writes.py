@@ -95,6 +95,9 @@ class Draft:
     subject: str | None = None
     predicate: str | None = None
     object: str | None = None
+    replaces: str | None = None
+    """The value it replaces, as its writer said ("switched me from sertraline"): kept with its
+    claims, since a fact's text ("The user takes escitalopram.") does not say it."""
     tags: tuple[str, ...] = ()
     owner: str = "user"
     provenance: str = "user"
@@ -220,6 +223,13 @@ def recorded_decision(
 def draft_claims(draft: Draft) -> tuple[Claim, ...]:
     """The claims a draft makes: read from its text, else its own subject/predicate/object."""
     claims = claims_of(draft.text)
+    if claims and draft.replaces:
+        claims = tuple(
+            replace(c, previous=draft.replaces, change=True)
+            if c.previous is None and (draft.predicate is None or c.attribute == draft.predicate)
+            else c
+            for c in claims
+        )
     if claims:
         return claims
     if draft.predicate and draft.object:

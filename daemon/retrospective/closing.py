@@ -104,6 +104,7 @@ def drafts(
             subject=r.subject,
             predicate=r.predicate,
             object=r.object,
+            replaces=r.replaces,
             tags=tuple(sorted(tags)),
             owner="user",
             provenance="extraction",

@@ -32,7 +32,7 @@ MAX_TAGS = 20
 MAX_TAG_CHARS = 100
 TRUNCATION_MARK = " [...truncated]"
 
-_OPTIONAL_TEXT = ("subject", "predicate", "object", "when")
+_OPTIONAL_TEXT = ("subject", "predicate", "object", "when", "replaces")
 MAX_FIELD_CHARS = 300
 
 _INJECTION = re.compile(
@@ -175,6 +175,7 @@ class Remembered:
     object: str | None = None
     source_message_ids: tuple[str, ...] = ()
     when: str | None = None
+    replaces: str | None = None
 
 
 @dataclass(slots=True)
@@ -234,6 +235,7 @@ def _check_remember(arguments: Any) -> tuple[Remembered | None, str | None]:
             predicate=optional["predicate"],
             object=optional["object"],
             when=optional["when"],
+            replaces=optional["replaces"],
             source_message_ids=tuple(dict.fromkeys(m for m in sources if m))[:50],
         ),
         None,

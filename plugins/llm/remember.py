@@ -35,6 +35,11 @@ REMEMBER_TOOL = ToolSpec(
                 "type": "string",
                 "description": 'When it happened, as said ("last month", "3 weeks ago").',
             },
+            "replaces": {
+                "type": "string",
+                "description": 'The value it replaces, when the user said so ("switched from '
+                'sertraline": sertraline).',
+            },
             "source_message_ids": {
                 "type": "array",
                 "items": {"type": "string"},

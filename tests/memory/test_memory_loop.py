@@ -287,6 +287,28 @@ async def test_a_run_reads_the_turns_before_its_slice_for_who_is_meant(daemon: A
     assert await run() == ["Priya lives in Leeds."]
 
 
+async def test_a_switch_the_text_does_not_say_still_replaces_what_it_names(daemon: Api) -> None:
+    api = daemon
+    for text in (
+        "just started on sertraline 50mg for anxiety",
+        "update: doc switched me from the sertraline to escitalopram last week",
+    ):
+        status, _ = await api.call(
+            "POST", "/v1/conversations/c3/messages", {"role": "user", "content": text}
+        )
+        assert status == 201
+    status, answer = await api.call(
+        "POST", "/v1/conversations/c3/retrospective:run", {"wait": True, "timeout": 30}
+    )
+    assert status == 200, answer
+    _, current = await api.call("GET", "/v1/facts")
+    texts = [f["text"] for f in current["facts"]]
+    # "The user takes escitalopram." does not name sertraline; the extractor's remember call
+    # says what it replaces, and the claims recorded with the decision keep it.
+    assert "The user takes escitalopram." in texts
+    assert "The user takes sertraline." not in texts
+
+
 async def test_ordinary_searches_earn_a_quarantined_fact_promotion(tmp_path: Path) -> None:
     async with api_client(tmp_path) as api:
         quarantined = await _write(

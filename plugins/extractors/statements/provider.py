@@ -52,6 +52,7 @@ class StatementExtractor:
                     "object": s.claim.value,
                     "source_message_ids": [s.message_id],
                     **({"when": s.claim.when} if s.claim.when else {}),
+                    **({"replaces": s.claim.previous} if s.claim.previous else {}),
                 },
             )
             for i, s in enumerate(statements)
