@@ -446,6 +446,8 @@ def test_small_talk_states_nothing(said: str) -> None:
         ("We are pure vegetarian, no egg also.", ["The user is vegetarian."]),
         ("swimming 3 mornings a week now", ["The user goes swimming."]),
         ("working 3 days a week at the moment", []),
+        ("great, another Monday, I'm sure I'll be made CEO any day now", []),
+        ("I'm a teacher and I love it", ["The user works as a teacher."]),
     ],
 )
 def test_phrasing_is_read_for_what_it_says(said: str, facts: list[str]) -> None:

@@ -196,8 +196,12 @@ def _well_formed(value: str) -> bool:
     if words[0].casefold() in _DANGLING_START or words[-1].casefold() in _DANGLING_END:
         return False
     # A lower-case finite verb inside a value is a second clause ("Becoming Nicole" and
-    # "Where the Wild Things Are" keep theirs: titles are capitalised).
-    return not any(word in _FINITE_INSIDE for word in words[1:])
+    # "Where the Wild Things Are" keep theirs: titles are capitalised), and so is the speaker
+    # saying something of themselves ("sure I'll be made CEO").
+    return not any(word in _FINITE_INSIDE or word in _SPEAKER_INSIDE for word in words[1:])
+
+
+_SPEAKER_INSIDE = frozenset(["I", "I'll", "I'm", "I've", "I'd", "i'll", "i'm", "i've", "i'd"])
 
 
 _GREETING = re.compile(r"^(?:hey+|hi+|hell+o+|hiya|yo|morning|evening)\b", re.IGNORECASE)

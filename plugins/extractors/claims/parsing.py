@@ -40,6 +40,9 @@ _EXCLAIMED = frozenset(
     ]
 )
 
+# Values an "it" never means: "I'm a teacher and I love it" loves the work, not a teacher.
+_NOT_AN_IT = frozenset(["job", "employer", "family", "partner", "name", "age", "relationship"])
+
 _AGE_IN_BRACKETS = re.compile(
     r"\b(?P<name>[A-Za-z][\w'\-]*)\s*\((?:age\s+|aged\s+)?(?P<age>\d{1,2})"
     r"(?:\s*(?:yo|y/o|years? old))?\)"
@@ -136,8 +139,8 @@ def parse(
             if subject is not None and subject.pet and " " in subject.pet and is_name(pet_name):
                 # "our retriever Rufus is 12 and has bad hips": Rufus has them.
                 inherited = Subject(pet_name, False, name=pet_name)
-            if claims:
-                antecedent = claims[0].value
+            if claims and claims[0].attribute not in _NOT_AN_IT:
+                antecedent = claims[0].value  # what a later "it" means ("got a bike, love it")
             if subject is not None and subject.name is not None:
                 last_person = subject.name
             elif not claims:
