@@ -448,6 +448,10 @@ def test_small_talk_states_nothing(said: str) -> None:
         ("working 3 days a week at the moment", []),
         ("great, another Monday, I'm sure I'll be made CEO any day now", []),
         ("I'm a teacher and I love it", ["The user works as a teacher."]),
+        (
+            "because I work from home as a freelance illustrator, the cold is making it hard",
+            ["The user works remotely.", "The user works as a freelance illustrator."],
+        ),
     ],
 )
 def test_phrasing_is_read_for_what_it_says(said: str, facts: list[str]) -> None:

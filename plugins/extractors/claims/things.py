@@ -25,6 +25,7 @@ _LEADING_FILLER = re.compile(
     r"|heads up|too bad|ugh|ok so|okay so|so yeah|long story short|context|meanwhile"
     r"|welp|right so|ooh+|omg|yay+|woo+hoo+|phew|well well"
     r"|(?:i'd|i\s+would)\s+say(?:\s+that)?(?=\s+i\b)|i\s+(?:guess|reckon|suppose)(?=\s+i\b)"
+    r"|(?:because|cause|cuz|bc)(?=\s+(?:i|i'm|we|we're|my|our)\b)"
     r"|(?:also|plus)(?=\s+(?:my|our)\s)"
     r"|news|good news|big news|guess what|just so you know|for the record|for context"
     r"|as you know|you know what|to be honest|tbh|fwiw|quick update|weirdly|funnily enough"
