@@ -115,7 +115,8 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
         if match_values(new.value, old.value) != "differs":
             return "same", "same choice", 1.0
         proper = new.value[:1].isupper() == old.value[:1].isupper()
-        if (
+        # A switch never ends what stays true of a person (a first language, a name).
+        if old.attribute not in _LASTING and (
             (old.single and proper)
             or _same_head(new.value, old.value)
             or old.attribute.startswith("verb:use")

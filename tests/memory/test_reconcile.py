@@ -170,6 +170,7 @@ def _decide(existing: list[str], new: str, provenance: str = "user") -> tuple[st
         ),
         (["Speaks Portuguese and English"], "Native Portuguese speaker", "deduplicated", [0]),
         (["Is learning German"], "I speak German properly now", "updated", [0]),
+        (["The user's native language is Spanish."], "I switched to Korean", "added", []),
         (
             ["The user plans to run the Chicago marathon in october."],
             "not doing chicago anymore",
