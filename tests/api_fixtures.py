@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -14,13 +14,14 @@ import orjson
 from aiohttp import ClientResponse, ClientTimeout
 from aiohttp.test_utils import TestClient, TestServer
 
-from daemon.api.keys import STATE
+from daemon.api.keys import RETROSPECTIVE, STATE
 from daemon.api.state import AppSettings
 from daemon.app import build_app
 from daemon.backend import Backend
 from daemon.config import Config, load_config
 from daemon.logging import configure_logging, reset_logging
 from daemon.server import ServeOptions, Server
+from daemon.services.retrospective import install_retrospective
 from events.clock import ManualClock
 from plugins.registry import Plugins
 
@@ -146,3 +147,40 @@ def appends_failing(api: Api, error: Exception) -> Iterator[None]:
         yield
     finally:
         store.append = original
+
+
+class ManualConfigSource:
+    """A configuration source driven by the test: ``reload`` hands the services a new config."""
+
+    def __init__(self, config: Config) -> None:
+        self.current = config
+        self.callbacks: list[Callable[[Config, Config], Any]] = []
+
+    def subscribe(self, callback: Callable[[Config, Config], Any]) -> None:
+        self.callbacks.append(callback)
+
+    async def reload(self, new: Config) -> None:
+        old, self.current = self.current, new
+        for callback in self.callbacks:
+            await callback(old, new)
+
+
+@asynccontextmanager
+async def retrospective_api(tmp_path: Path) -> AsyncIterator[Api]:
+    """An API app with its retrospective service running (default config, manual clock)."""
+    config = load_config(None, env={}, overrides={"storage.data_dir": str(tmp_path)})
+    app = build_app(
+        AppSettings(
+            backend=Backend(data_dir=tmp_path), tcp_requires_token=False, projector="inline"
+        ),
+        clock=ManualClock(T0),
+    )
+    install_retrospective(app, ManualConfigSource(config))
+    async with TestClient(TestServer(app)) as client:
+        await asyncio.wait_for(app[STATE].ready.wait(), 10)
+        for _ in range(500):
+            if app[RETROSPECTIVE].service is not None:
+                break
+            await asyncio.sleep(0.01)
+        assert app[RETROSPECTIVE].service is not None
+        yield Api(client, app[STATE].clock)  # type: ignore[arg-type]

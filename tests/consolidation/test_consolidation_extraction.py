@@ -4,7 +4,6 @@ and the next run reconciles the facts those retrospectives wrote."""
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 from collections.abc import AsyncIterator
 from datetime import timedelta
@@ -12,38 +11,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from aiohttp.test_utils import TestClient, TestServer
 
-from daemon.api.keys import CONSOLIDATION, RETROSPECTIVE, STATE
-from daemon.api.state import AppSettings
-from daemon.app import build_app
-from daemon.backend import Backend
-from daemon.config import ConsolidationConfig, load_config
+from daemon.api.keys import CONSOLIDATION
+from daemon.config import ConsolidationConfig
 from daemon.consolidation.service import ConsolidationService
-from daemon.services.retrospective import install_retrospective
-from events.clock import ManualClock
-from tests.api_fixtures import T0, Api
-from tests.retrospective.test_retrospective_api import _state_when, _Watcher
+from tests.api_fixtures import Api, retrospective_api
+from tests.retrospective.test_retrospective_api import _state_when
 
 
 @pytest.fixture
 async def api(tmp_path: Path) -> AsyncIterator[Api]:
-    config = load_config(None, env={}, overrides={"storage.data_dir": str(tmp_path)})
-    app = build_app(
-        AppSettings(
-            backend=Backend(data_dir=tmp_path), tcp_requires_token=False, projector="inline"
-        ),
-        clock=ManualClock(T0),
-    )
-    install_retrospective(app, _Watcher(config))
-    async with TestClient(TestServer(app)) as client:
-        await asyncio.wait_for(app[STATE].ready.wait(), 10)
-        for _ in range(500):
-            if app[RETROSPECTIVE].service is not None:
-                break
-            await asyncio.sleep(0.01)
-        assert app[RETROSPECTIVE].service is not None
-        yield Api(client, app[STATE].clock)  # type: ignore[arg-type]
+    async with retrospective_api(tmp_path) as api:
+        yield api
 
 
 def _runs(body: dict[str, Any]) -> list[str]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import math
-from collections.abc import Callable
 from datetime import UTC, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ from daemon.api.keys import CONSOLIDATION, STATE
 from daemon.api.state import AppSettings
 from daemon.app import build_app
 from daemon.backend import Backend
-from daemon.config import Config, ConsolidationConfig, load_config
+from daemon.config import ConsolidationConfig, load_config
 from daemon.consolidation.budget import window_start
 from daemon.consolidation.phases.standard import parse_verdict
 from daemon.consolidation.rules import retention, salience, strength
@@ -28,7 +27,7 @@ from daemon.services.consolidation import install_consolidation
 from events.clock import ManualClock
 from plugins.contracts import ScriptedProvider
 from plugins.llm.types import CompletionRequest, LLMError, LLMProvider
-from tests.api_fixtures import T0, Api, api_client
+from tests.api_fixtures import T0, Api, ManualConfigSource, api_client
 
 DAY = 86_400 * 1_000_000
 
@@ -420,22 +419,13 @@ async def _ids(api: Api) -> set[str]:
     return {f["fact_id"] for f in body["facts"]}
 
 
-class _Watcher:
-    def __init__(self, config: Config) -> None:
-        self.current = config
-        self.callbacks: list[Callable[[Config, Config], Any]] = []
-
-    def subscribe(self, callback: Callable[[Config, Config], Any]) -> None:
-        self.callbacks.append(callback)
-
-
 async def test_install_consolidation_takes_the_config_section_and_reloads(tmp_path: Path) -> None:
     config = load_config(
         None,
         env={},
         overrides={"storage.data_dir": str(tmp_path), "consolidation.tier": "cheap"},
     )
-    watcher = _Watcher(config)
+    watcher = ManualConfigSource(config)
     app = build_app(
         AppSettings(
             backend=Backend(data_dir=tmp_path), tcp_requires_token=False, projector="inline"

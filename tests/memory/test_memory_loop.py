@@ -6,22 +6,16 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
-from aiohttp.test_utils import TestClient, TestServer
 
-from daemon.api.keys import CONSOLIDATION, RECORDER, RETROSPECTIVE, SHADOWS, STATE
-from daemon.api.state import AppSettings
-from daemon.app import build_app
-from daemon.backend import Backend
-from daemon.config import Config, ConsolidationConfig, load_config
-from daemon.services.retrospective import install_retrospective
-from events.clock import ManualClock
-from tests.api_fixtures import T0, Api, api_client
+from daemon.api.keys import CONSOLIDATION, RECORDER, SHADOWS
+from daemon.config import ConsolidationConfig
+from tests.api_fixtures import T0, Api, api_client, retrospective_api
 
 
 async def _write(api: Api, text: str, **extra: Any) -> dict[str, Any]:
@@ -179,32 +173,10 @@ async def test_gate_flags_and_retries_are_on_the_fact(tmp_path: Path) -> None:
         assert plain["outcome"] == "added"  # written as asked, without reconciliation
 
 
-class _Watcher:
-    def __init__(self, config: Config) -> None:
-        self.current = config
-        self.callbacks: list[Callable[[Config, Config], Any]] = []
-
-    def subscribe(self, callback: Callable[[Config, Config], Any]) -> None:
-        self.callbacks.append(callback)
-
-
 @pytest.fixture
 async def daemon(tmp_path: Path) -> AsyncIterator[Api]:
-    config = load_config(None, env={}, overrides={"storage.data_dir": str(tmp_path)})
-    app = build_app(
-        AppSettings(
-            backend=Backend(data_dir=tmp_path), tcp_requires_token=False, projector="inline"
-        ),
-        clock=ManualClock(T0),
-    )
-    install_retrospective(app, _Watcher(config))
-    async with TestClient(TestServer(app)) as client:
-        await asyncio.wait_for(app[STATE].ready.wait(), 10)
-        for _ in range(500):
-            if app[RETROSPECTIVE].service is not None:
-                break
-            await asyncio.sleep(0.01)
-        yield Api(client, app[STATE].clock)  # type: ignore[arg-type]
+    async with retrospective_api(tmp_path) as api:
+        yield api
 
 
 async def test_a_conversation_becomes_memory_in_one_awaited_retrospective(daemon: Api) -> None:

@@ -15,31 +15,17 @@ from daemon.api.keys import RETROSPECTIVE, STATE
 from daemon.api.state import AppSettings
 from daemon.app import build_app
 from daemon.backend import Backend
-from daemon.config import Config, ConfigError, load_config
+from daemon.config import ConfigError, load_config
 from daemon.services.retrospective import build_provider, install_retrospective
 from events.clock import ManualClock
 from plugins.registry import default_plugins
-from tests.api_fixtures import T0, Api
-
-
-class _Watcher:
-    def __init__(self, config: Config) -> None:
-        self.current = config
-        self.callbacks: list[Callable[[Config, Config], Any]] = []
-
-    def subscribe(self, callback: Callable[[Config, Config], Any]) -> None:
-        self.callbacks.append(callback)
-
-    async def reload(self, new: Config) -> None:
-        old, self.current = self.current, new
-        for callback in self.callbacks:
-            await callback(old, new)
+from tests.api_fixtures import T0, Api, ManualConfigSource
 
 
 @pytest.fixture
-async def api(tmp_path: Path) -> AsyncIterator[tuple[Api, _Watcher]]:
+async def api(tmp_path: Path) -> AsyncIterator[tuple[Api, ManualConfigSource]]:
     config = load_config(None, env={}, overrides={"storage.data_dir": str(tmp_path)})
-    watcher = _Watcher(config)
+    watcher = ManualConfigSource(config)
     clock = ManualClock(T0)
     app = build_app(
         AppSettings(
@@ -69,7 +55,9 @@ async def _state_when(api: Api, cid: str, check: Callable[[dict[str, Any]], bool
     raise AssertionError(f"state not reached: {body}")
 
 
-async def test_message_triggers_a_run_visible_over_http(api: tuple[Api, _Watcher]) -> None:
+async def test_message_triggers_a_run_visible_over_http(
+    api: tuple[Api, ManualConfigSource],
+) -> None:
     client, _ = api
     status, _ = await client.call(
         "POST", "/v1/conversations/c1/messages", {"role": "user", "content": "I live in Lyon."}
@@ -95,7 +83,9 @@ async def test_message_triggers_a_run_visible_over_http(api: tuple[Api, _Watcher
     assert "memoryd_retrospective_succeeded_total 1" in metrics
 
 
-async def test_manual_run_unknown_and_kill_switch_reload(api: tuple[Api, _Watcher]) -> None:
+async def test_manual_run_unknown_and_kill_switch_reload(
+    api: tuple[Api, ManualConfigSource],
+) -> None:
     client, watcher = api
     status, body = await client.call("POST", "/v1/conversations/nope/retrospective:run")
     assert (status, body["error"]["code"]) == (404, "not_found")
@@ -120,7 +110,9 @@ async def test_manual_run_unknown_and_kill_switch_reload(api: tuple[Api, _Watche
     assert (status, body["action"], body["reason"]) == (202, "skip", "no_user_activity")
 
 
-async def test_a_run_that_waits_is_bounded_by_its_own_timeout(api: tuple[Api, _Watcher]) -> None:
+async def test_a_run_that_waits_is_bounded_by_its_own_timeout(
+    api: tuple[Api, ManualConfigSource],
+) -> None:
     client, _ = api
     body = {"role": "user", "content": "I live in Lyon."}
     status, _ = await client.call("POST", "/v1/conversations/c3/messages", body)
@@ -155,7 +147,9 @@ def test_llm_section_builds_the_provider_with_its_budget(provider: str) -> None:
         assert choice.budget.settings.calls_per_day == 5
 
 
-async def test_trust_and_auto_promote_from_config_and_reload(api: tuple[Api, _Watcher]) -> None:
+async def test_trust_and_auto_promote_from_config_and_reload(
+    api: tuple[Api, ManualConfigSource],
+) -> None:
     """The user's own statements are active by default; with the trust policy off they are
     quarantined; auto_promote makes every fact active but one flagged as a possible prompt
     injection, which stays quarantined regardless."""
