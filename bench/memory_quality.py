@@ -83,7 +83,9 @@ def reconcile_report(args: argparse.Namespace) -> dict[str, Any]:
         ok = got == pair["expect"] and (got != "update" or replaced == sorted(pair["supersedes"]))
         total[pair["kind"]] += 1
         right[pair["kind"]] += ok
-        if pair["subjects_differ"] and replaced:
+        # A supersede crosses subjects when it replaces a fact the label does not: the label
+        # itself may replace another person's fact ("Maya moved to Lisbon").
+        if pair["subjects_differ"] and set(replaced) - set(pair["supersedes"]):
             cross += 1
         if not ok:
             wrong.append(

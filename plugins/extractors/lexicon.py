@@ -150,7 +150,7 @@ OCCUPATIONS: frozenset[str] = words(
     """
     associate sommelier sergeant lieutenant captain colonel corporal commander admiral
     rep lead executive intern apprentice
-    reporter nanny au-pair rn lpn np emt cna doula
+    reporter nanny au-pair rn lpn np emt cna doula postie postman postwoman binman carer
     nurse doctor physician surgeon dentist pharmacist paramedic midwife therapist
     psychologist psychiatrist counselor counsellor vet veterinarian chef cook baker
     butcher barista bartender waiter waitress server cashier teacher professor lecturer
@@ -344,6 +344,7 @@ NOT_NAMES: frozenset[str] = words(
     such lonely early late ugly silly lucky sleepy ready lazy crazy angry funny poorly comfy
     cozy cosy curious free off out up down away well unwell better worse alone late sober
     awake asleep alive upset stuck lost bored confused
+    god gosh jesus lord christ heaven heavens g'day gday cheers
     """
 )
 

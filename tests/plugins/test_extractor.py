@@ -536,6 +536,51 @@ def test_chat_spelling_is_read(said: str, facts: list[str]) -> None:
     assert _texts(("user", said)) == facts
 
 
+@pytest.mark.parametrize(
+    ("said", "facts"),
+    [
+        # Greetings and oaths are not people.
+        (
+            "G'day, I run a mobile dog grooming van in Geelong called Pawsh Mobile.",
+            ["The user runs a mobile dog grooming van in Geelong called Pawsh Mobile."],
+        ),
+        (
+            "my sister Aoife is getting married in June, God help us all. She's a vet.",
+            [
+                "Aoife's wedding is in June.",
+                "Aoife is the user's sister.",
+                "Aoife works as a vet.",
+            ],
+        ),
+        # Spoken possessives and a dropped "my".
+        ("Me partner Jono is FIFO up in the Pilbara.", ["The user's partner is Jono."]),
+        (
+            "Wife Lorraine's a teaching assistant.",
+            ["Lorraine works as a teaching assistant.", "The user's wife is Lorraine."],
+        ),
+        ("Doctor Evans said I'm fine.", []),
+        # Work said with a time, a site or a trade word.
+        ("I have joined Zoho from this Monday.", ["The user works at Zoho."]),
+        ("I am working in Infosys Pune office only.", ["The user works at Infosys."]),
+        ("I work in Google's Dublin office.", ["The user works at Google."]),
+        (
+            "I'm a postie with Royal Mail.",
+            ["The user works as a postie.", "The user works at Royal Mail."],
+        ),
+        # A clinician's prescription, brand names included; other things one is put on are not.
+        ("The GP started me on Ozempic.", ["The user takes ozempic."]),
+        (
+            "Doc took me off the metformin, and started me on Ozempic injections.",
+            ["The user no longer takes metformin.", "The user takes ozempic."],
+        ),
+        ("My boss put me on nights.", []),
+        ("My manager started me on the new project.", []),
+    ],
+)
+def test_spoken_and_trade_phrasings_are_read(said: str, facts: list[str]) -> None:
+    assert _texts(("user", said)) == facts
+
+
 def test_names_said_before_are_known_in_lower_case() -> None:
     texts = _texts(
         ("user", "my cat biscuit is 17 and still yells for breakfast"),

@@ -101,6 +101,47 @@ _SWITCHED_ME = re.compile(
 
 MEDICINE_SHAPED = re.compile(_MEDICINE_WORD, re.IGNORECASE)
 
+# "the GP started me on Ozempic", "doc took me off the metformin": a clinician's word for a
+# prescription; brand names rarely look like generic names, so the clinician vouches instead.
+_CLINICIAN = re.compile(
+    r"\b(?:doctor|doc|dr|gp|consultant|specialist|psychiatrist|cardiologist|nurse|hospital"
+    r"|endocrinologist|neurologist|oncologist|rheumatologist|dermatologist|surgeon|they)\b",
+    re.IGNORECASE,
+)
+_DOSE_FORM = (
+    r"(?:\s+(?P<form>injections?|tablets?|pills?|jabs?|shots?|patch(?:es)?|inhalers?|drops))?"
+)
+_PRESCRIBED_ON = re.compile(
+    r"\b(?:put|started|moved)\s+me\s+(?:on(?:to)?|over\s+to)\s+(?:the\s+|a\s+course\s+of\s+)?"
+    r"(?P<med>[A-Za-z][\w-]{3,})" + _DOSE_FORM,
+    re.IGNORECASE,
+)
+_TAKEN_OFF = re.compile(
+    r"\b(?:took|taken|takes|take)\s+me\s+off\s+(?:the\s+|my\s+)?(?P<med>[A-Za-z][\w-]{3,})"
+    + _DOSE_FORM,
+    re.IGNORECASE,
+)
+_NOT_PRESCRIPTIONS = lx.words(
+    """
+    hold list rota shift shifts nights days waiting call speaker team project diet leave sick
+    duty course plan path track road right wrong something anything
+    """
+)
+
+
+def _prescribed(match: re.Match[str] | None, text: str) -> str | None:
+    """The medicine a clinician put the user on (or took them off), if ``match`` names one."""
+    if match is None:
+        return None
+    med = match.group("med").casefold()
+    if med in _NOT_PRESCRIPTIONS or med in NOT_MEDICINES:
+        return None
+    vouched = match.group("form") is not None or _CLINICIAN.search(text) is not None
+    if MEDICINE_SHAPED.fullmatch(med) is None and not vouched:
+        return None
+    return med
+
+
 NOT_MEDICINES = frozenset(["vitamin", "protein", "caffeine", "nicotine", "medicine"])
 
 _OWN_BUSINESS = re.compile(
@@ -380,6 +421,12 @@ def idiom_claims(text: str, speaker: str) -> list[Claim] | None:
         if cond and not vague(cond):
             out.append(Claim("user", "condition", cond))
         return out
+    on = _prescribed(_PRESCRIBED_ON.search(text), text)
+    off = _prescribed(_TAKEN_OFF.search(text), text)
+    if on is not None or off is not None:
+        if on is None:
+            return [Claim("user", "medication", off or "", negated=True, change=True)]
+        return [Claim("user", "medication", on, change=True, previous=off)]
     own = _OWN_BUSINESS.search(text)
     if own is not None:
         # "opened my own bakery in Savannah": the user's work now, their own.

@@ -95,8 +95,27 @@ _BARE_CONTRACTION = re.compile(
 )
 
 
+_RELATION_WORDS = "|".join(sorted((re.escape(r) for r in lx.RELATIONS), key=len, reverse=True))
+
+# "me mum", "me partner Jono": the possessive 'me' of spoken English (Irish, Northern, Aussie).
+_POSSESSIVE_ME = re.compile(
+    r"(?<![\w'])(?P<me>[Mm]e)\s+(?=(?:(?:little|big|older|younger|old|best)\s+)?"
+    r"(?:" + _RELATION_WORDS + r")s?\b)"
+)
+# "Wife Lorraine's a teaching assistant": a note-taker's dropped "my" before a relation and
+# the name that follows it ("Doctor Evans", "Coach Carter" are titles, not relations).
+_TITLES = frozenset({"doctor", "dentist", "teacher", "coach", "therapist", "mentor"})
+_BARE_RELATION = re.compile(
+    r"(?:^|(?<=[.!?]\s))(?P<rel>(?i:"
+    + "|".join(sorted((re.escape(r) for r in lx.RELATIONS - _TITLES), key=len, reverse=True))
+    + r"))\s+(?=[A-Z][a-z]+\b)"
+)
+
+
 def _spell_out(text: str) -> str:
     text = _BARE_CONTRACTION.sub(lambda m: _BARE_CONTRACTIONS[m.group(1).casefold()], text)
+    text = _POSSESSIVE_ME.sub(lambda m: "My " if m.group("me")[0] == "M" else "my ", text)
+    text = _BARE_RELATION.sub(lambda m: f"My {m.group('rel').casefold()} ", text)
     return _LONG_WORD.sub(_respelled, text)
 
 

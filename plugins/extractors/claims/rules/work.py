@@ -13,6 +13,7 @@ from plugins.extractors.claims.reading import Reading
 from plugins.extractors.claims.subjects import is_name
 from plugins.extractors.claims.values import clean_value, vague, when_of
 from plugins.extractors.claims.words import stem
+from plugins.extractors.places import known_place
 
 
 class WorkRules(Reading):
@@ -174,6 +175,14 @@ class WorkRules(Reading):
             value = clean_value(rest[match.end() :])
             if vague(value):
                 return []
+            office = re.match(
+                r"^(?:the\s+)?(?P<org>[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*)*?)"
+                r"(?:\s+[A-Z][\w-]*)?\s+(?:office|branch|headquarters|hq|plant|factory|store)\b",
+                value,
+            )
+            if office is not None and not known_place(office.group("org")):
+                # "working in Infosys Pune office": the employer, at one of its sites.
+                return [self.claim("employer", re.sub(r"'s?$", "", office.group("org")))]
             if is_place_like(value):
                 return [self.claim("work_location", value)] if not self.strict else []
             where = re.match(r"^(?P<field>.+?)\s+(?:at|for)\s+(?P<org>.+)$", value)
