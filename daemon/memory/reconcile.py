@@ -17,6 +17,7 @@ records the verdict as an event and appends its effects.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -213,6 +214,14 @@ def reconcile(
         if match.relation == "none" and not specific:
             match = _loosely(text, fact)
         matches.append(match)
+    if _CORRECTION.search(text):
+        # "Actually I was born in 1991": the user corrects what memory holds, so a replacement
+        # that would otherwise only contradict applies.
+        matches = [_corrected(m) if m.relation == "replaces" else m for m in matches]
+    elif _NEVER.search(text) and not any(c.change for c in claims):
+        # "I've never been married" against "is married to Sam": nothing ended, so it is no
+        # update; one of the two is wrong, and a person decides which.
+        matches = [_contradicted(m) if m.relation == "replaces" else m for m in matches]
     replaced = [m for m in matches if m.relation == "replaces"]
     same = [m for m in matches if m.relation == "same"]
     if replaced:
@@ -250,6 +259,29 @@ def reconcile(
         matches=tuple(matches),
         history=only_an_ending(claims, replaces=False),
     )
+
+
+_NEVER = re.compile(r"\bnever\b(?!\s+again\b)", re.IGNORECASE)
+CONTRADICTION = 0.4
+"""The confidence of a replacement that contradicts rather than changes: below every
+provenance's threshold, so it is queued as a conflict."""
+
+
+_CORRECTION = re.compile(
+    r"^\W*(?:actually|correction|to correct|sorry,? (?:i meant|typo|my mistake)|i meant|oops"
+    r"|my mistake|i misspoke|that was wrong|no wait)\b",
+    re.IGNORECASE,
+)
+
+
+def _corrected(match: Match) -> Match:
+    if match.confidence >= CONTRADICTION + 0.1:
+        return match
+    return Match(match.fact_id, "replaces", f"{match.rule}, corrected", 0.85)
+
+
+def _contradicted(match: Match) -> Match:
+    return Match(match.fact_id, "replaces", f"{match.rule}, but says it never was", CONTRADICTION)
 
 
 def only_an_ending(claims: Sequence[Claim], *, replaces: bool) -> bool:

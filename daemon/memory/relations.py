@@ -68,6 +68,10 @@ _LASTING = frozenset(
 )
 
 
+# What a person has once and for all: a different value contradicts rather than updates.
+_NEVER_CHANGES = frozenset({"birthday", "birth_year", "origin", "native_language", "birthplace"})
+
+
 def family_of(attribute: str) -> str:
     return _FAMILIES.get(attribute, attribute)
 
@@ -151,6 +155,10 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
     old_any = old.value == "" or (old.negated and _kind_word(old.value))
     if new_any or old_any:
         if new_any and (new.negated or new.past) and positive(old):
+            if old.attribute in _LASTING and not new.change:
+                # "no kids" against "has two children": children do not stop being one's
+                # children, so it contradicts rather than ends; a person decides.
+                return "replaces", "denies what lasts", 0.4
             return "replaces", "ends every value", 0.9
         if old_any and old.negated and positive(new):
             return "replaces", "no longer none", 0.85
@@ -165,6 +173,8 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
         married = after in ("husband", "wife", "spouse")
         if married and before in ("boyfriend", "girlfriend", "fiance") and positive(old):
             return "replaces", "married now", 0.85
+    if values == "broader" and new.also and new.attribute == "pet":
+        return "none", "", 0.0  # "a second dog" beside "a dog named Rex"
     if values != "differs":
         if _state(new) == _state(old):
             if new.attribute == "plan" and _rescheduled(new, old):
@@ -220,6 +230,10 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
     if one_at_a_time and _same_qualifier(new, old):
         if old.attribute == "relationship" and _still_true_beside(new.value, old.value):
             return "none", "", 0.0
+        if new.attribute in _NEVER_CHANGES and not new.change:
+            # "born in 1991" against "born in 1988": not a change but one of them is wrong;
+            # a correction ("actually ...") is a change and applies.
+            return "replaces", f"another {new.attribute}, which does not change", 0.4
         return "replaces", f"one {new.attribute} at a time", 0.95 if new.change else 0.8
     band = "plays in a band called"
     if new.change and new.value.startswith(band) and old.value.startswith(band):
@@ -325,6 +339,16 @@ def _same_qualifier(new: Claim, old: Claim) -> bool:
 def _cross_attribute(new: Claim, old: Claim) -> tuple[Relation, str, float] | None:
     """Rules between two attributes (a diet and an eating habit, a breakup and a partner)."""
     pair = (new.attribute, old.attribute)
+    if pair == ("family", "family_count") and new.negated and not new.value and positive(old):
+        # "no kids" against "has two children": the same relatives, denied.
+        same = lx.canonical_relations(new.qualifier or "") == lx.canonical_relations(
+            old.qualifier or ""
+        )
+        if not same:
+            return "none", "", 0.0
+        if new.change:
+            return "replaces", "ends every value", 0.9
+        return "replaces", "denies what lasts", 0.4
     if {"language", "native_language"} == set(pair) and positive(new) and positive(old):
         # "Native Portuguese speaker" says "speaks Portuguese" again (and the reverse).
         if match_values(new.value, old.value) != "differs":

@@ -432,6 +432,14 @@ def is_pet(word: str) -> bool:
 
 
 IRREGULAR_PLURALS: frozenset[str] = frozenset(w for w in _PLURALS if not w.endswith("s"))
+_SINGULAR_TO_PLURAL = {one: many for many, one in _PLURALS.items()}
+
+
+def plural(noun: str) -> str:
+    """ "child" -> "children", "sister" -> "sisters"."""
+    return _SINGULAR_TO_PLURAL.get(noun, noun if noun.endswith("s") else noun + "s")
+
+
 """Relation plurals a trailing "s" does not make ("children")."""
 
 

@@ -183,6 +183,62 @@ def test_decisions(existing: list[str], new: str, outcome: str, targets: list[in
     assert _decide(existing, new) == (outcome, targets)
 
 
+@pytest.mark.parametrize(
+    ("existing", "new", "outcome", "targets"),
+    [
+        # What never was, or what cannot change, contradicts: a person decides which is right.
+        (["Is married to Sam"], "I've never been married", "conflict", [0]),
+        (["Was born in 1988"], "I was born in 1991", "conflict", [0]),
+        (["Is from Leeds"], "I'm from York", "conflict", [0]),
+        (["Has two children"], "As someone without kids, I don't get it", "conflict", [0]),
+        (["Has two sisters"], "I have no kids", "added", []),
+        # ... unless the user says they are correcting it.
+        (["Was born in 1988"], "Actually I was born in 1991", "updated", [0]),
+        # A change said as such still applies.
+        (["Drinks coffee every morning"], "I never drink coffee anymore", "updated", [0]),
+        # Who the user is, said on the way to a question, restates what memory holds.
+        (
+            ["Lives in Leeds"],
+            "As a Leeds resident, what do you reckon about the trams?",
+            "deduplicated",
+            [0],
+        ),
+        (["Is vegan"], "being vegan I can't eat any of that menu", "deduplicated", [0]),
+        # One more of a kind is kept beside the one before.
+        (["Has a dog named Rex"], "we got a second dog, a collie called Meg", "added", []),
+        (["Owns a Toyota Corolla"], "Just bought an e-bike, the Corolla stays", "added", []),
+        (["Owns a Toyota Corolla"], "Just bought a Honda Civic", "updated", [0]),
+        # Phrasings of a change.
+        (["Drives a 2012 Ford Focus"], "Traded the Focus in for a Kia EV6", "updated", [0]),
+        (["Is a junior developer at Monzo"], "got bumped up to senior engineer", "updated", [0]),
+        (
+            ["Lives in Norwich"],
+            "been in cambridge three weeks now and i still get lost",
+            "updated",
+            [0],
+        ),
+        (["Has a broken left wrist in a cast"], "wrist has healed fine", "updated", [0]),
+        (
+            ["Rents a flat in Brixton"],
+            "we finally got the keys to our house in Croydon",
+            "updated",
+            [0],
+        ),
+        (
+            ["Eats meat but avoids pork"],
+            "now that I've cut out meat, any lentil dishes?",
+            "updated",
+            [0],
+        ),
+        (["Is single"], "Me and Jess made it official last week", "updated", [0]),
+    ],
+)
+def test_contradictions_corrections_and_changes(
+    existing: list[str], new: str, outcome: str, targets: list[int]
+) -> None:
+    assert _decide(existing, new) == (outcome, targets)
+
+
 def test_an_unsure_replacement_waits_for_a_person_by_provenance() -> None:
     existing, new = ["The user reads the Times."], "The user reads the Post now."
     assert _decide(existing, new, "user") == ("updated", [0])

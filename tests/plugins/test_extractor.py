@@ -575,6 +575,24 @@ def test_chat_spelling_is_read(said: str, facts: list[str]) -> None:
         ),
         ("My boss put me on nights.", []),
         ("My manager started me on the new project.", []),
+        # A state told in the simple past is over.
+        ("I worked at Google.", ["The user used to work at Google."]),
+        ("I studied law at Bristol.", ["The user studied law at Bristol."]),
+        # Where the user lives, said in passing.
+        ("As a Boston local, what's a good day trip?", ["The user lives in Boston."]),
+        ("I'm a Cork native.", ["The user is from Cork."]),
+        (
+            "Me and Callum are renting a wee flat in Morningside.",
+            ["The user lives in Morningside."],
+        ),
+        ("we finally got the keys to our house in Croydon!!!", ["The user lives in Croydon."]),
+        ("been in cambridge three weeks now", ["The user lives in Cambridge."]),
+        ("I've been in hospital for two days", []),
+        (
+            "Me and Jess made it official last week",
+            ["The user is in a relationship.", "The user's partner is Jess."],
+        ),
+        ("I have no children.", ["The user has no children."]),
     ],
 )
 def test_spoken_and_trade_phrasings_are_read(said: str, facts: list[str]) -> None:

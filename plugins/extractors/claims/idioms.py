@@ -152,9 +152,27 @@ _OWN_BUSINESS = re.compile(
 )
 
 _RENTING_IN = re.compile(
-    r"^(?:(?:i|we)(?:'ve|'re|\s+have|\s+are)?\s+)?(?:been\s+)?renting\s+"
+    r"^(?:(?:i|we|me\s+and\s+(?-i:[A-Z])\w+|(?-i:[A-Z])\w+\s+and\s+(?:i|me))"
+    r"(?:'ve|'re|\s+have|\s+are)?\s+)?(?:been\s+)?renting\s+"
     r"(?:(?:a|an|this|the|our|my)\s+[\w' ]{1,30}?\s+)?in\s+"
     r"(?P<where>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)",
+    re.IGNORECASE,
+)
+
+# "Me and Jess made it official", "Sam and I are official now": a relationship begun.
+_OFFICIAL = re.compile(
+    rf"^(?:(?:me|i)\s+and\s+(?P<a>(?-i:{NAME_TOKEN}))|(?P<b>(?-i:{NAME_TOKEN}))\s+and\s+(?:i|me))"
+    r"\s+(?:(?:just|finally)\s+)?(?:made\s+it\s+(?:facebook\s+|insta\s+)?official"
+    r"|(?:are|'re)\s+(?:now\s+)?(?:official|together|a\s+couple|an\s+item)(?:\s+now)?"
+    r"|got\s+together|started\s+(?:dating|going\s+out|seeing\s+each\s+other))\b",
+    re.IGNORECASE,
+)
+
+# "been in cambridge three weeks now": how long the user has lived somewhere new.
+_BEEN_IN_FOR = re.compile(
+    r"^(?:(?:i|we)(?:'ve|\s+have)\s+)?been\s+(?:living\s+)?in\s+(?P<where>[\w'-]+(?:\s+[\w'-]+)?)"
+    r"\s+(?:for\s+)?(?:a|an|one|two|three|four|five|six|a\s+few|a\s+couple\s+of|\d+)\s+"
+    r"(?:days?|weeks?|months?|years?)(?:\s+now)?\b",
     re.IGNORECASE,
 )
 
@@ -184,7 +202,8 @@ _HOME_IN = re.compile(
 # in Hyderabad", "home base is Adelaide": where the user lives now.
 _NEW_HOME_IN = re.compile(
     r"(?:\b(?:our|my)\s+new|\b(?:keys\s+to|moved\s+into|moving\s+into|settled\s+into|"
-    r"settling\s+into)\s+(?:the|our|my)\s+new)\s+(?:house|home|flat|apartment|condo|place|pad"
+    r"settling\s+into)\s+(?:the|our|my)(?:\s+(?:new|own|first))?)\s+(?:house|home|flat"
+    r"|apartment|condo|place|pad"
     r"|townhouse|digs)\s+(?:(?:over|out|up|down)\s+)?in\s+"
     r"(?P<where>[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)*)"
     r"|\b(?:i|we)\s+(?:have\s+|'ve\s+)?(?:just\s+|finally\s+)?shifted\s+(?:to|into)\s+"
@@ -453,6 +472,16 @@ def idiom_claims(text: str, speaker: str) -> list[Claim] | None:
         place = place_value(clean_value(renting.group("where")))
         if not vague(place) and (place[:1].isupper() or known_place(place)):
             return [Claim("user", "residence", place)]
+    official = _OFFICIAL.search(text)
+    if official is not None and is_name(official.group("a") or official.group("b")):
+        partner = official.group("a") or official.group("b")
+        return [
+            Claim("user", "relationship", "in a relationship", change=True),
+            Claim("user", "partner", partner, change=True, qualifier="partner"),
+        ]
+    been = _BEEN_IN_FOR.search(text)
+    if been is not None and known_place(been.group("where")):
+        return [Claim("user", "residence", place_value(been.group("where")), change=True)]
     notice = _NOTICE.search(text)
     if notice is not None:
         # "handed in my notice at Zalando today": leaving the employer.

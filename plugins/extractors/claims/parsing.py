@@ -122,6 +122,7 @@ def parse(
                 continue
         sentence, ages = _ages_in_brackets(sentence)
         out.extend(ages)
+        first_of_sentence = len(out)
         for clause in clauses(sentence):
             if keep is not None and not keep(clause):
                 continue
@@ -167,7 +168,23 @@ def parse(
                 elif claim.attribute in ("family", "partner") and is_name(claim.value):
                     last_person = claim.value
                 out.append(claim)
+        if _ANOTHER_ONE.search(sentence):
+            # "we got a second dog", "bought an e-bike, the Corolla stays": one more of a kind
+            # the user has, beside the one they had.
+            out[first_of_sentence:] = [
+                replace(c, also=True) if c.attribute in _COUNTABLE and not c.negated else c
+                for c in out[first_of_sentence:]
+            ]
     return out
+
+
+_ANOTHER_ONE = re.compile(
+    r"\b(?:a\s+(?:second|third|fourth|fifth)|another|one\s+more|an\s+extra)\s+\w"
+    r"|\b(?:the|my|our)\s+(?:old\s+)?[\w-]+\s+(?:stays|is\s+staying|remains|isn't\s+going)\b"
+    r"|\bkeeping\s+(?:the|my|our)\s+(?:old\s+)?[\w-]+",
+    re.IGNORECASE,
+)
+_COUNTABLE = frozenset({"pet", "vehicle", "possession", "computer", "phone"})
 
 
 def _resolve_pronoun(

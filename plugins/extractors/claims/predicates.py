@@ -188,6 +188,8 @@ def predicate(rest: str) -> Predicate | None:
         else:
             p.head = stem(w)
             p.said = w
+            # "I lived in Paris", "I worked at Google": a state told in the simple past is over.
+            p.past = p.past or w in _STATES_OVER
             if w.endswith("ing") and len(w) > 4:
                 p.progressive = True
             after = words[i + 1 :]
@@ -201,6 +203,9 @@ def predicate(rest: str) -> Predicate | None:
     if p.head == "be":
         return p
     return None
+
+
+_STATES_OVER = frozenset({"lived", "worked", "studied", "taught", "owned"})
 
 
 def _trailing(words: list[str], p: Predicate) -> list[str]:

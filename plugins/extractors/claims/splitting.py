@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from plugins.extractors import lexicon as lx
+from plugins.extractors.claims.openers import opening_statements
 from plugins.extractors.claims.subjects import NAME_TOKEN, is_name, name_shaped, starts_predicate
 from plugins.extractors.claims.words import (
     CHANGE_ADVERBS,
@@ -164,7 +165,11 @@ def sentences(text: str) -> list[str]:
     out: list[str] = []
     for sentence in _SENTENCE_SPLIT.split(clean):
         if sentence and sentence.strip():
-            out.extend(_introduction(sentence.strip()))
+            out.extend(
+                part
+                for said in opening_statements(sentence.strip())
+                for part in _introduction(said)
+            )
     return out
 
 
@@ -234,6 +239,8 @@ def clauses(sentence: str) -> list[str]:
         before = sentence[start : match.start()].strip(" ,")
         if re.fullmatch(NAME_TOKEN, before) and not re.fullmatch(r"(?i:i|me)", before):
             continue  # "Ana and Luis split up": one subject, two people
+        if re.fullmatch(r"(?i:i|me)", before) and re.match(rf"(?-i:{NAME_TOKEN})\s", after):
+            continue  # "Me and Jess made it official": one subject, two people
         if re.match(r"(?i:i|me)\s", after) and re.fullmatch(
             r"(?:my|our)\s+[\w\-]+(?:\s+[\w\-']+)?", before, re.IGNORECASE
         ):

@@ -167,7 +167,11 @@ def render(claim: Claim) -> str | None:
     elif a == "family":
         theirs = _possessive(_mid(who))
         if neg:
-            text = f"{who} has no {q or 'family'}s" if not v else f"{v} is no longer {theirs} {q}"
+            text = (
+                f"{who} has no {lx.plural(q) if q else 'family'}"
+                if not v
+                else f"{v} is no longer {theirs} {q}"
+            )
         elif v and v != q:
             text = f"{v} is {theirs} {q}" if q else f"{v} is family of {_mid(who)}"
         else:
@@ -234,6 +238,8 @@ def render(claim: Claim) -> str | None:
             text = f"{who} graduated from {v}" if v else f"{who} graduated"
         elif neg:
             text = f"{who} dropped out of {v}" if v else f"{who} dropped out"
+        elif past and not claim.change and claim.qualifier is None and " at " in v:
+            text = f"{who} studied {v}"  # "I studied law at Bristol"
         elif past:
             owned = v if v[:1].isupper() or v.startswith(("a ", "an ", "the ")) else f"their {v}"
             text = f"{who} finished {owned}"

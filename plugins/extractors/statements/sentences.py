@@ -85,7 +85,7 @@ def statement_sentences(text: str) -> list[str]:
         return statement_sentences(text[sincere.end() :])
     kept: list[str] = []
     whole = without_quoted_message(text.strip())
-    said = [part for sentence in sentences(whole) for part in _opening_reason(sentence)]
+    said = sentences(whole)
     for i, sentence in enumerate(said):
         if i + 1 < len(said) and _IRONY_AFTER.match(said[i + 1]):
             continue  # "i totally LOVE working saturdays. said no one ever": taken back at once
@@ -210,22 +210,6 @@ def _statement_before_question(sentence: str) -> str:
     if len(tail.split()) > 8 or len(head.split()) < 3 or _QUESTION_START.match(head):
         return sentence
     return head
-
-
-_OPENING_SINCE = re.compile(
-    r"^(?:ever\s+since|since|now\s+that|after)\s+(?P<fact>(?:we|i|i'm|we're)\b[^,]+?)"
-    r"(?:,\s*|\s+(?=(?:i|i'm|im|we|it's|its|my)\s))(?P<rest>.+)$",
-    re.IGNORECASE,
-)
-
-
-def _opening_reason(sentence: str) -> list[str]:
-    """ "Since we moved to Vancouver in March I keep getting lost": what the opening clause
-    says is a statement of its own, and so is the rest."""
-    match = _OPENING_SINCE.match(sentence.strip())
-    if match is None:
-        return [sentence]
-    return [match.group("fact"), match.group("rest")]
 
 
 # "and mention I speak Polish": a request whose object is the user's own statement.

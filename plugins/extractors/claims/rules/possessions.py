@@ -109,7 +109,7 @@ class PossessionRules(FamilyRules, WorkRules):
             return [self.claim("event", f"had {clean_value(rest)}", change=True)]
         injury = re.match(
             r"^(?:an?\s+)?(?:bad\s+|badly\s+)?(?P<how>broken|sprained|torn|fractured|dislocated"
-            r"|injured|pulled|twisted|bad)\s+(?P<part>[\w\-]+)",
+            r"|injured|pulled|twisted|bad)\s+(?P<part>(?:(?:left|right|lower|upper)\s+)?[\w\-]+)",
             low,
         )
         if injury is not None:
@@ -234,6 +234,8 @@ class PossessionRules(FamilyRules, WorkRules):
             return [] if self.strict else None
         b = clean_value(match.group("b"))
         a = clean_value(match.group("a")) if match.group("a") else None
+        if a is not None:
+            a = re.sub(r"\s+in$", "", a, flags=re.I)  # "traded the Focus in for a Kia"
         if vague(b):
             return []
         diet = diet_of(b.casefold())
@@ -245,7 +247,8 @@ class PossessionRules(FamilyRules, WorkRules):
         computer = computer_in(b)
         if computer is not None:
             return [self.claim("computer", computer, change=True, previous=a)]
-        vehicle = vehicle_in(b) if a is not None and vehicle_in(a) is not None else None
+        traded = self.p.head in (stem("swap"), stem("trade"))
+        vehicle = vehicle_in(b) if a is not None and (traded or vehicle_in(a) is not None) else None
         if vehicle is not None:
             return [self.claim("vehicle", vehicle, change=True, previous=a)]
         if self.p.head == stem("transfer") and a is not None:

@@ -45,7 +45,7 @@ class WorkRules(Reading):
             return [
                 self.claim("employer", _strip_job(value), negated=True, change=True, qualifier=how)
             ]
-        match = re.match(r"^promoted\s+to\s+", low)
+        match = re.match(r"^(?:promoted|bumped\s+up|moved\s+up)\s+to\s+", low)
         if match is not None:
             value = clean_value(rest[match.end() :])
             return [] if vague(value) else [self.claim("job", value, change=True)]
@@ -62,6 +62,16 @@ class WorkRules(Reading):
 
     def _occupation(self, rest: str) -> list[Claim] | None:
         text = re.sub(r"\s+(?:there|here)$", "", clean_value(rest), flags=re.I)
+        local = re.fullmatch(
+            r"(?:an?\s+)?(?:proud\s+|lifelong\s+|born-and-bred\s+)?(?P<place>[A-Z][\w.'-]*"
+            r"(?:\s+[A-Z][\w.'-]*)*)\s+(?P<kind>resident|local|native|born and bred)",
+            text,
+        )
+        if local is not None:
+            # "a Leeds resident", "a Boston local": where the user lives; "a Cork native": from.
+            place = place_value(local.group("place"))
+            native = local.group("kind") in ("native", "born and bred")
+            return [self.claim("origin" if native else "residence", place)]
         # "a nurse doing nights at St. Vincent's": the job, then what the job has the user doing;
         # "an engineer working at Google" is an engineer at Google.
         text = re.sub(r"\s+(?:working|employed)\s+(?=(?:at|for|with)\b)", " ", text)

@@ -1,0 +1,70 @@
+"""Openings that state a fact on the way to something else: "Since we moved to Vancouver I
+keep getting lost", "As a Leeds resident, what do you reckon ...?", "being vegan I can't eat
+that". The opening is a statement of its own, and so is the rest."""
+
+from __future__ import annotations
+
+import re
+
+from plugins.extractors import lexicon as lx
+
+_OPENING_SINCE = re.compile(
+    r"^(?:ever\s+since|since|now\s+that|after)\s+(?P<fact>(?:we|i|i'm|we're)\b[^,]+?)"
+    r"(?:,\s*|\s+(?=(?:i|i'm|im|we|it's|its|my)\s))(?P<rest>.+)$",
+    re.IGNORECASE,
+)
+
+
+# "As a Leeds resident, what do you reckon ...?", "being vegan I can't eat any of that": who
+# the user is, said on the way to something else.
+_OPENING_AS = re.compile(
+    r"^(?:as|being)\s+(?P<who>(?:an?\s+)?[\w' -]{2,40}?)(?:,\s*|\s+(?=(?:i|i'm|im|my)\s))"
+    r"(?P<rest>.+)$",
+    re.IGNORECASE,
+)
+_SOMEONE = re.compile(r"^someone\s+(?P<how>with|without|who)\s+(?P<what>.+)$", re.IGNORECASE)
+# "as a kid, I lived in Paris", "as a result, ...": a time of life or a connective, not who
+# the user is now.
+_NOT_WHO = frozenset(
+    lx.words(
+        """
+        kid child teen teenager boy girl baby student youngster reminder result joke treat gift
+        favour favor rule whole matter first last bonus side aside heads-up fyi
+        """
+    )
+)
+
+
+def _who_as(who: str) -> str | None:
+    """The statement an "as a ..." opening makes, or None when it says no who."""
+    someone = _SOMEONE.match(who)
+    if someone is not None:
+        what = someone.group("what")
+        return {"with": f"I have {what}", "without": f"I have no {what}"}.get(
+            someone.group("how").casefold(), f"I {what}"
+        )
+    words = who.casefold().split()
+    if not words or words[-1] in _NOT_WHO or (words[0] in ("a", "an") and len(words) == 1):
+        return None
+    last = words[-1]
+    known = (
+        last in ("resident", "local", "native", "parent", "mum", "mom", "dad", "mother", "father")
+        or lx.is_occupation(last)
+        or last in lx.DIETS
+        or last in lx.NATIONALITIES
+        or (len(words) > 2 and words[-2] == "of")  # "a mum of two"
+    )
+    return f"I'm {who}" if known else None
+
+
+def opening_statements(sentence: str) -> list[str]:
+    """ "Since we moved to Vancouver in March I keep getting lost": what the opening clause
+    says is a statement of its own, and so is the rest."""
+    match = _OPENING_SINCE.match(sentence.strip())
+    if match is not None:
+        return [match.group("fact"), match.group("rest")]
+    match = _OPENING_AS.match(sentence.strip())
+    said = _who_as(match.group("who")) if match is not None else None
+    if match is None or said is None:
+        return [sentence]
+    return [said, match.group("rest")]
