@@ -593,6 +593,46 @@ def test_chat_spelling_is_read(said: str, facts: list[str]) -> None:
             ["The user is in a relationship.", "The user's partner is Jess."],
         ),
         ("I have no children.", ["The user has no children."]),
+        # Said on the way to a request: a relative's home, a course, a trip, a workplace.
+        ("My mom in Surabaya asks me what I do", ["The user's mother lives in Surabaya."]),
+        (
+            "I'm doing my MSc in Civil Engineering at TU Delft, can you explain caissons?",
+            ["The user studies MSc in Civil Engineering at TU Delft."],
+        ),
+        (
+            "I learn Japanese for my trip to Osaka in April.",
+            ["The user is learning Japanese.", "The user's trip to Osaka is in April."],
+        ),
+        (
+            "I work with Django at a fintech startup named Qonto.",
+            ["The user works at Qonto."],
+        ),
+        ("Good news, got moved onto the day shift at Nissan!", ["The user works at Nissan."]),
+        (
+            "I proposed to Sofia and she said yes!!!",
+            ["The user is engaged.", "The user's partner is Sofia."],
+        ),
+        ("I proposed to Sofia and she said no.", []),
+        # A gift, a new post, a school.
+        (
+            "My son got me the iPhone 16 for my birthday",
+            ["The user switched to an iPhone 16.", "The user has a son."],
+        ),
+        ("My sister got me a scarf", ["The user has a sister."]),
+        (
+            "I took a 12 month contract at Royal Darwin Hospital.",
+            ["The user works at Royal Darwin Hospital."],
+        ),
+        (
+            "I'm in Year 13 at Hartley Academy.",
+            ["The user is in year 13.", "The user goes to Hartley Academy."],
+        ),
+        ("i got into oregon state!!!", ["The user goes to oregon state."]),
+        # "them" is never a singular thing said before.
+        (
+            "I'm vegetarian, but my husband Tomasz hates mushrooms, he really hates them.",
+            ["The user is vegetarian.", "Tomasz hates mushrooms.", "The user's husband is Tomasz."],
+        ),
     ],
 )
 def test_spoken_and_trade_phrasings_are_read(said: str, facts: list[str]) -> None:

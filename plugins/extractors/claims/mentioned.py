@@ -82,6 +82,80 @@ _JOB_MENTION = re.compile(
 )
 
 
+# "my mom in Surabaya asks me ...", "my brother Tom in Leeds": where a relative lives.
+_RELATIVE_IN = re.compile(
+    rf"\b(?:my|our)\s+(?P<rel>{REL_WORD})(?:\s+(?P<name>(?-i:{NAME_TOKEN})))?\s+"
+    r"(?:(?:who\s+lives|living|back\s+home)\s+)?in\s+"
+    r"(?P<where>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)",
+    re.IGNORECASE,
+)
+
+# "doing my MSc in Civil Engineering at TU Delft": the user's course and school.
+_COURSE_AT = re.compile(
+    r"\bmy\s+(?P<course>msc|ma|mba|mphil|phd|bsc|ba|beng|meng|llb|llm|pgce|masters|master's"
+    r"|bachelor's|degree|doctorate|a-levels?)\s+(?:in\s+(?P<field>[\w -]{2,40}?)\s+)?at\s+"
+    r"(?P<school>(?-i:[A-Z])[\w&'.-]*(?:\s+(?-i:[A-Z])[\w&'.-]*){0,3})",
+    re.IGNORECASE,
+)
+
+# "for my trip to Osaka in April": a trip the user has planned.
+_TRIP_TO = re.compile(
+    r"\b(?:my|our)\s+(?:upcoming\s+|next\s+|big\s+|first\s+)?(?P<kind>trip|holiday|vacation"
+    r"|honeymoon)\s+to\s+(?P<where>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)"
+    r"(?:\s+(?P<when>(?:in|this|next)\s+(?-i:[A-Za-z])\w+))?",
+    re.IGNORECASE,
+)
+
+# "I proposed to Sofia on Christmas Eve and she said yes!!!": engaged now.
+_PROPOSED = re.compile(
+    rf"\bi\s+(?:just\s+|finally\s+)?proposed\s+to\s+(?P<name>(?-i:{NAME_TOKEN}))", re.IGNORECASE
+)
+_REFUSED = re.compile(r"\bsaid\s+no\b|\bturned\s+me\s+down\b|\brejected\b", re.IGNORECASE)
+
+
+# "I work with Django at a fintech startup named Qonto", "on permanent nights at Nissan",
+# "moved onto the day shift at Nissan": where the user works.
+_WORKPLACE = re.compile(
+    r"\b(?:work|working|job|intern|interning)\b[^.!?]*?\bat\s+an?\s+[\w -]{2,40}?\s+"
+    r"(?:named|called)\s+(?P<named>(?-i:[A-Z])[\w&'-]+(?:\s+(?-i:[A-Z])[\w&'-]+){0,2})"
+    r"|\b(?:on\s+(?:permanent\s+|regular\s+)?(?:nights|days|lates|earlies)"
+    r"|(?:day|night|early|late|morning|evening|weekend|graveyard)\s+shifts?)\s+at\s+"
+    r"(?P<org>(?-i:[A-Z])[\w&'-]+(?:\s+(?-i:[A-Z])[\w&'-]+){0,2})",
+    re.IGNORECASE,
+)
+
+
+def _in_passing(text: str) -> list[Claim]:
+    """Where a relative lives, a course, a trip, a proposal: said on the way to a request."""
+    out: list[Claim] = []
+    for match in _RELATIVE_IN.finditer(text):
+        rel = lx.relation_of(match.group("rel"), canonical=True) or ""
+        where = match.group("where")
+        if rel and known_place(where):
+            name = match.group("name")
+            who = name if name and is_name(name) else f"user's {rel}"
+            out.append(Claim(who, "residence", where))
+    for match in _COURSE_AT.finditer(text):
+        course = re.sub(r"(?i)^masters$", "master's", match.group("course"))
+        field = f" in {match.group('field')}" if match.group("field") else ""
+        out.append(Claim("user", "education", f"{course}{field} at {match.group('school')}"))
+    for match in _TRIP_TO.finditer(text):
+        if known_place(match.group("where")):
+            kind = match.group("kind").casefold()
+            out.append(
+                Claim("user", "plan", f"{kind} to {match.group('where')}", when=match.group("when"))
+            )
+    for match in _WORKPLACE.finditer(text):
+        org = match.group("named") or match.group("org")
+        if not known_place(org):
+            out.append(Claim("user", "employer", org))
+    proposed = _PROPOSED.search(text)
+    if proposed is not None and is_name(proposed.group("name")) and not _REFUSED.search(text):
+        out.append(Claim("user", "relationship", "engaged", change=True))
+        out.append(Claim("user", "partner", proposed.group("name"), qualifier="partner"))
+    return out
+
+
 def mentions(text: str) -> list[Claim]:
     """What the user's way of naming things presupposes: "my boss Linda" is the user's boss,
     "our twins Leo and Mia" two children, "my 2012 Honda Civic" a car, "my iphone 12" a
@@ -119,4 +193,4 @@ def mentions(text: str) -> list[Claim]:
         words = match.group("phone").split()
         words[0] = PHONE_CASE.get(words[0].casefold(), words[0].capitalize())
         out.append(Claim("user", "phone", " ".join(words)))
-    return out
+    return out + _in_passing(text)

@@ -27,7 +27,10 @@ CLASS_YEAR = re.compile(
     rf"(?:\s+(?:in|at)\s+(?P<stage>{_SCHOOL_STAGES})|\s+(?:at|in)\s+(?P<where>[\w .'-]+))?\s*[.!]*$"
 )
 
-IN_SCHOOL = re.compile(rf"^(?:still\s+)?in\s+(?P<stage>{_SCHOOL_STAGES})\s*[.!]*$")
+IN_SCHOOL = re.compile(
+    rf"^(?:still\s+)?in\s+(?P<stage>{_SCHOOL_STAGES})(?:\s+(?:at|in)\s+(?P<where>[\w .'-]+))?"
+    r"\s*[.!]*$"
+)
 
 
 def is_school_stage(value: str) -> bool:

@@ -60,6 +60,12 @@ def _base(verb_phrase: str) -> str:
     return f"{first} {rest}".strip()
 
 
+_INSTITUTION = re.compile(
+    r"\b(?:academy|high|school|college|university|uni|institute|polytechnic)\b|^St\.?\s|\bstate$",
+    re.IGNORECASE,
+)
+
+
 def render(claim: Claim) -> str | None:
     """Return one self-contained sentence saying ``claim``, or None if it says nothing."""
     who = _who(claim.subject)
@@ -245,6 +251,8 @@ def render(claim: Claim) -> str | None:
             text = f"{who} finished {owned}"
         elif is_school_stage(v):
             text = f"{who} is in {v}"
+        elif _INSTITUTION.search(v) and " at " not in v and " in " not in v:
+            text = f"{who} goes to {v}"  # "Hartley Academy", "St Mary's"
         else:
             text = f"{who} studies {v}"
     elif a == "school_year":
@@ -271,6 +279,8 @@ def render(claim: Claim) -> str | None:
     elif a == "any":
         if q == "no more":
             text = f"No more {v} for {_mid(who)}" if v else None
+        elif v[:1].isupper():
+            text = f"{who} left {v}"  # "left Perth", "quit Tesco"
         else:
             text = f"{who} stopped {v}" if v else None
     elif a == "switch":

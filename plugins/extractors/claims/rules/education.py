@@ -27,7 +27,13 @@ class EducationRules(HealthRules):
         stage = IN_SCHOOL.match(low)
         if stage is not None:
             # "Kavya is in high school", "he's in 5th grade": where in schooling someone is.
-            return [self.claim("education", school_stage(stage.group("stage")))]
+            out = [self.claim("education", school_stage(stage.group("stage")))]
+            where = stage.group("where")
+            if where is not None:
+                # "in Year 13 at Hartley Academy": the school too.
+                where = clean_value(rest[stage.start("where") : stage.end("where")])
+                out += [] if vague(where) else [self.claim("education", where)]
+            return out
         match = re.match(
             r"^(?:an?\s+)?(?P<what>(?:[\w\-']+\s+){0,3}?)(?:student|undergrad|freshman|sophomore"
             r"|phd candidate|doctoral candidate)\b",

@@ -84,6 +84,9 @@ class PastimeRules(HomeRules):
         if to_do:
             value = as_gerund(value)
         if value.casefold() in ("it", "them", "that") and self.antecedent:
+            plural = re.search(r"[^s]s$", self.antecedent.split(" ")[-1]) is not None
+            if (value.casefold() == "them") != plural:
+                return []  # "he hates them" after "I'm vegetarian": some plural said in passing
             value = self.antecedent
         if vague(value):
             return []

@@ -16,14 +16,47 @@ from plugins.extractors.claims.things import computer_in, pets_in, phone_in, veh
 from plugins.extractors.claims.values import clean_value, split_values, vague, when_of
 from plugins.extractors.claims.words import stem, stems
 
+# "got into oregon state", "got into med school": admitted to a school, however it is typed.
+_SCHOOL = re.compile(
+    r"\b(?:university|college|uni|state|school|academy|institute|polytechnic|conservatoire)\b",
+    re.IGNORECASE,
+)
+
 
 class PossessionRules(FamilyRules, WorkRules):
     """Rules for things owned: having, getting, selling, switching, giving away."""
 
+    def _gift(self, rest: str, low: str) -> list[Claim] | None:
+        """ "my son got me the iPhone 16": a gift, so the user has it now."""
+        if not low.startswith("me ") or self.s.key == "user":
+            return None
+        given = rest[3:]
+        for attribute, found in (
+            ("phone", phone_in(given)),
+            ("vehicle", vehicle_in(given)),
+            ("computer", computer_in(given)),
+        ):
+            if found is not None:
+                return [Claim("user", attribute, found, change=True)]
+        return []
+
     def _get(self, rest: str, low: str) -> list[Claim] | None:
+        gift = self._gift(rest, low)
+        if gift is not None:
+            return gift
         drug = re.match(r"^(?P<med>[a-z][a-z-]+)\b", low)
         med = drug.group("med") if drug is not None else ""
         medicine = MEDICINE_SHAPED.fullmatch(med) is not None and med not in NOT_MEDICINES
+        post = re.match(
+            r"^(?:a|an|the)\s+(?:[\w-]+\s+){0,3}?(?:job|contract|position|role|post|placement)"
+            r"\s+(?:at|with)\s+(?P<org>.+)$",
+            rest,
+            re.IGNORECASE,
+        )
+        if post is not None and self.p.head in (stem("take"), stem("land")) and not self.p.negated:
+            # "took a 12 month contract at Royal Darwin Hospital": the new employer.
+            org = clean_value(post.group("org"))
+            return [] if vague(org) else [self.claim("employer", org, change=True)]
         if self.p.head == stem("take") and medicine and not self.p.past:
             return [self.claim("medication", med)]  # "Takes sertraline daily"
         if self.p.head == stem("take") and not re.match(r"^(?:a\s+)?(?:new\s+)?job\b", low):
@@ -35,7 +68,7 @@ class PossessionRules(FamilyRules, WorkRules):
             value = clean_value(rest[5:])
             if vague(value):
                 return []
-            if value[:1].isupper():
+            if value[:1].isupper() or _SCHOOL.search(value):
                 return [self.claim("education", value, change=True)]
             if re.match(r"^(?:a|an)\s", value, re.I):
                 # "got into a fight", "got into a bad spot": a situation, not a new interest.
@@ -52,6 +85,9 @@ class PossessionRules(FamilyRules, WorkRules):
         return self._have(rest, low, acquired=True)
 
     def _have(self, rest: str, low: str, acquired: bool = False) -> list[Claim] | None:
+        gift = self._gift(rest, low) if acquired else None
+        if gift is not None:
+            return gift
         p = self.p
         # "bought a MacBook Air": a thing newly got, as much as "got" says it.
         acquired = acquired or (p.head in _ACQUIRING and not p.negated and not p.future)
