@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
+from daemon.cron import parse_cron, time_zone
 from daemon.durations import format_duration, format_size, parse_duration, parse_size
 
 NAME_PATTERN = r"[a-z0-9][a-z0-9._-]*"
@@ -181,6 +182,35 @@ class StrKind(Kind):
             raise ValueError(f"{value!r} is not {self.pattern_help}")
         if not value.strip():
             raise ValueError("must not be blank")
+        return value
+
+
+@dataclass(frozen=True, slots=True)
+class CronKind(Kind):
+    """A five-field cron expression (see :mod:`daemon.cron`); "" for none."""
+
+    name: ClassVar[str] = "cron"
+    optional: bool = True
+
+    def parse(self, value: object, base_dir: Path) -> Any:
+        if not isinstance(value, str):
+            raise _type_error("a string", value)
+        if self._unset(value) or not value.strip():
+            return None
+        parse_cron(value)
+        return " ".join(value.split())
+
+
+@dataclass(frozen=True, slots=True)
+class TimeZoneKind(Kind):
+    """An IANA time zone name (``UTC``, ``Europe/Paris``)."""
+
+    name: ClassVar[str] = "time zone"
+
+    def parse(self, value: object, base_dir: Path) -> Any:
+        if not isinstance(value, str):
+            raise _type_error("a string", value)
+        time_zone(value)
         return value
 
 

@@ -21,6 +21,7 @@ from daemon.config.kinds import (
     NAME_PATTERN,
     Adjustment,
     BoolKind,
+    CronKind,
     DatabaseUrlKind,
     DurationKind,
     FloatKind,
@@ -32,6 +33,7 @@ from daemon.config.kinds import (
     PathKind,
     SizeKind,
     StrKind,
+    TimeZoneKind,
     UrlKind,
 )
 
@@ -466,6 +468,22 @@ class ConsolidationConfig:
     )
     after_retrospectives: int = _key(
         5, IntKind(minimum=1, maximum=1_000_000), "Run after this many successful retrospectives."
+    )
+    after_turns: int = _key(
+        0,
+        IntKind(minimum=0, maximum=1_000_000),
+        "turns trigger: run once this many user and assistant messages arrived since the last "
+        "run (0: off).",
+    )
+    cron: str | None = _key(
+        None,
+        CronKind(),
+        'cron trigger: a five-field cron expression ("0 3 * * *": 03:00 every day; *, lists, '
+        "ranges and steps) at whose times a run is due when anything arrived since the last "
+        "run. When set it replaces the idle and schedule triggers. Default: unset.",
+    )
+    cron_timezone: str = _key(
+        "UTC", TimeZoneKind(), "The IANA time zone whose clocks cron is read on."
     )
     tau_days: int = _key(
         30, IntKind(minimum=1, maximum=36_500), "Decay time constant (days) of the light phase."

@@ -414,6 +414,7 @@ class ConsolidationService:
             "last_activity_at": 0 if row is None else int(row["last_at"]),
             "retrospectives": 0 if row is None else int(row["retrospectives_succeeded"]),
             "importance_sum": 0.0 if row is None else float(row["importance_sum"]),
+            "turns": 0 if row is None else int(row["turns"]),
         }
 
     async def _run(
