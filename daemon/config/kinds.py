@@ -220,6 +220,8 @@ class NamesKind(Kind):
 
     name: ClassVar[str] = "names"
     optional: bool = True
+    choices: tuple[str, ...] = ()
+    """The names allowed (empty: any plugin name; the registry checks those)."""
 
     def parse(self, value: object, base_dir: Path) -> Any:
         if self._unset(value):
@@ -227,6 +229,8 @@ class NamesKind(Kind):
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise _type_error("a list of names", value)
         for item in value:
+            if self.choices and item not in self.choices:
+                raise ValueError(f"{item!r} is not one of: {', '.join(self.choices)}")
             if not re.fullmatch(NAME_PATTERN, item):
                 raise ValueError(f"{item!r} is not a plugin name (lower case, digits, . _ -)")
         if len(set(value)) != len(value):

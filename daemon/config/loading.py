@@ -407,12 +407,22 @@ def _check_recall(c: _SectionCheck) -> None:
         c.errors.append(f"recall.candidate_top_k: {candidates} is below recall.top_k ({top_k})")
 
 
+def _check_promotion(c: _SectionCheck) -> None:
+    """Take ``[memory] promote_*`` (the keys before ``[consolidation.promotion]``) where the
+    new keys are not set, so an older file keeps its rule."""
+    memory = c.built.get("memory")
+    for key in ("min_recalls", "min_queries", "min_age"):
+        if key not in c.given and memory is not None:
+            c.values[key] = getattr(memory, f"promote_{key}")
+
+
 _CHECKS: dict[str, Callable[[_SectionCheck], None]] = {
     "storage": _check_storage,
     "server": _check_server,
     "retrospective": _check_retrospective,
     "llm": _check_llm,
     "recall": _check_recall,
+    "consolidation.promotion": _check_promotion,
     "consolidation": lambda c: _check_retry_delays(c, "consolidation"),
 }
 

@@ -414,15 +414,18 @@ class MemoryConfig:
         3,
         IntKind(minimum=1, maximum=1_000_000),
         "Recalls (searches that returned it, or would have if it were not quarantined) a "
-        "quarantined fact needs before consolidation promotes it, at every tier.",
+        "quarantined fact needs before consolidation promotes it. Deprecated: "
+        "[consolidation.promotion] min_recalls (this is read only when that is not set).",
     )
     promote_min_queries: int = _key(
-        2, IntKind(minimum=1, maximum=1_000_000), "Distinct queries among those recalls."
+        2,
+        IntKind(minimum=1, maximum=1_000_000),
+        "Deprecated: [consolidation.promotion] min_queries (read when that is not set).",
     )
     promote_min_age: timedelta = _key(
         timedelta(hours=24),
         DurationKind(maximum=timedelta(days=3650)),
-        "Least age of a quarantined fact before it can be promoted.",
+        "Deprecated: [consolidation.promotion] min_age (read when that is not set).",
     )
 
 
@@ -444,6 +447,47 @@ class SalienceWeightsConfig:
     def as_tuple(self) -> tuple[float, float, float]:
         """Return (recency, importance, trust), as the salience rules take them."""
         return (self.recency, self.importance, self.trust)
+
+
+PROVENANCES = ("user", "tool", "extraction", "reflection", "imported")
+"""Where a fact came from (``events.types.Provenance``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PromotionConfig:
+    """``[consolidation.promotion]``: when ordinary use promotes a quarantined fact (light
+    phase, every tier). The evidence is what recall recorded (hits and shadow hits)."""
+
+    enabled: bool = _key(True, BoolKind(), "Promote quarantined facts on recall evidence.")
+    min_recalls: int = _key(
+        3,
+        IntKind(minimum=1, maximum=1_000_000),
+        "Recalls (searches that returned it, or would have if it were not quarantined) a "
+        "quarantined fact needs before it is promoted. Replaces [memory] promote_min_recalls "
+        "(still read when this key is not set).",
+    )
+    min_queries: int = _key(
+        2,
+        IntKind(minimum=1, maximum=1_000_000),
+        "Distinct queries among those recalls (replaces [memory] promote_min_queries).",
+    )
+    min_age: timedelta = _key(
+        timedelta(hours=24),
+        DurationKind(maximum=timedelta(days=3650)),
+        "Least age of a quarantined fact before it can be promoted (replaces [memory] "
+        "promote_min_age).",
+    )
+    max_per_run: int = _key(
+        10,
+        IntKind(minimum=0, maximum=1_000_000),
+        "Most facts one run promotes (the most recalled first; the rest wait).",
+    )
+    provenances: tuple[str, ...] = _key(
+        PROVENANCES,
+        NamesKind(optional=False, choices=PROVENANCES),
+        "Provenances whose facts may be promoted ([] for none): user, tool, extraction, "
+        "reflection, imported.",
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -615,6 +659,9 @@ class ConsolidationConfig:
     learned_context_chars: int = _key(
         2000, IntKind(minimum=100, maximum=100_000), "Longest learned_context block (characters)."
     )
+    promotion: PromotionConfig = _subsection(
+        "consolidation.promotion", PromotionConfig, "See [consolidation.promotion]."
+    )
     salience_weights: SalienceWeightsConfig = _subsection(
         "consolidation.salience_weights",
         SalienceWeightsConfig,
@@ -638,6 +685,7 @@ SECTIONS: dict[str, type[Any]] = {
     "recall": RecallConfig,
     "memory": MemoryConfig,
     "consolidation.salience_weights": SalienceWeightsConfig,
+    "consolidation.promotion": PromotionConfig,
     "consolidation": ConsolidationConfig,
 }
 """Every section (nested ones by dotted name) and its dataclass."""
@@ -664,6 +712,7 @@ BUILD_ORDER = (
     "recall",
     "memory",
     "consolidation.salience_weights",
+    "consolidation.promotion",  # after memory: its promote_* keys are read when unset here
     "consolidation",
 )
 

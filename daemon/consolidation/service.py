@@ -135,7 +135,6 @@ class RunContext:
     inputs: dict[str, Any]
     search: Callable[[str, str, int], Awaitable[list[str]]] | None = None
     retrospect: Retrospect | None = None
-    promotion: phases.PromotionRule = field(default_factory=lambda: phases.PromotionRule())
     effects: list[Any] = field(default_factory=list)
     expected: dict[str, int] = field(default_factory=dict)
     actions: list[dict[str, Any]] = field(default_factory=list)
@@ -165,14 +164,11 @@ class ConsolidationService:
         holder: str | None = None,
         retrospect: Retrospect | None = None,
         lease_ttl: timedelta = LEASE_TTL,
-        promotion: phases.PromotionRule | None = None,
         plugins: Plugins | None = None,
     ) -> None:
         self.store = store
         self.plugins = default_plugins() if plugins is None else plugins
         """Where the tier's agents (:data:`TIER_AGENTS`) are looked up by name."""
-        self.promotion = promotion or phases.PromotionRule()
-        """When ordinary use promotes a quarantined fact (``[memory] promote_*``, live)."""
         self.engine = engine
         self.leases = leases
         self.clock = clock
@@ -467,7 +463,6 @@ class ConsolidationService:
             inputs=inputs,
             search=self.search,
             retrospect=self.retrospect,
-            promotion=self.promotion,
         )
         outcome: str = "completed"
         error: str | None = None
