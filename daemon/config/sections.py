@@ -496,8 +496,21 @@ class ConsolidationConfig:
 
     tier: str = _key(
         "free",
-        StrKind(choices=("free", "cheap", "standard", "full")),
-        "free (light phase only, no model) | cheap | standard | full.",
+        StrKind(choices=("free", "cheap", "standard", "full", "custom")),
+        "free (light phase only, no model) | cheap | standard | full | custom (custom_phases "
+        "with custom_agents, within daily_calls).",
+    )
+    custom_phases: tuple[str, ...] | None = _key(
+        None,
+        NamesKind(choices=("light", "standard", "deep")),
+        "The phases a custom tier runs (light, standard, deep; run in that order); required "
+        "when tier is custom, refused otherwise.",
+    )
+    custom_agents: tuple[str, ...] | None = _key(
+        None,
+        NamesKind(),
+        "The agent plugins a custom tier's standard phase runs (registered agent names). "
+        "Default: none. Only with tier custom; [consolidation] agents, when set, wins.",
     )
     enabled: bool = _key(True, BoolKind(), "Run consolidation triggers (manual runs always work).")
     idle_after: timedelta = _key(
@@ -544,7 +557,7 @@ class ConsolidationConfig:
         0,
         IntKind(minimum=0, maximum=10_000_000),
         "Model calls per day (see budget_reset) for consolidation (0: the tier's ceiling: "
-        "0/50/300/1000).",
+        "0/50/300/1000; a custom tier has none, so it makes no model call until this is set).",
     )
     daily_tokens: int = _key(
         0,

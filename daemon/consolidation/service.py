@@ -189,7 +189,16 @@ class ConsolidationService:
         tier's (:data:`TIER_AGENTS`)."""
         if self.config.agents is not None:
             return self.config.agents
+        if self.config.tier == "custom":
+            return self.config.custom_agents or ()
         return TIER_AGENTS.get(self.config.tier, ())
+
+    def tier_phases(self) -> tuple[Phase, ...]:
+        """Return the phases a run takes: the tier's, or a custom tier's in their order."""
+        if self.config.tier == "custom":
+            named = set(self.config.custom_phases or ("light",))
+            return tuple(p for p in TIER_PHASES["full"] if p in named)
+        return TIER_PHASES.get(self.config.tier, ("light",))
 
     async def decide(self, item: dict[str, Any], texts: list[str]) -> str | None:
         """Ask the model to decide a plan item (None: no model or no budget)."""
@@ -430,7 +439,7 @@ class ConsolidationService:
             inputs = await self._activity(namespace)
         if reflect_now:
             inputs = {**inputs, "reflect_now": True}
-        wanted = phases_wanted or TIER_PHASES.get(self.config.tier, ("light",))
+        wanted = phases_wanted or self.tier_phases()
         budget, budget_inputs = await self._budget(self.config.on_exceed)
         budget.past_deadline = self._deadline(now)
         budget_inputs["max_run_duration_micros"] = to_micros_delta(self.config.max_run_duration)
