@@ -449,6 +449,44 @@ class SalienceWeightsConfig:
         return (self.recency, self.importance, self.trust)
 
 
+@dataclass(frozen=True, slots=True)
+class ModelsConfig:
+    """``[consolidation.models]``: the model of one call site, overriding its phase's
+    (``cheap_model`` / ``deep_model``); unset, the phase's."""
+
+    retrospective: str | None = _key(
+        None,
+        StrKind(optional=True),
+        "The retrospective's extraction call (a conversation's own model, when "
+        "match_conversation_profile names one, still wins). Default: cheap_model.",
+    )
+    reconcile: str | None = _key(
+        None,
+        StrKind(optional=True),
+        "The standard phase's reconciliation of new facts. Default: cheap_model.",
+    )
+    agents: str | None = _key(
+        None,
+        StrKind(optional=True),
+        "The standard phase's agents. Default: cheap_model.",
+    )
+    judge: str | None = _key(
+        None,
+        StrKind(optional=True),
+        "The deep phase's conflict judge. Default: deep_model.",
+    )
+    reflection: str | None = _key(
+        None,
+        StrKind(optional=True),
+        "The deep phase's reflection (questions and insights). Default: deep_model.",
+    )
+    analyze: str | None = _key(
+        None,
+        StrKind(optional=True),
+        "The model deciding the items of an analyzed plan. Default: deep_model.",
+    )
+
+
 PROVENANCES = ("user", "tool", "extraction", "reflection", "imported")
 """Where a fact came from (``events.types.Provenance``)."""
 
@@ -499,6 +537,19 @@ class ConsolidationConfig:
         StrKind(choices=("free", "cheap", "standard", "full", "custom")),
         "free (light phase only, no model) | cheap | standard | full | custom (custom_phases "
         "with custom_agents, within daily_calls).",
+    )
+    cheap_model: str | None = _key(
+        None,
+        StrKind(optional=True),
+        "The model the light and standard phases' calls ask (reconciliation, agents, and the "
+        "retrospective's extraction); per call site see [consolidation.models]. Default: "
+        "[llm] model.",
+    )
+    deep_model: str | None = _key(
+        None,
+        StrKind(optional=True),
+        "The model the deep phase (conflict judge, reflection) and analyze ask. Default: "
+        "[llm] model.",
     )
     custom_phases: tuple[str, ...] | None = _key(
         None,
@@ -672,6 +723,9 @@ class ConsolidationConfig:
     learned_context_chars: int = _key(
         2000, IntKind(minimum=100, maximum=100_000), "Longest learned_context block (characters)."
     )
+    models: ModelsConfig = _subsection(
+        "consolidation.models", ModelsConfig, "See [consolidation.models]."
+    )
     promotion: PromotionConfig = _subsection(
         "consolidation.promotion", PromotionConfig, "See [consolidation.promotion]."
     )
@@ -699,6 +753,7 @@ SECTIONS: dict[str, type[Any]] = {
     "memory": MemoryConfig,
     "consolidation.salience_weights": SalienceWeightsConfig,
     "consolidation.promotion": PromotionConfig,
+    "consolidation.models": ModelsConfig,
     "consolidation": ConsolidationConfig,
 }
 """Every section (nested ones by dotted name) and its dataclass."""
@@ -726,6 +781,7 @@ BUILD_ORDER = (
     "memory",
     "consolidation.salience_weights",
     "consolidation.promotion",  # after memory: its promote_* keys are read when unset here
+    "consolidation.models",
     "consolidation",
 )
 

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 import socket
 import uuid
@@ -59,6 +60,7 @@ from daemon.consolidation.budget import (
     window_start,
 )
 from daemon.consolidation.extraction import Retrospect
+from daemon.consolidation.models import model_for, models_used
 from daemon.consolidation.triggers import due_trigger, to_micros_delta
 from daemon.logging import get_logger
 from events.clock import Clock, from_micros, to_micros
@@ -75,7 +77,7 @@ from events.store.base import ConcurrencyError, EventStore, NewEvent
 from events.tasks import cancel_and_wait
 from plugins.embedders.base import Embedder
 from plugins.llm.budget import BudgetedProvider
-from plugins.llm.types import ChatMessage, CompletionRequest, LLMError, LLMProvider
+from plugins.llm.types import ChatMessage, Completion, CompletionRequest, LLMError, LLMProvider
 from plugins.registry import Plugins, default_plugins
 from projections.consolidation import (
     activity,
@@ -200,8 +202,9 @@ class ConsolidationService:
             return tuple(p for p in TIER_PHASES["full"] if p in named)
         return TIER_PHASES.get(self.config.tier, ("light",))
 
-    async def decide(self, item: dict[str, Any], texts: list[str]) -> str | None:
-        """Ask the model to decide a plan item (None: no model or no budget)."""
+    async def decide(self, item: dict[str, Any], texts: list[str]) -> Completion | None:
+        """Ask the model (``analyze``'s, see :mod:`.models`) to decide a plan item (None: no
+        model or no budget)."""
         if self.provider is None:
             return None
         budget, _ = await self._budget()
@@ -222,14 +225,15 @@ class ConsolidationService:
                         )
                     ],
                     max_tokens=300,
+                    model=model_for(self.config, "analyze"),
                 )
             )
         except LLMError as exc:
             if exc.kind != "budget":
                 raise
             return None  # the provider's [llm.budget] is spent: the rules' decision stands
-        text = completion.text.strip()
-        return text or None
+        model = completion.model or model_for(self.config, "analyze") or self.provider.model
+        return dataclasses.replace(completion, model=model)
 
     async def seed_provider_budget(self) -> None:
         """Give the provider's ``[llm.budget]`` tracker the calls and tokens consolidation used
@@ -444,6 +448,8 @@ class ConsolidationService:
         budget.past_deadline = self._deadline(now)
         budget_inputs["max_run_duration_micros"] = to_micros_delta(self.config.max_run_duration)
         inputs = {**inputs, "budget": budget_inputs}
+        if self.provider is not None:
+            inputs["models"] = models_used(self.config, self.provider)
         run_id = f"run-{uuid.uuid4().hex[:16]}"
         started = ConsolidationRunStarted(
             run_id=run_id,
@@ -490,6 +496,8 @@ class ConsolidationService:
         ctx.stats["model_calls"] = ctx.budget.used
         ctx.stats["model_tokens"] = ctx.budget.tokens
         ctx.stats["model_calls_refused"] = ctx.budget.refused
+        if ctx.budget.by_model:
+            ctx.stats["model_calls_by_model"] = dict(sorted(ctx.budget.by_model.items()))
         if ctx.budget.exceeded is not None:
             ctx.stats["budget_exceeded"] = ctx.budget.exceeded
             ctx.stats["model_calls_over_budget"] = ctx.budget.over

@@ -27,6 +27,7 @@ from aiohttp import web
 from daemon.api.keys import PLUGINS, RETROSPECTIVE, STATE
 from daemon.api.state import AppState
 from daemon.config import Config, LlmConfig
+from daemon.consolidation.models import ModelChoice, model_for
 from daemon.logging import get_logger
 from daemon.reload import ConfigSource
 from daemon.retrospective.service import ProjectionSliceReader, RetrospectiveService
@@ -146,6 +147,14 @@ def _retrospective_ctx(
     return ctx
 
 
+def _asking_its_model(choice: ProviderChoice, config: Config) -> LLMProvider:
+    """A model provider asking the retrospective's model (``cheap_model`` or
+    ``[consolidation.models] retrospective``); the offline extractor as it is."""
+    if choice.budget is None:
+        return choice.provider
+    return ModelChoice(choice.provider, model_for(config.consolidation, "retrospective"))
+
+
 async def _start(
     holder: RetrospectiveHolder, app: web.Application, state: AppState, config: Config
 ) -> None:
@@ -165,7 +174,7 @@ async def _start(
     service = RetrospectiveService(
         store,
         ProjectionSliceReader(state.read_engine, state.runner),
-        choice.provider,
+        _asking_its_model(choice, config),
         config.retrospective,
         clock=state.clock,
         budget=choice.budget,
@@ -203,8 +212,12 @@ def _reload_callback(
             except Exception as exc:
                 log.error("retrospective.llm_reload_failed", error=str(exc))
                 return
-            await service.set_provider(choice.provider, choice.budget, choice.max_tokens)
+            await service.set_provider(
+                _asking_its_model(choice, new), choice.budget, choice.max_tokens
+            )
             log.info("retrospective.llm_applied", provider=new.llm.provider)
+        elif isinstance(service.provider, ModelChoice):
+            service.provider.chosen = model_for(new.consolidation, "retrospective")
 
     return apply
 
