@@ -211,6 +211,7 @@ PLUGIN_KEYS: tuple[tuple[str, str, PluginKind, tuple[str, ...]], ...] = (
     ("retrospective", "extractor", "extractor", ()),
     ("consolidation", "agents", "agent", ()),
     ("consolidation", "custom_agents", "agent", ()),
+    ("consolidation", "ingest_gate", "ingest_gate", ()),
 )
 """``(section, key, plugin kind, values that name no plugin)``: keys that name a plugin."""
 

@@ -685,8 +685,17 @@ class ConsolidationConfig:
         "default",
         StrKind(choices=("default", "minimal", "none")),
         "What is never kept as a fact: default (greetings, acknowledgements, tool chatter) | "
-        "minimal (greetings and acknowledgements) | none. The light phase archives such facts "
-        "written since the last run (a fact the user wrote through the API is kept).",
+        "minimal (greetings and acknowledgements) | none. A retrospective does not write such "
+        "a fact (it records it as rejected); the light phase archives such facts written "
+        "since the last run otherwise (a fact the user wrote through the API is kept).",
+    )
+    ingest_gate: str = _key(
+        "default",
+        StrKind(pattern=NAME_PATTERN, pattern_help="a plugin name (lower case, digits, . _ -)"),
+        "The ingest gate plugin every message passes before extraction (a refused message "
+        "never reaches the extractor; the run records it): default (refuses nothing) | noise "
+        "(refuses messages that are only noise, as noise_filters says) | one a plugin "
+        "registers; checked against the registered gates.",
     )
     decay_archive_threshold: float = _key(
         0.05,

@@ -36,6 +36,7 @@ from events.tasks import cancel_and_wait
 from plugins.llm.budget import BudgetedProvider, BudgetTracker
 from plugins.llm.settings import LLMSettings
 from plugins.llm.types import LLMProvider
+from plugins.protocols import IngestGate
 from plugins.registry import Plugins
 
 log = get_logger(__name__)
@@ -155,6 +156,16 @@ def _asking_its_model(choice: ProviderChoice, config: Config) -> LLMProvider:
     return ModelChoice(choice.provider, model_for(config.consolidation, "retrospective"))
 
 
+def _ingest_gate(plugins: Plugins, config: Config) -> IngestGate | None:
+    """The ``[consolidation] ingest_gate`` plugin (None, every message read, if it fails)."""
+    section = config.consolidation
+    try:
+        return plugins.ingest_gate(section.ingest_gate, {"noise_filters": section.noise_filters})
+    except Exception as exc:  # a bad plugin must not stop retrospectives
+        log.error("retrospective.no_ingest_gate", gate=section.ingest_gate, error=str(exc))
+        return None
+
+
 async def _start(
     holder: RetrospectiveHolder, app: web.Application, state: AppState, config: Config
 ) -> None:
@@ -184,6 +195,8 @@ async def _start(
         auto_promote=config.retrospective.auto_promote,
         writer=lambda: writer_for(app),
         trust_user_statements=config.memory.trust_user_statements,
+        ingest_gate=_ingest_gate(app[PLUGINS], config),
+        noise_filters=config.consolidation.noise_filters,
     )
     await service.start(lead=holder.fence is None)
     holder.service = service
@@ -218,6 +231,9 @@ def _reload_callback(
             log.info("retrospective.llm_applied", provider=new.llm.provider)
         elif isinstance(service.provider, ModelChoice):
             service.provider.chosen = model_for(new.consolidation, "retrospective")
+        gate_keys = ("ingest_gate", "noise_filters")
+        if any(getattr(new.consolidation, k) != getattr(old.consolidation, k) for k in gate_keys):
+            service.set_ingest(_ingest_gate(plugins, new), new.consolidation.noise_filters)
 
     return apply
 
