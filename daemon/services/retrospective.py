@@ -268,6 +268,7 @@ def _register_gauges(state: AppState, holder: RetrospectiveHolder) -> None:
         ("abandoned", "Retrospective runs abandoned after max_retries."),
         ("skipped", "Retrospective runs skipped."),
         ("facts_written", "Facts written by retrospectives."),
+        ("gated", "Messages the ingest gate kept from the extractor."),
         ("calls", "Model calls made by retrospectives."),
         ("input_tokens", "Prompt tokens reported by the model provider."),
         ("output_tokens", "Completion tokens reported by the model provider."),

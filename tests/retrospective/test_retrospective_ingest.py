@@ -55,6 +55,10 @@ async def test_a_refused_message_never_reaches_the_extractor(
         [first] = await _succeeded(api)
         assert first["gated"] == [{"message_id": thanks, "reason": "noise: acknowledgement"}]
         assert (first["outcome"], first["calls"]) == ("nothing_new", 0)
+        _, service = await api.call("GET", "/v1/retrospective")
+        assert service["counters"]["gated"] == 1
+        _, metrics = await api.call("GET", "/metrics")
+        assert "memoryd_retrospective_gated_total 1" in metrics
 
         ok = await _say(api, "assistant", "ok")
         await _say(api, "user", "I live in Lyon.")
