@@ -24,14 +24,16 @@ the new run (expecting the dead run's stream to hold only its start), so the log
 happened to it.
 
 Phases (see :mod:`daemon.consolidation.phases`): ``free`` runs light only; ``cheap`` adds
-standard reconciliation; ``standard`` adds the agents; ``full`` adds deep. Model calls are
+standard reconciliation; ``standard`` adds the agents; ``full`` adds deep; ``custom`` runs
+``custom_phases`` with ``custom_agents``. Each call asks its site's model
+(:mod:`daemon.consolidation.models`). Model calls are
 counted per day (``budget_reset``) against ``daily_calls`` (or the tier's ceiling); see
 :mod:`daemon.consolidation.budget` for ``on_exceed``. A run that finds the lease taken waits
 up to ``lock_wait`` for it before it answers busy.
 
 Triggers (:mod:`daemon.consolidation.triggers`, pure functions of the activity and the last
-run): ``retry`` after a failed run's backoff, ``retrospectives``, ``idle`` and ``schedule``
-when something arrived since the last run, none within ``cooldown``. ``manual`` is
+run): ``retry`` after a failed run's backoff, ``retrospectives``, ``turns``, ``cron``, ``idle``
+and ``schedule`` when something arrived since the last run, none within ``cooldown``. ``manual`` is
 :meth:`ConsolidationService.run` from the API or CLI.
 """
 
