@@ -140,6 +140,9 @@ class RetrospectiveSucceeded(_RunEvent):
     chunks: int = 1
     truncated: list[dict[str, JSON]] = field(default_factory=list)
     rejected: list[dict[str, JSON]] = field(default_factory=list)
+    gated: list[dict[str, JSON]] = field(default_factory=list)
+    """Messages the ingest gate refused (``message_id``, ``reason``): never shown to the
+    extractor."""
 
     def redacted(self) -> RetrospectiveSucceeded:
         return dataclasses.replace(self, remembered=[], rejected=[])

@@ -48,3 +48,9 @@ def register_extractors(register: Register) -> None:
 @hookspec
 def register_agents(register: Register) -> None:
     """Register consolidation agent factories: ``register(name, factory)``."""
+
+
+@hookspec
+def register_ingest_gates(register: Register) -> None:
+    """Register ingest gate factories (predicates on messages before extraction):
+    ``register(name, factory)``."""

@@ -12,6 +12,8 @@ object against its Protocol, so the daemon only ever holds typed objects:
   reads ``request.transcript`` and answers with a ``record_facts`` tool call, no model.
 - :class:`Agent` (kind ``agent``): reviews a batch of facts through a provider and answers
   with parsed actions.
+- :class:`IngestGate` (kind ``ingest_gate``, ``[consolidation] ingest_gate``): refuses a
+  message before extraction, saying why, or admits it.
 
 The contract suites of :mod:`plugins.testing` state what each Protocol promises beyond its
 signatures; a plugin's own tests subclass them.
@@ -24,6 +26,7 @@ from typing import Protocol, runtime_checkable
 
 from plugins.agents.base import AgentAnswer, BatchFact
 from plugins.embedders.base import Embedder, Vectors
+from plugins.gates.base import GateMessage
 from plugins.llm.types import Completion, CompletionRequest, LLMProvider
 
 __all__ = [
@@ -34,6 +37,8 @@ __all__ = [
     "CompletionRequest",
     "Embedder",
     "Extractor",
+    "GateMessage",
+    "IngestGate",
     "LLMProvider",
     "Vectors",
 ]
@@ -64,4 +69,19 @@ class Agent(Protocol):
 
     async def review(self, provider: LLMProvider, batch: Sequence[BatchFact]) -> AgentAnswer:
         """Ask ``provider`` about ``batch`` and return the parsed actions (keys of ``batch``)."""
+        ...
+
+
+@runtime_checkable
+class IngestGate(Protocol):
+    """A predicate on messages before extraction: a refused message never reaches the
+    extractor (a model or the offline one), and the run records why it was refused."""
+
+    @property
+    def name(self) -> str:
+        """Return the gate's registered name."""
+        ...
+
+    async def refuse(self, message: GateMessage) -> str | None:
+        """Return why ``message`` may not reach the extractor; None admits it."""
         ...

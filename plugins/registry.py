@@ -7,8 +7,8 @@ the configuration's plugin names against it. Built-in plugins are the modules of
 point group (``pm.load_setuptools_entrypoints("memoryd")``). Each module's ``@hookimpl``
 functions (:mod:`plugins.hookspecs`) hand ``register(name, factory)`` a factory per name, and
 the typed accessors (:meth:`Plugins.embedder`, :meth:`Plugins.llm_provider`,
-:meth:`Plugins.extractor`, :meth:`Plugins.agent`) build the object and check it against its
-Protocol (:mod:`plugins.protocols`).
+:meth:`Plugins.extractor`, :meth:`Plugins.agent`, :meth:`Plugins.ingest_gate`) build the
+object and check it against its Protocol (:mod:`plugins.protocols`).
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ from plugins import hookspecs
 from plugins.hookspecs import Factory, Register
 
 if TYPE_CHECKING:
-    from plugins.protocols import Agent, Embedder, Extractor, LLMProvider
+    from plugins.protocols import Agent, Embedder, Extractor, IngestGate, LLMProvider
 
-PluginKind = Literal["embedder", "llm_provider", "extractor", "agent"]
+PluginKind = Literal["embedder", "llm_provider", "extractor", "agent", "ingest_gate"]
 
 ENTRY_POINT_GROUP = hookspecs.PROJECT
 
@@ -36,6 +36,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "plugins.extractors",
     "plugins.embedders",
     "plugins.agents",
+    "plugins.gates",
 )
 """The built-in plugin modules: the one list (they are not entry points)."""
 
@@ -44,6 +45,7 @@ _PROTOCOLS: dict[PluginKind, str] = {
     "llm_provider": "LLMProvider",
     "extractor": "Extractor",
     "agent": "Agent",
+    "ingest_gate": "IngestGate",
 }
 """The Protocol of each kind, in :mod:`plugins.protocols` (imported when a plugin is built, so
 that registering, which validating a configuration needs, imports no numpy or HTTP client)."""
@@ -109,6 +111,10 @@ class Plugins:
         """Build the named consolidation agent."""
         return cast("Agent", self._build("agent", name, config))
 
+    def ingest_gate(self, name: str, config: Mapping[str, Any] | None = None) -> IngestGate:
+        """Build the named ingest gate (``[consolidation] ingest_gate``)."""
+        return cast("IngestGate", self._build("ingest_gate", name, config))
+
     @overload
     def create(
         self, kind: Literal["embedder"], name: str, config: Mapping[str, Any] | None = None
@@ -125,6 +131,10 @@ class Plugins:
     def create(
         self, kind: Literal["agent"], name: str, config: Mapping[str, Any] | None = None
     ) -> Agent: ...
+    @overload
+    def create(
+        self, kind: Literal["ingest_gate"], name: str, config: Mapping[str, Any] | None = None
+    ) -> IngestGate: ...
     def create(
         self, kind: PluginKind, name: str, config: Mapping[str, Any] | None = None
     ) -> object:
@@ -166,6 +176,7 @@ def build_plugins(*, entry_points: bool = True, extra_modules: Iterable[str] = (
     manager.hook.register_llm_providers(register=_collector(plugins, "llm_provider"))
     manager.hook.register_extractors(register=_collector(plugins, "extractor"))
     manager.hook.register_agents(register=_collector(plugins, "agent"))
+    manager.hook.register_ingest_gates(register=_collector(plugins, "ingest_gate"))
     return plugins
 
 

@@ -166,9 +166,14 @@ class ManualConfigSource:
 
 
 @asynccontextmanager
-async def retrospective_api(tmp_path: Path) -> AsyncIterator[Api]:
-    """An API app with its retrospective service running (default config, manual clock)."""
-    config = load_config(None, env={}, overrides={"storage.data_dir": str(tmp_path)})
+async def retrospective_api(
+    tmp_path: Path, overrides: Mapping[str, object] | None = None
+) -> AsyncIterator[Api]:
+    """An API app with its retrospective service running (default config but ``overrides``,
+    manual clock)."""
+    config = load_config(
+        None, env={}, overrides={"storage.data_dir": str(tmp_path), **(overrides or {})}
+    )
     app = build_app(
         AppSettings(
             backend=Backend(data_dir=tmp_path), tcp_requires_token=False, projector="inline"

@@ -3,6 +3,8 @@
 - ``pg_scratch`` / ``pg_url``: this session's PostgreSQL scratch databases (see
   ``tests/pg_fixtures.py`` for the server they live on and when the tests skip or fail).
 - ``gated_light``: a consolidation run whose first light phase waits until released.
+- ``openai_fake``: a scripted OpenAI-compatible server on loopback (``tests/llm_fakes.py``;
+  ``openai_provider`` builds a provider that asks it).
 - ``chromium`` / ``inspected``: one Chromium (Playwright) per session and one ``memoryd serve``
   per module for the inspector's browser tests (``tests/browser_fixtures.py``).
 """
@@ -21,6 +23,7 @@ from daemon.consolidation import phases
 from daemon.consolidation.service import RunContext
 from plugins.protocols import Agent
 from tests.browser_fixtures import CHROMIUM, Daemon, require_chromium, start_daemon, stop_daemon
+from tests.llm_fakes import FakeLLMServer
 from tests.pg_fixtures import PG_ENV, PgScratch, require_pg_server
 
 if TYPE_CHECKING:
@@ -46,6 +49,16 @@ def pg_scratch() -> Iterator[PgScratch]:
 def pg_url(pg_scratch: PgScratch) -> str:
     """Return a scratch database's URL with an empty schema (no tables, no other sessions)."""
     return asyncio.run(pg_scratch.fresh())
+
+
+@pytest.fixture
+async def openai_fake() -> AsyncIterator[FakeLLMServer]:
+    server = FakeLLMServer("openai")
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.close()
 
 
 @pytest.fixture

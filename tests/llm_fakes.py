@@ -16,6 +16,10 @@ import orjson
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
+from plugins.llm.providers import PROVIDERS
+from plugins.llm.settings import LLMSettings
+from plugins.llm.types import LLMProvider
+
 Dialect = Literal["openai", "anthropic"]
 
 
@@ -31,6 +35,14 @@ class Reply:
     raw_body: bytes | None = None
     delay: float = 0.0
     usage: tuple[int, int] = (11, 7)
+
+
+def openai_provider(server: FakeLLMServer, model: str = "m") -> LLMProvider:
+    """The built-in OpenAI-compatible provider asking ``server`` (configured ``model``)."""
+    settings = LLMSettings.from_mapping(
+        {"provider": "openai", "model": model, "base_url": server.base_url, "timeout": 0.5}
+    )
+    return PROVIDERS["openai"](settings)
 
 
 def ok_text(text: str) -> Reply:

@@ -30,9 +30,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ("analyze", "make a plan and store it in the log"),
     ):
         sub = actions.add_parser(name, help=helptext)
-        sub.add_argument("--stale-days", type=float, default=90.0)
-        sub.add_argument("--min-score", type=float, default=0.1)
-        sub.add_argument("--tau-days", type=float, default=30.0)
+        # None lets the daemon's [consolidation] settings decide (stale_days, min_score,
+        # tau_days): a default here would override the operator's configuration
+        for flag in ("--stale-days", "--min-score", "--tau-days"):
+            sub.add_argument(flag, type=float, default=None, help="default: [consolidation]")
         add_client_options(sub)
         sub.set_defaults(handler=preview_command if name == "preview" else analyze_command)
     apply = actions.add_parser("apply", help="apply a stored plan exactly")

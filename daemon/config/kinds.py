@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
+from daemon.cron import parse_cron, time_zone
 from daemon.durations import format_duration, format_size, parse_duration, parse_size
 
 NAME_PATTERN = r"[a-z0-9][a-z0-9._-]*"
@@ -185,11 +186,42 @@ class StrKind(Kind):
 
 
 @dataclass(frozen=True, slots=True)
+class CronKind(Kind):
+    """A five-field cron expression (see :mod:`daemon.cron`); "" for none."""
+
+    name: ClassVar[str] = "cron"
+    optional: bool = True
+
+    def parse(self, value: object, base_dir: Path) -> Any:
+        if not isinstance(value, str):
+            raise _type_error("a string", value)
+        if self._unset(value) or not value.strip():
+            return None
+        parse_cron(value)
+        return " ".join(value.split())
+
+
+@dataclass(frozen=True, slots=True)
+class TimeZoneKind(Kind):
+    """An IANA time zone name (``UTC``, ``Europe/Paris``)."""
+
+    name: ClassVar[str] = "time zone"
+
+    def parse(self, value: object, base_dir: Path) -> Any:
+        if not isinstance(value, str):
+            raise _type_error("a string", value)
+        time_zone(value)
+        return value
+
+
+@dataclass(frozen=True, slots=True)
 class NamesKind(Kind):
     """A list of plugin names: a TOML array of strings, or ``a,b`` from the environment."""
 
     name: ClassVar[str] = "names"
     optional: bool = True
+    choices: tuple[str, ...] = ()
+    """The names allowed (empty: any plugin name; the registry checks those)."""
 
     def parse(self, value: object, base_dir: Path) -> Any:
         if self._unset(value):
@@ -197,6 +229,8 @@ class NamesKind(Kind):
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise _type_error("a list of names", value)
         for item in value:
+            if self.choices and item not in self.choices:
+                raise ValueError(f"{item!r} is not one of: {', '.join(self.choices)}")
             if not re.fullmatch(NAME_PATTERN, item):
                 raise ValueError(f"{item!r} is not a plugin name (lower case, digits, . _ -)")
         if len(set(value)) != len(value):

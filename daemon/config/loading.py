@@ -210,6 +210,8 @@ PLUGIN_KEYS: tuple[tuple[str, str, PluginKind, tuple[str, ...]], ...] = (
     ("llm", "provider", "llm_provider", ("none",)),
     ("retrospective", "extractor", "extractor", ()),
     ("consolidation", "agents", "agent", ()),
+    ("consolidation", "custom_agents", "agent", ()),
+    ("consolidation", "ingest_gate", "ingest_gate", ()),
 )
 """``(section, key, plugin kind, values that name no plugin)``: keys that name a plugin."""
 
@@ -407,13 +409,47 @@ def _check_recall(c: _SectionCheck) -> None:
         c.errors.append(f"recall.candidate_top_k: {candidates} is below recall.top_k ({top_k})")
 
 
+def _check_consolidation(c: _SectionCheck) -> None:
+    _check_retry_delays(c, "consolidation")
+    _check_tier(c)
+
+
+def _check_tier(c: _SectionCheck) -> None:
+    """A custom tier names its phases; the custom keys mean nothing at another tier."""
+    if not c.ok("tier", "custom_phases", "custom_agents"):
+        return
+    if c.values["tier"] == "custom":
+        if not c.values["custom_phases"]:
+            c.errors.append(
+                "consolidation.custom_phases: required (a non-empty list of light, standard, "
+                "deep) when consolidation.tier is custom"
+            )
+        return
+    for key in ("custom_phases", "custom_agents"):
+        if c.values[key] is not None:
+            c.errors.append(
+                f"consolidation.{key}: set, but consolidation.tier is {c.values['tier']} "
+                '(set tier = "custom")'
+            )
+
+
+def _check_promotion(c: _SectionCheck) -> None:
+    """Take ``[memory] promote_*`` (the keys before ``[consolidation.promotion]``) where the
+    new keys are not set, so an older file keeps its rule."""
+    memory = c.built.get("memory")
+    for key in ("min_recalls", "min_queries", "min_age"):
+        if key not in c.given and memory is not None:
+            c.values[key] = getattr(memory, f"promote_{key}")
+
+
 _CHECKS: dict[str, Callable[[_SectionCheck], None]] = {
     "storage": _check_storage,
     "server": _check_server,
     "retrospective": _check_retrospective,
     "llm": _check_llm,
     "recall": _check_recall,
-    "consolidation": lambda c: _check_retry_delays(c, "consolidation"),
+    "consolidation.promotion": _check_promotion,
+    "consolidation": _check_consolidation,
 }
 
 

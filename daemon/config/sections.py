@@ -21,6 +21,7 @@ from daemon.config.kinds import (
     NAME_PATTERN,
     Adjustment,
     BoolKind,
+    CronKind,
     DatabaseUrlKind,
     DurationKind,
     FloatKind,
@@ -32,6 +33,7 @@ from daemon.config.kinds import (
     PathKind,
     SizeKind,
     StrKind,
+    TimeZoneKind,
     UrlKind,
 )
 
@@ -412,15 +414,18 @@ class MemoryConfig:
         3,
         IntKind(minimum=1, maximum=1_000_000),
         "Recalls (searches that returned it, or would have if it were not quarantined) a "
-        "quarantined fact needs before consolidation promotes it, at every tier.",
+        "quarantined fact needs before consolidation promotes it. Deprecated: "
+        "[consolidation.promotion] min_recalls (this is read only when that is not set).",
     )
     promote_min_queries: int = _key(
-        2, IntKind(minimum=1, maximum=1_000_000), "Distinct queries among those recalls."
+        2,
+        IntKind(minimum=1, maximum=1_000_000),
+        "Deprecated: [consolidation.promotion] min_queries (read when that is not set).",
     )
     promote_min_age: timedelta = _key(
         timedelta(hours=24),
         DurationKind(maximum=timedelta(days=3650)),
-        "Least age of a quarantined fact before it can be promoted.",
+        "Deprecated: [consolidation.promotion] min_age (read when that is not set).",
     )
 
 
@@ -445,13 +450,118 @@ class SalienceWeightsConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class ModelsConfig:
+    """``[consolidation.models]``: the model of one call site, overriding its phase's
+    (``cheap_model`` / ``deep_model``); unset, the phase's."""
+
+    retrospective: str | None = _key(
+        None,
+        StrKind(optional=True),
+        "The retrospective's extraction call (a conversation's own model, when "
+        "match_conversation_profile names one, still wins). Default: cheap_model.",
+    )
+    reconcile: str | None = _key(
+        None,
+        StrKind(optional=True),
+        "The standard phase's reconciliation of new facts. Default: cheap_model.",
+    )
+    agents: str | None = _key(
+        None,
+        StrKind(optional=True),
+        "The standard phase's agents. Default: cheap_model.",
+    )
+    judge: str | None = _key(
+        None,
+        StrKind(optional=True),
+        "The deep phase's conflict judge. Default: deep_model.",
+    )
+    reflection: str | None = _key(
+        None,
+        StrKind(optional=True),
+        "The deep phase's reflection (questions and insights). Default: deep_model.",
+    )
+    analyze: str | None = _key(
+        None,
+        StrKind(optional=True),
+        "The model deciding the items of an analyzed plan. Default: deep_model.",
+    )
+
+
+PROVENANCES = ("user", "tool", "extraction", "reflection", "imported")
+"""Where a fact came from (``events.types.Provenance``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PromotionConfig:
+    """``[consolidation.promotion]``: when ordinary use promotes a quarantined fact (light
+    phase, every tier). The evidence is what recall recorded (hits and shadow hits)."""
+
+    enabled: bool = _key(True, BoolKind(), "Promote quarantined facts on recall evidence.")
+    min_recalls: int = _key(
+        3,
+        IntKind(minimum=1, maximum=1_000_000),
+        "Recalls (searches that returned it, or would have if it were not quarantined) a "
+        "quarantined fact needs before it is promoted. Replaces [memory] promote_min_recalls "
+        "(still read when this key is not set).",
+    )
+    min_queries: int = _key(
+        2,
+        IntKind(minimum=1, maximum=1_000_000),
+        "Distinct queries among those recalls (replaces [memory] promote_min_queries).",
+    )
+    min_age: timedelta = _key(
+        timedelta(hours=24),
+        DurationKind(maximum=timedelta(days=3650)),
+        "Least age of a quarantined fact before it can be promoted (replaces [memory] "
+        "promote_min_age).",
+    )
+    max_per_run: int = _key(
+        10,
+        IntKind(minimum=0, maximum=1_000_000),
+        "Most facts one run promotes (the most recalled first; the rest wait).",
+    )
+    provenances: tuple[str, ...] = _key(
+        PROVENANCES,
+        NamesKind(optional=False, choices=PROVENANCES),
+        "Provenances whose facts may be promoted ([] for none): user, tool, extraction, "
+        "reflection, imported.",
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class ConsolidationConfig:
     """``[consolidation]``."""
 
     tier: str = _key(
         "free",
-        StrKind(choices=("free", "cheap", "standard", "full")),
-        "free (light phase only, no model) | cheap | standard | full.",
+        StrKind(choices=("free", "cheap", "standard", "full", "custom")),
+        "free (light phase only, no model) | cheap | standard | full | custom (custom_phases "
+        "with custom_agents, within daily_calls).",
+    )
+    cheap_model: str | None = _key(
+        None,
+        StrKind(optional=True),
+        "The model the light and standard phases' calls ask (reconciliation, agents, and the "
+        "retrospective's extraction); per call site see [consolidation.models]. Default: "
+        "[llm] model.",
+    )
+    deep_model: str | None = _key(
+        None,
+        StrKind(optional=True),
+        "The model the deep phase (conflict judge, reflection) and analyze ask. Default: "
+        "[llm] model.",
+    )
+    custom_phases: tuple[str, ...] | None = _key(
+        None,
+        NamesKind(choices=("light", "standard", "deep")),
+        "The phases a custom tier runs (light, standard, deep; run in that order); required "
+        "when tier is custom, refused otherwise.",
+    )
+    custom_agents: tuple[str, ...] | None = _key(
+        None,
+        NamesKind(),
+        "The agent plugins a custom tier's standard phase runs (registered agent names). "
+        "Default: none. Only with tier custom; [consolidation] agents, when set, wins.",
     )
     enabled: bool = _key(True, BoolKind(), "Run consolidation triggers (manual runs always work).")
     idle_after: timedelta = _key(
@@ -466,6 +576,22 @@ class ConsolidationConfig:
     )
     after_retrospectives: int = _key(
         5, IntKind(minimum=1, maximum=1_000_000), "Run after this many successful retrospectives."
+    )
+    after_turns: int = _key(
+        0,
+        IntKind(minimum=0, maximum=1_000_000),
+        "turns trigger: run once this many user and assistant messages arrived since the last "
+        "run (0: off).",
+    )
+    cron: str | None = _key(
+        None,
+        CronKind(),
+        'cron trigger: a five-field cron expression ("0 3 * * *": 03:00 every day; *, lists, '
+        "ranges and steps) at whose times a run is due when anything arrived since the last "
+        "run. When set it replaces the idle and schedule triggers. Default: unset.",
+    )
+    cron_timezone: str = _key(
+        "UTC", TimeZoneKind(), "The IANA time zone whose clocks cron is read on."
     )
     tau_days: int = _key(
         30, IntKind(minimum=1, maximum=36_500), "Decay time constant (days) of the light phase."
@@ -482,7 +608,7 @@ class ConsolidationConfig:
         0,
         IntKind(minimum=0, maximum=10_000_000),
         "Model calls per day (see budget_reset) for consolidation (0: the tier's ceiling: "
-        "0/50/300/1000).",
+        "0/50/300/1000; a custom tier has none, so it makes no model call until this is set).",
     )
     daily_tokens: int = _key(
         0,
@@ -559,8 +685,17 @@ class ConsolidationConfig:
         "default",
         StrKind(choices=("default", "minimal", "none")),
         "What is never kept as a fact: default (greetings, acknowledgements, tool chatter) | "
-        "minimal (greetings and acknowledgements) | none. The light phase archives such facts "
-        "written since the last run (a fact the user wrote through the API is kept).",
+        "minimal (greetings and acknowledgements) | none. A retrospective does not write such "
+        "a fact (it records it as rejected); the light phase archives such facts written "
+        "since the last run otherwise (a fact the user wrote through the API is kept).",
+    )
+    ingest_gate: str = _key(
+        "default",
+        StrKind(pattern=NAME_PATTERN, pattern_help="a plugin name (lower case, digits, . _ -)"),
+        "The ingest gate plugin every message passes before extraction (a refused message "
+        "never reaches the extractor; the run records it): default (refuses nothing) | noise "
+        "(refuses messages that are only noise, as noise_filters says) | one a plugin "
+        "registers; checked against the registered gates.",
     )
     decay_archive_threshold: float = _key(
         0.05,
@@ -597,6 +732,12 @@ class ConsolidationConfig:
     learned_context_chars: int = _key(
         2000, IntKind(minimum=100, maximum=100_000), "Longest learned_context block (characters)."
     )
+    models: ModelsConfig = _subsection(
+        "consolidation.models", ModelsConfig, "See [consolidation.models]."
+    )
+    promotion: PromotionConfig = _subsection(
+        "consolidation.promotion", PromotionConfig, "See [consolidation.promotion]."
+    )
     salience_weights: SalienceWeightsConfig = _subsection(
         "consolidation.salience_weights",
         SalienceWeightsConfig,
@@ -620,6 +761,8 @@ SECTIONS: dict[str, type[Any]] = {
     "recall": RecallConfig,
     "memory": MemoryConfig,
     "consolidation.salience_weights": SalienceWeightsConfig,
+    "consolidation.promotion": PromotionConfig,
+    "consolidation.models": ModelsConfig,
     "consolidation": ConsolidationConfig,
 }
 """Every section (nested ones by dotted name) and its dataclass."""
@@ -646,6 +789,8 @@ BUILD_ORDER = (
     "recall",
     "memory",
     "consolidation.salience_weights",
+    "consolidation.promotion",  # after memory: its promote_* keys are read when unset here
+    "consolidation.models",
     "consolidation",
 )
 

@@ -13,7 +13,7 @@ run with :class:`BudgetExceeded`. :class:`MeteredProvider` counts each call's to
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from daemon.config import ConsolidationConfig
@@ -65,6 +65,8 @@ class CallBudget:
     over: int = 0
     exceeded: str | None = None
     """Why a ceiling was met (None while none is)."""
+    by_model: dict[str, int] = field(default_factory=dict)
+    """Calls made, by the model that answered (as the provider reported it)."""
 
     def _ceiling(self) -> str | None:
         if self.remaining <= 0:
@@ -112,4 +114,6 @@ class MeteredProvider(ProviderWrapper):
         """Call the wrapped provider and count the tokens it reports."""
         completion = await self.inner.complete(request)
         self.budget.tokens += completion.usage.total_tokens
+        model = completion.model or request.model or self.inner.model
+        self.budget.by_model[model] = self.budget.by_model.get(model, 0) + 1
         return completion

@@ -23,8 +23,9 @@ from daemon.consolidation.preview import PreviewSettings, preview, recommendatio
 from events.consolidation_events import PlanApplied, PlanCreated, Source, plan_stream
 from events.store.base import EventStore, NewEvent
 from plugins.embedders.base import Embedder
+from plugins.llm.types import Completion
 
-Decider = Callable[[dict[str, Any], list[str]], Awaitable[str | None]]
+Decider = Callable[[dict[str, Any], list[str]], Awaitable[Completion | None]]
 """Asks a model about a plan item and its facts' texts; its answer (None: no model or budget)."""
 
 DECISIONS = {"MERGE": "merge", "KEEP": "keep", "DELETE": "delete", "ARCHIVE": "archive"}
@@ -82,9 +83,10 @@ async def append_plan(store: EventStore, namespace: str, plan: PlanCreated) -> i
     return position
 
 
-def model_decision(item: dict[str, Any], answer: str) -> dict[str, Any]:
+def model_decision(item: dict[str, Any], answer: str, model: str | None = None) -> dict[str, Any]:
     """Return ``item`` as the model decided it (``DECISION:``, ``TEXT:`` for a merge,
-    ``REASON:`` lines), keeping what the rule proposed and what the model said."""
+    ``REASON:`` lines), keeping what the rule proposed, what the model said and which model
+    said it."""
     fields: dict[str, str] = {}
     for line in answer.splitlines():
         key, sep, value = line.partition(":")
@@ -94,6 +96,7 @@ def model_decision(item: dict[str, Any], answer: str) -> dict[str, Any]:
         **item.get("inputs", {}),
         "rule_action": item["action"],
         "model_answer": answer[:2000],
+        **({"model": model} if model else {}),
     }
     decided = {**item, "inputs": inputs, "decided_by": "rules"}
     verb = fields.get("DECISION", "").split(" ")[0].upper()
@@ -141,11 +144,12 @@ async def analyze(
     if decide is not None:
         for k, item in enumerate(items):
             texts = [views[f].row.text for f in item["fact_ids"] if f in views]
-            answer = await decide(item, texts)
-            if answer:
+            completion = await decide(item, texts)
+            answer = "" if completion is None else completion.text.strip()
+            if completion is not None and answer:
                 calls += 1
-                items[k] = model_decision(item, answer)
-                model = "decided"
+                items[k] = model_decision(item, answer, completion.model)
+                model = completion.model or "decided"
     plan = await build_plan(
         store,
         namespace,

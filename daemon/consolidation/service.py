@@ -24,14 +24,16 @@ the new run (expecting the dead run's stream to hold only its start), so the log
 happened to it.
 
 Phases (see :mod:`daemon.consolidation.phases`): ``free`` runs light only; ``cheap`` adds
-standard reconciliation; ``standard`` adds the agents; ``full`` adds deep. Model calls are
+standard reconciliation; ``standard`` adds the agents; ``full`` adds deep; ``custom`` runs
+``custom_phases`` with ``custom_agents``. Each call asks its site's model
+(:mod:`daemon.consolidation.models`). Model calls are
 counted per day (``budget_reset``) against ``daily_calls`` (or the tier's ceiling); see
 :mod:`daemon.consolidation.budget` for ``on_exceed``. A run that finds the lease taken waits
 up to ``lock_wait`` for it before it answers busy.
 
 Triggers (:mod:`daemon.consolidation.triggers`, pure functions of the activity and the last
-run): ``retry`` after a failed run's backoff, ``retrospectives``, ``idle`` and ``schedule``
-when something arrived since the last run, none within ``cooldown``. ``manual`` is
+run): ``retry`` after a failed run's backoff, ``retrospectives``, ``turns``, ``cron``, ``idle``
+and ``schedule`` when something arrived since the last run, none within ``cooldown``. ``manual`` is
 :meth:`ConsolidationService.run` from the API or CLI.
 """
 
@@ -39,6 +41,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 import socket
 import uuid
@@ -59,6 +62,7 @@ from daemon.consolidation.budget import (
     window_start,
 )
 from daemon.consolidation.extraction import Retrospect
+from daemon.consolidation.models import model_for, models_used
 from daemon.consolidation.triggers import due_trigger, to_micros_delta
 from daemon.logging import get_logger
 from events.clock import Clock, from_micros, to_micros
@@ -75,7 +79,7 @@ from events.store.base import ConcurrencyError, EventStore, NewEvent
 from events.tasks import cancel_and_wait
 from plugins.embedders.base import Embedder
 from plugins.llm.budget import BudgetedProvider
-from plugins.llm.types import ChatMessage, CompletionRequest, LLMError, LLMProvider
+from plugins.llm.types import ChatMessage, Completion, CompletionRequest, LLMError, LLMProvider
 from plugins.registry import Plugins, default_plugins
 from projections.consolidation import (
     activity,
@@ -135,7 +139,6 @@ class RunContext:
     inputs: dict[str, Any]
     search: Callable[[str, str, int], Awaitable[list[str]]] | None = None
     retrospect: Retrospect | None = None
-    promotion: phases.PromotionRule = field(default_factory=lambda: phases.PromotionRule())
     effects: list[Any] = field(default_factory=list)
     expected: dict[str, int] = field(default_factory=dict)
     actions: list[dict[str, Any]] = field(default_factory=list)
@@ -165,14 +168,11 @@ class ConsolidationService:
         holder: str | None = None,
         retrospect: Retrospect | None = None,
         lease_ttl: timedelta = LEASE_TTL,
-        promotion: phases.PromotionRule | None = None,
         plugins: Plugins | None = None,
     ) -> None:
         self.store = store
         self.plugins = default_plugins() if plugins is None else plugins
         """Where the tier's agents (:data:`TIER_AGENTS`) are looked up by name."""
-        self.promotion = promotion or phases.PromotionRule()
-        """When ordinary use promotes a quarantined fact (``[memory] promote_*``, live)."""
         self.engine = engine
         self.leases = leases
         self.clock = clock
@@ -193,10 +193,20 @@ class ConsolidationService:
         tier's (:data:`TIER_AGENTS`)."""
         if self.config.agents is not None:
             return self.config.agents
+        if self.config.tier == "custom":
+            return self.config.custom_agents or ()
         return TIER_AGENTS.get(self.config.tier, ())
 
-    async def decide(self, item: dict[str, Any], texts: list[str]) -> str | None:
-        """Ask the model to decide a plan item (None: no model or no budget)."""
+    def tier_phases(self) -> tuple[Phase, ...]:
+        """Return the phases a run takes: the tier's, or a custom tier's in their order."""
+        if self.config.tier == "custom":
+            named = set(self.config.custom_phases or ("light",))
+            return tuple(p for p in TIER_PHASES["full"] if p in named)
+        return TIER_PHASES.get(self.config.tier, ("light",))
+
+    async def decide(self, item: dict[str, Any], texts: list[str]) -> Completion | None:
+        """Ask the model (``analyze``'s, see :mod:`.models`) to decide a plan item (None: no
+        model or no budget)."""
         if self.provider is None:
             return None
         budget, _ = await self._budget()
@@ -217,14 +227,15 @@ class ConsolidationService:
                         )
                     ],
                     max_tokens=300,
+                    model=model_for(self.config, "analyze"),
                 )
             )
         except LLMError as exc:
             if exc.kind != "budget":
                 raise
             return None  # the provider's [llm.budget] is spent: the rules' decision stands
-        text = completion.text.strip()
-        return text or None
+        model = completion.model or model_for(self.config, "analyze") or self.provider.model
+        return dataclasses.replace(completion, model=model)
 
     async def seed_provider_budget(self) -> None:
         """Give the provider's ``[llm.budget]`` tracker the calls and tokens consolidation used
@@ -414,6 +425,7 @@ class ConsolidationService:
             "last_activity_at": 0 if row is None else int(row["last_at"]),
             "retrospectives": 0 if row is None else int(row["retrospectives_succeeded"]),
             "importance_sum": 0.0 if row is None else float(row["importance_sum"]),
+            "turns": 0 if row is None else int(row["turns"]),
         }
 
     async def _run(
@@ -433,11 +445,13 @@ class ConsolidationService:
             inputs = await self._activity(namespace)
         if reflect_now:
             inputs = {**inputs, "reflect_now": True}
-        wanted = phases_wanted or TIER_PHASES.get(self.config.tier, ("light",))
+        wanted = phases_wanted or self.tier_phases()
         budget, budget_inputs = await self._budget(self.config.on_exceed)
         budget.past_deadline = self._deadline(now)
         budget_inputs["max_run_duration_micros"] = to_micros_delta(self.config.max_run_duration)
         inputs = {**inputs, "budget": budget_inputs}
+        if self.provider is not None:
+            inputs["models"] = models_used(self.config, self.provider)
         run_id = f"run-{uuid.uuid4().hex[:16]}"
         started = ConsolidationRunStarted(
             run_id=run_id,
@@ -466,7 +480,6 @@ class ConsolidationService:
             inputs=inputs,
             search=self.search,
             retrospect=self.retrospect,
-            promotion=self.promotion,
         )
         outcome: str = "completed"
         error: str | None = None
@@ -485,6 +498,8 @@ class ConsolidationService:
         ctx.stats["model_calls"] = ctx.budget.used
         ctx.stats["model_tokens"] = ctx.budget.tokens
         ctx.stats["model_calls_refused"] = ctx.budget.refused
+        if ctx.budget.by_model:
+            ctx.stats["model_calls_by_model"] = dict(sorted(ctx.budget.by_model.items()))
         if ctx.budget.exceeded is not None:
             ctx.stats["budget_exceeded"] = ctx.budget.exceeded
             ctx.stats["model_calls_over_budget"] = ctx.budget.over

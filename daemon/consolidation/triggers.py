@@ -3,9 +3,11 @@ and ``[consolidation]``, so every trigger is decided from inputs the run records
 
 ``retry`` re-runs a failed run after an exponential backoff (``retry_base_delay`` doubled per
 attempt, at most ``retry_max_delay``), up to ``max_retries`` attempts; ``retrospectives``
-after N successful retrospectives, ``idle`` once nothing arrived for ``idle_after``,
-``schedule`` every ``schedule_interval``, the last three only when something arrived since the
-last run. No triggered run starts within ``cooldown`` of the last run's start.
+after N successful retrospectives, ``turns`` after ``after_turns`` user and assistant messages,
+``cron`` at the times of the ``cron`` expression (read on ``cron_timezone``'s clocks),
+``idle`` once nothing arrived for ``idle_after``, ``schedule`` every ``schedule_interval``
+(``cron``, when set, replaces these two), all but ``retry`` only when something arrived since
+the last run. No triggered run starts within ``cooldown`` of the last run's start.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from datetime import timedelta
 from typing import Any
 
 from daemon.config import ConsolidationConfig
+from daemon.cron import latest_fire
+from events.clock import from_micros, to_micros
 
 
 def to_micros_delta(delta: timedelta) -> int:
@@ -45,6 +49,7 @@ def due_trigger(
         "last_activity_at": int(current["last_at"]),
         "retrospectives": int(current["retrospectives_succeeded"]),
         "importance_sum": float(current["importance_sum"]),
+        "turns": int(current.get("turns") or 0),
     }
     if last_run is not None:
         since = now - int(last_run["started_at"])
@@ -58,6 +63,11 @@ def due_trigger(
     new_retros = inputs["retrospectives"] - int(seen.get("retrospectives", 0))
     if new_retros >= config.after_retrospectives:
         return "retrospectives", {**inputs, "new_retrospectives": new_retros}
+    new_turns = inputs["turns"] - int(seen.get("turns", 0))
+    if config.after_turns and new_turns >= config.after_turns:
+        return "turns", {**inputs, "new_turns": new_turns, "after_turns": config.after_turns}
+    if config.cron is not None:
+        return _cron(now, last_run, config, inputs)
     idle = now - int(current["last_at"])
     if idle >= to_micros_delta(config.idle_after):
         return "idle", {**inputs, "idle_micros": idle}
@@ -80,3 +90,21 @@ def _retry(
     if now - ended < delay:
         return None
     return {"attempt": attempt, "retry_of": last_run["run_id"], "retry_delay_micros": delay}
+
+
+def _cron(
+    now: int, last_run: dict[str, Any] | None, config: ConsolidationConfig, inputs: dict[str, Any]
+) -> tuple[str, dict[str, Any]] | None:
+    """``cron`` when the expression fired after the last run started (or ever, before any)."""
+    assert config.cron is not None
+    fired = to_micros(latest_fire(config.cron, config.cron_timezone, from_micros(now)))
+    if last_run is not None and fired <= int(last_run["started_at"]):
+        return None
+    if fired <= 0:
+        return None
+    return "cron", {
+        **inputs,
+        "cron": config.cron,
+        "cron_timezone": config.cron_timezone,
+        "fired_at": fired,
+    }

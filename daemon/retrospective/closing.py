@@ -77,6 +77,8 @@ def drafts(
 ) -> list[Draft]:
     """One draft per remembered fact: its status from the trust policy, its valid time from
     the messages it cites (when it was said), in the order it was said."""
+    if not accepted:  # nothing to write (the ingest gate may have refused every message)
+        return []
     by_id = {m.message_id: m for m in messages}
     order = {m.message_id: i for i, m in enumerate(messages)}
     latest = max(m.created_at for m in messages)
@@ -186,6 +188,7 @@ def succeeded(
             chunks=len(review.transcript.chunks),
             truncated=review.transcript.truncated,
             rejected=judgement.rejected,
+            gated=judgement.gated,
         )
     )
     if cursor is not None:

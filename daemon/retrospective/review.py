@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from daemon.retrospective.prompt import NOTHING_NEW, escape_block_text, render_prompt
+from plugins.gates.noise import noise_kind
 from plugins.llm.remember import REMEMBER_TOOL
 from plugins.llm.types import (
     ChatMessage,
@@ -186,6 +187,8 @@ class Judgement:
     duplicates: int = 0
     rejected: list[dict[str, Any]] = field(default_factory=list)
     nothing_new: int = 0
+    gated: list[dict[str, Any]] = field(default_factory=list)
+    """Messages the ingest gate kept from the extractor (``message_id``, ``reason``)."""
 
 
 def _check_remember(arguments: Any) -> tuple[Remembered | None, str | None]:
@@ -242,11 +245,15 @@ def _check_remember(arguments: Any) -> tuple[Remembered | None, str | None]:
     )
 
 
-def judge(completion: Completion, seen: set[str], judgement: Judgement) -> bool:
+def judge(
+    completion: Completion, seen: set[str], judgement: Judgement, noise_filters: str = "none"
+) -> bool:
     """Fold one answer into ``judgement``; return True if it holds positive evidence.
 
     ``seen`` holds the normalised texts already remembered (this conversation's log and this
-    run's earlier chunks); a repeat is a valid call that writes nothing.
+    run's earlier chunks); a repeat is a valid call that writes nothing. A text that is only
+    noise (``noise_filters``: a greeting, an acknowledgement, tool chatter) is a valid call
+    that never becomes a fact: it is rejected with the kind of noise it is.
     """
     positive = False
     for call in completion.tool_calls:
@@ -258,6 +265,12 @@ def judge(completion: Completion, seen: set[str], judgement: Judgement) -> bool:
             judgement.rejected.append({"tool": call.name, "reason": problem})
             continue
         positive = True
+        noise = noise_kind(remembered.text, noise_filters)
+        if noise is not None:
+            judgement.rejected.append(
+                {"tool": call.name, "reason": f"noise: {noise}", "text": remembered.text}
+            )
+            continue
         key = normalise(remembered.text)
         if key in seen:
             judgement.duplicates += 1

@@ -32,7 +32,12 @@ from daemon.retrospective.review import (
     fit_transcript,
     judge,
 )
-from daemon.retrospective.slices import CONTEXT_MESSAGES, SliceReader, SliceUnavailable
+from daemon.retrospective.slices import (
+    CONTEXT_MESSAGES,
+    SliceReader,
+    SliceUnavailable,
+    gate_messages,
+)
 from daemon.retrospective.state import Counters, Settings, Usage
 from events.clock import Clock
 from events.retrospective_events import RetrospectiveStarted
@@ -159,11 +164,17 @@ class RunWorker:
             messages = await self.reader.read(
                 conv.namespace, fork_id, started.after_message_id, ids, positions[-1]
             )
-            context = [m for m in messages if m.context]
-            messages = [m for m in messages if not m.context]
             if not messages:
                 raise SliceUnavailable("no message of the slice is readable through the fork")
-            review = await self._review(conv, messages, usage, profile, context)
+            messages, gated = await gate_messages(self.settings.ingest_gate, messages)
+            context = [m for m in messages if m.context]
+            messages = [m for m in messages if not m.context]
+            if messages:
+                review = await self._review(conv, messages, usage, profile, context)
+            else:  # the gate refused the whole slice: nothing for the extractor to read
+                review = Review(Judgement(), fit_transcript([], 1), usage)
+            review.judgement.gated.extend(gated)
+            self.counters.gated += len(gated)
         except LLMError as exc:
             await fail(exc.kind, exc.message, exc.retry_after)
         except NoUsableOutput as exc:
@@ -216,7 +227,7 @@ class RunWorker:
             usage.input_tokens += completion.usage.input_tokens
             usage.output_tokens += completion.usage.output_tokens
             usage.model = completion.model or profile.model or settings.provider.model
-            if not judge(completion, seen, judgement):
+            if not judge(completion, seen, judgement, settings.noise_filters):
                 raise NoUsableOutput(
                     f"part {index} of {parts}: no valid remember call and not the exact reply"
                 )

@@ -61,6 +61,7 @@ from events.store.base import EventStore
 from events.types import conversation_stream
 from plugins.llm.budget import BudgetTracker
 from plugins.llm.types import LLMProvider
+from plugins.protocols import IngestGate
 from projections.retrospective import TERMINAL, ConversationRetro, RetrospectiveFold, RunState
 
 __all__ = [
@@ -123,6 +124,8 @@ class RetrospectiveService:
         fence: Callable[[], Awaitable[bool]] | None = None,
         writer: Callable[[], MemoryWriter] | None = None,
         trust_user_statements: bool = True,
+        ingest_gate: IngestGate | None = None,
+        noise_filters: str = "none",
     ) -> None:
         self.store = store
         self.clock = clock
@@ -136,6 +139,8 @@ class RetrospectiveService:
             auto_promote=auto_promote,
             max_tokens=max_tokens,
             trust_user_statements=trust_user_statements,
+            ingest_gate=ingest_gate,
+            noise_filters=noise_filters,
         )
         self.counters = Counters()
         self.follower = LogFollower(
@@ -213,6 +218,11 @@ class RetrospectiveService:
         if config.prompt_path != old.prompt_path:
             self._settings.prompt = load_prompt(config.prompt_path, self.workspace)
         self.follower.wake.set()
+
+    def set_ingest(self, gate: IngestGate | None, noise_filters: str) -> None:
+        """Switch the ingest gate and the noise filters (live reload of ``[consolidation]``)."""
+        self._settings.ingest_gate = gate
+        self._settings.noise_filters = noise_filters
 
     async def set_provider(
         self,

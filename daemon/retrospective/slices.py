@@ -4,12 +4,14 @@ reading fork shows them."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from daemon.retrospective.review import SliceMessage
 from events.types import content_text
+from plugins.gates.base import GateMessage
+from plugins.protocols import IngestGate
 from projections.messages import UnknownMessage, list_messages, list_messages_through
 
 READ_PAGE = 500
@@ -94,3 +96,21 @@ class ProjectionSliceReader:
                 ]
                 out = context + out
         return out
+
+
+async def gate_messages(
+    gate: IngestGate | None, messages: Sequence[SliceMessage]
+) -> tuple[list[SliceMessage], list[dict[str, Any]]]:
+    """Return the messages ``gate`` admits and, for each it refuses, its id and the reason
+    (a refused message, of the slice or of its context, never reaches the extractor)."""
+    if gate is None:
+        return list(messages), []
+    kept: list[SliceMessage] = []
+    gated: list[dict[str, Any]] = []
+    for message in messages:
+        reason = await gate.refuse(GateMessage(message.message_id, message.role, message.text))
+        if reason is None:
+            kept.append(message)
+        else:
+            gated.append({"message_id": message.message_id, "reason": reason})
+    return kept, gated

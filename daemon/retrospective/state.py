@@ -12,6 +12,7 @@ from events.retrospective_events import RetrospectiveFailed, RetrospectiveSuccee
 from events.types import Event
 from plugins.llm.budget import BudgetTracker
 from plugins.llm.types import LLMProvider
+from plugins.protocols import IngestGate
 
 USAGE_MEMORY = timedelta(days=2)
 
@@ -27,6 +28,10 @@ class Settings:
     auto_promote: bool
     max_tokens: int | None
     trust_user_statements: bool = True
+    ingest_gate: IngestGate | None = None
+    """Asked about every message before the extractor sees it (None: all pass)."""
+    noise_filters: str = "none"
+    """Remembered texts that are only noise under these filters are not written."""
 
 
 @dataclass(slots=True)
@@ -41,6 +46,8 @@ class Counters:
     skipped: int = 0
     deferred: int = 0
     facts_written: int = 0
+    gated: int = 0
+    """Messages the ingest gate kept from the extractor."""
     calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0

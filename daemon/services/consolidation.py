@@ -2,7 +2,7 @@
 
 :func:`consolidation_context` starts the worker once the store and the projections are open
 (not on a read-only store); :func:`install_consolidation` gives it ``[consolidation]`` and the
-``[llm]`` model and applies reloads of either (and of ``[memory]``'s promotion rule) live.
+``[llm]`` model and applies reloads of either live.
 """
 
 from __future__ import annotations
@@ -25,9 +25,8 @@ from daemon.api.keys import (
 )
 from daemon.api.state import AppState
 from daemon.backend import Backend
-from daemon.config import Config, ConsolidationConfig, LlmConfig, MemoryConfig
+from daemon.config import Config, ConsolidationConfig, LlmConfig
 from daemon.consolidation.extraction import request_retrospectives
-from daemon.consolidation.phases import PromotionRule
 from daemon.consolidation.service import ConsolidationService
 from daemon.logging import get_logger
 from daemon.recall.query import Filters, SearchRequest
@@ -102,7 +101,6 @@ def install_consolidation(app: web.Application, watcher: ConfigSource) -> Consol
             if service.provider is not setup.provider:
                 service.provider = setup.provider
                 await service.seed_provider_budget()
-            service.promotion = promotion_rule(new.memory)
 
     watcher.subscribe(reload)
     return setup
@@ -150,19 +148,9 @@ def build_service(
         sync=sync,
         search=search,
         retrospect=retrospect,
-        promotion=promotion_rule(settings.memory),
         plugins=app[PLUGINS],
     )
     return service, leases
-
-
-def promotion_rule(memory: MemoryConfig) -> PromotionRule:
-    """The promotion rule ``[memory]`` describes."""
-    return PromotionRule(
-        min_recalls=memory.promote_min_recalls,
-        min_queries=memory.promote_min_queries,
-        min_age_micros=int(memory.promote_min_age.total_seconds() * 1_000_000),
-    )
 
 
 async def consolidation_context(app: web.Application) -> AsyncIterator[None]:

@@ -27,6 +27,7 @@ from aiohttp import web
 from daemon.api.keys import PLUGINS, RETROSPECTIVE, STATE
 from daemon.api.state import AppState
 from daemon.config import Config, LlmConfig
+from daemon.consolidation.models import ModelChoice, model_for
 from daemon.logging import get_logger
 from daemon.reload import ConfigSource
 from daemon.retrospective.service import ProjectionSliceReader, RetrospectiveService
@@ -35,6 +36,7 @@ from events.tasks import cancel_and_wait
 from plugins.llm.budget import BudgetedProvider, BudgetTracker
 from plugins.llm.settings import LLMSettings
 from plugins.llm.types import LLMProvider
+from plugins.protocols import IngestGate
 from plugins.registry import Plugins
 
 log = get_logger(__name__)
@@ -146,6 +148,24 @@ def _retrospective_ctx(
     return ctx
 
 
+def _asking_its_model(choice: ProviderChoice, config: Config) -> LLMProvider:
+    """A model provider asking the retrospective's model (``cheap_model`` or
+    ``[consolidation.models] retrospective``); the offline extractor as it is."""
+    if choice.budget is None:
+        return choice.provider
+    return ModelChoice(choice.provider, model_for(config.consolidation, "retrospective"))
+
+
+def _ingest_gate(plugins: Plugins, config: Config) -> IngestGate | None:
+    """The ``[consolidation] ingest_gate`` plugin (None, every message read, if it fails)."""
+    section = config.consolidation
+    try:
+        return plugins.ingest_gate(section.ingest_gate, {"noise_filters": section.noise_filters})
+    except Exception as exc:  # a bad plugin must not stop retrospectives
+        log.error("retrospective.no_ingest_gate", gate=section.ingest_gate, error=str(exc))
+        return None
+
+
 async def _start(
     holder: RetrospectiveHolder, app: web.Application, state: AppState, config: Config
 ) -> None:
@@ -165,7 +185,7 @@ async def _start(
     service = RetrospectiveService(
         store,
         ProjectionSliceReader(state.read_engine, state.runner),
-        choice.provider,
+        _asking_its_model(choice, config),
         config.retrospective,
         clock=state.clock,
         budget=choice.budget,
@@ -175,6 +195,8 @@ async def _start(
         auto_promote=config.retrospective.auto_promote,
         writer=lambda: writer_for(app),
         trust_user_statements=config.memory.trust_user_statements,
+        ingest_gate=_ingest_gate(app[PLUGINS], config),
+        noise_filters=config.consolidation.noise_filters,
     )
     await service.start(lead=holder.fence is None)
     holder.service = service
@@ -203,8 +225,15 @@ def _reload_callback(
             except Exception as exc:
                 log.error("retrospective.llm_reload_failed", error=str(exc))
                 return
-            await service.set_provider(choice.provider, choice.budget, choice.max_tokens)
+            await service.set_provider(
+                _asking_its_model(choice, new), choice.budget, choice.max_tokens
+            )
             log.info("retrospective.llm_applied", provider=new.llm.provider)
+        elif isinstance(service.provider, ModelChoice):
+            service.provider.chosen = model_for(new.consolidation, "retrospective")
+        gate_keys = ("ingest_gate", "noise_filters")
+        if any(getattr(new.consolidation, k) != getattr(old.consolidation, k) for k in gate_keys):
+            service.set_ingest(_ingest_gate(plugins, new), new.consolidation.noise_filters)
 
     return apply
 
@@ -239,6 +268,7 @@ def _register_gauges(state: AppState, holder: RetrospectiveHolder) -> None:
         ("abandoned", "Retrospective runs abandoned after max_retries."),
         ("skipped", "Retrospective runs skipped."),
         ("facts_written", "Facts written by retrospectives."),
+        ("gated", "Messages the ingest gate kept from the extractor."),
         ("calls", "Model calls made by retrospectives."),
         ("input_tokens", "Prompt tokens reported by the model provider."),
         ("output_tokens", "Completion tokens reported by the model provider."),

@@ -24,12 +24,14 @@ pytest.register_assert_rewrite(
     "plugins.contracts.agent",
     "plugins.contracts.embedder",
     "plugins.contracts.extractor",
+    "plugins.contracts.gate",
     "plugins.contracts.provider",
 )
 
 from plugins.contracts.agent import AgentContract, ScriptedProvider  # noqa: E402
 from plugins.contracts.embedder import EmbedderContract  # noqa: E402
 from plugins.contracts.extractor import ExtractorContract  # noqa: E402
+from plugins.contracts.gate import IngestGateContract  # noqa: E402
 from plugins.contracts.provider import Behaviour, LLMProviderContract  # noqa: E402
 
 __all__ = [
@@ -37,6 +39,7 @@ __all__ = [
     "Behaviour",
     "EmbedderContract",
     "ExtractorContract",
+    "IngestGateContract",
     "LLMProviderContract",
     "ScriptedProvider",
 ]

@@ -1,6 +1,6 @@
 """Activity counters per namespace, what decides when consolidation runs: the last event that
-is not consolidation's or recall's own, the retrospectives that succeeded, and the facts
-written with the sum of their importance."""
+is not consolidation's or recall's own, the retrospectives that succeeded, the facts
+written with the sum of their importance, and the turns (user and assistant messages)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from events.consolidation_events import CONSOLIDATION_EVENT_CLASSES
 from events.recall_events import RecallRecorded
 from events.retrospective_events import RetrospectiveSucceeded
 from events.store.base import StoredEvent
-from events.types import Event, FactWritten
+from events.types import Event, FactWritten, MessageAppended
 from projections.base import upsert
 from projections.consolidation.fold import metadata
 
@@ -29,6 +29,7 @@ activity_table = sa.Table(
     sa.Column("retrospectives_succeeded", sa.Integer, nullable=False),
     sa.Column("facts_written", sa.Integer, nullable=False),
     sa.Column("importance_sum", sa.Float, nullable=False),
+    sa.Column("turns", sa.BigInteger, nullable=False),
 )
 
 _OWN_CLASSES: tuple[type[Event], ...] = (*CONSOLIDATION_EVENT_CLASSES, RecallRecorded)
@@ -59,6 +60,7 @@ async def fold_activity(conn: AsyncConnection, events: Sequence[StoredEvent]) ->
                     "retrospectives_succeeded": 0,
                     "facts_written": 0,
                     "importance_sum": 0.0,
+                    "turns": 0,
                 }
             )
             touched[ns] = row
@@ -70,6 +72,8 @@ async def fold_activity(conn: AsyncConnection, events: Sequence[StoredEvent]) ->
         elif isinstance(event, FactWritten):
             row["facts_written"] += 1
             row["importance_sum"] += float(event.importance)
+        elif isinstance(event, MessageAppended) and event.role in ("user", "assistant"):
+            row["turns"] += 1
     if touched:
         await conn.execute(
             upsert(
@@ -82,6 +86,7 @@ async def fold_activity(conn: AsyncConnection, events: Sequence[StoredEvent]) ->
                     "retrospectives_succeeded",
                     "facts_written",
                     "importance_sum",
+                    "turns",
                 ],
             ),
             [touched[k] for k in sorted(touched)],

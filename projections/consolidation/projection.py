@@ -28,7 +28,8 @@ class ConsolidationProjection(Projection):
 
     name: ClassVar[str] = "consolidation"
     # 3: exact-duplicate keys use projections.text.normalise (apostrophes folded).
-    version: ClassVar[int] = 3
+    # 4: consolidation_activity counts turns (the after_turns trigger).
+    version: ClassVar[int] = 4
     metadata: ClassVar[sa.MetaData] = metadata
 
     async def apply(self, conn: AsyncConnection, events: Sequence[StoredEvent]) -> None:

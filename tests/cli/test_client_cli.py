@@ -333,3 +333,12 @@ def test_one_rule_for_which_commands_talk_to_the_daemon() -> None:
     }
     for name in others:
         assert not (backend | {"--socket", "--url"}) & _options(commands[name]), name
+
+
+def test_consolidate_preview_and_analyze_leave_their_thresholds_to_the_daemon() -> None:
+    # a CLI default would override [consolidation] stale_days / min_score / tau_days
+    for action in ("preview", "analyze"):
+        args = build_parser().parse_args(["consolidate", action])
+        assert (args.stale_days, args.min_score, args.tau_days) == (None, None, None)
+        args = build_parser().parse_args(["consolidate", action, "--min-score", "0.2"])
+        assert args.min_score == 0.2

@@ -17,12 +17,12 @@ import pytest
 from daemon.api.keys import CONSOLIDATION
 from daemon.config import ConsolidationConfig, SalienceWeightsConfig
 from daemon.consolidation import phases
-from daemon.consolidation.noise import noise_kind
 from daemon.consolidation.phases.deep import QUESTIONS_SYSTEM
 from daemon.consolidation.phases.standard import RECONCILE_SYSTEM
 from daemon.consolidation.rules import salience
 from daemon.consolidation.triggers import due_trigger, retry_delay
 from plugins.contracts import ScriptedProvider
+from plugins.gates.noise import noise_kind
 from plugins.llm.budget import BudgetedProvider, BudgetTracker
 from plugins.llm.settings import BudgetSettings
 from plugins.llm.types import CompletionRequest, Usage

@@ -4,17 +4,12 @@ model cannot decide."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import orjson
 import pytest
 
 from daemon.memory.judge import ModelJudge
 from daemon.memory.reconcile import Known, Verdict, claims_of, reconcile
-from plugins.llm.providers import PROVIDERS
-from plugins.llm.settings import LLMSettings
-from plugins.llm.types import LLMProvider
-from tests.llm_fakes import FakeLLMServer, Reply, ok_text
+from tests.llm_fakes import FakeLLMServer, Reply, ok_text, openai_provider
 
 KNOWN = [
     Known("f-boston", "Lives in Boston.", claims_of("Lives in Boston.")),
@@ -23,35 +18,18 @@ KNOWN = [
 NEW = "Relocated to the Pacific Northwest, Seattle area."
 
 
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeLLMServer]:
-    server = FakeLLMServer("openai")
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.close()
-
-
-def _provider(server: FakeLLMServer) -> LLMProvider:
-    settings = LLMSettings.from_mapping(
-        {"provider": "openai", "model": "m", "base_url": server.base_url, "timeout": 0.5}
-    )
-    return PROVIDERS["openai"](settings)
-
-
 def _rules() -> Verdict:
     return reconcile(NEW, claims_of(NEW), KNOWN)
 
 
-async def test_the_models_verdict_is_applied(fake: FakeLLMServer) -> None:
+async def test_the_models_verdict_is_applied(openai_fake: FakeLLMServer) -> None:
     answer = {"outcome": "update", "targets": ["f-boston"], "confidence": 0.9, "reason": "moved"}
-    fake.replies.append(ok_text("```json\n" + orjson.dumps(answer).decode() + "\n```"))
-    verdict = await ModelJudge(_provider(fake)).decide(NEW, KNOWN, _rules(), "user")
+    openai_fake.replies.append(ok_text("```json\n" + orjson.dumps(answer).decode() + "\n```"))
+    verdict = await ModelJudge(openai_provider(openai_fake)).decide(NEW, KNOWN, _rules(), "user")
     assert (verdict.outcome, verdict.superseded) == ("updated", ("f-boston",))
     assert verdict.decided_by == "model:fake-gpt"  # the model the server says answered
     assert verdict.reason == "moved"
-    [request] = fake.requests
+    [request] = openai_fake.requests
     sent = orjson.loads(request.body["messages"][-1]["content"])
     assert sent["new_fact"] == NEW
     assert {f["id"] for f in sent["current_facts"]} == {"f-boston", "f-job"}
@@ -67,18 +45,18 @@ async def test_the_models_verdict_is_applied(fake: FakeLLMServer) -> None:
     ],
 )
 async def test_the_rules_stand_when_the_model_cannot_decide(
-    fake: FakeLLMServer, reply: Reply
+    openai_fake: FakeLLMServer, reply: Reply
 ) -> None:
-    fake.replies.append(reply)
+    openai_fake.replies.append(reply)
     rules = _rules()
-    verdict = await ModelJudge(_provider(fake)).decide(NEW, KNOWN, rules, "user")
+    verdict = await ModelJudge(openai_provider(openai_fake)).decide(NEW, KNOWN, rules, "user")
     assert (verdict.outcome, verdict.superseded) == (rules.outcome, rules.superseded)
     assert verdict.decided_by == rules.decided_by
     assert "the rules decided" in verdict.reason
 
 
-async def test_nothing_to_compare_costs_no_call(fake: FakeLLMServer) -> None:
+async def test_nothing_to_compare_costs_no_call(openai_fake: FakeLLMServer) -> None:
     rules = reconcile("Has a cat.", claims_of("Has a cat."), [])
-    verdict = await ModelJudge(_provider(fake)).decide("Has a cat.", [], rules, "user")
+    verdict = await ModelJudge(openai_provider(openai_fake)).decide("Has a cat.", [], rules, "user")
     assert verdict == rules
-    assert fake.requests == []
+    assert openai_fake.requests == []

@@ -13,11 +13,13 @@ from plugins.contracts import (
     Behaviour,
     EmbedderContract,
     ExtractorContract,
+    IngestGateContract,
     LLMProviderContract,
 )
+from plugins.gates.base import GateMessage
 from plugins.llm.providers import PROVIDERS
 from plugins.llm.settings import LLMSettings
-from plugins.protocols import Agent, Embedder, Extractor, LLMProvider
+from plugins.protocols import Agent, Embedder, Extractor, IngestGate, LLMProvider
 from plugins.registry import build_plugins
 from tests.llm_fakes import Dialect, FakeLLMServer, Reply
 
@@ -127,3 +129,17 @@ class TestHealthAgent(AgentContract):
 
     def make_agent(self) -> Agent:
         return PLUGINS.agent("health")
+
+
+class TestDefaultGate(IngestGateContract):
+    ADMITTED = GateMessage("m", "assistant", "Thanks!")  # it refuses nothing
+
+    def make_gate(self) -> IngestGate:
+        return PLUGINS.ingest_gate("default")
+
+
+class TestNoiseGate(IngestGateContract):
+    REFUSED = GateMessage("m", "user", "Thank you so much.")
+
+    def make_gate(self) -> IngestGate:
+        return PLUGINS.ingest_gate("noise", {"noise_filters": "minimal"})

@@ -196,3 +196,40 @@ def test_auto_promote_key_parses_and_env_overrides(tmp_path: Path) -> None:
     path.write_text('[retrospective]\nauto_promote = "yes"\n', encoding="utf-8")
     with pytest.raises(ConfigError, match=r"retrospective\.auto_promote: must be true or false"):
         load_config(path, env={})
+
+
+async def test_ingest_gate_and_model_choice_follow_reloads(
+    api: tuple[Api, ManualConfigSource],
+) -> None:
+    client, watcher = api
+    app = client.client.app
+    assert app is not None
+    service = app[RETROSPECTIVE].service
+    assert service is not None
+    gate = service._settings.ingest_gate
+    assert gate is not None
+    assert gate.name == "default"
+    new = load_config(
+        None,
+        env={},
+        overrides={
+            "storage.data_dir": str(watcher.current.storage.data_dir),
+            "consolidation.ingest_gate": "noise",
+            "consolidation.noise_filters": "minimal",
+            "llm.provider": "openai",
+            "llm.model": "m",
+            "llm.api_key_env": "",
+            "consolidation.cheap_model": "small-m",
+        },
+    )
+    await watcher.reload(new)
+    gate = service._settings.ingest_gate
+    assert gate is not None
+    assert gate.name == "noise"
+    assert service._settings.noise_filters == "minimal"
+    assert service.provider.model == "small-m"  # what RetrospectiveStarted records
+    cheaper = dataclasses.replace(
+        new, consolidation=dataclasses.replace(new.consolidation, cheap_model="tiny-m")
+    )
+    await watcher.reload(cheaper)
+    assert service.provider.model == "tiny-m"

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 from daemon.consolidation.phases.deep import deep
 from daemon.consolidation.phases.light import light
-from daemon.consolidation.phases.promotion import PromotionRule
 from daemon.consolidation.phases.standard import standard
 from plugins.protocols import Agent
 
@@ -25,4 +24,4 @@ PHASES: dict[str, Callable[[RunContext, Sequence[Agent]], Awaitable[None]]] = {
     "deep": deep,
 }
 
-__all__ = ["PHASES", "PromotionRule"]
+__all__ = ["PHASES"]

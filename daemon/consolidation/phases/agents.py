@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
 
 from daemon.consolidation.facts_view import FactView
+from daemon.consolidation.models import choose
 from daemon.consolidation.phases.run_context import queue_review
 from events.consolidation_events import FactCategorized, FactLinked
 from plugins.agents.actions import Action
@@ -48,7 +49,7 @@ def _agent_job(
             if ctx.provider is None or not ctx.budget.take():
                 return
             try:
-                answer = await agent.review(ctx.provider, batch)
+                answer = await agent.review(choose(ctx.provider, ctx.config, "agents"), batch)
             except Exception as exc:
                 ctx.errors.append(f"agent {agent.name}: {exc!r}")
                 return

@@ -69,7 +69,9 @@ async def _judge_conflicts(ctx: RunContext, views: dict[str, FactView]) -> None:
         if {a_id, b_id} & touched_facts(ctx):
             continue
         a, b = views[a_id].row, views[b_id].row
-        answer = await ask(ctx, JUDGE_SYSTEM, f"A: {a.text}\nB: {b.text}", max_tokens=5)
+        answer = await ask(
+            ctx, JUDGE_SYSTEM, f"A: {a.text}\nB: {b.text}", site="judge", max_tokens=5
+        )
         if answer is None:
             break
         word = answer.strip().upper()
@@ -109,7 +111,7 @@ async def _reflect(ctx: RunContext, views: dict[str, FactView]) -> None:
     recent = sorted(views.values(), key=lambda v: -v.row.written_position)[:30]
     listing = "\n".join(f"- {v.row.text}" for v in recent)
     most = ctx.config.reflection_max_questions
-    answer = await ask(ctx, QUESTIONS_SYSTEM.format(n=most), listing)
+    answer = await ask(ctx, QUESTIONS_SYSTEM.format(n=most), listing, site="reflection")
     if answer is None:
         return
     said = {_said(v.row.text): v.fact_id for v in views.values()}
@@ -124,7 +126,9 @@ async def _reflect(ctx: RunContext, views: dict[str, FactView]) -> None:
         if not evidence:
             continue
         shown = "\n".join(f"E{k + 1}: {views[f].row.text}" for k, f in enumerate(evidence))
-        reply = await ask(ctx, INSIGHT_SYSTEM, f"Question: {question}\nEvidence:\n{shown}")
+        reply = await ask(
+            ctx, INSIGHT_SYSTEM, f"Question: {question}\nEvidence:\n{shown}", site="reflection"
+        )
         if reply is None:
             return
         line = reply.strip().splitlines()[0] if reply.strip() else ""

@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from daemon.consolidation.facts_view import FactView, current_facts
-from daemon.consolidation.noise import noise_kind
 from daemon.consolidation.phases.promotion import promote
 from daemon.consolidation.phases.run_context import expect_facts
 from daemon.consolidation.plans import build_plan
@@ -24,6 +23,7 @@ from daemon.consolidation.preview import (
 )
 from events.clock import to_micros
 from events.consolidation_events import FactArchived
+from plugins.gates.noise import noise_kind
 from plugins.protocols import Agent
 from projections.consolidation import pending_items
 

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from daemon.consolidation.facts_view import stream_versions
+from daemon.consolidation.models import model_for
 from events.consolidation_events import ReviewItemQueued
 from events.types import fact_stream
 from plugins.llm.types import ChatMessage, CompletionRequest, LLMError
@@ -32,8 +33,11 @@ def touched_facts(ctx: RunContext) -> set[str]:
     return {s.removeprefix("fact:") for s in ctx.expected}
 
 
-async def ask(ctx: RunContext, system: str, user: str, max_tokens: int = 300) -> str | None:
-    """One model call within the day's budget (None: no model, or the budget is spent)."""
+async def ask(
+    ctx: RunContext, system: str, user: str, *, site: str, max_tokens: int = 300
+) -> str | None:
+    """One model call from call site ``site`` (its model: :mod:`daemon.consolidation.models`)
+    within the day's budget (None: no model, or the budget is spent)."""
     if ctx.provider is None or not ctx.budget.take():
         return None
     try:
@@ -42,6 +46,7 @@ async def ask(ctx: RunContext, system: str, user: str, max_tokens: int = 300) ->
                 system=system,
                 messages=[ChatMessage(role="user", content=user)],
                 max_tokens=max_tokens,
+                model=model_for(ctx.config, site),
             )
         )
     except LLMError as exc:

@@ -109,7 +109,9 @@ async def _reconcile(ctx: RunContext, new: list[FactView], old: list[FactView]) 
             ctx.count("reconcile_add")
             continue
         listing = "\n".join(f"E{k + 1}: {v.row.text}" for k, (v, _) in enumerate(near))
-        answer = await ask(ctx, RECONCILE_SYSTEM, f"Existing:\n{listing}\nNew: {fact.row.text}")
+        answer = await ask(
+            ctx, RECONCILE_SYSTEM, f"Existing:\n{listing}\nNew: {fact.row.text}", site="reconcile"
+        )
         verdict = parse_verdict(answer, len(near))
         if verdict is None:
             if answer is not None:

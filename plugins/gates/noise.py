@@ -5,6 +5,11 @@
 narrating its tool calls), ``none`` nothing. Only the whole text counts ("thanks" is noise,
 "thanks to Ana I found the flat" is not), so a statement that merely opens with a greeting
 is kept.
+
+Three readers: the retrospective's write path (a remembered text that is noise is not
+written), consolidation's light phase (noise written otherwise is archived) and the ``noise``
+ingest gate (a message that is noise never reaches the extractor). It lives with the gates
+because a plugin may not import the daemon.
 """
 
 from __future__ import annotations
