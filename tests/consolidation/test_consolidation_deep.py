@@ -4,6 +4,7 @@ with citations set by memoryd, and the bounded learned_context block."""
 from __future__ import annotations
 
 import dataclasses
+import uuid
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 
 from daemon.api.keys import CONSOLIDATION, STATE
 from daemon.config import ConsolidationConfig
+from events.episode_events import EpisodeWritten
 from events.recall_events import RecallRecorded
 from events.store.base import NewEvent
 from plugins.contracts import ScriptedProvider
@@ -36,6 +38,30 @@ async def _fact(api: Api, text: str, **extra: Any) -> str:
     assert status == 201, body
     fact_id: str = body["fact_id"]
     return fact_id
+
+
+async def _episodes(api: Api, *importances: float) -> list[str]:
+    """Append episodes of these importances (as the standard phase writes them)."""
+    now = api.clock.now()
+    store = api.client.app[STATE].require_store()
+    episodes = [
+        EpisodeWritten(
+            episode_id=f"ep-{uuid.uuid4().hex[:16]}",
+            conversation_id=f"chat-{n}",
+            message_ids=[f"m{n}"],
+            first_position=1,
+            last_position=1,
+            started_at=now,
+            ended_at=now,
+            summary=f"Yara talked about her weekend number {n}",
+            importance=importance,
+            method="extractive",
+            at=now,
+        )
+        for n, importance in enumerate(importances)
+    ]
+    await store.append("default", [NewEvent(e) for e in episodes])
+    return [e.episode_id for e in episodes]
 
 
 async def _recalled(api: Api, fact_id: str, queries: list[str]) -> None:
@@ -139,6 +165,7 @@ async def test_judge_supersedes_the_older_at_the_newer_valid_from(tmp_path: Path
 async def test_reflection_cites_the_evidence_memoryd_retrieved(tmp_path: Path) -> None:
     async with api_client(tmp_path) as api:
         facts = [await _fact(api, text, importance=0.9) for text in YARA]
+        await _episodes(api, 0.9, 0.9, 0.9, 0.9)
         run = await _deep(api, ScriptedProvider(fn=_model))
         [reflect] = [a for a in run["actions"] if a["action"] == "reflect"]
         assert set(reflect["cites"]) <= set(facts)
@@ -155,7 +182,7 @@ async def test_reflection_cites_the_evidence_memoryd_retrieved(tmp_path: Path) -
         }
         assert cited == set(reflect["cites"])
         assert "F99" not in cited
-        # the next run does not reflect again until more importance accumulates
+        # the next run does not reflect again until more episodes' importance accumulates
         run2 = await _deep(api, ScriptedProvider(fn=_model))
         assert not [a for a in run2["actions"] if a["action"] == "reflect"]
 
@@ -220,6 +247,7 @@ async def test_reflection_writes_an_insight_once(tmp_path: Path) -> None:
     async with api_client(tmp_path) as api:
         for text in YARA:
             await _fact(api, text, importance=0.9)
+        await _episodes(api, 0.9, 0.9, 0.9, 0.9)
         run = await _deep(api, _repeating_model("Yara spends weekends outdoors"))
         reflected = [a for a in run["actions"] if a["action"] == "reflect"]
         [duplicate] = [a for a in run["actions"] if a["action"] == "insight_duplicate"]
@@ -231,6 +259,7 @@ async def test_reflection_writes_an_insight_once(tmp_path: Path) -> None:
 async def test_reflection_drops_an_insight_an_existing_fact_already_says(tmp_path: Path) -> None:
     async with api_client(tmp_path) as api:
         facts = [await _fact(api, text, importance=0.9) for text in YARA]
+        await _episodes(api, 0.9, 0.9, 0.9, 0.9)
         run = await _deep(api, _repeating_model("yara owns a  kayak."))
         assert not [a for a in run["actions"] if a["action"] == "reflect"]
         duplicates = [a for a in run["actions"] if a["action"] == "insight_duplicate"]
