@@ -4,7 +4,6 @@ with citations set by memoryd, and the bounded learned_context block."""
 from __future__ import annotations
 
 import dataclasses
-import uuid
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -13,7 +12,6 @@ from sqlalchemy.ext.asyncio import create_async_engine
 
 from daemon.api.keys import CONSOLIDATION, STATE
 from daemon.config import ConsolidationConfig
-from events.episode_events import EpisodeWritten
 from events.recall_events import RecallRecorded
 from events.store.base import NewEvent
 from plugins.contracts import ScriptedProvider
@@ -22,6 +20,7 @@ from projections.consolidation import ConsolidationProjection
 from projections.runner import ProjectionRunner, table_digests
 from projections.search import SearchProjection
 from tests.api_fixtures import Api, api_client
+from tests.consolidation_fixtures import an_episode, append_episodes
 
 YARA = (
     "Yara hikes every Saturday",
@@ -43,25 +42,10 @@ async def _fact(api: Api, text: str, **extra: Any) -> str:
 async def _episodes(api: Api, *importances: float) -> list[str]:
     """Append episodes of these importances (as the standard phase writes them)."""
     now = api.clock.now()
-    store = api.client.app[STATE].require_store()
-    episodes = [
-        EpisodeWritten(
-            episode_id=f"ep-{uuid.uuid4().hex[:16]}",
-            conversation_id=f"chat-{n}",
-            message_ids=[f"m{n}"],
-            first_position=1,
-            last_position=1,
-            started_at=now,
-            ended_at=now,
-            summary=f"Yara talked about her weekend number {n}",
-            importance=importance,
-            method="extractive",
-            at=now,
-        )
-        for n, importance in enumerate(importances)
-    ]
-    await store.append("default", [NewEvent(e) for e in episodes])
-    return [e.episode_id for e in episodes]
+    summaries = (f"Yara talked about her weekend number {n}" for n in range(len(importances)))
+    return await append_episodes(
+        api, *(an_episode(s, i, now) for s, i in zip(summaries, importances, strict=True))
+    )
 
 
 async def _recalled(api: Api, fact_id: str, queries: list[str]) -> None:
