@@ -368,6 +368,16 @@ def _check_retry_delays(c: _SectionCheck, section: str) -> None:
         )
 
 
+def _check_consolidation(c: _SectionCheck) -> None:
+    _check_retry_delays(c, "consolidation")
+    least, most = c.values["episode_min_messages"], c.values["episode_max_messages"]
+    if c.ok("episode_min_messages", "episode_max_messages") and most < least:
+        c.errors.append(
+            f"consolidation.episode_max_messages: {most} is below "
+            f"consolidation.episode_min_messages ({least})"
+        )
+
+
 def _check_retrospective(c: _SectionCheck) -> None:
     _check_retry_delays(c, "retrospective")
     floor = 2 * c.values["sweep_interval"]
@@ -413,7 +423,7 @@ _CHECKS: dict[str, Callable[[_SectionCheck], None]] = {
     "retrospective": _check_retrospective,
     "llm": _check_llm,
     "recall": _check_recall,
-    "consolidation": lambda c: _check_retry_delays(c, "consolidation"),
+    "consolidation": lambda c: _check_consolidation(c),
 }
 
 

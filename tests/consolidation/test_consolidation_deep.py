@@ -187,7 +187,8 @@ async def test_learned_context_is_bounded_and_rewritten_only_on_change(tmp_path:
 
 async def test_consolidation_tables_rebuild_identically(tmp_path: Path) -> None:
     """The projection is a pure fold: a fresh fold of the log gives the same tables, so
-    everything archived, merged, linked or promoted is recoverable from the log alone."""
+    everything archived, merged, linked, promoted or summarised as an episode is recoverable
+    from the log alone."""
     async with api_client(tmp_path) as api:
         a = await _fact(api, "Cleo drinks green tea")
         await _fact(api, "cleo drinks green tea!")
@@ -195,7 +196,13 @@ async def test_consolidation_tables_rebuild_identically(tmp_path: Path) -> None:
         await _recalled(api, q, ["sport", "triathlon", "race"])
         api.clock.advance(timedelta(days=200))
         await _fact(api, "Cleo adopted a greyhound", importance=0.9)
+        for text in ("I adopted a greyhound", "Lovely!", "His name is Bolt", "Great name"):
+            body = {"role": "user", "content": text}
+            await api.call("POST", "/v1/conversations/c1/messages", body)
+        await _episodes(api, 1.0, 1.0, 1.0)  # reflection fires and marks them
         run = await _deep(api, ScriptedProvider(fn=_model))
+        assert run["stats"]["episodes"] == 1
+        assert [a for a in run["actions"] if a["action"] == "reflection"]
         _, plan = await api.call("POST", "/v1/consolidation/analyze", {"stale_days": 100})
         await api.call("POST", f"/v1/consolidation/plans/{plan['plan_id']}/apply")
         await api.call("POST", f"/v1/consolidation/facts/{a}/restore")
