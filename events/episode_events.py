@@ -13,7 +13,6 @@ The classes are listed in :data:`events.registry.EVENT_CLASSES`, which every cod
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import ClassVar, Literal
@@ -59,9 +58,6 @@ class EpisodeWritten(Event):
     @property
     def stream_id(self) -> str:
         return episode_stream(self.episode_id)
-
-    def redacted(self) -> EpisodeWritten:
-        return dataclasses.replace(self, summary="")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -1,6 +1,7 @@
 """Episodes: ``EpisodeWritten`` adds one (quarantined), ``EpisodeValidated`` makes a
 quarantined one active, ``ReflectionFired`` marks the episodes a reflection used (they no
-longer count towards the next one).
+longer count towards the next one), ``ConversationDeleted`` removes the episodes of the
+conversation (what its messages said is gone for every reader, their summary too).
 
 Reads return plain dicts: ``episode_id, conversation_id, message_ids, first_position,
 last_position, started_at, ended_at, summary, importance, method, importance_inputs, status,
@@ -18,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from events.clock import from_micros, to_micros
 from events.episode_events import EpisodeValidated, EpisodeWritten, ReflectionFired
 from events.store.base import StoredEvent
+from events.types import ConversationDeleted
 from projections.base import chunks, dumps, loads, upsert
 from projections.consolidation.fold import Batch, EventFold, metadata, on
 
@@ -109,8 +111,17 @@ async def _reflected(batch: Batch, stored: StoredEvent, event: ReflectionFired) 
         )
 
 
+async def _deleted(batch: Batch, stored: StoredEvent, event: ConversationDeleted) -> None:
+    await batch.conn.execute(
+        sa.delete(episodes_table).where(
+            _E.namespace == stored.namespace, _E.conversation_id == event.conversation_id
+        )
+    )
+
+
 FOLDS: tuple[EventFold, ...] = (
     on(EpisodeWritten, _written),
+    on(ConversationDeleted, _deleted),
     on(EpisodeValidated, _validated),
     on(ReflectionFired, _reflected),
 )

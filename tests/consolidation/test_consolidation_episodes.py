@@ -13,8 +13,11 @@ from typing import Any
 import orjson
 import pytest
 
+from daemon.api.keys import STATE
 from daemon.consolidation.episode_text import SliceLine, heuristic_importance
 from daemon.consolidation.phases.episodes import EPISODE_SYSTEM, parse_episode
+from events.store.base import NewEvent
+from events.types import ConversationDeleted
 from plugins.contracts import ScriptedProvider
 from plugins.llm.providers import PROVIDERS
 from plugins.llm.settings import LLMSettings
@@ -106,6 +109,15 @@ async def test_an_offline_episode_of_a_scripted_conversation(tmp_path: Path) -> 
         assert first["episode_id"] == episode["episode_id"]
         assert newest["message_ids"] == more  # the slice starts after the last episode
         assert len(newest["summary"]) <= 80
+
+        # a deleted conversation takes its episodes with it
+        state = api.client.app[STATE]
+        positions = await state.require_store().append(
+            "default", [NewEvent(ConversationDeleted(conversation_id="chat-lisbon"))]
+        )
+        await state.async_note_written(positions[-1])
+        assert await _episodes(api, "chat-lisbon") == []
+        assert len(await _episodes(api, "chat-small")) == 1
 
 
 @contextlib.asynccontextmanager

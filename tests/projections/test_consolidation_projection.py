@@ -35,7 +35,7 @@ from events.episode_events import (
     ReflectionFired,
 )
 from events.recall_events import RecallRecorded
-from events.types import Event, FactPurged, FactWritten
+from events.types import ConversationDeleted, Event, FactPurged, FactWritten
 from projections.consolidation import ConsolidationProjection, read_log, recent_episodes
 from projections.consolidation.projection import FOLDS_BY_EVENT
 from projections.runner import ProjectionRunner, table_digests
@@ -49,6 +49,7 @@ def test_every_event_the_projection_folds_has_its_folds() -> None:
         RecallRecorded,
         FactWritten,
         FactPurged,
+        ConversationDeleted,
     }
     assert set(FOLDS_BY_EVENT) == folded - {ConsolidationLeaseTaken}
     # A purge clears both the fact's state and its links.
