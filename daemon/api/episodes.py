@@ -18,7 +18,7 @@ from aiohttp import web
 
 from daemon.api.common import path_id
 from daemon.api.errors import ApiError, json_response, not_found
-from daemon.api.keys import actor_of, namespace_of, state_of
+from daemon.api.keys import RECALL, actor_of, namespace_of, state_of
 from daemon.api.validation import Field, Schema, parse_body, parse_query
 from daemon.consolidation.episode_validation import validate_episode
 from daemon.consolidation.plans import PlanError
@@ -92,6 +92,7 @@ async def search(request: web.Request) -> web.Response:
         include_quarantined=bool(body.get("include_quarantined", False)),
         conversation_id=body.get("conversation_id"),
     )
+    recall = request.app.get(RECALL)
     async with engine.connect() as conn:
         hits = await search_episodes(
             conn,
@@ -100,6 +101,7 @@ async def search(request: web.Request) -> web.Response:
             wanted,
             state.clock.now(),
             consolidation_config(request.app).episode_half_life,
+            cache=None if recall is None else recall.cache,
         )
     return json_response({"episodes": hits})
 

@@ -13,7 +13,8 @@ An episode whose relevance is below the vector floor of recall (the embedder's
 the query and is left out; ties go to the newer episode. The candidates
 are the namespace's :data:`CANDIDATES` newest episodes (active ones only unless
 ``include_quarantined``). Every hit carries its three factors, so a caller sees why it ranks
-where it does.
+where it does. The summaries' vectors are kept in recall's embedding cache (by embedder and
+text hash), so a search embeds only its query and the summaries new since the last one.
 """
 
 from __future__ import annotations
@@ -22,12 +23,15 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+import numpy as np
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from daemon.consolidation.facts_view import embed
+from daemon.recall.embedding_cache import EmbeddingCache
 from daemon.recall.engine import VECTOR_FLOOR
-from plugins.embedders.base import Embedder
+from plugins.embedders.base import Embedder, Vectors
 from projections.consolidation import recent_episodes
+from projections.search.documents import content_hash
 
 CANDIDATES = 5000
 """Most episodes (the newest) one search ranks."""
@@ -54,6 +58,27 @@ def importance_factor(importance: float) -> float:
     return IMPORTANCE_FLOOR + (1 - IMPORTANCE_FLOOR) * min(max(importance, 0.0), 1.0)
 
 
+async def embed_summaries(
+    embedder: Embedder, cache: EmbeddingCache | None, texts: list[str]
+) -> Vectors:
+    """Return the texts' vectors, from the cache where it has them (the rest embedded and
+    stored there)."""
+    if cache is None or not texts:
+        return await embed(embedder, texts)
+    hashes = [content_hash(t) for t in texts]
+    found = await cache.get(embedder.embedder_id, hashes, embedder.dim)
+    missing = sorted({h: t for h, t in zip(hashes, texts, strict=True) if h not in found}.items())
+    if missing:
+        vectors = await embedder.embed([t for _, t in missing])
+        fresh = {
+            h: np.asarray(v, dtype=np.float32).tobytes()
+            for (h, _), v in zip(missing, vectors, strict=True)
+        }
+        await cache.put(embedder.embedder_id, fresh)
+        found.update(fresh)
+    return np.stack([np.frombuffer(found[h], dtype=np.float32) for h in hashes])
+
+
 async def search_episodes(
     conn: AsyncConnection,
     namespace: str,
@@ -61,6 +86,7 @@ async def search_episodes(
     request: EpisodeQuery,
     now: datetime,
     half_life: timedelta,
+    cache: EmbeddingCache | None = None,
 ) -> list[dict[str, Any]]:
     """Return the best ``top_k`` episodes for the query, best first, each with ``score`` and
     ``factors`` (relevance, recency, importance)."""
@@ -74,8 +100,9 @@ async def search_episodes(
     if not episodes:
         return []
     floor = float(getattr(embedder, "similarity_floor", VECTOR_FLOOR))
-    vectors = await embed(embedder, [request.query, *(e["summary"] for e in episodes)])
-    sims = vectors[1:] @ vectors[0]
+    query = await embed(embedder, [request.query])
+    summaries = await embed_summaries(embedder, cache, [e["summary"] for e in episodes])
+    sims = summaries @ query[0]
     hits: list[dict[str, Any]] = []
     for episode, sim in zip(episodes, sims.tolist(), strict=True):
         relevance = float(sim)
