@@ -304,3 +304,17 @@ async def test_episodes_formed_by_the_same_run_count_towards_reflection(tmp_path
         [fired] = _reflections(run)
         assert sorted(fired["episode_ids"]) == sorted(formed)
         assert fired["importance_sum"] == pytest.approx(3.2)
+
+
+async def test_a_forks_slice_is_its_own_messages(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        parent = await _say(api, "chat-main", LISBON * 40)  # more than a page to look through
+        status, forked = await api.call("POST", "/v1/conversations/chat-main/fork", {})
+        assert status == 201, forked
+        fork = forked["conversation_id"]
+        own = await _say(api, fork, SMALL_TALK)
+        await _run(api)  # at most 40 messages an episode: the fork's come after 240 inherited
+        [episode] = await _episodes(api, fork)
+        assert episode["message_ids"] == own
+        [main] = await _episodes(api, "chat-main")
+        assert main["message_ids"] == parent[:40]

@@ -41,6 +41,9 @@ if TYPE_CHECKING:
 
 MAX_EPISODES_PER_RUN = 50
 MAX_VALIDATIONS_PER_RUN = 100
+READ_PAGE = 200
+"""Messages read at a time while looking for a slice (a reference fork shows its parent's
+first, which are not its slice)."""
 TRANSCRIPT_CHARS = 8000
 """Most characters of a slice shown to the model (each message cut at a tenth of it)."""
 OFF_IMPORTANCE = 0.5
@@ -83,24 +86,29 @@ def parse_episode(text: str | None) -> ModelEpisode | None:
 
 async def _slice_of(ctx: RunContext, conversation_id: str) -> list[MessageRow]:
     """The messages of the conversation's next slice (possibly fewer than the minimum)."""
+    want = ctx.config.episode_max_messages
+    out: list[MessageRow] = []
     async with ctx.engine.connect() as conn:
         last = await last_episode_of(conn, ctx.namespace, conversation_id)
         after = None if last is None else last["message_ids"][-1]
         reach = 0 if last is None else int(last["last_position"])
-        want = ctx.config.episode_max_messages
-        try:
-            rows = await list_messages(
-                conn, ctx.namespace, conversation_id, after_message_id=after, limit=want * 2
-            )
-        except UnknownMessage:  # the episode's last message is gone: go by position
-            rows = await list_messages(conn, ctx.namespace, conversation_id, limit=100_000)
-    out: list[MessageRow] = []
-    for row in rows:
-        if row.conversation_id != conversation_id or row.position <= reach:
-            continue
-        if not row.finalized:
-            break
-        out.append(row)
+        while len(out) < want:
+            try:
+                rows = await list_messages(
+                    conn, ctx.namespace, conversation_id, after_message_id=after, limit=READ_PAGE
+                )
+            except UnknownMessage:  # the episode's last message is gone: go by position
+                after = None
+                continue
+            for row in rows:
+                if row.conversation_id != conversation_id or row.position <= reach:
+                    continue  # inherited from a parent, or in an earlier episode
+                if not row.finalized:
+                    return out
+                out.append(row)
+            if len(rows) < READ_PAGE:
+                break
+            after = rows[-1].message_id
     return out[:want]
 
 
