@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from events.consolidation_events import CONSOLIDATION_EVENT_CLASSES
 from events.daemon_events import DAEMON_EVENT_CLASSES
+from events.episode_events import EPISODE_EVENT_CLASSES
 from events.recall_events import RECALL_EVENT_CLASSES
 from events.retrospective_events import RETROSPECTIVE_EVENT_CLASSES
 from events.types import CORE_EVENT_CLASSES, Event
@@ -20,4 +21,5 @@ EVENT_CLASSES: tuple[type[Event], ...] = (
     *RETROSPECTIVE_EVENT_CLASSES,
     *RECALL_EVENT_CLASSES,
     *DAEMON_EVENT_CLASSES,
+    *EPISODE_EVENT_CLASSES,
 )

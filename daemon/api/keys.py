@@ -51,3 +51,9 @@ def namespace_of(request: web.Request) -> str:
 def state_of(request: web.Request) -> AppState:
     """Return the application state."""
     return request.app[STATE]
+
+
+def actor_of(request: web.Request) -> str:
+    """Return who a decision made through this request is recorded as (``api:<token>``)."""
+    grant = request.get(GRANT)
+    return f"api:{grant}" if grant is not None else "api"

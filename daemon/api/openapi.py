@@ -16,6 +16,7 @@ from daemon.api import (
     consolidation,
     context,
     conversations,
+    episodes,
     events,
     facts,
     health,
@@ -226,6 +227,46 @@ COMPONENTS: dict[str, _S] = {
         },
         left_out={"type": "integer", "description": "items that did not fit in max_chars"},
         text={"type": "string", "description": "the items rendered for a prompt"},
+    ),
+    "Episode": _obj(
+        [
+            "episode_id",
+            "conversation_id",
+            "message_ids",
+            "summary",
+            "importance",
+            "method",
+            "status",
+            "started_at",
+            "ended_at",
+            "created_at",
+        ],
+        episode_id=_STR,
+        conversation_id=_STR,
+        message_ids={"type": "array", "items": _STR, "description": "the slice, in order"},
+        first_position=_INT,
+        last_position=_INT,
+        started_at=_TIME,
+        ended_at=_TIME,
+        summary=_STR,
+        importance={"type": "number", "minimum": 0, "maximum": 1},
+        method={"type": "string", "enum": ["model", "extractive"]},
+        importance_inputs={"type": "object", "description": "what decided the importance"},
+        status={"type": "string", "enum": ["quarantined", "active"]},
+        validated_by=_NSTR,
+        validated_at=_NTIME,
+        run_id=_NSTR,
+        reflected_run_id={
+            "type": ["string", "null"],
+            "description": "the run whose reflection used it",
+        },
+        created_at=_TIME,
+        position=_INT,
+        score={"type": "number", "description": "search only: relevance x recency x importance"},
+        factors={"type": "object", "description": "search only: {relevance, recency, importance}"},
+    ),
+    "Episodes": _obj(
+        ["episodes"], episodes={"type": "array", "items": {"$ref": "#/components/schemas/Episode"}}
     ),
     "Health": _obj(
         ["status", "last_position", "projection_position", "projection_lag", "version"],
@@ -440,6 +481,7 @@ OPERATIONS: tuple[Operation, ...] = (
     ),
     Operation("GET", "/v1/retrospective", "Retrospective counters, queue and model budget"),
     *(Operation(**op) for op in consolidation.OPENAPI_OPERATIONS),
+    *(Operation(**op) for op in episodes.OPENAPI_OPERATIONS),
 )
 
 _ERROR_RESPONSES: dict[str, str] = {

@@ -8,6 +8,7 @@ from daemon.api import (
     consolidation,
     context,
     conversations,
+    episodes,
     events,
     facts,
     health,
@@ -22,5 +23,5 @@ from daemon.api import (
 def add_routes(app: web.Application) -> None:
     """Register all API routes."""
     modules = (messages, conversations, facts, events, health, openapi, search, retrospective)
-    for module in (*modules, consolidation, insights, context):
+    for module in (*modules, consolidation, insights, episodes, context):
         module.add_routes(app)

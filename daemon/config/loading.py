@@ -370,6 +370,17 @@ def _check_retry_delays(c: _SectionCheck, section: str) -> None:
         )
 
 
+def _check_consolidation(c: _SectionCheck) -> None:
+    _check_retry_delays(c, "consolidation")
+    _check_tier(c)
+    least, most = c.values["episode_min_messages"], c.values["episode_max_messages"]
+    if c.ok("episode_min_messages", "episode_max_messages") and most < least:
+        c.errors.append(
+            f"consolidation.episode_max_messages: {most} is below "
+            f"consolidation.episode_min_messages ({least})"
+        )
+
+
 def _check_retrospective(c: _SectionCheck) -> None:
     _check_retry_delays(c, "retrospective")
     floor = 2 * c.values["sweep_interval"]
@@ -407,11 +418,6 @@ def _check_recall(c: _SectionCheck) -> None:
     top_k, candidates = c.values["top_k"], c.values["candidate_top_k"]
     if c.ok("top_k", "candidate_top_k") and candidates < top_k:
         c.errors.append(f"recall.candidate_top_k: {candidates} is below recall.top_k ({top_k})")
-
-
-def _check_consolidation(c: _SectionCheck) -> None:
-    _check_retry_delays(c, "consolidation")
-    _check_tier(c)
 
 
 def _check_tier(c: _SectionCheck) -> None:

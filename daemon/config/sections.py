@@ -470,6 +470,11 @@ class ModelsConfig:
         StrKind(optional=True),
         "The standard phase's agents. Default: cheap_model.",
     )
+    episodes: str | None = _key(
+        None,
+        StrKind(optional=True),
+        "The standard phase's episode summaries. Default: cheap_model.",
+    )
     judge: str | None = _key(
         None,
         StrKind(optional=True),
@@ -717,8 +722,34 @@ class ConsolidationConfig:
     importance_threshold: float = _key(
         3.0,
         FloatKind(maximum=1_000_000.0),
-        "Reflection runs once the importance of the facts written since the last reflection "
-        "adds up to this.",
+        "Reflection runs once the importance (each in [0, 1]) of the episodes formed since the "
+        "last reflection adds up to this.",
+    )
+    importance_scoring: str = _key(
+        "model",
+        StrKind(choices=("model", "heuristic", "off")),
+        "An episode's importance: model (the model's score from the episode's one call; the "
+        "heuristic when there is no model or its answer is unusable) | heuristic (offline "
+        "signals always) | off (every episode 0.5).",
+    )
+    episode_min_messages: int = _key(
+        4,
+        IntKind(minimum=1, maximum=10_000),
+        "Fewest new finalized messages of a conversation the standard phase makes an episode of "
+        "(fewer wait for the next run).",
+    )
+    episode_max_messages: int = _key(
+        40,
+        IntKind(minimum=1, maximum=10_000),
+        "Most messages in one episode; the rest of a longer backlog forms the next episodes.",
+    )
+    episode_summary_chars: int = _key(
+        600, IntKind(minimum=50, maximum=20_000), "Longest episode summary (characters)."
+    )
+    episode_half_life: timedelta = _key(
+        timedelta(days=7),
+        DurationKind(minimum=60 * _S, maximum=timedelta(days=36_500)),
+        "Episodic recall: the age at which an episode's recency factor halves.",
     )
     reflection_max_questions: int = _key(
         3, IntKind(minimum=1, maximum=20), "Most questions one reflection asks (one insight each)."

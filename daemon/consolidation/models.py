@@ -20,6 +20,7 @@ CALL_SITES: dict[str, str] = {
     "retrospective": "cheap",
     "reconcile": "cheap",
     "agents": "cheap",
+    "episodes": "cheap",
     "judge": "deep",
     "reflection": "deep",
     "analyze": "deep",

@@ -1,17 +1,23 @@
 """The consolidation projection: plans, the consolidation log, runs, the review queue, the
 per-fact state consolidation keeps (archived, reinforcements, category, recall evidence),
-links, the learned_context block and the activity counters.
+links, the learned_context block, the episodes and the activity counters.
 
 One module per table group, each holding its tables, its folds and its reads:
 :mod:`.plans`, :mod:`.log`, :mod:`.runs`, :mod:`.review`, :mod:`.fact_state`, :mod:`.links`,
-:mod:`.learned`, :mod:`.activity`. :mod:`.projection` folds them all under one name and
-version; :mod:`.fold` is what the groups share. Folds are pure: times come from event
+:mod:`.learned`, :mod:`.episodes`, :mod:`.activity`. :mod:`.projection` folds them all under
+one name and version; :mod:`.fold` is what the groups share. Folds are pure: times come from event
 payloads and ``recorded_at``.
 
 This module names what the rest of memoryd reads.
 """
 
 from projections.consolidation.activity import activity
+from projections.consolidation.episodes import (
+    get_episode,
+    last_episode_of,
+    recent_episodes,
+    unreflected_episodes,
+)
 from projections.consolidation.fact_state import (
     FactState,
     archived_ids,
@@ -39,7 +45,9 @@ __all__ = [
     "activity",
     "archived_ids",
     "fact_states",
+    "get_episode",
     "get_plan",
+    "last_episode_of",
     "learned_context",
     "links_of",
     "list_runs",
@@ -49,7 +57,9 @@ __all__ = [
     "one_fact_state",
     "pending_items",
     "read_log",
+    "recent_episodes",
     "review_items",
     "same_text",
     "unfinished_runs",
+    "unreflected_episodes",
 ]

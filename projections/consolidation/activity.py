@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from events.clock import to_micros
 from events.consolidation_events import CONSOLIDATION_EVENT_CLASSES
+from events.episode_events import EPISODE_EVENT_CLASSES
 from events.recall_events import RecallRecorded
 from events.retrospective_events import RetrospectiveSucceeded
 from events.store.base import StoredEvent
@@ -32,7 +33,11 @@ activity_table = sa.Table(
     sa.Column("turns", sa.BigInteger, nullable=False),
 )
 
-_OWN_CLASSES: tuple[type[Event], ...] = (*CONSOLIDATION_EVENT_CLASSES, RecallRecorded)
+_OWN_CLASSES: tuple[type[Event], ...] = (
+    *CONSOLIDATION_EVENT_CLASSES,
+    *EPISODE_EVENT_CLASSES,
+    RecallRecorded,
+)
 _OWN_EVENTS = frozenset(cls.event_type for cls in _OWN_CLASSES)
 
 

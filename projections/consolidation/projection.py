@@ -14,12 +14,20 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from events.store.base import StoredEvent
 from projections.base import Projection
-from projections.consolidation import fact_state, learned, links, plans, review, runs
+from projections.consolidation import episodes, fact_state, learned, links, plans, review, runs
 from projections.consolidation.activity import fold_activity
 from projections.consolidation.fold import Batch, dispatch_table, metadata
 
 FOLDS_BY_EVENT = dispatch_table(
-    (fact_state.FOLDS, links.FOLDS, plans.FOLDS, runs.FOLDS, review.FOLDS, learned.FOLDS)
+    (
+        fact_state.FOLDS,
+        links.FOLDS,
+        plans.FOLDS,
+        runs.FOLDS,
+        review.FOLDS,
+        learned.FOLDS,
+        episodes.FOLDS,
+    )
 )
 
 
@@ -29,7 +37,8 @@ class ConsolidationProjection(Projection):
     name: ClassVar[str] = "consolidation"
     # 3: exact-duplicate keys use projections.text.normalise (apostrophes folded).
     # 4: consolidation_activity counts turns (the after_turns trigger).
-    version: ClassVar[int] = 4
+    # 5: the episodes table (projections.consolidation.episodes).
+    version: ClassVar[int] = 5
     metadata: ClassVar[sa.MetaData] = metadata
 
     async def apply(self, conn: AsyncConnection, events: Sequence[StoredEvent]) -> None:

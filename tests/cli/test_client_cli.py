@@ -268,6 +268,9 @@ DAEMON_COMMANDS = {
     "insights list",
     "insights generate",
     "insights delete",
+    "episodes list",
+    "episodes search",
+    "episodes validate",
     "mcp",
     "inspect",
 }

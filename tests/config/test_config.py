@@ -563,6 +563,33 @@ def test_consolidation_knobs_are_read_and_bad_values_name_their_key() -> None:
     ]
 
 
+def test_the_episode_keys_are_checked() -> None:
+    defaults = config_from_mapping({}, env={}).consolidation
+    assert (defaults.importance_scoring, defaults.importance_threshold) == ("model", 3.0)
+    assert (defaults.episode_min_messages, defaults.episode_max_messages) == (4, 40)
+    assert defaults.episode_half_life == timedelta(days=7)
+    errors = _errors(
+        {
+            "consolidation": {
+                "importance_scoring": "vibes",
+                "episode_summary_chars": 10,
+                "episode_half_life": "0s",
+                "importance_threshold": -1,
+            }
+        }
+    )
+    assert sorted(e.split(":")[0] for e in errors) == [
+        "consolidation.episode_half_life",
+        "consolidation.episode_summary_chars",
+        "consolidation.importance_scoring",
+        "consolidation.importance_threshold",
+    ]
+    errors = _errors({"consolidation": {"episode_min_messages": 10, "episode_max_messages": 5}})
+    assert errors == [
+        "consolidation.episode_max_messages: 5 is below consolidation.episode_min_messages (10)"
+    ]
+
+
 def test_salience_weights_are_a_nested_table() -> None:
     config = config_from_mapping(
         {"consolidation": {"salience_weights": {"importance": 0, "trust": 2.5}}},

@@ -20,6 +20,7 @@ from projections.consolidation import ConsolidationProjection
 from projections.runner import ProjectionRunner, table_digests
 from projections.search import SearchProjection
 from tests.api_fixtures import Api, api_client
+from tests.consolidation_fixtures import an_episode, append_episodes
 
 YARA = (
     "Yara hikes every Saturday",
@@ -36,6 +37,15 @@ async def _fact(api: Api, text: str, **extra: Any) -> str:
     assert status == 201, body
     fact_id: str = body["fact_id"]
     return fact_id
+
+
+async def _episodes(api: Api, *importances: float) -> list[str]:
+    """Append episodes of these importances (as the standard phase writes them)."""
+    now = api.clock.now()
+    summaries = (f"Yara talked about her weekend number {n}" for n in range(len(importances)))
+    return await append_episodes(
+        api, *(an_episode(s, i, now) for s, i in zip(summaries, importances, strict=True))
+    )
 
 
 async def _recalled(api: Api, fact_id: str, queries: list[str]) -> None:
@@ -139,6 +149,7 @@ async def test_judge_supersedes_the_older_at_the_newer_valid_from(tmp_path: Path
 async def test_reflection_cites_the_evidence_memoryd_retrieved(tmp_path: Path) -> None:
     async with api_client(tmp_path) as api:
         facts = [await _fact(api, text, importance=0.9) for text in YARA]
+        await _episodes(api, 0.9, 0.9, 0.9, 0.9)
         run = await _deep(api, ScriptedProvider(fn=_model))
         [reflect] = [a for a in run["actions"] if a["action"] == "reflect"]
         assert set(reflect["cites"]) <= set(facts)
@@ -155,7 +166,7 @@ async def test_reflection_cites_the_evidence_memoryd_retrieved(tmp_path: Path) -
         }
         assert cited == set(reflect["cites"])
         assert "F99" not in cited
-        # the next run does not reflect again until more importance accumulates
+        # the next run does not reflect again until more episodes' importance accumulates
         run2 = await _deep(api, ScriptedProvider(fn=_model))
         assert not [a for a in run2["actions"] if a["action"] == "reflect"]
 
@@ -176,7 +187,8 @@ async def test_learned_context_is_bounded_and_rewritten_only_on_change(tmp_path:
 
 async def test_consolidation_tables_rebuild_identically(tmp_path: Path) -> None:
     """The projection is a pure fold: a fresh fold of the log gives the same tables, so
-    everything archived, merged, linked or promoted is recoverable from the log alone."""
+    everything archived, merged, linked, promoted or summarised as an episode is recoverable
+    from the log alone."""
     async with api_client(tmp_path) as api:
         a = await _fact(api, "Cleo drinks green tea")
         await _fact(api, "cleo drinks green tea!")
@@ -184,7 +196,13 @@ async def test_consolidation_tables_rebuild_identically(tmp_path: Path) -> None:
         await _recalled(api, q, ["sport", "triathlon", "race"])
         api.clock.advance(timedelta(days=200))
         await _fact(api, "Cleo adopted a greyhound", importance=0.9)
+        for text in ("I adopted a greyhound", "Lovely!", "His name is Bolt", "Great name"):
+            body = {"role": "user", "content": text}
+            await api.call("POST", "/v1/conversations/c1/messages", body)
+        await _episodes(api, 1.0, 1.0, 1.0)  # reflection fires and marks them
         run = await _deep(api, ScriptedProvider(fn=_model))
+        assert run["stats"]["episodes"] == 1
+        assert [a for a in run["actions"] if a["action"] == "reflection"]
         _, plan = await api.call("POST", "/v1/consolidation/analyze", {"stale_days": 100})
         await api.call("POST", f"/v1/consolidation/plans/{plan['plan_id']}/apply")
         await api.call("POST", f"/v1/consolidation/facts/{a}/restore")
@@ -220,6 +238,7 @@ async def test_reflection_writes_an_insight_once(tmp_path: Path) -> None:
     async with api_client(tmp_path) as api:
         for text in YARA:
             await _fact(api, text, importance=0.9)
+        await _episodes(api, 0.9, 0.9, 0.9, 0.9)
         run = await _deep(api, _repeating_model("Yara spends weekends outdoors"))
         reflected = [a for a in run["actions"] if a["action"] == "reflect"]
         [duplicate] = [a for a in run["actions"] if a["action"] == "insight_duplicate"]
@@ -231,6 +250,7 @@ async def test_reflection_writes_an_insight_once(tmp_path: Path) -> None:
 async def test_reflection_drops_an_insight_an_existing_fact_already_says(tmp_path: Path) -> None:
     async with api_client(tmp_path) as api:
         facts = [await _fact(api, text, importance=0.9) for text in YARA]
+        await _episodes(api, 0.9, 0.9, 0.9, 0.9)
         run = await _deep(api, _repeating_model("yara owns a  kayak."))
         assert not [a for a in run["actions"] if a["action"] == "reflect"]
         duplicates = [a for a in run["actions"] if a["action"] == "insight_duplicate"]

@@ -27,7 +27,7 @@ from plugins.llm.budget import BudgetedProvider, BudgetTracker
 from plugins.llm.settings import BudgetSettings
 from plugins.llm.types import CompletionRequest, Usage
 from tests.api_fixtures import Api, api_client
-from tests.consolidation.test_consolidation_deep import _deep, _fact, _model
+from tests.consolidation.test_consolidation_deep import _deep, _episodes, _fact, _model
 from tests.consolidation.test_consolidation_phases import _budget_run
 
 YARA = (
@@ -36,12 +36,14 @@ YARA = (
     "Yara owns a kayak",
     "Yara cycles to the lake on weekends",
 )
-"""Four facts of importance 0.9: 3.6, past the default importance_threshold of 3."""
+"""Four facts, and four episodes of importance 0.9: 3.6, past the default
+importance_threshold of 3."""
 
 
 async def _yara(api: Api) -> None:
     for text in YARA:
         await _fact(api, text, importance=0.9)
+    await _episodes(api, 0.9, 0.9, 0.9, 0.9)
 
 
 def _reflections(run: dict[str, object]) -> list[dict[str, object]]:

@@ -78,6 +78,7 @@ async def test_each_phase_and_call_site_asks_its_model(
             "retrospective": "small-m",
             "reconcile": "small-m",
             "agents": "small-m",
+            "episodes": "small-m",
             "judge": "judge-m",
             "reflection": "big-m",
             "analyze": "big-m",

@@ -1,4 +1,5 @@
-"""Consolidation on PostgreSQL: the projection folds, plans apply, runs take the lease."""
+"""Consolidation on PostgreSQL: the projection folds, plans apply, runs take the lease,
+episodes are formed, validated and found."""
 
 from __future__ import annotations
 
@@ -70,6 +71,19 @@ async def _scenario(tmp_path: Path, url: str) -> None:
         assert run["status"] == "completed"
         # the run took the namespace's turn: its fencing stream moved once
         assert await service.store.stream_version("default", lease_stream("default")) == 1
+        # episodes: formed by the standard phase, validated, found
+        for text in ("I moved to Lisbon with Ana.", "Nice!", "My job is in Alfama now.", "ok"):
+            body = {"role": "user", "content": text}
+            status, _ = await api.call("POST", "/v1/conversations/c1/messages", body)
+            assert status == 201
+        _, run = await api.call("POST", "/v1/consolidation/run", {"phases": ["standard"]})
+        assert run["stats"]["episodes"] == 1, run
+        _, listed = await api.call("GET", "/v1/episodes")
+        [episode] = listed["episodes"]
+        status, _ = await api.call("POST", f"/v1/episodes/{episode['episode_id']}/validate")
+        assert status == 200
+        _, found = await api.call("POST", "/v1/episodes/search", {"query": "Lisbon"})
+        assert [e["episode_id"] for e in found["episodes"]] == [episode["episode_id"]]
 
 
 def test_consolidation_on_postgres(pg_url: str, tmp_path: Path) -> None:

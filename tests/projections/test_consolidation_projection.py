@@ -1,5 +1,6 @@
 """The consolidation projection's dispatch: every event it folds has its folds, and the
-tables come out the same whatever the batch boundaries (the fact-state cache is per batch)."""
+tables (episodes included) come out the same whatever the batch boundaries (the fact-state
+cache is per batch)."""
 
 from __future__ import annotations
 
@@ -27,16 +28,29 @@ from events.consolidation_events import (
     ReviewItemRejected,
     ValidationRefused,
 )
+from events.episode_events import (
+    EPISODE_EVENT_CLASSES,
+    EpisodeValidated,
+    EpisodeWritten,
+    ReflectionFired,
+)
 from events.recall_events import RecallRecorded
-from events.types import Event, FactPurged, FactWritten
-from projections.consolidation import ConsolidationProjection, read_log
+from events.types import ConversationDeleted, Event, FactPurged, FactWritten
+from projections.consolidation import ConsolidationProjection, read_log, recent_episodes
 from projections.consolidation.projection import FOLDS_BY_EVENT
 from projections.runner import ProjectionRunner, table_digests
 from tests.projection_fixtures import T0, open_env
 
 
 def test_every_event_the_projection_folds_has_its_folds() -> None:
-    folded = {*CONSOLIDATION_EVENT_CLASSES, RecallRecorded, FactWritten, FactPurged}
+    folded = {
+        *CONSOLIDATION_EVENT_CLASSES,
+        *EPISODE_EVENT_CLASSES,
+        RecallRecorded,
+        FactWritten,
+        FactPurged,
+        ConversationDeleted,
+    }
     assert set(FOLDS_BY_EVENT) == folded - {ConsolidationLeaseTaken}
     # A purge clears both the fact's state and its links.
     assert len(FOLDS_BY_EVENT[FactPurged]) == 2
@@ -51,6 +65,7 @@ def _log(rng: random.Random, count: int) -> list[Event]:
         plan, item, run = f"p{i % 7}", f"r{i % 5}", f"run{i % 4}"
         items = [{"item_id": "i1", "action": "merge", "fact_ids": [f, other], "reasoning": "r"}]
         hits = [{"kind": "fact", "id": f}, {"kind": "message", "id": "m"}]
+        episode = f"ep{i % 9}"
         out.append(
             rng.choice(
                 [
@@ -77,6 +92,22 @@ def _log(rng: random.Random, count: int) -> list[Event]:
                     ReviewItemRejected(item_id=item, at=at, reason="no"),
                     LearnedContextWritten(at=at, text=f"context {i}", fact_ids=[f]),
                     FactPurged(fact_id=f),
+                    EpisodeWritten(
+                        episode_id=episode,
+                        conversation_id=f"c{i % 3}",
+                        message_ids=[f"m{i}", f"m{i + 1}"],
+                        first_position=i,
+                        last_position=i + 1,
+                        started_at=at,
+                        ended_at=at,
+                        summary=f"Cleo talked about {i % 5}",
+                        importance=(i % 10) / 10,
+                        method=rng.choice(["model", "extractive"]),
+                        importance_inputs={"scoring": "heuristic"},
+                        at=at,
+                    ),
+                    EpisodeValidated(episode_id=episode, at=at, by="api"),
+                    ReflectionFired(run_id=run, at=at, episode_ids=[episode, f"ep{(i + 1) % 9}"]),
                 ]
             )
         )
@@ -100,7 +131,11 @@ async def test_batch_boundaries_do_not_change_the_tables(tmp_path: Path) -> None
             async with engine.connect() as conn:
                 digests.append(await table_digests(conn, [projection]))
                 logged = len(await read_log(conn, "default", limit=1000))
+                episodes = await recent_episodes(conn, "default", limit=100)
             await engine.dispose()
     assert digests[0] == digests[1] == digests[2]
-    assert len(digests[0]) == 8
+    assert len(digests[0]) == 9
     assert logged > 50  # the log holds what the folds wrote, not an empty table thrice
+    # episodes were written, validated and used by reflections, not left empty
+    assert {e["status"] for e in episodes} == {"quarantined", "active"}
+    assert any(e["reflected_run_id"] for e in episodes)

@@ -427,6 +427,48 @@ def reject_review_item(item_id: str, *, reason: str | None = None) -> Call[JSONO
     return Call("POST", f"/v1/review/{segment(item_id)}/reject", body=fields(reason=reason))
 
 
+# --- episodes ----------------------------------------------------------------------------
+
+
+def episodes(
+    *,
+    conversation_id: str | None = None,
+    status: Literal["quarantined", "active", "all"] | None = None,
+    limit: int | None = None,
+) -> Call[JSONObject]:
+    """The episodes consolidation formed of the conversations' slices, newest first."""
+    return Call(
+        "GET", "/v1/episodes", query(conversation_id=conversation_id, status=status, limit=limit)
+    )
+
+
+def get_episode(episode_id: str) -> Call[JSONObject]:
+    """One episode."""
+    return Call("GET", f"/v1/episodes/{segment(episode_id)}")
+
+
+def search_episodes(
+    query: str,
+    *,
+    top_k: int | None = None,
+    include_quarantined: bool | None = None,
+    conversation_id: str | None = None,
+) -> Call[JSONObject]:
+    """Episodic recall: episodes ranked by recency x relevance x importance."""
+    body = fields(
+        query=query,
+        top_k=top_k,
+        include_quarantined=include_quarantined,
+        conversation_id=conversation_id,
+    )
+    return Call("POST", "/v1/episodes/search", body=body)
+
+
+def validate_episode(episode_id: str, *, note: str | None = None) -> Call[JSONObject]:
+    """Vouch for an episode: a quarantined episode becomes active."""
+    return Call("POST", f"/v1/episodes/{segment(episode_id)}/validate", body=fields(note=note))
+
+
 # --- events, health ----------------------------------------------------------------------
 
 

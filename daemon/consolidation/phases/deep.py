@@ -1,7 +1,8 @@
 """The deep phase: a conflict judge for contradicting pairs (at most
 ``max_deep_conflicts_per_run``; supersede, valid time closed at the newer fact's
-``valid_from``); reflection (when ``reflection`` is on) once the importance written since the
-last reflection reaches ``importance_threshold`` (up to ``reflection_max_questions``
+``valid_from``); reflection (when ``reflection`` is on) once the importance of the episodes
+formed since the last reflection (this run's included) reaches ``importance_threshold``
+(a ``ReflectionFired`` names them and their sum; up to ``reflection_max_questions``
 questions, evidence retrieved by memoryd, insights written quarantined with ``cites`` links to
 the evidence ids memoryd retrieved, never ids the model names, and never twice: an insight
 saying what an existing fact or an earlier insight of the run says is dropped and logged as a
@@ -13,23 +14,28 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
 
 from daemon.consolidation.facts_view import FactView, current_facts, embed
+from daemon.consolidation.phases.episodes import episodes_of_run
 from daemon.consolidation.phases.run_context import ask, expect_facts, touched_facts
 from daemon.consolidation.preview import fact_salience
 from daemon.memory.writes import recorded_decision
 from events.clock import to_micros
 from events.consolidation_events import FactArchived, FactLinked, LearnedContextWritten
+from events.episode_events import ReflectionFired
 from events.types import FactSuperseded, FactWritten
 from plugins.protocols import Agent
-from projections.consolidation import learned_context
+from projections.consolidation import learned_context, unreflected_episodes
 
 if TYPE_CHECKING:
     from daemon.consolidation.service import RunContext
 
 
 EVIDENCE = 5
+EPISODES_SHOWN = 10
+"""The newest episodes whose summaries the questions' prompt shows beside the facts."""
 INSIGHT_DUPLICATE = 0.95
 """Cosine at or above which an insight says what its evidence or an earlier insight says."""
 
@@ -93,27 +99,49 @@ async def _judge_conflicts(ctx: RunContext, views: dict[str, FactView]) -> None:
         )
 
 
-def reflection_due(ctx: RunContext) -> tuple[bool, float]:
-    """Return whether the importance written since the last reflection crosses the threshold."""
-    last = (ctx.last_run or {}).get("inputs") or {}
-    base = float(last.get("reflected_importance", last.get("importance_sum", 0.0)))
-    gained = float(ctx.inputs.get("importance_sum", 0.0)) - base
-    return gained >= ctx.config.importance_threshold, gained
+@dataclass(frozen=True, slots=True)
+class ReflectionDue:
+    """Whether the episodes formed since the last reflection add up to the threshold."""
+
+    due: bool
+    episode_ids: list[str]
+    importance_sum: float
+    summaries: list[str]
+    """The newest episodes' summaries, for the questions' prompt."""
+
+
+async def reflection_due(ctx: RunContext) -> ReflectionDue:
+    """Sum the importance of the episodes no reflection used yet (this run's included)."""
+    async with ctx.engine.connect() as conn:
+        waiting = await unreflected_episodes(conn, ctx.namespace)
+    episodes = [(e["episode_id"], float(e["importance"]), e["summary"]) for e in waiting]
+    episodes += [(e.episode_id, float(e.importance), e.summary) for e in episodes_of_run(ctx)]
+    total = round(sum(i for _, i, _ in episodes), 6)
+    return ReflectionDue(
+        due=total >= ctx.config.importance_threshold,
+        episode_ids=[e for e, _, _ in episodes],
+        importance_sum=total,
+        summaries=[s for _, _, s in episodes[-EPISODES_SHOWN:]],
+    )
 
 
 async def _reflect(ctx: RunContext, views: dict[str, FactView]) -> None:
-    due, gained = reflection_due(ctx)
-    ctx.stats["importance_since_reflection"] = round(gained, 6)
+    due = await reflection_due(ctx)
+    ctx.stats["importance_since_reflection"] = due.importance_sum
+    ctx.stats["episodes_since_reflection"] = len(due.episode_ids)
     # A person asking for insights (memoryd insights generate) does not wait for the threshold.
     asked = bool(ctx.inputs.get("reflect_now"))
-    if not (due or asked) or ctx.provider is None or not (ctx.config.reflection or asked):
+    if not (due.due or asked) or ctx.provider is None or not (ctx.config.reflection or asked):
         return
     recent = sorted(views.values(), key=lambda v: -v.row.written_position)[:30]
     listing = "\n".join(f"- {v.row.text}" for v in recent)
+    if due.summaries:
+        listing += "\nRecent episodes:\n" + "\n".join(f"- {s}" for s in due.summaries)
     most = ctx.config.reflection_max_questions
     answer = await ask(ctx, QUESTIONS_SYSTEM.format(n=most), listing, site="reflection")
     if answer is None:
         return
+    _fired(ctx, due, "threshold" if due.due else "asked")
     said = {_said(v.row.text): v.fact_id for v in views.values()}
     written: dict[str, str] = {}
     questions = [
@@ -174,8 +202,31 @@ async def _reflect(ctx: RunContext, views: dict[str, FactView]) -> None:
         )
         ctx.actions.append({"action": "reflect", "fact_id": fact_id, "cites": evidence})
         ctx.count("insights")
-    ctx.stats["reflected_importance"] = float(ctx.inputs.get("importance_sum", 0.0))
     await _prune_insights(ctx, views)
+
+
+def _fired(ctx: RunContext, due: ReflectionDue, reason: Literal["threshold", "asked"]) -> None:
+    """Record that reflection ran on these episodes (the next one counts from here)."""
+    threshold = float(ctx.config.importance_threshold)
+    ctx.effects.append(
+        ReflectionFired(
+            run_id=ctx.run_id,
+            at=ctx.now,
+            episode_ids=due.episode_ids,
+            importance_sum=due.importance_sum,
+            threshold=threshold,
+            reason=reason,
+        )
+    )
+    ctx.actions.append(
+        {
+            "action": "reflection",
+            "reason": reason,
+            "episode_ids": due.episode_ids,
+            "importance_sum": due.importance_sum,
+            "threshold": threshold,
+        }
+    )
 
 
 async def _prune_insights(ctx: RunContext, views: dict[str, FactView]) -> None:

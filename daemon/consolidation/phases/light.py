@@ -2,8 +2,8 @@
 (``noise_filters``: greetings, acknowledgements, tool chatter) are archived; salience =
 retention x importance x trust; archive below ``decay_archive_threshold``; a capacity bound
 archives the lowest salience; exact and near duplicates and deterministic conflicts become a
-plan (``PlanCreated``, source auto) for a person to apply; then promotion. Archives are
-restorable; merges wait for a person."""
+plan (``PlanCreated``, source auto) for a person to apply; then promotion (of facts, then of
+the episodes their facts vouch for). Archives are restorable; merges wait for a person."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from daemon.consolidation.facts_view import FactView, current_facts
+from daemon.consolidation.phases.episodes import validate_episodes
 from daemon.consolidation.phases.promotion import promote
 from daemon.consolidation.phases.run_context import expect_facts
 from daemon.consolidation.plans import build_plan
@@ -116,3 +117,4 @@ async def light(ctx: RunContext, _agents: Sequence[Agent]) -> None:
         ctx.effects.append(plan)
         ctx.actions.append({"action": "plan", "plan_id": plan.plan_id, "items": len(items)})
     await promote(ctx, kept)
+    await validate_episodes(ctx, kept)

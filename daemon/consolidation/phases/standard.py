@@ -1,6 +1,7 @@
 """The standard phase: first the retrospective's extraction (:mod:`daemon.consolidation.extraction`:
 a retrospective is requested for each conversation with unreviewed messages; its facts are
-reconciled by the next run), then reconciliation of the facts written since the last run
+reconciled by the next run), then the episodes of the conversations' new slices
+(:mod:`.episodes`), then reconciliation of the facts written since the last run
 against their nearest current facts: cosine >= :data:`DUPLICATE` is left to dedupe; between
 :data:`RECONCILE_FLOOR` and it one model call answers ADD / UPDATE / NOOP / CONFLICT (UPDATE
 supersedes, NOOP archives the new fact and reinforces the old one, CONFLICT queues a review
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from daemon.consolidation.facts_view import FactView, current_facts, embed
 from daemon.consolidation.phases.agents import run_agents
+from daemon.consolidation.phases.episodes import form_episodes
 from daemon.consolidation.phases.light import DUPLICATE
 from daemon.consolidation.phases.run_context import ask, expect_facts, queue_review, touched_facts
 from daemon.consolidation.rules import judge_pair
@@ -67,6 +69,7 @@ async def standard(ctx: RunContext, agents: Sequence[Agent]) -> None:
         ctx.count("retrospectives_requested", len(scheduled))
         if requested:
             ctx.actions.append({"action": "retrospective", "requests": requested})
+    await form_episodes(ctx)
     async with ctx.engine.connect() as conn:
         views = await current_facts(conn, ctx.namespace)
     since = reconciled_through(ctx.last_run)
