@@ -5,6 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from daemon.api import (
+    blocks,
     consolidation,
     context,
     conversations,
@@ -22,5 +23,5 @@ from daemon.api import (
 def add_routes(app: web.Application) -> None:
     """Register all API routes."""
     modules = (messages, conversations, facts, events, health, openapi, search, retrospective)
-    for module in (*modules, consolidation, insights, context):
+    for module in (*modules, consolidation, insights, blocks, context):
         module.add_routes(app)

@@ -34,6 +34,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "daemon.cli.recall_cmd",
     "daemon.cli.consolidate_cmd",
     "daemon.cli.insights_cmd",
+    "daemon.cli.blocks_cmd",
     "daemon.cli.doctor_cmd",
     "daemon.cli.mcp_cmd",
     "daemon.cli.inspect_cmd",

@@ -190,6 +190,15 @@ async def run_client(args: argparse.Namespace, action: Action, retry: Retry | No
         return EXIT_API_ERROR
 
 
+def client_command(action: Action) -> Callable[[argparse.Namespace], Awaitable[int]]:
+    """The handler that runs ``action`` with a client of the running daemon."""
+
+    async def command(args: argparse.Namespace) -> int:
+        return await run_client(args, action)
+
+    return command
+
+
 # -- status ---------------------------------------------------------------------------------
 
 

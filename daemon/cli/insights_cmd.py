@@ -8,11 +8,10 @@ whatever importance has accumulated. On a terminal they print text; with ``--jso
 from __future__ import annotations
 
 import argparse
-from collections.abc import Awaitable, Callable
 
 from memoryd_client import AsyncMemorydClient
 
-from daemon.cli.client_cmd import Action, add_client_options, emit, render_table, run_client
+from daemon.cli.client_cmd import add_client_options, client_command, emit, render_table
 
 INSIGHT_COLUMNS = ("fact_id", "status", "valid_from", "text")
 
@@ -38,15 +37,6 @@ async def _delete(args: argparse.Namespace, client: AsyncMemorydClient) -> int:
     return 0
 
 
-def _command(action: Action) -> Callable[[argparse.Namespace], Awaitable[int]]:
-    """The handler that runs ``action`` with a client of the running daemon."""
-
-    async def command(args: argparse.Namespace) -> int:
-        return await run_client(args, action)
-
-    return command
-
-
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``insights`` command group."""
     group = subparsers.add_parser(
@@ -56,12 +46,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     listing = actions.add_parser("list", help="the insights, quarantined ones included")
     listing.add_argument("--limit", type=int, default=100)
     add_client_options(listing)
-    listing.set_defaults(handler=_command(_list))
+    listing.set_defaults(handler=client_command(_list))
     generate = actions.add_parser("generate", help="reflect now (uses the daemon's model)")
     add_client_options(generate)
-    generate.set_defaults(handler=_command(_generate))
+    generate.set_defaults(handler=client_command(_generate))
     delete = actions.add_parser("delete", help="forget an insight")
     delete.add_argument("fact_id", metavar="ID")
     delete.add_argument("--reason", default=None)
     add_client_options(delete)
-    delete.set_defaults(handler=_command(_delete))
+    delete.set_defaults(handler=client_command(_delete))

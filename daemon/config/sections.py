@@ -20,6 +20,8 @@ from typing import Any, TypeVar
 from daemon.config.kinds import (
     NAME_PATTERN,
     Adjustment,
+    BlocksKind,
+    BlockSpec,
     BoolKind,
     DatabaseUrlKind,
     DurationKind,
@@ -596,6 +598,14 @@ class ConsolidationConfig:
     )
     learned_context_chars: int = _key(
         2000, IntKind(minimum=100, maximum=100_000), "Longest learned_context block (characters)."
+    )
+    blocks: tuple[BlockSpec, ...] = _key(
+        (),
+        BlocksKind(),
+        "Curated blocks the deep phase keeps besides the built-in learned_context: "
+        "[[consolidation.blocks]] tables of name (lower case, digits, _ -), purpose (what the "
+        "block holds, told to the model) and max_chars (1..100000). The app reads and writes "
+        "them through /v1/blocks; with a model each full run rewrites them.",
     )
     salience_weights: SalienceWeightsConfig = _subsection(
         "consolidation.salience_weights",

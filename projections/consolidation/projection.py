@@ -14,12 +14,12 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from events.store.base import StoredEvent
 from projections.base import Projection
-from projections.consolidation import fact_state, learned, links, plans, review, runs
+from projections.consolidation import blocks, fact_state, links, plans, review, runs
 from projections.consolidation.activity import fold_activity
 from projections.consolidation.fold import Batch, dispatch_table, metadata
 
 FOLDS_BY_EVENT = dispatch_table(
-    (fact_state.FOLDS, links.FOLDS, plans.FOLDS, runs.FOLDS, review.FOLDS, learned.FOLDS)
+    (fact_state.FOLDS, links.FOLDS, plans.FOLDS, runs.FOLDS, review.FOLDS, blocks.FOLDS)
 )
 
 
@@ -28,7 +28,9 @@ class ConsolidationProjection(Projection):
 
     name: ClassVar[str] = "consolidation"
     # 3: exact-duplicate keys use projections.text.normalise (apostrophes folded).
-    version: ClassVar[int] = 3
+    # 4: curated blocks (consolidation_blocks and their history) replace the learned_context
+    # table; LearnedContextWritten is folded as the learned_context block.
+    version: ClassVar[int] = 4
     metadata: ClassVar[sa.MetaData] = metadata
 
     async def apply(self, conn: AsyncConnection, events: Sequence[StoredEvent]) -> None:
