@@ -48,6 +48,15 @@ profile_lines_table = sa.Table(
     sa.Column("text", sa.Text, nullable=False),
     sa.Column("fact_ids_json", sa.Text, nullable=False),
     sa.Column("facts", sa.Integer, nullable=False),
+    # 0 for the user's topic, 1 for the others: the profile is read in that order.
+    sa.Column("rank", sa.SmallInteger, nullable=False),
+)
+sa.Index(
+    "ix_profile_lines_order",
+    profile_lines_table.c.namespace,
+    profile_lines_table.c.rank,
+    profile_lines_table.c.topic,
+    profile_lines_table.c.attribute,
 )
 profile_model_table = sa.Table(
     "profile_model",
@@ -145,7 +154,7 @@ async def regroup(conn: AsyncConnection, groups: Iterable[Group]) -> None:
                 conn,
                 profile_lines_table,
                 ["namespace", "topic", "attribute"],
-                ["text", "fact_ids_json", "facts"],
+                ["text", "fact_ids_json", "facts", "rank"],
             ),
             [
                 {
@@ -155,6 +164,7 @@ async def regroup(conn: AsyncConnection, groups: Iterable[Group]) -> None:
                     "text": line_text(attribute, [r.text for r in newest], total),
                     "fact_ids_json": dumps([r.fact_id for r in newest]),
                     "facts": total,
+                    "rank": 0 if topic == USER else 1,
                 }
             ],
         )
@@ -201,32 +211,50 @@ async def read_profile(
     model's wording is fresh, else ``facts`` (with ``stale_model`` when one went stale).
 
     ``max_lines`` bounds the grouped lines read (the context endpoint reads only a few)."""
-    query = sa.select(profile_lines_table).where(_P.namespace == namespace)
+    joined = profile_lines_table.outerjoin(
+        profile_model_table, sa.and_(_M.namespace == _P.namespace, _M.topic == _P.topic)
+    )
+    query = (
+        sa.select(
+            profile_lines_table,
+            _M.lines_json,
+            _M.rested_on_json,
+            _M.run_id.label("worded_by"),
+        )
+        .select_from(joined)
+        .where(_P.namespace == namespace)
+    )
     if subject is not None:
         query = query.where(_P.topic == subject_key(subject))
-    query = query.order_by(sa.case((_P.topic == USER, 0), else_=1), _P.topic, _P.attribute)
+    # (namespace, rank, topic, attribute) is an index: the first lines are read, not sorted.
+    query = query.order_by(_P.rank, _P.topic, _P.attribute)
     if max_lines is not None:
         query = query.limit(max_lines)
+    rows = (await conn.execute(query)).all()
     topics: dict[str, dict[str, Any]] = {}
-    for row in await conn.execute(query):
+    for row in rows:
         topic = topics.setdefault(row.topic, {"topic": row.topic, "source": "facts", "lines": []})
         ids = loads(row.fact_ids_json)
         topic["lines"].append(
             {"attribute": row.attribute, "text": row.text, "fact_ids": ids, "facts": row.facts}
         )
-    if not topics:
-        return []
-    models = await conn.execute(
-        sa.select(profile_model_table).where(_M.namespace == namespace, _M.topic.in_(list(topics)))
+        topic["model"] = row
+    maybe_cut = (
+        rows[-1].topic if rows and max_lines is not None and len(rows) == max_lines else None
     )
-    for model in models.all():
-        topic = topics[model.topic]
-        if await _cited(conn, namespace, model.topic) == loads(model.rested_on_json):
+    for topic in topics.values():
+        model = topic.pop("model")
+        if model.worded_by is None:
+            continue
+        cited = sorted({f for line in topic["lines"] for f in line["fact_ids"]})
+        if topic["topic"] == maybe_cut:  # its other lines were not read
+            cited = await _cited(conn, namespace, topic["topic"])
+        if cited == loads(model.rested_on_json):
             topic["source"] = "model"
             topic["lines"] = loads(model.lines_json)
-            topic["worded_by"] = model.run_id
+            topic["worded_by"] = model.worded_by
         else:
-            topic["stale_model"] = model.run_id
+            topic["stale_model"] = model.worded_by
     out = list(topics.values())
     for topic in out:
         topic["fact_ids"] = sorted({f for line in topic["lines"] for f in line["fact_ids"]})
@@ -249,7 +277,7 @@ async def grouped_topics(
     query = (
         sa.select(profile_lines_table)
         .where(_P.namespace == namespace)
-        .order_by(sa.case((_P.topic == USER, 0), else_=1), _P.topic, _P.attribute)
+        .order_by(_P.rank, _P.topic, _P.attribute)
         .limit(max_lines + 1)
     )
     rows = (await conn.execute(query)).all()
