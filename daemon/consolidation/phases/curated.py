@@ -72,6 +72,7 @@ async def write_blocks(
         previous = current.get(spec.name)
         if ctx.provider is not None:
             kept_why = await _model_rewrite(ctx, spec, previous, inputs)
+            # Kept as it was, unless learned_context was never written: then the offline one.
             if kept_why is None or previous is not None or spec.name != BUILT_IN_BLOCK:
                 continue
         if spec.name == BUILT_IN_BLOCK:
@@ -83,11 +84,12 @@ async def _model_rewrite(
 ) -> str | None:
     """Rewrite one block by one model call; return why it was kept as it was (None: done)."""
     fact_ids, insight_ids, episode_ids = inputs.ids()
-    if previous is not None and (
-        previous["fact_ids"],
-        previous["insight_ids"],
-        previous["episode_ids"],
-    ) == (fact_ids, insight_ids, episode_ids):
+    # Sets: salience reorders the same facts from one run to the next without saying more.
+    if previous is not None and [
+        set(previous["fact_ids"]),
+        set(previous["insight_ids"]),
+        set(previous["episode_ids"]),
+    ] == [set(fact_ids), set(insight_ids), set(episode_ids)]:
         return _kept(ctx, spec, "nothing new since its last rewrite")
     old_text = None if previous is None else str(previous["text"])
     system, user = rewrite_request(spec, old_text, inputs)
@@ -113,7 +115,7 @@ async def _model_rewrite(
             fact_ids=fact_ids,
             insight_ids=insight_ids,
             episode_ids=episode_ids,
-            model=getattr(ctx.provider, "model", None),
+            model=None if ctx.provider is None else ctx.provider.model,
         )
     )
     ctx.actions.append({"action": "block", "name": spec.name, "chars": len(text), "by": "model"})

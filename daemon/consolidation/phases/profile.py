@@ -68,7 +68,7 @@ async def word_profile(ctx: RunContext) -> None:
         ProfileWritten(
             at=ctx.now,
             run_id=ctx.run_id,
-            model=getattr(ctx.provider, "model", None),
+            model=ctx.provider.model,
             topics=[
                 {"topic": topic, "lines": lines, "rested_on": sorted(shown[topic])}
                 for topic, lines in worded.items()
