@@ -16,6 +16,7 @@ from events.types import (
     FactForgotten,
     FactPurged,
     FactReconciled,
+    FactStatus,
     FactSuperseded,
     FactValidated,
     FactWritten,
@@ -43,7 +44,7 @@ def _log(rng: random.Random, count: int) -> list[Event]:
             f = f"f{i}"
             written.append(f)
             claims = [_claim(rng.choice(SUBJECTS), rng.choice(ATTRIBUTES))] if i % 3 else []
-            status = rng.choice(["active", "active", "quarantined"])
+            status: FactStatus = "quarantined" if rng.random() < 0.3 else "active"
             out.append(FactWritten(fact_id=f, text=f"fact {i}", valid_from=at, status=status))
             out.append(FactReconciled(fact_id=f, outcome="added", at=at, claims=claims))
             continue
