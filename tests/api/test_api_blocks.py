@@ -6,8 +6,10 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from daemon.api.keys import CONSOLIDATION
+from daemon.api.keys import CONSOLIDATION, STATE
 from daemon.config import BlockSpec, ConsolidationConfig
+from events.consolidation_events import LearnedContextWritten
+from events.store.base import NewEvent
 from tests.api_fixtures import Api, api_client
 
 NOTES = BlockSpec("notes", "what the user asked to keep in mind", 40)
@@ -121,3 +123,16 @@ async def test_the_context_holds_the_profile_within_its_share(tmp_path: Path) ->
         rendered = "\n".join(f"- [user] {p['text']}" for p in small["profile"])
         assert len(rendered) <= 100
         assert small["left_out"] > 0
+
+
+async def test_an_older_logs_learned_context_is_read_as_the_block(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        store = api.client.app[STATE].require_store()
+        old = LearnedContextWritten(at=api.clock.now(), text="- Likes tea", fact_ids=["f1"])
+        [position] = await store.append("default", [NewEvent(old)])
+        await api.client.app[STATE].async_note_written(position)
+        _, block = await api.call("GET", "/v1/consolidation/learned-context")
+        assert (block["text"], block["fact_ids"]) == ("- Likes tea", ["f1"])
+        _, history = await api.call("GET", "/v1/blocks/learned_context/history")
+        [write] = history["history"]
+        assert (write["author"], write["how"]) == ("consolidation", "offline")
