@@ -16,6 +16,8 @@ Streams:
   validation). Putting them in the fact's own stream lets a plan check a fact did not change.
 - ``review:<item_id>``: ``ReviewItemQueued`` then ``ReviewItemApproved`` or
   ``ReviewItemRejected``.
+- ``block:<name>``: ``BlockWritten``, each rewrite of a curated block (by the app or a run).
+- ``profile``: ``ProfileWritten``, a model's wording of the profile (the facts it rested on).
 
 The classes are listed in :data:`events.registry.EVENT_CLASSES`, which every codec registers.
 """
@@ -321,7 +323,10 @@ class ReviewItemRejected(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LearnedContextWritten(Event):
-    """The curated ``learned_context`` block was rewritten from recent facts and insights."""
+    """The curated ``learned_context`` block was rewritten from recent facts and insights.
+
+    Written by older versions; now every rewrite is a :class:`BlockWritten` and this one is
+    folded as a ``BlockWritten`` of ``learned_context`` so old logs replay the same."""
 
     event_type: ClassVar[str] = "LearnedContextWritten"
 
@@ -336,6 +341,66 @@ class LearnedContextWritten(Event):
 
     def redacted(self) -> LearnedContextWritten:
         return dataclasses.replace(self, text="")
+
+
+def block_stream(name: str) -> str:
+    """Return the stream of one curated block."""
+    return f"block:{name}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BlockWritten(Event):
+    """A curated block's text was written: by the app (``author`` ``app``) or by a
+    consolidation run (``author`` the run id; ``how`` ``model`` or ``offline``).
+
+    The inputs that decided it travel with it: the hash of the text it replaced and the facts,
+    insights and episodes the rewrite was made from.
+    """
+
+    event_type: ClassVar[str] = "BlockWritten"
+
+    name: str
+    text: str
+    at: datetime
+    author: str
+    how: Literal["app", "model", "offline"] = "app"
+    previous_hash: str | None = None
+    """sha256 of the text this one replaced (None: the block was empty)."""
+    fact_ids: list[str] = field(default_factory=list)
+    insight_ids: list[str] = field(default_factory=list)
+    episode_ids: list[str] = field(default_factory=list)
+    model: str | None = None
+
+    @property
+    def stream_id(self) -> str:
+        return block_stream(self.name)
+
+    def redacted(self) -> BlockWritten:
+        return dataclasses.replace(self, text="")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProfileWritten(Event):
+    """A model worded the profile of some topics (one budgeted call of the deep phase).
+
+    ``topics``: ``[{topic, lines: [{text, fact_ids}], rested_on: [fact ids]}]``; ``rested_on``
+    is every fact id of the topic the model was shown. Once a topic's facts differ from it the
+    model's lines are stale and the profile shows the topic's grouped facts instead.
+    """
+
+    event_type: ClassVar[str] = "ProfileWritten"
+
+    at: datetime
+    run_id: str
+    topics: list[dict[str, JSON]] = field(default_factory=list)
+    model: str | None = None
+
+    @property
+    def stream_id(self) -> str:
+        return "profile"
+
+    def redacted(self) -> ProfileWritten:
+        return dataclasses.replace(self, topics=[])
 
 
 CONSOLIDATION_EVENT_CLASSES: tuple[type[Event], ...] = (
@@ -354,6 +419,8 @@ CONSOLIDATION_EVENT_CLASSES: tuple[type[Event], ...] = (
     ReviewItemApproved,
     ReviewItemRejected,
     LearnedContextWritten,
+    BlockWritten,
+    ProfileWritten,
 )
 
 SUBSTANTIVE_FACT_EVENTS: frozenset[str] = frozenset(

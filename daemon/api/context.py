@@ -2,7 +2,9 @@
 
 For ``{conversation_id, query?, max_chars}`` it answers the current facts recall ranks highest
 for the query (or, without one, for the conversation's last turns), the learned-context block,
-and the earlier messages of any conversation recall ranks highest (the last turns themselves
+the profile's first lines (the user first; at most ``max_profile_lines`` and a quarter of
+``max_chars``, read from the projected profile so it costs one indexed read), and the earlier
+messages of any conversation recall ranks highest (the last turns themselves
 are left out: the app has them already). Each item is cited by id and dated; items are taken
 in that order while the rendered ``text`` stays within ``max_chars`` (an item that does not fit
 is left out whole, never cut). The JSON lists hold exactly what ``text`` shows. Nothing is
@@ -27,10 +29,15 @@ from daemon.recall.query import Filters, SearchRequest
 from events.clock import from_micros
 from events.types import content_text
 from projections.consolidation import learned_context
+from projections.facts import read_profile
 from projections.messages import MessageRow, recent_messages
 
 DEFAULT_MAX_CHARS = 4000
 DEFAULT_ITEMS = 10
+DEFAULT_PROFILE_LINES = 10
+PROFILE_SHARE = 4
+"""The profile takes at most 1/PROFILE_SHARE of ``max_chars``: the facts recalled for the
+query matter more."""
 RECENT_TURNS = 4
 """Turns of the conversation that stand for the query when there is none (and are not
 repeated among the earlier messages)."""
@@ -57,6 +64,13 @@ CONTEXT_BODY = Schema(
         ),
         Field("max_facts", "integer", minimum=0, maximum=100, description="default 10"),
         Field("max_messages", "integer", minimum=0, maximum=100, description="default 10"),
+        Field(
+            "max_profile_lines",
+            "integer",
+            minimum=0,
+            maximum=100,
+            description=f"profile lines (default {DEFAULT_PROFILE_LINES}; 0: no profile)",
+        ),
         Field("explain", "boolean", description="say why each item is there"),
     ),
 )
@@ -92,6 +106,33 @@ class _Budget:
         return True
 
 
+def _add_profile(
+    budget: _Budget,
+    answer: dict[str, Any],
+    topics: list[dict[str, Any]],
+    most: int,
+    explain: bool,
+) -> None:
+    """Add the profile's lines, topic by topic, within ``most`` lines and its share."""
+    share = _Budget(budget.max_chars // PROFILE_SHARE)
+    for topic in topics:
+        for line in topic["lines"]:
+            text = f"- [{topic['topic']}] {line['text']}"
+            if len(answer["profile"]) >= most or not share.add("Profile:", text):
+                budget.left_out += 1
+                continue
+            if not budget.add("Profile:", text):
+                continue
+            item: dict[str, Any] = {
+                "topic": topic["topic"],
+                "text": line["text"],
+                "fact_ids": list(line["fact_ids"]),
+            }
+            if explain:
+                item["why"] = f"the profile ({topic['source']})"
+            answer["profile"].append(item)
+
+
 def _day(iso: str) -> str:
     return iso[:10]
 
@@ -101,13 +142,18 @@ def _at(hit: Hit) -> datetime:
 
 
 async def _turns_and_block(
-    request: web.Request, namespace: str, cid: str
-) -> tuple[list[MessageRow], dict[str, Any] | None]:
-    """The conversation's last turns and the namespace's learned-context block."""
+    request: web.Request, namespace: str, cid: str, profile_lines: int
+) -> tuple[list[MessageRow], dict[str, Any] | None, list[dict[str, Any]]]:
+    """The conversation's last turns, the learned-context block and the profile's first
+    lines."""
     engine = await state_of(request).async_reads()
     async with engine.connect() as conn:
         recent = await recent_messages(conn, namespace, cid, limit=RECENT_TURNS)
-        return recent, await learned_context(conn, namespace)
+        block = await learned_context(conn, namespace)
+        profile = (
+            await read_profile(conn, namespace, max_lines=profile_lines) if profile_lines else []
+        )
+        return recent, block, profile
 
 
 async def post_context(request: web.Request) -> web.Response:
@@ -118,6 +164,7 @@ async def post_context(request: web.Request) -> web.Response:
     explain = bool(body.get("explain", False))
     max_facts = int(body.get("max_facts", DEFAULT_ITEMS))
     max_messages = int(body.get("max_messages", DEFAULT_ITEMS))
+    profile_lines = int(body.get("max_profile_lines", DEFAULT_PROFILE_LINES))
     state = state_of(request)
     recall = state.settings.recall
     query = (body.get("query") or "").strip()
@@ -125,12 +172,12 @@ async def post_context(request: web.Request) -> web.Response:
     facts: list[Hit] = []
     if query and max_facts:
         # The facts' search needs only the query: it runs while the last turns are read.
-        (recent, block), facts = await asyncio.gather(
-            _turns_and_block(request, namespace, cid),
+        (recent, block, profile), facts = await asyncio.gather(
+            _turns_and_block(request, namespace, cid, profile_lines),
             ranked(request, _search(recall, namespace, query, "facts", max_facts, explain)),
         )
     else:
-        recent, block = await _turns_and_block(request, namespace, cid)
+        recent, block, profile = await _turns_and_block(request, namespace, cid, profile_lines)
     if not query:
         source = "recent_turns" if recent else "none"
         query = "\n".join(content_text(m.content) for m in recent)[-QUERY_CHARS:].strip()
@@ -154,6 +201,7 @@ async def post_context(request: web.Request) -> web.Response:
         "query_source": source,
         "position": state.projection_position(),
         "learned_context": None,
+        "profile": [],
         "facts": [],
         "messages": [],
     }
@@ -164,6 +212,7 @@ async def post_context(request: web.Request) -> web.Response:
             if explain:
                 item["why"] = "the namespace's curated learned-context block"
             answer["learned_context"] = item
+    _add_profile(budget, answer, profile, profile_lines, explain)
     for rank, hit in enumerate(facts, 1):
         valid_from = hit.metadata.get("valid_from")
         since = (valid_from if isinstance(valid_from, datetime) else _at(hit)).isoformat()

@@ -13,6 +13,7 @@ from typing import Any
 from aiohttp import web
 
 from daemon.api import (
+    blocks,
     consolidation,
     context,
     conversations,
@@ -202,6 +203,7 @@ COMPONENTS: dict[str, _S] = {
             "query_source",
             "position",
             "learned_context",
+            "profile",
             "facts",
             "messages",
             "left_out",
@@ -214,6 +216,11 @@ COMPONENTS: dict[str, _S] = {
         learned_context={
             "type": ["object", "null"],
             "description": "{text, fact_ids, at} (and why, with explain)",
+        },
+        profile={
+            "type": "array",
+            "items": {"type": "object"},
+            "description": "{topic, text, fact_ids} (and why): the profile's first lines",
         },
         facts={
             "type": "array",
@@ -482,6 +489,7 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("GET", "/v1/retrospective", "Retrospective counters, queue and model budget"),
     *(Operation(**op) for op in consolidation.OPENAPI_OPERATIONS),
     *(Operation(**op) for op in episodes.OPENAPI_OPERATIONS),
+    *(Operation(**op) for op in blocks.OPENAPI_OPERATIONS),
 )
 
 _ERROR_RESPONSES: dict[str, str] = {

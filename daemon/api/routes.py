@@ -5,6 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from daemon.api import (
+    blocks,
     consolidation,
     context,
     conversations,
@@ -23,5 +24,5 @@ from daemon.api import (
 def add_routes(app: web.Application) -> None:
     """Register all API routes."""
     modules = (messages, conversations, facts, events, health, openapi, search, retrospective)
-    for module in (*modules, consolidation, insights, episodes, context):
+    for module in (*modules, consolidation, insights, episodes, blocks, context):
         module.add_routes(app)

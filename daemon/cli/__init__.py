@@ -35,6 +35,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "daemon.cli.consolidate_cmd",
     "daemon.cli.insights_cmd",
     "daemon.cli.episodes_cmd",
+    "daemon.cli.blocks_cmd",
     "daemon.cli.doctor_cmd",
     "daemon.cli.mcp_cmd",
     "daemon.cli.inspect_cmd",

@@ -6,7 +6,14 @@ command line over it (:mod:`daemon.config.loading`, which explains the precedenc
 This package's names are what the rest of memoryd imports.
 """
 
-from daemon.config.kinds import Adjustment, ConfigError, HostPort, redact_url
+from daemon.config.kinds import (
+    BUILT_IN_BLOCK,
+    Adjustment,
+    BlockSpec,
+    ConfigError,
+    HostPort,
+    redact_url,
+)
 from daemon.config.loading import (
     CONFIG_FILE_NAME,
     CONFIG_PATH_ENV,
@@ -37,12 +44,14 @@ from daemon.config.sections import (
 )
 
 __all__ = [
+    "BUILT_IN_BLOCK",
     "CONFIG_FILE_NAME",
     "CONFIG_PATH_ENV",
     "ENV_PREFIX",
     "PLUGIN_KEYS",
     "SECTIONS",
     "Adjustment",
+    "BlockSpec",
     "Config",
     "ConfigError",
     "ConsolidationConfig",

@@ -4,6 +4,7 @@ environment string, checked against its bounds, and written back (``memoryd conf
 from __future__ import annotations
 
 import ipaddress
+import json
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -388,3 +389,74 @@ class DatabaseUrlKind(Kind):
 
     def dump(self, value: Any) -> object:
         return None if value is None else redact_url(value)
+
+
+BLOCK_NAME_PATTERN = r"[a-z0-9][a-z0-9_-]{0,63}"
+"""What a curated block's name looks like (it is a URL path segment)."""
+BUILT_IN_BLOCK = "learned_context"
+
+
+@dataclass(frozen=True, slots=True)
+class BlockSpec:
+    """A curated block consolidation keeps: its name, what it is for, its longest text."""
+
+    name: str
+    purpose: str
+    max_chars: int
+
+
+@dataclass(frozen=True, slots=True)
+class BlocksKind(Kind):
+    """A list of curated blocks: ``[[consolidation.blocks]]`` tables (name, purpose,
+    max_chars), or a JSON array of such objects from the environment."""
+
+    name: ClassVar[str] = "blocks"
+    _KEYS: ClassVar[frozenset[str]] = frozenset({"name", "purpose", "max_chars"})
+    most_chars: int = 100_000
+
+    def parse(self, value: object, base_dir: Path) -> Any:
+        if not isinstance(value, list):
+            raise _type_error("a list of tables ([[consolidation.blocks]])", value)
+        specs: list[BlockSpec] = []
+        for i, entry in enumerate(value, 1):
+            specs.append(self._one(i, entry, {s.name for s in specs}))
+        return tuple(specs)
+
+    def _one(self, i: int, entry: object, taken: set[str]) -> BlockSpec:
+        where = f"block {i}"
+        if not isinstance(entry, dict):
+            raise ValueError(f"{where}: must be a table with name, purpose and max_chars")
+        unknown = sorted(set(entry) - self._KEYS)
+        if unknown:
+            raise ValueError(f"{where}: unknown key {unknown[0]!r} (name, purpose, max_chars)")
+        name = entry.get("name")
+        if not isinstance(name, str) or not re.fullmatch(BLOCK_NAME_PATTERN, name):
+            raise ValueError(
+                f"{where}: name {name!r} must match {BLOCK_NAME_PATTERN} (lower case, digits, _ -)"
+            )
+        where = f"block {i} ({name})"
+        if name == BUILT_IN_BLOCK:
+            raise ValueError(
+                f"{where}: {BUILT_IN_BLOCK} is built in; its size is "
+                "consolidation.learned_context_chars"
+            )
+        if name in taken:
+            raise ValueError(f"{where}: name {name!r} is used twice")
+        purpose = entry.get("purpose")
+        if not isinstance(purpose, str) or not purpose.strip():
+            raise ValueError(f"{where}: purpose must be a non-blank string")
+        most = entry.get("max_chars")
+        if isinstance(most, bool) or not isinstance(most, int):
+            raise ValueError(f"{where}: max_chars must be an integer, not {most!r}")
+        if not 1 <= most <= self.most_chars:
+            raise ValueError(f"{where}: max_chars {most} is not within 1..{self.most_chars}")
+        return BlockSpec(name=name, purpose=purpose.strip(), max_chars=most)
+
+    def from_env(self, text: str) -> object:
+        try:
+            return json.loads(text) if text.strip() else []
+        except ValueError:
+            raise ValueError(f"{text!r} is not a JSON array of blocks") from None
+
+    def dump(self, value: Any) -> object:
+        return [{"name": b.name, "purpose": b.purpose, "max_chars": b.max_chars} for b in value]

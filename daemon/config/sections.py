@@ -20,6 +20,8 @@ from typing import Any, TypeVar
 from daemon.config.kinds import (
     NAME_PATTERN,
     Adjustment,
+    BlocksKind,
+    BlockSpec,
     BoolKind,
     CronKind,
     DatabaseUrlKind,
@@ -490,6 +492,16 @@ class ModelsConfig:
         StrKind(optional=True),
         "The model deciding the items of an analyzed plan. Default: deep_model.",
     )
+    profile: str | None = _key(
+        None,
+        StrKind(optional=True),
+        "The deep phase's wording of the profile. Default: deep_model.",
+    )
+    blocks: str | None = _key(
+        None,
+        StrKind(optional=True),
+        "The deep phase's rewrites of the curated blocks. Default: deep_model.",
+    )
 
 
 PROVENANCES = ("user", "tool", "extraction", "reflection", "imported")
@@ -768,6 +780,14 @@ class ConsolidationConfig:
     )
     promotion: PromotionConfig = _subsection(
         "consolidation.promotion", PromotionConfig, "See [consolidation.promotion]."
+    )
+    blocks: tuple[BlockSpec, ...] = _key(
+        (),
+        BlocksKind(),
+        "Curated blocks the deep phase keeps besides the built-in learned_context: "
+        "[[consolidation.blocks]] tables of name (lower case, digits, _ -), purpose (what the "
+        "block holds, told to the model) and max_chars (1..100000). The app reads and writes "
+        "them through /v1/blocks; with a model each full run rewrites them.",
     )
     salience_weights: SalienceWeightsConfig = _subsection(
         "consolidation.salience_weights",

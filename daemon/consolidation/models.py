@@ -24,6 +24,8 @@ CALL_SITES: dict[str, str] = {
     "judge": "deep",
     "reflection": "deep",
     "analyze": "deep",
+    "profile": "deep",
+    "blocks": "deep",
 }
 """Every call site and the phase model it asks unless ``[consolidation.models]`` names one."""
 

@@ -1,10 +1,10 @@
 """The consolidation projection: plans, the consolidation log, runs, the review queue, the
 per-fact state consolidation keeps (archived, reinforcements, category, recall evidence),
-links, the learned_context block, the episodes and the activity counters.
+links, the curated blocks (learned_context among them), the episodes and the activity counters.
 
 One module per table group, each holding its tables, its folds and its reads:
 :mod:`.plans`, :mod:`.log`, :mod:`.runs`, :mod:`.review`, :mod:`.fact_state`, :mod:`.links`,
-:mod:`.learned`, :mod:`.episodes`, :mod:`.activity`. :mod:`.projection` folds them all under
+:mod:`.blocks`, :mod:`.episodes`, :mod:`.activity`. :mod:`.projection` folds them all under
 one name and version; :mod:`.fold` is what the groups share. Folds are pure: times come from event
 payloads and ``recorded_at``.
 
@@ -12,6 +12,13 @@ This module names what the rest of memoryd reads.
 """
 
 from projections.consolidation.activity import activity
+from projections.consolidation.blocks import (
+    LEARNED_CONTEXT,
+    block_history,
+    current_blocks,
+    learned_context,
+    one_block,
+)
 from projections.consolidation.episodes import (
     get_episode,
     last_episode_of,
@@ -25,7 +32,6 @@ from projections.consolidation.fact_state import (
     one_fact_state,
     same_text,
 )
-from projections.consolidation.learned import learned_context
 from projections.consolidation.links import links_of
 from projections.consolidation.log import read_log
 from projections.consolidation.plans import get_plan, pending_items
@@ -40,10 +46,13 @@ from projections.consolidation.runs import (
 )
 
 __all__ = [
+    "LEARNED_CONTEXT",
     "ConsolidationProjection",
     "FactState",
     "activity",
     "archived_ids",
+    "block_history",
+    "current_blocks",
     "fact_states",
     "get_episode",
     "get_plan",
@@ -54,6 +63,7 @@ __all__ = [
     "model_calls_since",
     "model_tokens_since",
     "model_use_since",
+    "one_block",
     "one_fact_state",
     "pending_items",
     "read_log",

@@ -14,7 +14,15 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from events.store.base import StoredEvent
 from projections.base import Projection
-from projections.consolidation import episodes, fact_state, learned, links, plans, review, runs
+from projections.consolidation import (
+    blocks,
+    episodes,
+    fact_state,
+    links,
+    plans,
+    review,
+    runs,
+)
 from projections.consolidation.activity import fold_activity
 from projections.consolidation.fold import Batch, dispatch_table, metadata
 
@@ -25,7 +33,7 @@ FOLDS_BY_EVENT = dispatch_table(
         plans.FOLDS,
         runs.FOLDS,
         review.FOLDS,
-        learned.FOLDS,
+        blocks.FOLDS,
         episodes.FOLDS,
     )
 )
@@ -38,7 +46,9 @@ class ConsolidationProjection(Projection):
     # 3: exact-duplicate keys use projections.text.normalise (apostrophes folded).
     # 4: consolidation_activity counts turns (the after_turns trigger).
     # 5: the episodes table (projections.consolidation.episodes).
-    version: ClassVar[int] = 5
+    # 6: curated blocks (consolidation_blocks and their history) replace the learned_context
+    # table; LearnedContextWritten is folded as the learned_context block.
+    version: ClassVar[int] = 6
     metadata: ClassVar[sa.MetaData] = metadata
 
     async def apply(self, conn: AsyncConnection, events: Sequence[StoredEvent]) -> None:

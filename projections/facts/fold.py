@@ -60,6 +60,7 @@ from events.types import (
     FactWritten,
 )
 from projections.base import Projection, chunks, clean, clean_opt, dumps, execute_many
+from projections.facts.profile import fold_model_profiles, groups_of, regroup
 from projections.facts.tables import (
     fact_claims_table,
     fact_decisions_table,
@@ -91,21 +92,29 @@ _close_version = (
 
 
 class FactsProjection(Projection):
-    """Folds fact events into ``fact_versions`` and ``fact_tags``."""
+    """Folds fact events into ``fact_versions`` and ``fact_tags``, and regroups the profile
+    lines of the facts each batch changed (:mod:`projections.facts.profile`)."""
 
     name: ClassVar[str] = "facts"
     # 3: subject_key and closed_position columns; fact_claims and fact_decisions (FactReconciled).
     # 4: fact_sources (message -> fact), for recall to tell messages whose facts were replaced.
-    version: ClassVar[int] = 4
+    # 5: the profile (profile_lines, profile_model; see projections.facts.profile).
+    version: ClassVar[int] = 5
     metadata: ClassVar[sa.MetaData] = metadata
 
     async def apply(self, conn: AsyncConnection, events: Sequence[StoredEvent]) -> None:
         """Fold one batch."""
         fold = _FactFold(conn)
         await fold.load(events)
+        touched = fold.touched()
+        groups = {g for ns, ids in touched.items() for g in await groups_of(conn, ns, ids)}
         for stored in events:
             fold.apply(stored)
         await fold.flush()
+        for ns, ids in touched.items():
+            groups |= await groups_of(conn, ns, ids)
+        await regroup(conn, groups)
+        await fold_model_profiles(conn, events)
 
 
 _FactKey = tuple[str, str]
@@ -138,6 +147,13 @@ class _FactFold:
         self.sources: list[dict[str, Any]] = []
         self.decisions: list[dict[str, Any]] = []
         self.purges: list[_FactKey] = []
+
+    def touched(self) -> dict[str, set[str]]:
+        """Return the facts this batch changes, by namespace (its groups are recomputed)."""
+        out: dict[str, set[str]] = {}
+        for namespace, fact_id in self.current:
+            out.setdefault(namespace, set()).add(fact_id)
+        return out
 
     async def load(self, events: Sequence[StoredEvent]) -> None:
         wanted: dict[str, set[str]] = {}

@@ -82,6 +82,16 @@ async def test_commands_against_a_running_daemon(
         assert await memoryd("insights", "delete", fact["fact_id"], *sock) == EXIT_API_ERROR
         assert "404 not_found" in capsys.readouterr().err
 
+        assert await memoryd("blocks", "set", "learned_context", "Prefers tea.", *sock) == 0
+        assert "12 chars" in capsys.readouterr().out
+        assert await memoryd("blocks", "show", "learned_context", *sock) == 0
+        assert "Prefers tea." in capsys.readouterr().out
+        assert await memoryd("blocks", "list", *sock, "--json") == 0
+        [block] = orjson.loads(capsys.readouterr().out)["blocks"]
+        assert (block["name"], block["author"]) == ("learned_context", "app")
+        assert await memoryd("blocks", "set", "diary", "x", *sock) == EXIT_API_ERROR
+        assert "404 unknown_block" in capsys.readouterr().err
+
         # Namespaces are kept apart here too.
         assert await memoryd("facts", "list", *sock, "-n", "other", "--json") == 0
         assert orjson.loads(capsys.readouterr().out) == {"facts": []}
@@ -271,6 +281,9 @@ DAEMON_COMMANDS = {
     "episodes list",
     "episodes search",
     "episodes validate",
+    "blocks list",
+    "blocks show",
+    "blocks set",
     "mcp",
     "inspect",
 }

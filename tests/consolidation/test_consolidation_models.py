@@ -82,6 +82,8 @@ async def test_each_phase_and_call_site_asks_its_model(
             "judge": "judge-m",
             "reflection": "big-m",
             "analyze": "big-m",
+            "profile": "big-m",
+            "blocks": "big-m",
         }
         # the server names the model that answered; the run counts its calls by it
         assert run["stats"]["model_calls_by_model"] == {"fake-gpt": len(openai_fake.requests)}

@@ -1,5 +1,5 @@
 """Consolidation on PostgreSQL: the projection folds, plans apply, runs take the lease,
-episodes are formed, validated and found."""
+episodes are formed, validated and found, blocks and the profile are read and written."""
 
 from __future__ import annotations
 
@@ -84,6 +84,16 @@ async def _scenario(tmp_path: Path, url: str) -> None:
         assert status == 200
         _, found = await api.call("POST", "/v1/episodes/search", {"query": "Lisbon"})
         assert [e["episode_id"] for e in found["episodes"]] == [episode["episode_id"]]
+        # blocks and the profile read and write the same on PostgreSQL
+        status, _ = await api.call("PUT", "/v1/blocks/learned_context", {"text": "Plays oboe."})
+        assert status == 200
+        _, history = await api.call("GET", "/v1/blocks/learned_context/history")
+        assert history["history"][0]["text"] == "Plays oboe."
+        _, profile = await api.call("GET", "/v1/profile")
+        assert fb["superseded_by"] in profile["topics"][0]["fact_ids"]
+        status, context = await api.call("POST", "/v1/context", {"conversation_id": "c"})
+        assert status == 200, context
+        assert context["profile"]
 
 
 def test_consolidation_on_postgres(pg_url: str, tmp_path: Path) -> None:

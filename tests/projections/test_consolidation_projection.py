@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 
 from events.consolidation_events import (
     CONSOLIDATION_EVENT_CLASSES,
+    BlockWritten,
     ConsolidationLeaseTaken,
     ConsolidationRunCompleted,
     ConsolidationRunStarted,
@@ -23,6 +24,7 @@ from events.consolidation_events import (
     LearnedContextWritten,
     PlanApplied,
     PlanCreated,
+    ProfileWritten,
     ReviewItemApproved,
     ReviewItemQueued,
     ReviewItemRejected,
@@ -51,7 +53,8 @@ def test_every_event_the_projection_folds_has_its_folds() -> None:
         FactPurged,
         ConversationDeleted,
     }
-    assert set(FOLDS_BY_EVENT) == folded - {ConsolidationLeaseTaken}
+    # ProfileWritten is the facts projection's (its staleness is read against the facts).
+    assert set(FOLDS_BY_EVENT) == folded - {ConsolidationLeaseTaken, ProfileWritten}
     # A purge clears both the fact's state and its links.
     assert len(FOLDS_BY_EVENT[FactPurged]) == 2
 
@@ -91,6 +94,14 @@ def _log(rng: random.Random, count: int) -> list[Event]:
                     ReviewItemApproved(item_id=item, at=at, plan_id=plan),
                     ReviewItemRejected(item_id=item, at=at, reason="no"),
                     LearnedContextWritten(at=at, text=f"context {i}", fact_ids=[f]),
+                    BlockWritten(
+                        name=rng.choice(["learned_context", "notes"]),
+                        text=f"block {i}",
+                        at=at,
+                        author=rng.choice(["app", run]),
+                        fact_ids=[f],
+                        insight_ids=[other],
+                    ),
                     FactPurged(fact_id=f),
                     EpisodeWritten(
                         episode_id=episode,
@@ -134,7 +145,7 @@ async def test_batch_boundaries_do_not_change_the_tables(tmp_path: Path) -> None
                 episodes = await recent_episodes(conn, "default", limit=100)
             await engine.dispose()
     assert digests[0] == digests[1] == digests[2]
-    assert len(digests[0]) == 9
+    assert len(digests[0]) == 10
     assert logged > 50  # the log holds what the folds wrote, not an empty table thrice
     # episodes were written, validated and used by reflections, not left empty
     assert {e["status"] for e in episodes} == {"quarantined", "active"}

@@ -166,6 +166,8 @@ async def test_digest_names_every_table_and_sees_a_change(tmp_path: Path) -> Non
             "fact_claims",
             "fact_sources",
             "fact_decisions",
+            "profile_lines",
+            "profile_model",
         }
         async with env.engine.begin() as conn:
             await conn.execute(messages_table.update().values(finalized=False))

@@ -285,18 +285,20 @@ def context(
     max_chars: int | None = None,
     max_facts: int | None = None,
     max_messages: int | None = None,
+    max_profile_lines: int | None = None,
     explain: bool | None = None,
 ) -> Call[Context]:
     """What to put in the prompt for the conversation's next turn: the current facts and the
     earlier messages recall ranks highest for ``query`` (default: the conversation's last
-    turns) and the learned-context block, cited and dated, rendered in ``text`` within
-    ``max_chars`` (default 4000)."""
+    turns), the learned-context block and the profile's first lines, cited and dated, rendered
+    in ``text`` within ``max_chars`` (default 4000)."""
     body = {"conversation_id": conversation_id}
     body |= fields(
         query=query,
         max_chars=max_chars,
         max_facts=max_facts,
         max_messages=max_messages,
+        max_profile_lines=max_profile_lines,
         explain=explain,
     )
     return Call("POST", "/v1/context", body=body)
@@ -406,6 +408,31 @@ def restore_fact(fact_id: str) -> Call[JSONObject]:
 def learned_context() -> Call[JSONObject]:
     """The curated learned-context block."""
     return Call("GET", "/v1/consolidation/learned-context")
+
+
+def blocks() -> Call[JSONObject]:
+    """Every registered curated block (learned_context and [[consolidation.blocks]])."""
+    return Call("GET", "/v1/blocks")
+
+
+def block(name: str) -> Call[JSONObject]:
+    """One curated block."""
+    return Call("GET", f"/v1/blocks/{segment(name)}")
+
+
+def set_block(name: str, text: str) -> Call[JSONObject]:
+    """Write a curated block's text as the app (refused above its max_chars)."""
+    return Call("PUT", f"/v1/blocks/{segment(name)}", body={"text": text})
+
+
+def block_history(name: str, *, limit: int | None = None) -> Call[JSONObject]:
+    """A curated block's writes, newest first."""
+    return Call("GET", f"/v1/blocks/{segment(name)}/history", query(limit=limit))
+
+
+def profile(*, subject: str | None = None) -> Call[JSONObject]:
+    """The profile: current facts grouped by subject and attribute, each line citing them."""
+    return Call("GET", "/v1/profile", query(subject=subject))
 
 
 def review_items(

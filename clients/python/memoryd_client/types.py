@@ -189,6 +189,7 @@ class Context(TypedDict):
     query_source: Literal["query", "recent_turns", "none"]
     position: int
     learned_context: LearnedContext | None
+    profile: list[JSONObject]
     facts: list[ContextFact]
     messages: list[ContextMessage]
     left_out: int

@@ -7,8 +7,8 @@ questions, evidence retrieved by memoryd, insights written quarantined with ``ci
 the evidence ids memoryd retrieved, never ids the model names, and never twice: an insight
 saying what an existing fact or an earlier insight of the run says is dropped and logged as a
 duplicate; the oldest quarantined insights beyond ``reflection_max_quarantined_insights``
-archived); and the ``learned_context`` block (no model: the most salient facts and insights,
-bounded)."""
+archived); the profile's wording (:mod:`.profile`, with a model) and the curated blocks
+(:mod:`.curated`: ``learned_context`` and ``[[consolidation.blocks]]``)."""
 
 from __future__ import annotations
 
@@ -18,16 +18,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from daemon.consolidation.facts_view import FactView, current_facts, embed
+from daemon.consolidation.phases.curated import write_blocks
 from daemon.consolidation.phases.episodes import episodes_of_run
+from daemon.consolidation.phases.profile import word_profile
 from daemon.consolidation.phases.run_context import ask, expect_facts, touched_facts
-from daemon.consolidation.preview import fact_salience
 from daemon.memory.writes import recorded_decision
-from events.clock import to_micros
-from events.consolidation_events import FactArchived, FactLinked, LearnedContextWritten
+from events.consolidation_events import FactArchived, FactLinked
 from events.episode_events import ReflectionFired
 from events.types import FactSuperseded, FactWritten
 from plugins.protocols import Agent
-from projections.consolidation import learned_context, unreflected_episodes
+from projections.consolidation import recent_episodes, unreflected_episodes
 
 if TYPE_CHECKING:
     from daemon.consolidation.service import RunContext
@@ -57,12 +57,22 @@ INSIGHT_SYSTEM = (
 
 
 async def deep(ctx: RunContext, _agents: Sequence[Agent]) -> None:
-    """Conflict judge, reflection, learned_context."""
+    """Conflict judge, reflection, the profile, the curated blocks."""
     async with ctx.engine.connect() as conn:
         views = {v.fact_id: v for v in await current_facts(conn, ctx.namespace)}
     await _judge_conflicts(ctx, views)
     await _reflect(ctx, views)
-    await write_learned_context(ctx, list(views.values()))
+    await word_profile(ctx)
+    await write_blocks(ctx, list(views.values()), await _recent_episodes(ctx))
+
+
+async def _recent_episodes(ctx: RunContext) -> list[tuple[str, str]]:
+    """``(episode_id, summary)`` of the newest episodes, this run's first: what the curated
+    blocks are rewritten from beside the facts and insights."""
+    formed = [(e.episode_id, e.summary) for e in reversed(episodes_of_run(ctx))]
+    async with ctx.engine.connect() as conn:
+        stored = await recent_episodes(conn, ctx.namespace, limit=EPISODES_SHOWN)
+    return (formed + [(e["episode_id"], e["summary"]) for e in stored])[:EPISODES_SHOWN]
 
 
 async def _judge_conflicts(ctx: RunContext, views: dict[str, FactView]) -> None:
@@ -292,35 +302,3 @@ async def _evidence(ctx: RunContext, question: str, views: dict[str, FactView]) 
     sims = vectors[1:] @ vectors[0]
     order = sims.argsort()[::-1][:EVIDENCE]
     return [items[int(i)].fact_id for i in order if sims[int(i)] > 0]
-
-
-async def write_learned_context(ctx: RunContext, views: list[FactView]) -> None:
-    """Rewrite the bounded learned_context block from the most salient facts and insights."""
-    now_us = to_micros(ctx.now)
-    tau = float(ctx.config.tau_days)
-    weights = ctx.config.salience_weights.as_tuple()
-    active = [v for v in views if v.row.status == "active" or "insight" in v.row.tags]
-    salient = {v.fact_id: fact_salience(v, now_us, tau, weights) for v in active}
-    ranked = sorted(
-        active, key=lambda v: (-("insight" in v.row.tags), -salient[v.fact_id], v.fact_id)
-    )
-    lines: list[str] = []
-    ids: list[str] = []
-    used = 0
-    limit = ctx.config.learned_context_chars
-    for v in ranked:
-        line = "- " + " ".join(v.row.text.split())
-        if used + len(line) + 1 > limit:
-            continue
-        lines.append(line)
-        ids.append(v.fact_id)
-        used += len(line) + 1
-    text = "\n".join(lines)
-    async with ctx.engine.connect() as conn:
-        current = await learned_context(conn, ctx.namespace)
-    if current is not None and current["text"] == text:
-        return
-    ctx.effects.append(
-        LearnedContextWritten(at=ctx.now, text=text, fact_ids=ids, run_id=ctx.run_id)
-    )
-    ctx.actions.append({"action": "learned_context", "chars": len(text), "facts": len(ids)})
