@@ -3,9 +3,10 @@
 1. The gate (:mod:`daemon.recall.difficulty`) scores the question; an easy question takes
    one pass.
 2. Pass 1 asks the question. When the question names people, it reads
-   :data:`AUTHOR_DEPTH` hits deep and the messages those people said themselves have their
-   score scaled by :data:`AUTHOR_FACTOR` (a question about Melanie's kids is answered by what
-   Melanie said, which seldom says "Melanie"; the turns that greet her by name otherwise
+   :data:`AUTHOR_DEPTH` hits deep, scores that pool again half by rank and half by the legs'
+   scores (:mod:`daemon.recall.pool_mix`), and the messages those people said themselves have
+   their score scaled by :data:`AUTHOR_FACTOR` (a question about Melanie's kids is answered by
+   what Melanie said, which seldom says "Melanie"; the turns that greet her by name otherwise
    rank first). This applies to easy questions too: it costs no pass.
 3. Passes 2.. (hard questions only) ask the reformulations :data:`STRATEGIES` names, made
    from pass 1's best hits (:mod:`daemon.recall.reformulate`), at most ``max_iterations``
@@ -36,6 +37,7 @@ from daemon.recall.difficulty import DEFAULT_THRESHOLD, Difficulty, assess
 from daemon.recall.engine import Hit
 from daemon.recall.fusion import RRF_K
 from daemon.recall.grader import Verdict
+from daemon.recall.pool_mix import mix_pool
 from daemon.recall.query import SearchRequest
 from daemon.recall.reformulate import Reformulation, bridge_queries
 from projections.entities import canonical_key, extract_entities
@@ -44,8 +46,9 @@ DEFAULT_MAX_ITERATIONS = 3
 MAX_ITERATIONS = 5
 LATER_PASS_WEIGHT = 0.5
 """A later pass's RRF weight; pass 1 (the question as asked) weighs 1."""
-AUTHOR_FACTOR = 1.25
-"""Score factor of a message said by someone the question names."""
+AUTHOR_FACTOR = 1.3
+"""Score factor of a message said by someone the question names (of the pool's mixed score,
+:mod:`daemon.recall.pool_mix`; over rank fusion alone 1.25 was best)."""
 AUTHOR_DEPTH = 60
 """How deep pass 1 reads when the question names someone, so their own words can move up."""
 STRATEGIES: tuple[str, ...] = ()
@@ -231,10 +234,13 @@ async def iterative_search(
     authors = named_authors(req.query) if AUTHOR_FACTOR != 1.0 else []
     if authors:
         depth = max(req.top_k, AUTHOR_DEPTH)
+        # explain: the pool is scored again from the legs' scores, which only it carries.
         deep = dataclasses.replace(
-            req, top_k=depth, candidate_top_k=max(req.candidate_top_k, depth)
+            req, top_k=depth, candidate_top_k=max(req.candidate_top_k, depth), explain=True
         )
-        first = author_rerank(await search(deep), authors)[: req.top_k]
+        first = author_rerank(mix_pool(await search(deep)), authors)[: req.top_k]
+        if not req.explain:
+            first = [dataclasses.replace(h, signals=None) for h in first]
     else:
         first = await search(req)
     passes = [PassTrace(req.query, "question", found=len(first), added=[h.id for h in first])]
