@@ -53,8 +53,8 @@ AUTHOR_DEPTH = 60
 """How deep pass 1 reads when the question names someone, so their own words can move up."""
 STRATEGIES: tuple[str, ...] = ()
 """The offline reformulations later passes ask, in order. None by default: on LoCoMo entity
-bridging (``bridge``) measured no better than pass 1 alone (0.848 hit@10 with it, 0.853
-without; single-hop +0.006, multi-hop -0.023, open-domain -0.039) at three times the cost,
+bridging (``bridge``) measured no better than pass 1 alone (0.843 hit@10 with it, 0.858
+without; multi-hop -0.035, open-domain -0.039, temporal -0.011) at three times the cost,
 and feedback worse (see ``docs/performance.md``); ``bench/locomo.py`` measures bridging again
 in every run."""
 
