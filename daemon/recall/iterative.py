@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,7 +38,7 @@ from daemon.recall.difficulty import DEFAULT_THRESHOLD, Difficulty, assess
 from daemon.recall.engine import Hit
 from daemon.recall.fusion import RRF_K
 from daemon.recall.grader import Verdict
-from daemon.recall.pool_mix import mix_pool
+from daemon.recall.pool_mix import mix_pool, with_score
 from daemon.recall.query import SearchRequest
 from daemon.recall.reformulate import Reformulation, bridge_queries
 from projections.entities import canonical_key, extract_entities
@@ -141,9 +142,13 @@ def named_authors(question: str) -> list[str]:
 
 def by_author(hit: Hit, names: Sequence[str]) -> bool:
     """Whether a hit is a message said by one of ``names``."""
-    if hit.author is None:
-        return False
-    key = canonical_key(hit.author)
+    return hit.author is not None and _is_named(hit.author, tuple(names))
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_named(author: str, names: tuple[str, ...]) -> bool:
+    # A pool of 60 hits has a few authors: canonical_key once each, not once a hit.
+    key = canonical_key(author)
     return bool(key) and (key in names or key.split()[0] in names)
 
 
@@ -154,7 +159,7 @@ def _scaled(hit: Hit) -> Hit:
         multipliers = {**signals.get("multipliers", {}), "author": AUTHOR_FACTOR}
         final = hit.score * AUTHOR_FACTOR
         signals = {**signals, "multipliers": multipliers, "final": final}
-    return dataclasses.replace(hit, score=hit.score * AUTHOR_FACTOR, signals=signals)
+    return with_score(hit, hit.score * AUTHOR_FACTOR, signals)
 
 
 def author_rerank(hits: Sequence[Hit], names: Sequence[str]) -> list[Hit]:
@@ -238,9 +243,8 @@ async def iterative_search(
         deep = dataclasses.replace(
             req, top_k=depth, candidate_top_k=max(req.candidate_top_k, depth), explain=True
         )
-        first = author_rerank(mix_pool(await search(deep)), authors)[: req.top_k]
-        if not req.explain:
-            first = [dataclasses.replace(h, signals=None) for h in first]
+        pool = mix_pool(await search(deep), explain=req.explain)
+        first = author_rerank(pool, authors)[: req.top_k]
     else:
         first = await search(req)
     passes = [PassTrace(req.query, "question", found=len(first), added=[h.id for h in first])]
