@@ -7,15 +7,18 @@ Usage::
         [--legs lexical,vector] [--embedder hashed|minilm] [--strategy rrf|weighted]
         [--weight vector=0.3] [--cache-dir DIR] [--json] [--ranked FILE]
         [--max-iterations 3] [--threshold 0.5] [--force-hard] [--strategies ""|bridge]
-        [--later-weight 0.5]
+        [--later-weight 0.5] [--score-share 0.5] [--author-factor 1.3] [--conversations 1-3]
 
 In-process, every question is asked three ways in the same run: single-shot, through the
 iterative offline loop as shipped (the difficulty gate at ``--threshold``, the reformulations
 ``--strategies``: none by default) and through the loop with entity bridging on every question
 (the gate skipped, ``--max-iterations`` passes); the table gives hit@10 and recall@10 per
 LoCoMo category (multi-hop, temporal, open-domain, single-hop; adversarial questions have no
-evidence and are not asked) and how many questions the gate let through. ``--mode api`` asks
-single-shot and iterative (as the options say) through ``POST /v1/search``.
+evidence and are not asked) and how many questions the gate let through. ``--score-share``
+and ``--author-factor`` set pass 1's pool mix (:mod:`daemon.recall.pool_mix`) and the author
+weighting (``--score-share 0 --author-factor 1.25``: the loop before the mix);
+``--conversations 1-3`` asks only those files (1-based, name order), for the halves check.
+``--mode api`` asks single-shot and iterative (as the options say) through ``POST /v1/search``.
 
 Each conversation file becomes one conversation in one namespace: a turn is a message (``name``
 = speaker, ``created_at`` = its session's date, ``metadata.dia_id``; an image turn's caption
@@ -303,7 +306,7 @@ async def run_inprocess(args: argparse.Namespace, convs: list[Conversation]) -> 
 
 def apply_ablation(args: argparse.Namespace) -> None:
     """Set the projection's and the engine's knobs that the ablation options name."""
-    from daemon.recall import lexical
+    from daemon.recall import iterative, lexical, pool_mix
     from projections.search import documents
 
     if args.context_window is not None:
@@ -312,6 +315,10 @@ def apply_ablation(args: argparse.Namespace) -> None:
         lexical.LEXICAL_NEAR_WEIGHT = args.near_weight
     if args.no_dates:
         documents.INDEX_DATES = False
+    if args.score_share is not None:
+        pool_mix.SCORE_SHARE = args.score_share
+    if args.author_factor is not None:
+        iterative.AUTHOR_FACTOR = args.author_factor
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -339,10 +346,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--strategies", default=",".join(STRATEGIES), help="offline reformulations, in order"
     )
     parser.add_argument("--later-weight", type=float, default=LATER_PASS_WEIGHT)
+    parser.add_argument(
+        "--score-share", type=float, default=None, help="pass 1 pool's score-fusion share"
+    )
+    parser.add_argument("--author-factor", type=float, default=None)
+    parser.add_argument(
+        "--conversations",
+        default=None,
+        metavar="FIRST-LAST",
+        help="only these conversation files, 1-based in name order (1-3: the first half)",
+    )
     args = parser.parse_args(argv)
     Path(args.cache_dir).mkdir(parents=True, exist_ok=True)
     apply_ablation(args)
     convs = load_conversations(args.data.resolve())
+    if args.conversations:
+        first, _, last = args.conversations.partition("-")
+        convs = convs[int(first) - 1 : int(last or first)]
     if args.mode == "api":
         from bench.locomo_api import run_api
 

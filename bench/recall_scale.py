@@ -18,7 +18,9 @@ and embedding separately), search p50/p95 (after five warm-up searches on other 
 whose times are listed apart), and the peak RSS of the process; ``--breakdown``
 adds the p50/p95 of the lexical and vector legs run alone on the same queries; ``--against
 REV`` times commit REV's ``daemon/recall`` engine and vector index on the same data and
-queries, alternating with this tree's (the fairest before/after on a shared machine);
+queries, alternating with this tree's (the fairest before/after on a shared machine), and
+REV's iterative loop (``daemon/recall/iterative.py``) over this tree's engine, alternating
+with this tree's loop;
 ``--context`` then serves the same data dir with the real HTTP app (in this process, behind
 aiohttp's test client) and times ``POST /v1/context`` on the same queries, with the query and
 without one (the conversation's last turns stand for it), then ``POST /v1/search`` single-shot,
@@ -249,6 +251,12 @@ def _module_at(rev: str, path: str, name: str, renames: dict[str, str]) -> types
     return module
 
 
+def _loop_at(rev: str, name: str) -> tuple[Any, Any]:
+    """Return ``iterative_search`` and ``IterativeOptions`` as they are at commit ``rev``."""
+    module = _module_at(rev, "daemon/recall/iterative.py", name, {})
+    return module.iterative_search, module.IterativeOptions
+
+
 async def compare(
     service: RecallService, rev: str, queries: Sequence[str]
 ) -> tuple[dict[str, list[float]], int]:
@@ -275,7 +283,13 @@ async def compare(
     )
     await other.refresh()
     engines = {"this": service.engine, tag: other}
-    out: dict[str, list[float]] = {f"{n} {k}": [] for n in engines for k in ("hybrid", "hops=1")}
+    # REV's iterative loop over this tree's engine: what the loop itself changed.
+    loops = {
+        "this": (iterative_search, IterativeOptions),
+        tag: _loop_at(rev, f"_scale_{tag}_iterative"),
+    }
+    kinds = ("hybrid", "hops=1", "iterative")
+    out: dict[str, list[float]] = {f"{n} {k}": [] for n in engines for k in kinds}
     differing = 0
     try:
         for i, query in enumerate(queries):
@@ -290,6 +304,12 @@ async def compare(
                     out[f"{name} {kind}"].append(time.perf_counter() - t0)
                     found[name] = [h.id for h in hits]
                 differing += found["this"] != found[tag]
+            req = SearchRequest(query=query, filters=Filters(namespace="scale"))
+            for name in sorted(loops, reverse=i % 2 == 1):
+                loop, options = loops[name]
+                t0 = time.perf_counter()
+                await loop(service.engine.search, req, options())
+                out[f"{name} iterative"].append(time.perf_counter() - t0)
     finally:
         other.close()
     return out, differing

@@ -3,9 +3,10 @@
 1. The gate (:mod:`daemon.recall.difficulty`) scores the question; an easy question takes
    one pass.
 2. Pass 1 asks the question. When the question names people, it reads
-   :data:`AUTHOR_DEPTH` hits deep and the messages those people said themselves have their
-   score scaled by :data:`AUTHOR_FACTOR` (a question about Melanie's kids is answered by what
-   Melanie said, which seldom says "Melanie"; the turns that greet her by name otherwise
+   :data:`AUTHOR_DEPTH` hits deep, scores that pool again half by rank and half by the legs'
+   scores (:mod:`daemon.recall.pool_mix`), and the messages those people said themselves have
+   their score scaled by :data:`AUTHOR_FACTOR` (a question about Melanie's kids is answered by
+   what Melanie said, which seldom says "Melanie"; the turns that greet her by name otherwise
    rank first). This applies to easy questions too: it costs no pass.
 3. Passes 2.. (hard questions only) ask the reformulations :data:`STRATEGIES` names, made
    from pass 1's best hits (:mod:`daemon.recall.reformulate`), at most ``max_iterations``
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,6 +38,7 @@ from daemon.recall.difficulty import DEFAULT_THRESHOLD, Difficulty, assess
 from daemon.recall.engine import Hit
 from daemon.recall.fusion import RRF_K
 from daemon.recall.grader import Verdict
+from daemon.recall.pool_mix import mix_pool, with_score
 from daemon.recall.query import SearchRequest
 from daemon.recall.reformulate import Reformulation, bridge_queries
 from projections.entities import canonical_key, extract_entities
@@ -44,14 +47,15 @@ DEFAULT_MAX_ITERATIONS = 3
 MAX_ITERATIONS = 5
 LATER_PASS_WEIGHT = 0.5
 """A later pass's RRF weight; pass 1 (the question as asked) weighs 1."""
-AUTHOR_FACTOR = 1.25
-"""Score factor of a message said by someone the question names."""
+AUTHOR_FACTOR = 1.3
+"""Score factor of a message said by someone the question names (of the pool's mixed score,
+:mod:`daemon.recall.pool_mix`; over rank fusion alone 1.25 was best)."""
 AUTHOR_DEPTH = 60
 """How deep pass 1 reads when the question names someone, so their own words can move up."""
 STRATEGIES: tuple[str, ...] = ()
 """The offline reformulations later passes ask, in order. None by default: on LoCoMo entity
-bridging (``bridge``) measured no better than pass 1 alone (0.848 hit@10 with it, 0.853
-without; single-hop +0.006, multi-hop -0.023, open-domain -0.039) at three times the cost,
+bridging (``bridge``) measured no better than pass 1 alone (0.843 hit@10 with it, 0.858
+without; multi-hop -0.035, open-domain -0.039, temporal -0.011) at three times the cost,
 and feedback worse (see ``docs/performance.md``); ``bench/locomo.py`` measures bridging again
 in every run."""
 
@@ -138,9 +142,13 @@ def named_authors(question: str) -> list[str]:
 
 def by_author(hit: Hit, names: Sequence[str]) -> bool:
     """Whether a hit is a message said by one of ``names``."""
-    if hit.author is None:
-        return False
-    key = canonical_key(hit.author)
+    return hit.author is not None and _is_named(hit.author, tuple(names))
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_named(author: str, names: tuple[str, ...]) -> bool:
+    # A pool of 60 hits has a few authors: canonical_key once each, not once a hit.
+    key = canonical_key(author)
     return bool(key) and (key in names or key.split()[0] in names)
 
 
@@ -151,7 +159,7 @@ def _scaled(hit: Hit) -> Hit:
         multipliers = {**signals.get("multipliers", {}), "author": AUTHOR_FACTOR}
         final = hit.score * AUTHOR_FACTOR
         signals = {**signals, "multipliers": multipliers, "final": final}
-    return dataclasses.replace(hit, score=hit.score * AUTHOR_FACTOR, signals=signals)
+    return with_score(hit, hit.score * AUTHOR_FACTOR, signals)
 
 
 def author_rerank(hits: Sequence[Hit], names: Sequence[str]) -> list[Hit]:
@@ -231,10 +239,12 @@ async def iterative_search(
     authors = named_authors(req.query) if AUTHOR_FACTOR != 1.0 else []
     if authors:
         depth = max(req.top_k, AUTHOR_DEPTH)
+        # explain: the pool is scored again from the legs' scores, which only it carries.
         deep = dataclasses.replace(
-            req, top_k=depth, candidate_top_k=max(req.candidate_top_k, depth)
+            req, top_k=depth, candidate_top_k=max(req.candidate_top_k, depth), explain=True
         )
-        first = author_rerank(await search(deep), authors)[: req.top_k]
+        pool = mix_pool(await search(deep), explain=req.explain)
+        first = author_rerank(pool, authors)[: req.top_k]
     else:
         first = await search(req)
     passes = [PassTrace(req.query, "question", found=len(first), added=[h.id for h in first])]
