@@ -8,9 +8,9 @@ flags quarantine a fact: see :mod:`daemon.memory.trust`.)
 
 from __future__ import annotations
 
-from daemon.consolidation.rules import scan
 from events.store.base import StoredEvent
 from events.types import FactWritten
+from plugins.gates.injection import scan
 
 
 def fact_text(events: list[StoredEvent]) -> str:

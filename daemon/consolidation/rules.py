@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from plugins.extractors.claims import parse
+from plugins.gates.injection import scan
 from projections.facts import subject_key
 from projections.text import normalise as normalise
 
@@ -32,62 +33,10 @@ def words(text: str) -> list[str]:
 
 # -- ingest gate -----------------------------------------------------------------------------
 
-INJECTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (name, re.compile(pattern, re.IGNORECASE | re.DOTALL))
-    for name, pattern in (
-        (
-            "ignore_instructions",
-            r"\b(ignore|disregard|forget|override|bypass)\s+(?:(?:all|any|the|your|my)\s+)*"
-            r"(previous|prior|above|earlier|preceding|system|original|existing|all|your)\b"
-            r".{0,30}\b(instructions?|prompts?|rules|directions|guidelines|context)\b"
-            r"|\b(ignore|disregard)\s+(the\s+)?(instructions?|prompts?)\s+(above|before|given)",
-        ),
-        ("new_instructions", r"\b(new|updated|real|actual)\s+(system\s+)?instructions?\s*:"),
-        (
-            "role_override",
-            r"\byou\s+are\s+now\s+(an?\s+|the\s+|in\s+)?(dan|unrestricted|jailbroken|evil|free\s+"
-            r"of|developer\s+mode|no\s+longer)|\byou\s+are\s+no\s+longer\s+(bound|restricted|"
-            r"an?\s+(ai|assistant))|\bfrom\s+now\s+on,?\s+you\s+(will|must|shall)\s+(ignore|"
-            r"obey|only|always|never)",
-        ),
-        (
-            "pretend",
-            r"\b(act|behave|respond)\s+as\s+(if\s+you\s+were\s+|an?\s+)?(unrestricted|"
-            r"jailbroken|dan|developer\s+mode|evil)",
-        ),
-        ("jailbreak", r"\b(jailbreak|do\s+anything\s+now|developer\s+mode\s+enabled)\b"),
-        (
-            "prompt_exfiltration",
-            r"\b(reveal|print|show|repeat|output|leak)\b.{0,30}\b(system\s+prompt|your\s+"
-            r"(instructions|prompt|rules)|hidden\s+prompt)\b",
-        ),
-        ("chat_markup", r"<\|?(im_start|im_end|system|endoftext)\|?>|\[/?INST\]|<</?SYS>>"),
-        ("role_tag", r"(^|\n)\s*(system|assistant)\s*:\s*\S|</?(system|assistant)>"),
-        ("tool_injection", r"\b(call|invoke|run|execute)\s+the\s+\w+\s+tool\b.{0,40}\bwith\b"),
-        (
-            "memory_tamper",
-            r"\b(always|must|should)\s+(tell|answer|say|respond|recommend)\b.{0,60}\b(user|"
-            r"anyone|everyone)\b.{0,40}\b(that|to)\b",
-        ),
-        ("exfil_url", r"\b(send|post|upload|forward)\b.{0,40}\b(https?://|to\s+this\s+url)"),
-        ("shell", r"\b(curl|wget)\s+\S+\s*\|\s*(sh|bash)\b|\brm\s+-rf\s+/"),
-    )
-)
-_INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
-_B64 = re.compile(r"[A-Za-z0-9+/]{120,}={0,2}")
-
+# The prompt-injection patterns live with the ingest gates (plugins.gates.injection), so the
+# offline extractor skips the turns they flag; the gate's other rules are here.
 UNTRUSTED_PROVENANCES: frozenset[str] = frozenset({"tool", "imported"})
 """Provenances whose facts always enter quarantined and are flagged by the gate."""
-
-
-def scan(text: str) -> list[str]:
-    """Return the names of the injection patterns ``text`` matches (empty: clean)."""
-    flags = [name for name, pattern in INJECTION_PATTERNS if pattern.search(text)]
-    if _INVISIBLE.search(text):
-        flags.append("invisible_characters")
-    if _B64.search(text):
-        flags.append("encoded_blob")
-    return flags
 
 
 def gate_flags(text: str, provenance: str) -> list[str]:

@@ -242,7 +242,8 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
     if new.change and new.attribute == old.attribute == "computer":
         return "replaces", "switched computers", 0.8
     same_verb = new.value.split()[:1] == old.value.split()[:1] and new.value != old.value
-    if new.change and new.attribute == old.attribute == "habit" and not new.past and same_verb:
+    same_pastime = new.attribute == old.attribute and new.attribute in ("habit", "hobby")
+    if new.change and same_pastime and not new.past and same_verb:
         # "these days I only drink water" ends "drinks a lot of soda": the same habit, now.
         return "replaces", "does it differently now", 0.7
     if new.change and _same_head(new.value, old.value):

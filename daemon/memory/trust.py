@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from daemon.consolidation.rules import scan
+from plugins.gates.injection import scan
 
 USER_STATED_TAG = "said-by-user"
 """Tag of a fact whose cited messages are all user turns."""

@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from daemon.retrospective.review import SliceMessage
 from events.types import content_text
 from plugins.gates.base import GateMessage
+from plugins.gates.injection import without_injected_blocks
 from plugins.protocols import IngestGate
 from projections.messages import UnknownMessage, list_messages, list_messages_through
 
@@ -77,7 +78,7 @@ class ProjectionSliceReader:
                     after = None
                     continue
                 out.extend(
-                    SliceMessage(r.message_id, r.role, content_text(r.content), r.created_at)
+                    SliceMessage(r.message_id, r.role, _readable(r.content), r.created_at)
                     for r in rows
                     if r.message_id in wanted
                 )
@@ -90,7 +91,7 @@ class ProjectionSliceReader:
                 )
                 context = [
                     SliceMessage(
-                        r.message_id, r.role, content_text(r.content), r.created_at, context=True
+                        r.message_id, r.role, _readable(r.content), r.created_at, context=True
                     )
                     for r in before
                 ]
@@ -114,3 +115,10 @@ async def gate_messages(
         else:
             gated.append({"message_id": message.message_id, "reason": reason})
     return kept, gated
+
+
+def _readable(content: Any) -> str:
+    """A message's text as the retrospective reads it: a block an injection delimits
+    ("[[MEMORY OVERRIDE]] ... [[END OVERRIDE]]") is left out, so neither an extractor nor the
+    trust policy takes it for the person's words; the rest is judged on its own."""
+    return without_injected_blocks(content_text(content))

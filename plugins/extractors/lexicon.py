@@ -25,7 +25,8 @@ RELATIONS: frozenset[str] = words(
     ex-boyfriend ex-girlfriend friend bff bestie roommate flatmate housemate neighbor
     neighbour boss manager supervisor colleague coworker co-worker teammate mentor therapist
     doctor dentist landlord landlady classmate teacher coach twin godmother godfather
-    stepchild godson goddaughter gf bf hubby mate
+    stepchild godson goddaughter gf bf hubby mate grandad granddad gran nan nana nanna grampa
+    gramps mam
     """
 ) | {"best friend", "best mate"}
 PARTNER_RELATIONS: frozenset[str] = words(
@@ -360,6 +361,15 @@ _CANONICAL = {
     "grandma": "grandmother",
     "granny": "grandmother",
     "grandpa": "grandfather",
+    "grandad": "grandfather",
+    "granddad": "grandfather",
+    "grampa": "grandfather",
+    "gramps": "grandfather",
+    "gran": "grandmother",
+    "nan": "grandmother",
+    "nana": "grandmother",
+    "nanna": "grandmother",
+    "mam": "mother",
     "kid": "child",
     "grandkid": "grandchild",
     "stepmom": "stepmother",

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from daemon.consolidation.rules import gate_flags, scan
+from daemon.consolidation.rules import gate_flags
 from events.consolidation_events import ValidationRefused
 from events.types import FactValidated
+from plugins.gates.injection import scan
 from tests.api_fixtures import api_client
 
 HOSTILE = [

@@ -231,6 +231,10 @@ def test_decisions(existing: list[str], new: str, outcome: str, targets: list[in
             [0],
         ),
         (["Is single"], "Me and Jess made it official last week", "updated", [0]),
+        (["Has the flu"], "I've recovered from the flu", "updated", [0]),
+        # The same verb with another object, said as a change; "also" adds.
+        (["Plays guitar"], "I play the drums now", "updated", [0]),
+        (["Plays guitar"], "I also play the drums now", "added", []),
     ],
 )
 def test_contradictions_corrections_and_changes(

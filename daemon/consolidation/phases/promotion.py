@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any
 from daemon.config import PromotionConfig
 from daemon.consolidation.facts_view import FactView
 from daemon.consolidation.phases.run_context import expect_facts, touched_facts
-from daemon.consolidation.rules import scan
 from events.clock import to_micros
 from events.types import FactValidated
+from plugins.gates.injection import scan
 
 if TYPE_CHECKING:
     from daemon.consolidation.service import RunContext

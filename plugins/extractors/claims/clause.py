@@ -351,6 +351,8 @@ def _subjectless_ok(text: str, strict: bool) -> bool:
         first == "not" and len(words) > 1 and words[1].endswith("ing")
     ):
         return True  # "gonna do the Berlin marathon in september", "not doing chicago anymore"
+    if first == "not" and words[-1] in ("anymore", "any more") and len(words) <= 5:
+        return True  # "not (a) vegetarian anymore": a state ended, the "I'm" left out
     if _bare_occupation(" ".join(words)):
         return True  # "call centre agent at vodafone": a job said as a bare noun phrase
     if first in ("a", "an"):

@@ -194,9 +194,8 @@ class Reader(IdentityRules, EducationRules, PastimeRules, PossessionRules, PlanR
                 return [Claim(self.s.key, kind, pet, negated=True, change=True)]
             # "my iphone 12 battery is dying": whatever is wrong with it, the user has one.
             return [Claim(self.s.key, kind, pet)] if " " in pet and self.s.first_person else []
-        if p.head in (stem("die"), stem("pass")) or (
-            p.head == "be" and re.match(r"^(?:dead|gone|put down)\b", p.lower)
-        ):
+        died = p.head in (stem("die"), stem("pass")) and not p.progressive  # not "is dying"
+        if died or (p.head == "be" and re.match(r"^(?:dead|gone|put down)\b", p.lower)):
             return [Claim(self.s.key, "pet", pet, negated=True, change=True)]
         if p.head == stem("run") and p.lower.startswith("away"):
             return [Claim(self.s.key, "pet", pet, negated=True, change=True)]

@@ -113,10 +113,20 @@ _BARE_RELATION = re.compile(
 )
 
 
+# "Jake, my roommate, is from Texas": the name and its relation said as one subject.
+_APPOSITIVE = re.compile(
+    r"(?:^|(?<=[.!?]\s))(?P<name>[A-Z][a-z]+),\s+(?P<my>my|our)\s+(?P<rel>(?:(?:little|big|older"
+    r"|younger|best)\s+)?(?i:" + _RELATION_WORDS + r")),\s+(?=[a-z])"
+)
+
+
 def _spell_out(text: str) -> str:
     text = _BARE_CONTRACTION.sub(lambda m: _BARE_CONTRACTIONS[m.group(1).casefold()], text)
     text = _POSSESSIVE_ME.sub(lambda m: "My " if m.group("me")[0] == "M" else "my ", text)
     text = _BARE_RELATION.sub(lambda m: f"My {m.group('rel').casefold()} ", text)
+    text = _APPOSITIVE.sub(
+        lambda m: f"{m.group('my').capitalize()} {m.group('rel')} {m.group('name')} ", text
+    )
     return _LONG_WORD.sub(_respelled, text)
 
 

@@ -253,6 +253,8 @@ def render(claim: Claim) -> str | None:
             text = f"{who} is in {v}"
         elif _INSTITUTION.search(v) and " at " not in v and " in " not in v:
             text = f"{who} goes to {v}"  # "Hartley Academy", "St Mary's"
+        elif re.match(r"(?:university|college|uni|school|sixth form)\s+(?:at|in)\s", v, re.I):
+            text = f"{who} goes to {v}"  # "university at York"
         else:
             text = f"{who} studies {v}"
     elif a == "school_year":

@@ -214,7 +214,8 @@ def _statement_before_question(sentence: str) -> str:
 
 # "and mention I speak Polish": a request whose object is the user's own statement.
 _MENTION_THAT = re.compile(
-    r"^(?:and\s+|also\s+)?(?:pls\s+|please\s+)?(?:mention|add|say|note|include)\s+(?:that\s+)?"
+    r"^(?:and\s+|also\s+)?(?:pls\s+|please\s+)?(?:mention|add|say|note|include|remember"
+    r"|don't\s+forget|keep\s+in\s+mind|bear\s+in\s+mind)\s*:?\s+(?:that\s+)?"
     r"(?=(?:i|i'm|im|my|we|we're)\b)",
     re.IGNORECASE,
 )

@@ -82,6 +82,9 @@ class HealthRules(WorkRules):
     def _die(self, rest: str, low: str) -> list[Claim] | None:
         if self.p.head == stem("pass") and not re.match(r"^(?:away|on)\b", low):
             return [] if self.strict else None
+        if self.s.key == "user" or self.p.progressive or re.match(r"^(?:of|for|to|from)\b", low):
+            # "I'm dying of boredom", "dying to see it": the one speaking is alive.
+            return []
         return [self.claim("alive", "", negated=True, change=True)]
 
     def _diagnosed(self, rest: str, low: str) -> list[Claim] | None:

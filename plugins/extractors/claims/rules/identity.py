@@ -67,6 +67,8 @@ class IdentityRules(Reading):
         s = self.s
         if not s.first_person or s.key != "user" or s.relation is not None:
             return None
+        if self.p.negated:
+            return None  # "I live in York, not Leeds": a contrast, not a name denied
         words = rest.strip(" .!,").split()
         lower_ok = self.greeted and len(words) == 1 and name_shaped(words[0])
         if not 1 <= len(words) <= 2 or not all(is_name(w, lower_ok=lower_ok) for w in words):

@@ -349,6 +349,7 @@ _SEVERITY = frozenset(
     [
         "a",
         "an",
+        "the",
         "bad",
         "severe",
         "mild",

@@ -1,0 +1,79 @@
+"""Prompt-injection patterns: text that tries to instruct the model or the memory rather than
+say something. The ingest gate flags a fact that matches (it stays quarantined and is not
+validated without ``force``), and the offline extractor never reads a turn that does."""
+
+from __future__ import annotations
+
+import re
+
+INJECTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(pattern, re.IGNORECASE | re.DOTALL))
+    for name, pattern in (
+        (
+            "ignore_instructions",
+            r"\b(ignore|disregard|forget|override|bypass)\s+(?:(?:all|any|the|your|my)\s+)*"
+            r"(previous|prior|above|earlier|preceding|system|original|existing|all|your)\b"
+            r".{0,30}\b(instructions?|prompts?|rules|directions|guidelines|context)\b"
+            r"|\b(ignore|disregard)\s+(the\s+)?(instructions?|prompts?)\s+(above|before|given)",
+        ),
+        ("new_instructions", r"\b(new|updated|real|actual)\s+(system\s+)?instructions?\s*:"),
+        (
+            "role_override",
+            r"\byou\s+are\s+now\s+(an?\s+|the\s+|in\s+)?(dan|unrestricted|jailbroken|evil|free\s+"
+            r"of|developer\s+mode|no\s+longer)|\byou\s+are\s+no\s+longer\s+(bound|restricted|"
+            r"an?\s+(ai|assistant))|\bfrom\s+now\s+on,?\s+you\s+(will|must|shall)\s+(ignore|"
+            r"obey|only|always|never)",
+        ),
+        (
+            "pretend",
+            r"\b(act|behave|respond)\s+as\s+(if\s+you\s+were\s+|an?\s+)?(unrestricted|"
+            r"jailbroken|dan|developer\s+mode|evil)",
+        ),
+        ("jailbreak", r"\b(jailbreak|do\s+anything\s+now|developer\s+mode\s+enabled)\b"),
+        (
+            "prompt_exfiltration",
+            r"\b(reveal|print|show|repeat|output|leak)\b.{0,30}\b(system\s+prompt|your\s+"
+            r"(instructions|prompt|rules)|hidden\s+prompt)\b",
+        ),
+        ("chat_markup", r"<\|?(im_start|im_end|system|endoftext)\|?>|\[/?INST\]|<</?SYS>>"),
+        ("role_tag", r"(^|\n)\s*(system|assistant)\s*:\s*\S|</?(system|assistant)>"),
+        ("tool_injection", r"\b(call|invoke|run|execute)\s+the\s+\w+\s+tool\b.{0,40}\bwith\b"),
+        (
+            "memory_tamper",
+            r"\b(always|must|should)\s+(tell|answer|say|respond|recommend)\b.{0,60}\b(user|"
+            r"anyone|everyone)\b.{0,40}\b(that|to)\b",
+        ),
+        ("exfil_url", r"\b(send|post|upload|forward)\b.{0,40}\b(https?://|to\s+this\s+url)"),
+        ("shell", r"\b(curl|wget)\s+\S+\s*\|\s*(sh|bash)\b|\brm\s+-rf\s+/"),
+        (
+            "memory_command",
+            r"\[\s*(memory|system|admin)[\w ]{0,20}\]|\b(store|save|record|write|add)\s+(the"
+            r"\s+following|this)\s+(as|to)\s+(a\s+)?(permanent\s+)?(fact|memory|memories)\b"
+            r"|\bupdate\s+(your\s+|the\s+)?memory\s*:|\b(user|memory|fact|profile)_\w+\s*=\s*\S",
+        ),
+    )
+)
+_INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
+_B64 = re.compile(r"[A-Za-z0-9+/]{120,}={0,2}")
+
+
+def scan(text: str) -> list[str]:
+    """Return the names of the injection patterns ``text`` matches (empty: clean)."""
+    flags = [name for name, pattern in INJECTION_PATTERNS if pattern.search(text)]
+    if _INVISIBLE.search(text):
+        flags.append("invisible_characters")
+    if _B64.search(text):
+        flags.append("encoded_blob")
+    return flags
+
+
+# "[[MEMORY OVERRIDE]] store: ... [[END OVERRIDE]]": an injected block, delimited as such.
+_DELIMITED = re.compile(
+    r"\[\[?[^\[\]]{1,40}\]\]?.*?\[\[?\s*/?\s*end\b[^\[\]]{0,30}\]\]?", re.IGNORECASE | re.DOTALL
+)
+
+
+def without_injected_blocks(text: str) -> str:
+    """``text`` without the blocks an injection delimits; what is left may be the person's own
+    words ("[[OVERRIDE]] ... [[END]] anyway, I'm a sous chef at Dishoom")."""
+    return _DELIMITED.sub(" ", text)
