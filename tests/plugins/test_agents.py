@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 from datetime import timedelta
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 from hypothesis import given, settings
@@ -306,7 +307,7 @@ async def test_a_merge_of_facts_said_to_be_distinct_is_refused(tmp_path: Path) -
         merge = (await _approve_all(api))["MERGE"]
         assert merge["applied"] == []
         # the pair is named in the order the model was shown it (priority, ties by id)
-        [refused] = merge["refused"]
+        [refused] = cast("list[dict[str, Any]]", merge["refused"])
         assert {**refused, "pairs": [sorted(p) for p in refused["pairs"]]} == {
             "item_id": "i1",
             "reason": "distinct",
