@@ -66,17 +66,20 @@ async def run_agents(ctx: RunContext, agents: Sequence[Agent], views: list[FactV
     calls = plan_calls(agents, inputs)
     answers: list[tuple[AgentCall, AgentAnswer]] = []
     wave = max(1, ctx.config.llm_concurrency)
-    for start in range(0, len(calls), wave):
+    done, spent = 0, False
+    while done < len(calls) and not spent:  # once the budget is spent the rest wait
         granted = []
-        for call in calls[start : start + wave]:
-            if ctx.budget.take():
-                granted.append(call)
-            else:
-                ctx.count("agent_calls_skipped")
-        if not granted:
-            break
-        results = await asyncio.gather(*(_ask(ctx, c, context) for c in granted))
-        answers += [(c, a) for c, a in zip(granted, results, strict=True) if a is not None]
+        for call in calls[done : done + wave]:
+            if not ctx.budget.take():
+                spent = True
+                break
+            granted.append(call)
+        done += len(granted)
+        if granted:
+            results = await asyncio.gather(*(_ask(ctx, c, context) for c in granted))
+            answers += [(c, a) for c, a in zip(granted, results, strict=True) if a is not None]
+    ctx.count("agent_calls", done)
+    ctx.count("agent_calls_skipped", len(calls) - done)
     for call, answer in sorted(answers, key=lambda ca: (ca[0].agent_index, ca[0].item)):
         await _apply(ctx, call, answer)
 
