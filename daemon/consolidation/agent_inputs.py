@@ -11,7 +11,7 @@ nearest by embedding (cosine >= :data:`NEIGHBOUR_FLOOR`), :data:`MAX_NEIGHBOURS`
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from daemon.consolidation.facts_view import FactView, embed
 from daemon.consolidation.graph import (
@@ -49,6 +49,10 @@ class AgentInputs:
     episodes: tuple[EpisodeBrief, ...]
     flags: dict[str, tuple[str, ...]]
     """fact id -> the health audit's findings on it (filled when the audit ran)."""
+    by_id: dict[str, FactView] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.by_id = {v.fact_id: v for v in self.ordered}
 
     def metrics(self, fact_id: str) -> FactMetrics:
         return FactMetrics(
@@ -125,7 +129,6 @@ async def gather_inputs(
 def batch_of(inputs: AgentInputs, chunk: Sequence[FactView]) -> list[BatchFact]:
     """Return ``chunk`` as keyed facts with their inputs, then their neighbours outside it
     as context facts (keys continue; :data:`MAX_CONTEXT_FACTS` at most)."""
-    views = {v.fact_id: v for v in inputs.ordered}
     keys = {v.fact_id: f"F{k + 1}" for k, v in enumerate(chunk)}
     extra: list[str] = []
     for v in chunk:
@@ -135,7 +138,7 @@ def batch_of(inputs: AgentInputs, chunk: Sequence[FactView]) -> list[BatchFact]:
                 extra.append(other)
     out = []
     for fact_id, is_context in [*((v.fact_id, False) for v in chunk), *((e, True) for e in extra)]:
-        view = views[fact_id]
+        view = inputs.by_id[fact_id]
         out.append(
             BatchFact(
                 key=keys[fact_id],

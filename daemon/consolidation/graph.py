@@ -105,17 +105,16 @@ def nearest(
     out: list[list[tuple[int, float]]] = []
     for start in range(0, n, block):
         sims = vectors[start : start + block] @ vectors.T
-        wanted = min(k + 1, n)
+        rows = np.arange(sims.shape[0])
+        sims[rows, rows + start] = -np.inf  # a row is not its own neighbour
+        # Most pairs fall below the floor: sort only the candidates above it.
+        hit_rows, hit_cols = np.nonzero(sims >= floor)
+        bounds = np.searchsorted(hit_rows, np.arange(sims.shape[0] + 1))
         for r in range(sims.shape[0]):
-            row = sims[r]
-            top = np.argpartition(-row, wanted - 1)[:wanted] if wanted < n else np.arange(n)
-            picked: list[tuple[int, float]] = []
-            for j in sorted(top.tolist(), key=lambda j: (-row[j], j)):
-                if len(picked) >= k or row[j] < floor:
-                    break
-                if j != start + r:
-                    picked.append((j, float(row[j])))
-            out.append(picked)
+            cols = hit_cols[bounds[r] : bounds[r + 1]]
+            scores = sims[r, cols]
+            order = np.lexsort((cols, -scores))[:k]
+            out.append([(int(cols[i]), float(scores[i])) for i in order])
     return out
 
 

@@ -12,6 +12,7 @@ LINK, CATEGORIZE and NOTE apply at once, the rest queue for review."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -45,26 +46,30 @@ MAX_PENDING = 1000
 
 @dataclass(frozen=True, slots=True)
 class AgentCall:
-    """One model call an agent will make: its batch and where its answer goes in the order."""
+    """One model call an agent will make: the facts it reviews and where its answer goes in
+    the order (its batch, with the inputs, is built only when the budget grants the call)."""
 
     agent_index: int
     agent: Agent
     item: str
-    batch: list[BatchFact]
+    chunk: list[FactView]
 
 
 async def run_agents(ctx: RunContext, agents: Sequence[Agent], views: list[FactView]) -> None:
     """Give the agents their inputs, audit the graph when the health agent runs, then make
     the agents' calls (see the module docstring)."""
+    audits = any(a.name == HEALTH for a in agents)
+    if ctx.provider is None and not audits:
+        return
     inputs = await _inputs(ctx, views)
     context = AgentContext(episodes=inputs.episodes, graph=inputs.summary())
-    if any(a.name == HEALTH for a in agents):
+    if audits:
         findings = await _audit(ctx, inputs)
-        context = AgentContext(inputs.episodes, inputs.summary(), counts_of(findings))
+        context = dataclasses.replace(context, findings=counts_of(findings))
     if ctx.provider is None:
         return
     calls = plan_calls(agents, inputs)
-    answers: list[tuple[AgentCall, AgentAnswer]] = []
+    answers: list[tuple[AgentCall, list[BatchFact], AgentAnswer]] = []
     wave = max(1, ctx.config.llm_concurrency)
     done, spent = 0, False
     while done < len(calls) and not spent:  # once the budget is spent the rest wait
@@ -73,15 +78,17 @@ async def run_agents(ctx: RunContext, agents: Sequence[Agent], views: list[FactV
             if not ctx.budget.take():
                 spent = True
                 break
-            granted.append(call)
+            granted.append((call, batch_of(inputs, call.chunk)))
         done += len(granted)
         if granted:
-            results = await asyncio.gather(*(_ask(ctx, c, context) for c in granted))
-            answers += [(c, a) for c, a in zip(granted, results, strict=True) if a is not None]
+            results = await asyncio.gather(*(_ask(ctx, c, b, context) for c, b in granted))
+            answers += [
+                (c, b, a) for (c, b), a in zip(granted, results, strict=True) if a is not None
+            ]
     ctx.count("agent_calls", done)
     ctx.count("agent_calls_skipped", len(calls) - done)
-    for call, answer in sorted(answers, key=lambda ca: (ca[0].agent_index, ca[0].item)):
-        await _apply(ctx, call, answer)
+    for call, batch, answer in sorted(answers, key=lambda cba: (cba[0].agent_index, cba[0].item)):
+        await _apply(ctx, call.agent.name, batch, answer)
 
 
 def plan_calls(agents: Sequence[Agent], inputs: AgentInputs) -> list[AgentCall]:
@@ -92,12 +99,12 @@ def plan_calls(agents: Sequence[Agent], inputs: AgentInputs) -> list[AgentCall]:
             items = [v for v in inputs.ordered if inputs.neighbours.get(v.fact_id)]
             most = int(getattr(agent, "max_items", 0) or 0)
             for v in items[:most] if most else items:
-                calls.append(AgentCall(index, agent, v.fact_id, batch_of(inputs, [v])))
+                calls.append(AgentCall(index, agent, v.fact_id, [v]))
             continue
         size = max(1, agent.batch_size)
         for n, start in enumerate(range(0, len(inputs.ordered), size)):
             chunk = inputs.ordered[start : start + size]
-            calls.append(AgentCall(index, agent, f"batch-{n:06d}", batch_of(inputs, chunk)))
+            calls.append(AgentCall(index, agent, f"batch-{n:06d}", chunk))
     return calls
 
 
@@ -127,13 +134,13 @@ async def _audit(ctx: RunContext, inputs: AgentInputs) -> dict[str, object]:
     return findings
 
 
-async def _ask(ctx: RunContext, call: AgentCall, context: AgentContext) -> AgentAnswer | None:
+async def _ask(
+    ctx: RunContext, call: AgentCall, batch: list[BatchFact], context: AgentContext
+) -> AgentAnswer | None:
     """One budgeted call (the budget was taken); None when it failed (the run goes on)."""
     assert ctx.provider is not None
     try:
-        return await call.agent.review(
-            choose(ctx.provider, ctx.config, "agents"), call.batch, context
-        )
+        return await call.agent.review(choose(ctx.provider, ctx.config, "agents"), batch, context)
     except LLMError as exc:
         if exc.kind == "budget":
             ctx.budget.spent(exc.message)
@@ -143,16 +150,15 @@ async def _ask(ctx: RunContext, call: AgentCall, context: AgentContext) -> Agent
     return None
 
 
-async def _apply(ctx: RunContext, call: AgentCall, answer: AgentAnswer) -> None:
-    name = call.agent.name
+async def _apply(ctx: RunContext, agent: str, batch: list[BatchFact], answer: AgentAnswer) -> None:
     for error in answer.parsed.errors:
-        ctx.errors.append(f"agent {name} line {error.line}: {error.message}")
+        ctx.errors.append(f"agent {agent} line {error.line}: {error.message}")
     ctx.count("agent_parse_errors", len(answer.parsed.errors))
     # A digest rests on the facts under review, not on the neighbours shown beside them.
-    keys = {f.key: f.fact_id for f in call.batch}
-    reviewed = {f.key: f.fact_id for f in call.batch if not f.context}
+    keys = {f.key: f.fact_id for f in batch}
+    reviewed = {f.key: f.fact_id for f in batch if not f.context}
     for action in answer.parsed.actions:
-        await apply_agent_action(ctx, name, action, reviewed if action.verb == "DIGEST" else keys)
+        await apply_agent_action(ctx, agent, action, reviewed if action.verb == "DIGEST" else keys)
 
 
 async def apply_agent_action(
