@@ -46,6 +46,8 @@ class AgentInputs:
     component_size: dict[str, int]
     neighbours: dict[str, list[tuple[str, str, float]]]
     """fact id -> (other fact id, relation, score), linked first then similar."""
+    similar: dict[str, list[tuple[str, float]]]
+    """fact id -> (other fact id, cosine) of its nearest by embedding, linked or not."""
     episodes: tuple[EpisodeBrief, ...]
     flags: dict[str, tuple[str, ...]]
     """fact id -> the health audit's findings on it (filled when the audit ran)."""
@@ -102,18 +104,18 @@ async def gather_inputs(
     vectors = await embed(embedder, [v.row.text for v in ordered])
     near = nearest(vectors, MAX_NEIGHBOURS, NEIGHBOUR_FLOOR)
     neighbours: dict[str, list[tuple[str, str, float]]] = {}
-    for i, v in enumerate(ordered):
+    similar = {
+        v.fact_id: [(ordered[j].fact_id, round(s, 4)) for j, s in near[i]]
+        for i, v in enumerate(ordered)
+    }
+    for v in ordered:
         linked = [
             (o, f"linked:{link_kind(graph, v.fact_id, o)}", 1.0)
             for o in sorted(graph.adjacency[v.fact_id])
         ]
         seen = {o for o, _, _ in linked}
-        similar = [
-            (ordered[j].fact_id, "similar", round(s, 4))
-            for j, s in near[i]
-            if ordered[j].fact_id not in seen
-        ]
-        neighbours[v.fact_id] = [*linked, *similar][:MAX_NEIGHBOURS]
+        close = [(o, "similar", s) for o, s in similar[v.fact_id] if o not in seen]
+        neighbours[v.fact_id] = [*linked, *close][:MAX_NEIGHBOURS]
     briefs = tuple(
         EpisodeBrief(
             episode_id=str(e["episode_id"]),
@@ -123,7 +125,9 @@ async def gather_inputs(
         )
         for e in episodes
     )
-    return AgentInputs(ordered, salience, graph, component_size, neighbours, briefs, {})
+    return AgentInputs(
+        ordered, salience, graph, component_size, neighbours, similar, briefs, flags={}
+    )
 
 
 def batch_of(inputs: AgentInputs, chunk: Sequence[FactView]) -> list[BatchFact]:

@@ -7,7 +7,7 @@ and how many there are; the run records the findings with the thresholds that de
 - ``hubs``: facts linked to at least :func:`~daemon.consolidation.graph.hub_threshold`
   others (three times the mean degree, and at least 5);
 - ``near_duplicate_clusters``: groups of facts whose wording is this close (cosine >=
-  ``near_duplicate``) yet still all current;
+  ``near_duplicate``) yet still all current, linked or not;
 - ``unresolved_contradictions``: CONFLICT items still pending in the review queue;
 - ``quarantined_never_recalled``: quarantined facts no recall ever returned;
 - ``stale``: facts with no activity (written, recalled, reinforced) for ``stale_days``.
@@ -73,9 +73,9 @@ def audit(
     hubs = [n for n in graph.nodes if degree(graph, n) >= threshold]
     close = [
         Edge(fact_id, other)
-        for fact_id, near in inputs.neighbours.items()
-        for other, relation, score in near
-        if relation == "similar" and score >= settings.near_duplicate
+        for fact_id, near in inputs.similar.items()
+        for other, cosine in near
+        if cosine >= settings.near_duplicate
     ]
     clusters = [c for c in components(build_graph(graph.nodes, close)) if len(c) > 1]
     current = set(graph.nodes)

@@ -141,6 +141,7 @@ async def _unhealthy_memory(api: Api) -> dict[str, Any]:
         await _link(api, hub, spoke)
     twin = await _fact(api, "Noa drinks green tea every single morning")
     twin2 = await _fact(api, "Noa drinks green tea every single morning!")
+    await _link(api, twin, twin2)  # linked, and still near-duplicates
     lonely = await _fact(api, "Noa has a brother called Eli")
     quarantined = await _fact(api, "Noa might move to Bergen", provenance="tool")
     a = await _fact(api, "Noa is 31 years old")
@@ -175,12 +176,12 @@ async def test_the_health_agent_audits_the_graph_without_a_model(tmp_path: Path)
         run = await _run(api)
         [found] = [a for a in run["actions"] if a["action"] == "health_audit"]
         assert found["inputs"]["facts"] == 14
-        assert found["inputs"]["links"] == 6
+        assert found["inputs"]["links"] == 7
         assert found["inputs"]["stale_days"] == 2.0
         assert found["hubs"]["fact_ids"] == [ids["hub"]]
         assert found["hubs"]["min_degree"] == 5
         assert ids["lonely"] in found["isolated"]["fact_ids"]
-        assert found["isolated"]["count"] == 14 - 7
+        assert found["isolated"]["count"] == 14 - 9
         assert ids["hub"] not in found["isolated"]["fact_ids"]
         assert [sorted(c) for c in found["near_duplicate_clusters"]["clusters"]] == [ids["twins"]]
         assert found["unresolved_contradictions"]["items"] == [
@@ -188,7 +189,7 @@ async def test_the_health_agent_audits_the_graph_without_a_model(tmp_path: Path)
         ]
         assert found["quarantined_never_recalled"]["fact_ids"] == [ids["quarantined"]]
         assert found["stale"]["fact_ids"] == [ids["stale"]]
-        assert run["stats"]["health_findings"] == 1 + 7 + 1 + 1 + 1 + 1
+        assert run["stats"]["health_findings"] == 1 + 5 + 1 + 1 + 1 + 1
         assert run["stats"].get("model_calls", 0) == 0
 
         # the run's event records it, with the inputs that decided it
@@ -210,8 +211,8 @@ async def test_the_health_agent_shows_the_model_the_structure(
         run = await _run(api)
         system, user = _request_of(openai_fake, "health")
         assert "over-connected hubs" in system
-        assert "Memory graph: 14 facts, 6 links, 8 components (largest 7), 7 isolated" in user
-        assert "Audit findings: hubs 1, isolated 7, near_duplicate_clusters 1" in user
+        assert "Memory graph: 14 facts, 7 links, 7 components (largest 7), 5 isolated" in user
+        assert "Audit findings: hubs 1, isolated 5, near_duplicate_clusters 1" in user
         hub_line = _line(user, _keys(user)["Noa is a software engineer"])
         assert "[audit: hub]" in hub_line
         assert "degree: 6" in hub_line
