@@ -213,6 +213,15 @@ async def test_the_health_agent_shows_the_model_the_structure(
         assert "over-connected hubs" in system
         assert "Memory graph: 14 facts, 7 links, 7 components (largest 7), 5 isolated" in user
         assert "Audit findings: hubs 1, isolated 5, near_duplicate_clusters 1" in user
+        # the facts the audit flagged come first, the healthy spokes of the hub last
+        assert set(list(_keys(user))[-6:]) == {
+            "Noa writes Rust at work",
+            "Noa leads a team of four",
+            "Noa works remotely on Fridays",
+            "Noa mentors two interns",
+            "Noa reviews code every morning",
+            "Noa gives talks on databases",
+        }
         hub_line = _line(user, _keys(user)["Noa is a software engineer"])
         assert "[audit: hub]" in hub_line
         assert "degree: 6" in hub_line

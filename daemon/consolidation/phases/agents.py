@@ -3,11 +3,12 @@ with their salience, graph metrics and neighbours, and the recent episodes
 (:mod:`daemon.consolidation.agent_inputs`); a batch agent reviews them in batches, a per-item
 agent (split) one fact and its neighbours per call. The health agent first audits the graph
 (:mod:`daemon.consolidation.health`), with or without a model, and the run records what it
-found. Calls go in waves of ``llm_concurrency``, each call taking one from the budget in
-priority order before its wave starts, so a spent budget stops the run between calls and
-always at the same item; answers are applied in a fixed order (by agent, then by item: the
-fact id of a per-item call, the batch's index otherwise) whatever order they came back in.
-LINK, CATEGORIZE and NOTE apply at once, the rest queue for review."""
+found; its model then reviews the facts the audit flagged first. Calls go in waves of
+``llm_concurrency``, each call taking one from the budget in priority order before its wave
+starts, so a spent budget stops the run between calls and always at the same item; answers
+are applied in a fixed order (by agent, then by item: the fact id of a per-item call, the
+batch's index otherwise) whatever order they came back in. LINK, CATEGORIZE and NOTE apply
+at once, the rest queue for review."""
 
 from __future__ import annotations
 
@@ -101,9 +102,12 @@ def plan_calls(agents: Sequence[Agent], inputs: AgentInputs) -> list[AgentCall]:
             for v in items[:most] if most else items:
                 calls.append(AgentCall(index, agent, v.fact_id, [v]))
             continue
+        order = inputs.ordered
+        if agent.name == HEALTH:  # what the audit found first, so the budget goes to it
+            order = sorted(order, key=lambda v: not inputs.flags.get(v.fact_id))
         size = max(1, agent.batch_size)
-        for n, start in enumerate(range(0, len(inputs.ordered), size)):
-            chunk = inputs.ordered[start : start + size]
+        for n, start in enumerate(range(0, len(order), size)):
+            chunk = order[start : start + size]
             calls.append(AgentCall(index, agent, f"batch-{n:06d}", chunk))
     return calls
 
