@@ -10,8 +10,10 @@ nearest by embedding (cosine >= :data:`NEIGHBOUR_FLOOR`), :data:`MAX_NEIGHBOURS`
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
 
 from daemon.consolidation.facts_view import FactView, embed
 from daemon.consolidation.graph import (
@@ -43,7 +45,7 @@ class AgentInputs:
     ordered: list[FactView]
     salience: dict[str, float]
     graph: FactGraph
-    component_size: dict[str, int]
+    components: list[list[str]]
     neighbours: dict[str, list[tuple[str, str, float]]]
     """fact id -> (other fact id, relation, score), linked first then similar."""
     similar: dict[str, list[tuple[str, float]]]
@@ -52,9 +54,11 @@ class AgentInputs:
     flags: dict[str, tuple[str, ...]]
     """fact id -> the health audit's findings on it (filled when the audit ran)."""
     by_id: dict[str, FactView] = field(default_factory=dict)
+    component_size: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.by_id = {v.fact_id: v for v in self.ordered}
+        self.component_size = {n: len(c) for c in self.components for n in c}
 
     def metrics(self, fact_id: str) -> FactMetrics:
         return FactMetrics(
@@ -65,14 +69,13 @@ class AgentInputs:
         )
 
     def summary(self) -> GraphSummary:
-        sizes = sorted(set(self.component_size.values()), reverse=True)
         degrees = [degree(self.graph, n) for n in self.graph.nodes]
         return GraphSummary(
             facts=len(self.graph.nodes),
             links=self.graph.edge_count,
-            components=len(components(self.graph)),
+            components=len(self.components),
             isolated=sum(1 for d in degrees if d == 0),
-            largest_component=sizes[0] if sizes else 0,
+            largest_component=len(self.components[0]) if self.components else 0,
             mean_degree=round(sum(degrees) / len(degrees), 4) if degrees else 0.0,
         )
 
@@ -84,23 +87,20 @@ def priority_order(views: Sequence[FactView], salience: dict[str, float]) -> lis
 
 async def gather_inputs(
     views: Sequence[FactView],
-    links: Sequence[dict[str, object]],
-    episodes: Sequence[dict[str, object]],
+    links: Sequence[Mapping[str, Any]],
+    episodes: Sequence[Mapping[str, Any]],
     embedder: Embedder,
     *,
     now_micros: int,
     tau_days: float,
     weights: tuple[float, float, float],
 ) -> AgentInputs:
-    """Compute priority, graph metrics and neighbours of ``views``."""
+    """Compute priority, graph metrics and neighbours of ``views`` (``links`` and
+    ``episodes`` as the consolidation projection's readers return them)."""
     salience = {v.fact_id: fact_salience(v, now_micros, tau_days, weights) for v in views}
     ordered = priority_order(views, salience)
-    edges = [
-        Edge(str(r["fact_id"]), str(r["other_fact_id"]), str(r["kind"]), float(str(r["strength"])))
-        for r in links
-    ]
+    edges = [Edge(r["fact_id"], r["other_fact_id"], r["kind"], float(r["strength"])) for r in links]
     graph = build_graph((v.fact_id for v in ordered), edges)
-    component_size = {n: len(c) for c in components(graph) for n in c}
     vectors = await embed(embedder, [v.row.text for v in ordered])
     near = nearest(vectors, MAX_NEIGHBOURS, NEIGHBOUR_FLOOR)
     neighbours: dict[str, list[tuple[str, str, float]]] = {}
@@ -118,16 +118,22 @@ async def gather_inputs(
         neighbours[v.fact_id] = [*linked, *close][:MAX_NEIGHBOURS]
     briefs = tuple(
         EpisodeBrief(
-            episode_id=str(e["episode_id"]),
-            summary=str(e["summary"]),
-            ended_at=str(getattr(e["ended_at"], "date", lambda: "")()),
-            importance=float(str(e["importance"])),
+            episode_id=e["episode_id"],
+            summary=e["summary"],
+            ended_at=e["ended_at"].date().isoformat()
+            if isinstance(e["ended_at"], datetime)
+            else "",
+            importance=float(e["importance"]),
         )
         for e in episodes
     )
     return AgentInputs(
-        ordered, salience, graph, component_size, neighbours, similar, briefs, flags={}
+        ordered, salience, graph, components(graph), neighbours, similar, briefs, flags={}
     )
+
+
+def _day(when: object) -> str:
+    return when.date().isoformat() if isinstance(when, datetime) else ""
 
 
 def batch_of(inputs: AgentInputs, chunk: Sequence[FactView]) -> list[BatchFact]:

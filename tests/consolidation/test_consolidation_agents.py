@@ -117,7 +117,10 @@ async def test_agents_see_priority_facts_metrics_neighbours_and_episodes(
 
         _, transfer = _request_of(openai_fake, "transfer")
         assert "Recent episodes (newest first):" in transfer
-        assert "(importance 0.80): Kim talked about the quartet's first concert" in transfer
+        day = api.clock.now().date().isoformat()
+        assert f"- {day} (importance 0.80): Kim talked about the quartet's first concert" in (
+            transfer
+        )
         assert "degree:" not in transfer  # the transfer agent is not shown the graph
 
 
