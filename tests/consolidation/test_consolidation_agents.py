@@ -308,3 +308,16 @@ async def test_a_spent_budget_stops_the_split_between_items(
         assert asked == sorted(["Ori grows tomatoes", "Ori grows basil", "Ori runs marathons"])
         links = [a["fact_ids"][0] for a in run["actions"] if a["action"] == "link"]
         assert links == sorted(ids[:3])
+
+
+async def test_a_few_unlinked_facts_are_not_reported_isolated(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api:
+        for text in ("Pia swims", "Pia paints", "Pia bakes bread"):
+            await _fact(api, text)
+        service = api.client.app[CONSOLIDATION]
+        service.config = dataclasses.replace(ConsolidationConfig(), tier="standard")
+        run = await _run(api)
+        [found] = [a for a in run["actions"] if a["action"] == "health_audit"]
+        assert found["isolated"] == {"count": 0, "fact_ids": []}
+        assert found["inputs"]["isolated_among"] == 10
+        assert found["inputs"]["facts"] == 3
