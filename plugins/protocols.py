@@ -10,8 +10,10 @@ object against its Protocol, so the daemon only ever holds typed objects:
   one completion out, or a classified :class:`~plugins.llm.types.LLMError`.
 - :class:`Extractor` (kind ``extractor``, ``[retrospective] extractor``): an LLMProvider that
   reads ``request.transcript`` and answers with a ``record_facts`` tool call, no model.
-- :class:`Agent` (kind ``agent``): reviews a batch of facts through a provider and answers
-  with parsed actions.
+- :class:`Agent` (kind ``agent``): reviews a batch of facts (with their salience, graph
+  metrics and neighbours) and an :class:`~plugins.agents.inputs.AgentContext` (recent
+  episodes, the graph's shape, the health audit) through a provider and answers with parsed
+  actions.
 - :class:`IngestGate` (kind ``ingest_gate``, ``[consolidation] ingest_gate``): refuses a
   message before extraction, saying why, or admits it.
 
@@ -25,6 +27,7 @@ from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 from plugins.agents.base import AgentAnswer, BatchFact
+from plugins.agents.inputs import AgentContext
 from plugins.embedders.base import Embedder, Vectors
 from plugins.gates.base import GateMessage
 from plugins.llm.types import Completion, CompletionRequest, LLMProvider
@@ -32,6 +35,7 @@ from plugins.llm.types import Completion, CompletionRequest, LLMProvider
 __all__ = [
     "Agent",
     "AgentAnswer",
+    "AgentContext",
     "BatchFact",
     "Completion",
     "CompletionRequest",
@@ -67,8 +71,16 @@ class Agent(Protocol):
         """Return how many facts one :meth:`review` call takes at most."""
         ...
 
-    async def review(self, provider: LLMProvider, batch: Sequence[BatchFact]) -> AgentAnswer:
-        """Ask ``provider`` about ``batch`` and return the parsed actions (keys of ``batch``)."""
+    async def review(
+        self,
+        provider: LLMProvider,
+        batch: Sequence[BatchFact],
+        context: AgentContext | None = None,
+    ) -> AgentAnswer:
+        """Ask ``provider`` about ``batch`` (the facts under review, then any ``context``
+        facts: neighbours an action may name) and return the parsed actions (keys of
+        ``batch``). ``context`` is what the review shares: recent episodes, the graph's
+        shape, the health audit's findings; None when the caller has none."""
         ...
 
 

@@ -14,6 +14,7 @@ from daemon.consolidation.service import LEASE_TTL, ConsolidationService
 from events.episode_events import EpisodeWritten
 from events.leases import LeaseManager
 from events.store.base import NewEvent
+from events.types import Event
 from tests.api_fixtures import Api
 
 
@@ -58,9 +59,14 @@ def an_episode(
     )
 
 
+async def append_events(api: Api, *events: Event) -> None:
+    """Append events to the default namespace, folded before this returns."""
+    state = api.client.app[STATE]
+    positions = await state.require_store().append("default", [NewEvent(e) for e in events])
+    await state.async_note_written(positions[-1])
+
+
 async def append_episodes(api: Api, *episodes: EpisodeWritten) -> list[str]:
     """Append episodes to the default namespace, folded before this returns; return their ids."""
-    state = api.client.app[STATE]
-    positions = await state.require_store().append("default", [NewEvent(e) for e in episodes])
-    await state.async_note_written(positions[-1])
+    await append_events(api, *episodes)
     return [e.episode_id for e in episodes]

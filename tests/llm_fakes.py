@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -71,6 +71,12 @@ class FakeLLMServer:
         self.dialect = dialect
         self.replies: deque[Reply] = deque(replies)
         self.requests: list[RecordedRequest] = []
+        self.responder: Callable[[dict[str, Any]], Reply] | None = None
+        """When set, answers each request from its JSON body (the queue is not used): for
+        concurrent requests, whose arrival order is not the order they were made in."""
+        self.in_flight = 0
+        self.max_in_flight = 0
+        """The most requests the server was answering at once."""
         app = web.Application()
         path = "/v1/chat/completions" if dialect == "openai" else "/v1/messages"
         app.router.add_post(path, self._handle)
@@ -95,9 +101,20 @@ class FakeLLMServer:
         self.replies.extend(replies)
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            return await self._answer(request)
+        finally:
+            self.in_flight -= 1
+
+    async def _answer(self, request: web.Request) -> web.StreamResponse:
         body = orjson.loads(await request.read())
         self.requests.append(RecordedRequest(request.path, dict(request.headers), body))
-        reply = self.replies.popleft() if self.replies else Reply(text="Nothing new to save.")
+        if self.responder is not None:
+            reply = self.responder(body)
+        else:
+            reply = self.replies.popleft() if self.replies else Reply(text="Nothing new to save.")
         if reply.delay:
             await asyncio.sleep(reply.delay)
         if reply.raw_body is not None:

@@ -619,7 +619,11 @@ class ConsolidationConfig:
         "Most current facts kept; above it the lowest salience are archived (0: no bound).",
     )
     llm_concurrency: int = _key(
-        4, IntKind(minimum=1, maximum=64), "Agent batches and model calls run in parallel."
+        4,
+        IntKind(minimum=1, maximum=64),
+        "Agent model calls at once: the agents' calls (a batch, or one item of a per-item "
+        "agent such as `split`) go in waves of this many, each taking one call from the "
+        "budget first.",
     )
     daily_calls: int = _key(
         0,

@@ -100,6 +100,11 @@ def fact_salience(
     )
 
 
+def idle_days(view: FactView, now_micros: int) -> float:
+    """Return the days since a fact's last activity (written, recalled or reinforced)."""
+    return (now_micros - _last_active(view)) / DAY_MICROS
+
+
 def _last_active(view: FactView) -> int:
     return max(
         int(view.row.recorded_from.timestamp() * 1_000_000),
@@ -168,9 +173,9 @@ async def preview(
     )
     now_us = int(now.timestamp() * 1_000_000)
     for v in views:
-        idle_days = (now_us - _last_active(v)) / DAY_MICROS
-        if idle_days >= settings.stale_days:
-            out.stale.append({"fact_id": v.fact_id, "days": round(idle_days, 3)})
+        idle = idle_days(v, now_us)
+        if idle >= settings.stale_days:
+            out.stale.append({"fact_id": v.fact_id, "days": round(idle, 3)})
         score = fact_salience(v, now_us, settings.tau_days, settings.salience_weights)
         if score < settings.min_score:
             out.low_score.append({"fact_id": v.fact_id, "score": round(score, 6)})

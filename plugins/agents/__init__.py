@@ -1,4 +1,5 @@
-"""Built-in consolidation agents: replay, linker, separator, transfer and health."""
+"""Built-in consolidation agents: replay, linker, separator, transfer, health and
+split (one call per fact with its neighbours)."""
 
 from __future__ import annotations
 

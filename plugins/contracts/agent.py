@@ -3,7 +3,10 @@
 An agent shows the model a batch of facts under keys (``F1``, ``F2``...) and turns its answer
 into actions that name only those keys. Every non-blank line of the answer becomes an action
 or a reported error, never silently dropped; an empty answer is no action and no error; the
-answer records the agent's name and the model's usage.
+answer records the agent's name and the model's usage. It takes the daemon's inputs too
+(:mod:`plugins.agents.inputs`: metrics and neighbours on each fact, context facts after the
+batch, an :class:`~plugins.agents.inputs.AgentContext`), shows every fact of the batch,
+context facts included, under its key, and never shows the model a fact's or an episode's id.
 """
 
 from __future__ import annotations
@@ -14,6 +17,13 @@ from collections.abc import Callable, Iterable
 
 from plugins.agents.actions import Parsed
 from plugins.agents.base import BatchFact
+from plugins.agents.inputs import (
+    AgentContext,
+    EpisodeBrief,
+    FactMetrics,
+    GraphSummary,
+    Neighbour,
+)
 from plugins.llm.types import Completion, CompletionRequest, Usage
 from plugins.protocols import Agent
 
@@ -21,6 +31,26 @@ BATCH = (
     BatchFact("F1", "fact-1", "The user lives in Lisbon.", ("place",)),
     BatchFact("F2", "fact-2", "The user moved to Lisbon last year.", (), "home"),
     BatchFact("F3", "fact-3", "The user works as a nurse."),
+)
+
+WITH_INPUTS = (
+    BatchFact(
+        "F1",
+        "fact-1",
+        "The user lives in Lisbon.",
+        salience=0.9,
+        metrics=FactMetrics(degree=1, clustering=0.0, links={"related": 1}, component_size=2),
+        neighbours=(Neighbour("F3", "linked:related"), Neighbour("F2", "similar", 0.7)),
+        flags=("hub",),
+    ),
+    BatchFact("F2", "fact-2", "The user moved to Lisbon last year.", salience=0.5),
+    BatchFact("F3", "fact-3", "The user's sister visits Lisbon.", context=True),
+)
+"""A batch as the daemon hands it: inputs on each fact, a context fact (F3) after it."""
+CONTEXT = AgentContext(
+    episodes=(EpisodeBrief("episode-1", "The user talked about the move.", "2026-01-02", 0.7),),
+    graph=GraphSummary(facts=3, links=1, components=2, isolated=1, largest_component=2),
+    findings={"hubs": 1},
 )
 
 
@@ -125,3 +155,19 @@ class AgentContract(abc.ABC):
         assert len(parsed.errors) >= 4
         for action in parsed.actions:
             assert "F99" not in action.keys
+
+    async def test_the_daemon_inputs_are_taken_and_ids_stay_hidden(self) -> None:
+        provider = ScriptedProvider([self.GOOD_ANSWER, "LINK F1 F3"])
+        agent = self.make_agent()
+        result = await agent.review(provider, WITH_INPUTS, CONTEXT)
+        assert result.parsed.errors == []
+        [request] = provider.requests
+        shown = request.system + "\n" + "\n".join(m.content for m in request.messages)
+        for fact in WITH_INPUTS:
+            assert f"{fact.key}: {fact.text}" in shown
+            assert fact.fact_id not in shown
+        assert "episode-1" not in shown
+        # a context fact's key is a key of the batch: an action may name it (this agent may
+        # not be allowed to LINK, but the key is known)
+        again = await agent.review(provider, WITH_INPUTS, CONTEXT)
+        assert [e.message for e in again.parsed.errors if "unknown key" in e.message] == []

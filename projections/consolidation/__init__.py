@@ -32,7 +32,7 @@ from projections.consolidation.fact_state import (
     one_fact_state,
     same_text,
 )
-from projections.consolidation.links import links_of
+from projections.consolidation.links import all_links, links_of
 from projections.consolidation.log import read_log
 from projections.consolidation.plans import get_plan, pending_items
 from projections.consolidation.projection import ConsolidationProjection
@@ -50,6 +50,7 @@ __all__ = [
     "ConsolidationProjection",
     "FactState",
     "activity",
+    "all_links",
     "archived_ids",
     "block_history",
     "current_blocks",

@@ -87,3 +87,21 @@ async def links_of(conn: AsyncConnection, namespace: str, fact_id: str) -> list[
         }
         for r in result
     ]
+
+
+async def all_links(conn: AsyncConnection, namespace: str) -> list[dict[str, Any]]:
+    """Return every link of a namespace, in a stable order (by log position, then ids)."""
+    result = await conn.execute(
+        sa.select(links_table)
+        .where(_K.namespace == namespace)
+        .order_by(_K.position, _K.fact_id, _K.other_fact_id)
+    )
+    return [
+        {
+            "fact_id": r.fact_id,
+            "other_fact_id": r.other_fact_id,
+            "strength": r.strength,
+            "kind": r.kind,
+        }
+        for r in result
+    ]

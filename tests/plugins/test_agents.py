@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 from datetime import timedelta
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 from hypothesis import given, settings
@@ -136,13 +137,26 @@ async def _fact(api: Api, text: str) -> str:
     return fact_id
 
 
+def key_of(request: CompletionRequest, text: str) -> str:
+    """Return the key the agent showed the model ``text`` under (facts come in priority
+    order, so a fact's key is not its place in the write order)."""
+    for line in request.messages[0].content.splitlines():
+        key, _, rest = line.partition(": ")
+        if rest.startswith(text + " [") or rest == text:
+            return key
+    raise AssertionError(f"{text!r} was not shown")
+
+
 def _agent_answers(request: CompletionRequest) -> str:
+    brother, age, age2 = (
+        key_of(request, t) for t in ("Sam is Tom's brother", "Sam is 34", "Sam is 43")
+    )
     if "linker agent" in request.system:
-        return "LINK F1 F2 0.8\nCATEGORIZE F1 family\nBOGUS line"
+        return f"LINK {brother} {age} 0.8\nCATEGORIZE {brother} family\nBOGUS line"
     if "separator agent" in request.system:
-        return 'CONFLICT F1 F3 "two different ages"\nNOTE "Sam appears twice"'
+        return f'CONFLICT {brother} {age2} "two different ages"\nNOTE "Sam appears twice"'
     if "health agent" in request.system:
-        return 'MERGE F1 F2 "Sam, Tom\'s brother, is 34"'
+        return f'MERGE {brother} {age} "Sam, Tom\'s brother, is 34"'
     return ""
 
 
@@ -292,14 +306,14 @@ async def test_a_merge_of_facts_said_to_be_distinct_is_refused(tmp_path: Path) -
         await api.call("POST", "/v1/consolidation/run", {})
         merge = (await _approve_all(api))["MERGE"]
         assert merge["applied"] == []
-        assert merge["refused"] == [
-            {
-                "item_id": "i1",
-                "reason": "distinct",
-                "fact_ids": sorted([first, second]),
-                "pairs": [[first, second]],
-            }
-        ]
+        # the pair is named in the order the model was shown it (priority, ties by id)
+        [refused] = cast("list[dict[str, Any]]", merge["refused"])
+        assert {**refused, "pairs": [sorted(p) for p in refused["pairs"]]} == {
+            "item_id": "i1",
+            "reason": "distinct",
+            "fact_ids": sorted([first, second]),
+            "pairs": [sorted([first, second])],
+        }
         _, log = await api.call("GET", "/v1/events?limit=1000")
         [logged] = [e["data"] for e in log["events"] if e["event_type"] == "PlanApplied"][-1:]
         assert logged["refused"] == merge["refused"]

@@ -131,6 +131,13 @@ class TestHealthAgent(AgentContract):
         return PLUGINS.agent("health")
 
 
+class TestSplitAgent(AgentContract):
+    GOOD_ANSWER = 'DIFFERENTIATE F1 F3 "a job, not a hobby"\nLINK F1 F2 0.9'
+
+    def make_agent(self) -> Agent:
+        return PLUGINS.agent("split")
+
+
 class TestDefaultGate(IngestGateContract):
     ADMITTED = GateMessage("m", "assistant", "Thanks!")  # it refuses nothing
 

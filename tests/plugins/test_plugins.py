@@ -154,7 +154,7 @@ def test_config_names_are_checked_against_the_registered_plugins() -> None:
         "retrospective.extractor: 'spacy' is not one of the registered extractor plugins: "
         "offline-extractor",
         "consolidation.agents: 'critic' is not one of the registered agent plugins: "
-        "health, linker, replay, separator, transfer",
+        "health, linker, replay, separator, split, transfer",
     ]
 
 

@@ -88,7 +88,7 @@ async def standard(ctx: RunContext, agents: Sequence[Agent]) -> None:
         ctx.stats["reconciled_through"] = new[-1].row.written_position
     if new and old:
         await _reconcile(ctx, new, old)
-    if agents and ctx.provider is not None:
+    if agents:  # without a model only the health agent's audit runs
         await run_agents(ctx, agents, [v for v in views if v.fact_id not in touched_facts(ctx)])
 
 
