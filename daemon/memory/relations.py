@@ -40,6 +40,12 @@ _KIND_WORDS = frozenset(
         "girlfriend",
         "phone",
         "smartphone",
+        "medication",
+        "medications",
+        "medicine",
+        "meds",
+        "tablets",
+        "pills",
     ]
 )
 
@@ -144,6 +150,13 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
         done_now = done_verb and acted is not None and stem(acted) == done_verb
         if done_now and (not what or _values_meet(done, " ".join(what))):
             return "replaces", "done as planned", 0.75
+    if (
+        new.qualifier == "changed mind"
+        and family_of(old.attribute) == "likes"
+        and not old.past
+        and match_values(new.value, old.value) != "differs"
+    ):
+        return "replaces", "changed their mind", 0.85  # whichever way it went
     cross = _cross_attribute(new, old)
     if cross is not None:
         return cross

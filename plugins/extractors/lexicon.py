@@ -152,6 +152,7 @@ OCCUPATIONS: frozenset[str] = words(
     associate sommelier sergeant lieutenant captain colonel corporal commander admiral
     rep lead executive intern apprentice
     reporter nanny au-pair rn lpn np emt cna doula postie postman postwoman binman carer
+    pm swe sde sre dba gp exec
     nurse doctor physician surgeon dentist pharmacist paramedic midwife therapist
     psychologist psychiatrist counselor counsellor vet veterinarian chef cook baker
     butcher barista bartender waiter waitress server cashier teacher professor lecturer

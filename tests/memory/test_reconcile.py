@@ -232,6 +232,9 @@ def test_decisions(existing: list[str], new: str, outcome: str, targets: list[in
         ),
         (["Is single"], "Me and Jess made it official last week", "updated", [0]),
         (["Has the flu"], "I've recovered from the flu", "updated", [0]),
+        (["Takes metformin"], "they've taken me off the tablets completely", "updated", [0]),
+        (["Dislikes coffee"], "I've changed my mind about coffee", "updated", [0]),
+        (["Likes coffee"], "I changed my mind about coffee", "updated", [0]),
         # The same verb with another object, said as a change; "also" adds.
         (["Plays guitar"], "I play the drums now", "updated", [0]),
         (["Plays guitar"], "I also play the drums now", "added", []),

@@ -657,6 +657,36 @@ def test_chat_spelling_is_read(said: str, facts: list[str]) -> None:
             ["The user is no longer vegetarian.", "The user eats fish."],
         ),
         ("I live in York, not Leeds.", ["The user lives in York."]),
+        # What a turn says around a request, a report or an aside.
+        (
+            "doc told me to add fish back in so i'm pescatarian now i guess.",
+            ["The user is pescatarian."],
+        ),
+        (
+            "we adopted a retired racing greyhound called Dash",
+            ["The user has a greyhound named Dash."],
+        ),
+        (
+            "my two cats Pepper and Miso keep fighting",
+            ["The user has a cat named Pepper.", "The user has a cat named Miso."],
+        ),
+        ("compared to Glasgow where I live now?", ["The user lives in Glasgow."]),
+        ("Update: I accepted the offer from Monzo!", ["The user works at Monzo."]),
+        (
+            "a pad thai recipe w/o peanuts, I'm allergic (the serious epipen kind)",
+            ["The user is allergic to peanuts."],
+        ),
+        ("I already do yoga twice a week", ["The user does yoga."]),
+        ("also i'm half Colombian if that matters", ["The user is Colombian."]),
+        (
+            "My sister Maya is flying in from Porto",
+            ["Maya lives in Porto.", "Maya is the user's sister."],
+        ),
+        ("I'm flying in from Porto tomorrow", []),
+        ("I'm 29 and turning 30 next saturday", ["The user is 29 years old."]),
+        ("my grandad turns 100 on friday", ["The user's grandad is 100 years old."]),
+        ("Sam's officially my husband", ["The user's husband is Sam."]),
+        ("physio cleared me, back to running.", ["The user goes running."]),
         # Whoever speaks is alive; a pet that is dying has not died.
         ("I'm dying of boredom", []),
         ("I'm dying to see that film", []),

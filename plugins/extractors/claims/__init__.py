@@ -25,7 +25,13 @@ punctuation, contractions); what it cannot place it leaves out rather than guess
 """
 
 from plugins.extractors.claims.mentioned import mentions
-from plugins.extractors.claims.model import EXCLUSIVE_VERBS, MULTI_VALUED, SINGLE_VALUED, Claim
+from plugins.extractors.claims.model import (
+    CHANGED_MIND,
+    EXCLUSIVE_VERBS,
+    MULTI_VALUED,
+    SINGLE_VALUED,
+    Claim,
+)
 from plugins.extractors.claims.parsing import iter_values, name_brackets, parse
 from plugins.extractors.claims.phrases import is_school_stage, third_person
 from plugins.extractors.claims.splitting import clauses, sentences
@@ -42,6 +48,7 @@ from plugins.extractors.claims.words import stem
 
 __all__ = [
     "ATTRIBUTE_NOUNS",
+    "CHANGED_MIND",
     "EVENT_NOUNS",
     "EXCLUSIVE_VERBS",
     "HANDLE_NOUNS",

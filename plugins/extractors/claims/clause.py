@@ -67,6 +67,8 @@ def claims_of_clause(
     text = without_filler(text)
     # "we are pure vegetarian", "strictly vegan": how strict a diet is, not another diet.
     text = _DIET_INTENSIFIER.sub("", text)
+    # "I'm half Colombian": a nationality all the same.
+    text = _PART_NATIONALITY.sub("", text)
     # "also i don't drink": the "also" belongs after the subject ("i also don't drink").
     # "also I'm 52": an age has no "also" to keep.
     text = re.sub(r"^(?:also|plus)\s+(i'm|im)\s+(?=\d)", r"\1 ", text, flags=re.I)
@@ -204,6 +206,12 @@ def _well_formed(value: str) -> bool:
 _SPEAKER_INSIDE = frozenset(["I", "I'll", "I'm", "I've", "I'd", "i'll", "i'm", "i've", "i'd"])
 
 
+_PART_NATIONALITY = re.compile(
+    r"\b(?:half|part|a\s+quarter|quarter)[\s-]+(?=(?:"
+    + "|".join(sorted(lx.NATIONALITIES, key=len, reverse=True))
+    + r")\b)",
+    re.IGNORECASE,
+)
 _GREETING = re.compile(r"^(?:hey+|hi+|hell+o+|hiya|yo|morning|evening)\b", re.IGNORECASE)
 
 _POSSESSIVE = {"him": "his", "her": "her", "it": "its"}
@@ -328,7 +336,7 @@ def _subjectless_ok(text: str, strict: bool) -> bool:
     if not strict:
         return True
     words = [w.casefold().strip(",.!?") for w in text.split()]
-    while words and (words[0] in CHANGE_ADVERBS or words[0] in SKIP_ADVERBS):
+    while words and (words[0] in CHANGE_ADVERBS or words[0] in SKIP_ADVERBS or words[0] == "also"):
         words.pop(0)
     if not words:
         return False

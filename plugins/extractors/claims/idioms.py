@@ -168,6 +168,13 @@ _OFFICIAL = re.compile(
     re.IGNORECASE,
 )
 
+# "physio cleared me, back to running": a sport taken up again.
+_BACK_TO = re.compile(
+    r"(?:^|,\s*|\band\s+)(?:now\s+|finally\s+|i'm\s+|im\s+|i\s+am\s+)?back\s+to\s+(?P<act>running|swimming|cycling|climbing|bouldering|skiing|hiking|lifting"
+    r"|dancing|surfing|skating|rowing|training|yoga|pilates|the\s+gym|football|tennis|golf)\b",
+    re.IGNORECASE,
+)
+
 # "been in cambridge three weeks now": how long the user has lived somewhere new.
 _BEEN_IN_FOR = re.compile(
     r"^(?:(?:i|we)(?:'ve|\s+have)\s+)?been\s+(?:living\s+)?in\s+(?P<where>[\w'-]+(?:\s+[\w'-]+)?)"
@@ -479,6 +486,11 @@ def idiom_claims(text: str, speaker: str) -> list[Claim] | None:
             Claim("user", "relationship", "in a relationship", change=True),
             Claim("user", "partner", partner, change=True, qualifier="partner"),
         ]
+    back = _BACK_TO.search(text)
+    if back is not None:
+        act = back.group("act").casefold()
+        hobby = f"goes {act}" if act.endswith("ing") else f"does {act}"
+        return [Claim("user", "hobby", hobby, change=True)]
     been = _BEEN_IN_FOR.search(text)
     if been is not None and known_place(been.group("where")):
         return [Claim("user", "residence", place_value(been.group("where")), change=True)]

@@ -66,8 +66,10 @@ _SAID_OF = re.compile(
 )
 
 _PET_MENTION = re.compile(
-    r"\b(?:my|our)\s+(?:(?:old|new|little|baby|rescue|senior|sweet)\s+)?(?P<kind>[a-z-]+),?\s+"
-    r"(?P<name>(?-i:(?:(?:Mr|Mrs|Ms|Dr|Sir|Lady|Captain|Prof)\.?\s+)?[A-Z][\w'-]*))",
+    r"\b(?:my|our)\s+(?:(?P<count>two|three|four|\d)\s+)?(?:(?:old|new|little|baby|rescue|senior"
+    r"|sweet)\s+)?(?P<kind>[a-z-]+),?\s+"
+    r"(?P<name>(?-i:(?:(?:Mr|Mrs|Ms|Dr|Sir|Lady|Captain|Prof)\.?\s+)?[A-Z][\w'-]*))"
+    r"(?:\s*(?:,|and|&)\s*(?P<more>(?-i:[A-Z][\w'-]*)))?",
     re.IGNORECASE,
 )
 
@@ -125,6 +127,22 @@ _WORKPLACE = re.compile(
 )
 
 
+# "compared to Glasgow where I live now": where the user lives, even inside a question.
+_WHERE_I_LIVE = re.compile(
+    r"\b(?P<where>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?),?\s+where\s+(?:i|we)\s+"
+    r"(?:live|am\s+based|'m\s+based|are\s+based)\b",
+    re.IGNORECASE,
+)
+
+
+# "a pad thai w/o peanuts, I'm allergic": the allergy, its object named just before.
+_ALLERGIC_TO_IT = re.compile(
+    r"\b(?:without|w/o|no|minus|free\s+of)\s+(?P<what>[a-z]+)\b[^.?!]{0,30}?\b(?:i'?m|i\s+am)"
+    r"\s+(?:severely\s+|very\s+|super\s+|really\s+|badly\s+)?allergic\b(?!\s+to\b)",
+    re.IGNORECASE,
+)
+
+
 def _in_passing(text: str) -> list[Claim]:
     """Where a relative lives, a course, a trip, a proposal: said on the way to a request."""
     out: list[Claim] = []
@@ -149,6 +167,12 @@ def _in_passing(text: str) -> list[Claim]:
         org = match.group("named") or match.group("org")
         if not known_place(org):
             out.append(Claim("user", "employer", org))
+    allergic = _ALLERGIC_TO_IT.search(text)
+    if allergic is not None:
+        out.append(Claim("user", "allergy", allergic.group("what").casefold()))
+    for match in _WHERE_I_LIVE.finditer(text):
+        if known_place(match.group("where")):
+            out.append(Claim("user", "residence", match.group("where")))
     proposed = _PROPOSED.search(text)
     if proposed is not None and is_name(proposed.group("name")) and not _REFUSED.search(text):
         out.append(Claim("user", "relationship", "engaged", change=True))
@@ -183,8 +207,14 @@ def mentions(text: str) -> list[Claim]:
             out.append(Claim("user", "vehicle", value.strip()))
     for match in _PET_MENTION.finditer(text):
         kind, name = match.group("kind").casefold(), re.sub(r"'s$", "", match.group("name"))
-        if lx.is_pet(kind) and is_name(name.split()[-1]):
-            out.append(Claim("user", "pet", f"{kind} {name}"))
+        if match.group("count") and kind.endswith("s"):
+            kind = kind[:-1]  # "my two cats Pepper and Miso"
+        names = [name] + (
+            [match.group("more")] if match.group("count") and match.group("more") else []
+        )
+        for one in names:
+            if lx.is_pet(kind) and is_name(one.split()[-1]):
+                out.append(Claim("user", "pet", f"{kind} {one}"))
     for match in _JOB_MENTION.finditer(text):
         org = match.group("org")
         if not known_place(org):

@@ -71,6 +71,13 @@ EXCLUSIVE_VERBS: frozenset[str] = frozenset(
 )
 
 
+TURNING = "turning"
+"""The qualifier of an age a coming birthday brings ("turning 30 next week")."""
+
+CHANGED_MIND = "changed mind"
+"""The qualifier of "changed my mind about X": the opposite of what was held before."""
+
+
 @dataclass(frozen=True, slots=True)
 class Claim:
     """One thing a sentence says about a subject."""

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from plugins.extractors import lexicon as lx
 from plugins.extractors.claims.clause import claims_of_clause
-from plugins.extractors.claims.model import Claim
+from plugins.extractors.claims.model import TURNING, Claim
 from plugins.extractors.claims.splitting import clauses, sentences
 from plugins.extractors.claims.subjects import NOT_NAME_SUFFIX, Subject, is_name, name_shaped
 
@@ -168,6 +168,14 @@ def parse(
                 elif claim.attribute in ("family", "partner") and is_name(claim.value):
                     last_person = claim.value
                 out.append(claim)
+        said_now = {
+            c.subject for c in out[first_of_sentence:] if c.attribute == "age" and not c.qualifier
+        }
+        out[first_of_sentence:] = [
+            c
+            for c in out[first_of_sentence:]
+            if not (c.attribute == "age" and c.qualifier == TURNING and c.subject in said_now)
+        ]
         if _ANOTHER_ONE.search(sentence):
             # "we got a second dog", "bought an e-bike, the Corolla stays": one more of a kind
             # the user has, beside the one they had.

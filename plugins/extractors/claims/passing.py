@@ -34,6 +34,14 @@ _ON_A_TRIP = re.compile(
 )
 
 
+# "I accepted the offer from Monzo": the employer to be.
+_OFFER_FROM = re.compile(
+    rf"\b(?:accepted|took|signed)\s+(?:the|an|their|a)\s+(?:job\s+)?offer\s+(?:from|at|with)\s+"
+    rf"(?P<org>{_CAPITALISED})",
+    re.IGNORECASE,
+)
+
+
 def passing_claims(text: str) -> list[Claim] | None:
     """A job at an employer, or where the user lives, said in passing."""
     job_at = _AS_A_JOB_AT.match(text)
@@ -45,6 +53,9 @@ def passing_claims(text: str) -> list[Claim] | None:
         if not vague(org) and not known_place(org):
             out.append(Claim("user", "employer", org, past=past))
         return out
+    offer = _OFFER_FROM.search(text)
+    if offer is not None and not known_place(offer.group("org")):
+        return [Claim("user", "employer", clean_value(offer.group("org")), change=True)]
     here = _HERE_IN.search(text)
     if here is not None and not _ON_A_TRIP.search(text):
         place = place_value(clean_value(here.group("where")))

@@ -120,10 +120,18 @@ _APPOSITIVE = re.compile(
 )
 
 
+# "Sam's officially my husband": the name's "'s" is "is" before a relation of the user's.
+_NAME_IS_MY = re.compile(
+    r"\b(?P<name>[A-Z][a-z]+)'s\s+(?=(?:officially\s+|now\s+|also\s+|still\s+)?(?:my|our)\s+"
+    r"(?:(?:little|big|older|younger|best|new)\s+)?(?i:" + _RELATION_WORDS + r")\b)"
+)
+
+
 def _spell_out(text: str) -> str:
     text = _BARE_CONTRACTION.sub(lambda m: _BARE_CONTRACTIONS[m.group(1).casefold()], text)
     text = _POSSESSIVE_ME.sub(lambda m: "My " if m.group("me")[0] == "M" else "my ", text)
     text = _BARE_RELATION.sub(lambda m: f"My {m.group('rel').casefold()} ", text)
+    text = _NAME_IS_MY.sub(lambda m: f"{m.group('name')} is ", text)
     text = _APPOSITIVE.sub(
         lambda m: f"{m.group('my').capitalize()} {m.group('rel')} {m.group('name')} ", text
     )
@@ -298,6 +306,8 @@ def _starts_statement(text: str) -> bool:
         return True  # "retired this year and no longer works"
     if len(words) > 1 and words[0].casefold() in (MODALS | {"will", "won't", "can't", "never"}):
         return True  # "... and will never be rich": its own clause, with the subject before
+    if re.match(r"turning\s+\d", text, re.I):
+        return True  # "I'm 29 and turning 30 next week": two statements, one subject
     if re.match(r"(?:living|working|studying|based)\s+(?:in|at|as|for|from)\b", text, re.I):
         return True  # "from Brazil but living in Toronto": the subject before, a new statement
     text = " ".join(words)

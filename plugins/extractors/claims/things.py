@@ -23,7 +23,7 @@ _LEADING_FILLER = re.compile(
     r"|(?:so|well|oh|btw|anyway|anyways|and|but|actually|honestly|fyi|ps|um|uh"
     r"|hey+|hi+|hell+o+|hiya|heya|howdy|g'day|gday|yo|lol|haha|hmm|oh well|by the way|fun fact"
     r"|update|morning|good morning|evening|good evening|afternoon|cheers|aye"
-    r"|heads up|too bad|ugh|ok so|okay so|so yeah|long story short|context|meanwhile"
+    r"|heads up|too bad|ugh|ok so|okay so|so yeah|long story short|context|meanwhile|tho|though"
     r"|welp|right so|ooh+|omg|yay+|woo+hoo+|phew|well well"
     r"|(?:i'd|i\s+would)\s+say(?:\s+that)?(?=\s+i\b)|i\s+(?:guess|reckon|suppose)(?=\s+i\b)"
     r"|(?:because|cause|cuz|bc)(?=\s+(?:i|i'm|we|we're|my|our)\b)"
@@ -49,7 +49,8 @@ def pets_in(rest: str) -> list[str]:
         r"^(?P<count>a couple of|a pair of|a new|another|a second|an?|one|two|three|four|five"
         r"|\d+)?\s*"
         r"(?:(?:new|little|old|young|rescue|senior|adopted|sweet|big|small|fluffy|black|white"
-        r"|grey|gray|orange|brown|tabby|ginger|german|golden|border|french|english|jack)\s+)*"
+        r"|grey|gray|orange|brown|tabby|ginger|german|golden|border|french|english|jack|retired"
+        r"|racing|ex-racing|stray|tiny|huge|elderly|lovely|gorgeous|shy|three-legged)\s+)*"
         r"(?P<kind>(?:[\w\-]+\s+)?[\w\-]+?)s?(?:\s*,?\s*(?:named|called)?\s+"
         r"(?P<names>(?:(?:Mr|Mrs|Ms|Dr|Sir|Lady|Lord|Captain|Prof)\.?\s+)?[^.;!?]+))?"
         r"\s*[.!]?$",

@@ -33,6 +33,8 @@ _TIME_TAIL = re.compile(
     r"|for good|for work|for a living|permanently|temporarily|a lot|so much|very much"
     r"|from now on|instead|any day|every day|everyday|these days|in the mornings?|halfway through"
     r"|full time|for good"
+    r"|(?:once|twice|three\s+times|four\s+times|\d+\s+times|a\s+few\s+times|a\s+couple\s+of\s+times)"
+    r"\s+(?:a|per|every)\s+(?:day|week|fortnight|month|year)"
     r"|too|also|as well|either|ever since|originally|though|lol|haha|btw|\(.*?\)))\b.*$",
     re.IGNORECASE,
 )

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 
 from plugins.extractors import lexicon as lx
 from plugins.extractors.claims import (
+    CHANGED_MIND,
     Claim,
     labels_an_attribute,
     leading_label,
@@ -166,6 +167,7 @@ def extract_statements(entries: Iterable[TranscriptEntry]) -> list[Statement]:
                 person_before=before,
                 pet_before=pet,
             )
+            claims = [_mind_changed(c, found) for c in claims]
             pet = next((c for c in reversed(claims) if c.attribute == "pet"), None)
             claims += _new_mentions(mentioned, claims)
             names |= _names_in(claims)
@@ -227,6 +229,19 @@ _LABELS = frozenset(
         "about",
     ]
 )
+
+
+def _mind_changed(claim: Claim, found: Sequence[Statement]) -> Claim:
+    """ "I've changed my mind about coffee" after "I hate coffee": likes it now. The opposite
+    of what was said of it last; with nothing said before, no longer liking it."""
+    if claim.qualifier != CHANGED_MIND:
+        return claim
+    for said in reversed(found):
+        before = said.claim
+        same = before.subject == claim.subject and before.value.casefold() == claim.value.casefold()
+        if same and before.attribute in ("likes", "preference"):
+            return replace(claim, negated=not before.negated)
+    return claim
 
 
 def _script_line(text: str) -> bool:

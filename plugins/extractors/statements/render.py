@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from plugins.extractors import lexicon as lx
-from plugins.extractors.claims import Claim, is_school_stage, phone_name, third_person
+from plugins.extractors.claims import CHANGED_MIND, Claim, is_school_stage, phone_name, third_person
 
 # Conditions said as what someone is ("lactose intolerant"), not what someone has.
 _CONDITION_ADJECTIVE = re.compile(
@@ -191,7 +191,7 @@ def render(claim: Claim) -> str | None:
             text = f"{who} no longer likes {v}"
         elif q == "can't stand":
             text = f"{who} can't stand {v}"
-        elif q is not None:
+        elif q is not None and q != CHANGED_MIND:
             text = f"{who} {third_person(q)} {v}"
         else:
             text = f"{who} dislikes {v}" if neg else f"{who} likes {v}"

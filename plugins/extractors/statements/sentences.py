@@ -96,7 +96,7 @@ def statement_sentences(text: str) -> list[str]:
             else sentence
         )
         # "I'm a librarian in Lyon, can you recommend ...?": the statement before the question.
-        sentence = _WEIGHED_TAIL.sub("", _QUESTION_TAIL.sub("", sentence))
+        sentence = _WEIGHED_TAIL.sub("", _QUESTION_TAIL.sub("", _ASIDE_TAIL.sub("", sentence)))
         sentence = _statement_before_question(sentence)
         sentence = _before_report(_MENTION_THAT.sub("", sentence))
         if _is_statement(sentence):
@@ -160,12 +160,23 @@ _ASKED_TO_CALL = re.compile(
     r"(?:please\s+|pls\s+)?(?:just\s+)?call\s+me\s+",
     re.IGNORECASE,
 )
+# "i'm half Colombian if that matters": an aside, not a condition on what was said.
+_ASIDE_TAIL = re.compile(
+    r",?\s+if\s+(?:that|it|this)\s+(?:matters|helps|makes\s+(?:a|any)\s+difference|changes"
+    r"\s+anything|is\s+relevant|'s\s+relevant)\b.*$|,?\s+if\s+(?:relevant|needed|useful)\b.*$",
+    re.IGNORECASE,
+)
 _QUESTION_TAIL = re.compile(
     r",\s*(?:can|could|would|will|do|does|any|what|how|should|is|are)\b[^,]*\?\s*$"
     # "hi im julia, can you help me write a bio": the request, asked without a question mark
     r"|,\s*(?:(?:so\s+)?(?:can|could|would|will)\s+you|pls|please|need help|help me"
     r"|(?:so\s+)?any\s+(?:ideas|tips|suggestions|recommendations|advice))\b.*$",
     re.IGNORECASE,
+)
+
+
+_SO_I = re.compile(
+    r"(?:,\s*|\s+)(?:so|and\s+so|and\s+now)\s+(?=(?:i|i'm|im|i've|we|we're|my)\b)", re.IGNORECASE
 )
 
 
@@ -186,6 +197,11 @@ def _before_report(sentence: str) -> str:
     reported = _REPORTED.search(sentence)
     if reported is None:
         return sentence
+    # "doc told me to add fish back in so i'm pescatarian now": what the user concluded is
+    # their own statement, after the words they report.
+    then = _SO_I.search(sentence, reported.end())
+    if then is not None:
+        return sentence[then.end() :]
     head = sentence[: reported.start()]
     cuts = list(re.finditer(r",\s+|\s+(?:and|but|so)\s+", head))
     if not cuts or len(head[: cuts[-1].start()].split()) < 3:

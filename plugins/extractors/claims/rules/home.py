@@ -15,6 +15,19 @@ from plugins.extractors.claims.values import clean_value, vague, when_of
 from plugins.extractors.claims.words import VERBS, stem
 
 
+def arriving_from(r: Reading, rest: str, low: str) -> list[Claim] | None:
+    """ "my sister Maya is flying in from Porto": where someone coming over lives (the user's
+    own trips say nothing of where they live); None when nobody arrives from anywhere."""
+    arriving = re.match(r"^(?:in\s+|over\s+|down\s+|up\s+|back\s+)?from\s+", low)
+    if arriving is None:
+        return None
+    if r.s.key == "user":
+        return []
+    where = re.split(r"\s+(?:to|for|on|next|this|tomorrow)\b", rest[arriving.end() :])[0]
+    value = clean_value(where)
+    return [] if vague(value) else [r.claim("residence", place_value(value))]
+
+
 class HomeRules(Reading):
     """Rules for where someone lives, moved to, grew up, comes from, and travels."""
 
@@ -138,6 +151,9 @@ class HomeRules(Reading):
         return [] if vague(value) else [self.claim("origin", place_value(value), past=False)]
 
     def _travel(self, rest: str, low: str) -> list[Claim] | None:
+        arriving = arriving_from(self, rest, low)
+        if arriving is not None:
+            return arriving
         match = re.match(r"^(?:back\s+)?(?:to|for)\s+", low)
         if self.p.head == stem("visit"):
             match = re.match(r"^", low)

@@ -7,7 +7,7 @@ import re
 from plugins.extractors import lexicon as lx
 from plugins.extractors.claims.idioms import NOT_LIKED_KINDS
 from plugins.extractors.claims.locations import place_value
-from plugins.extractors.claims.model import Claim
+from plugins.extractors.claims.model import CHANGED_MIND, TURNING, Claim
 from plugins.extractors.claims.phrases import has_date, number
 from plugins.extractors.claims.reading import Reading
 from plugins.extractors.claims.subjects import ATTRIBUTE_NOUNS, HANDLE_NOUNS, is_name, name_shaped
@@ -99,7 +99,11 @@ class IdentityRules(Reading):
             return [self.claim("employer", "", negated=True, change=True)]
         if re.match(r"^my mind about\s+", low):
             value = clean_value(re.sub(r"^my mind about\s+", "", rest, flags=re.I))
-            return [] if vague(value) else [self.claim("likes", value, negated=True, change=True)]
+            if vague(value):
+                return []
+            # Which way the mind changed is what memory held before: the reader of the
+            # conversation, or reconciliation, turns it around (qualifier "changed mind").
+            return [self.claim("likes", value, negated=True, change=True, qualifier=CHANGED_MIND)]
         return [] if self.strict else None
 
     def _turn(self, rest: str, low: str) -> list[Claim] | None:
@@ -117,6 +121,13 @@ class IdentityRules(Reading):
         n = number(match.group(1))
         if n is None or not 0 < n < 120:
             return [] if self.strict else None
+        ahead = self.when is not None and re.match(
+            r"(?:tomorrow|next|on|in|this|soon)\b", self.when, re.IGNORECASE
+        )
+        if self.p.progressive or self.p.future or (ahead and self.p.said != "turned"):
+            # "turning 30 next saturday": the age a birthday brings, kept unless the same
+            # sentence says the age now ("I'm 29 and turning 30": 29).
+            return [self.claim("age", str(n), change=True, qualifier=TURNING)]
         return [self.claim("age", str(n), change=True)]
 
     def _call(self, rest: str, low: str) -> list[Claim] | None:

@@ -10,6 +10,7 @@ from plugins.extractors.claims.locations import place_value
 from plugins.extractors.claims.model import Claim
 from plugins.extractors.claims.phrases import diet_of, has_date, strip_det
 from plugins.extractors.claims.rules.family import FamilyRules
+from plugins.extractors.claims.rules.home import arriving_from
 from plugins.extractors.claims.rules.work import WorkRules
 from plugins.extractors.claims.subjects import EVENT_ALT, is_name
 from plugins.extractors.claims.things import computer_in, pets_in, phone_in, vehicle_in
@@ -236,6 +237,9 @@ class PossessionRules(FamilyRules, WorkRules):
         return [self.claim("possession", strip_det(value), negated=True, change=True)]
 
     def _drive(self, rest: str, low: str) -> list[Claim] | None:
+        arriving = arriving_from(self, rest, low)
+        if arriving is not None:
+            return arriving
         hired = re.match(r"^for\s+(?P<org>[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*)*)", rest)
         if hired is not None and not self.p.past:
             # "driving for UPS", "I drive for Uber": who the user drives for is their employer.
