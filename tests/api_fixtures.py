@@ -167,18 +167,22 @@ class ManualConfigSource:
 
 @asynccontextmanager
 async def retrospective_api(
-    tmp_path: Path, overrides: Mapping[str, object] | None = None
+    tmp_path: Path, overrides: Mapping[str, object] | None = None, plugins: Plugins | None = None
 ) -> AsyncIterator[Api]:
     """An API app with its retrospective service running (default config but ``overrides``,
-    manual clock)."""
+    manual clock; ``plugins``, when given, instead of the process's)."""
     config = load_config(
-        None, env={}, overrides={"storage.data_dir": str(tmp_path), **(overrides or {})}
+        None,
+        env={},
+        overrides={"storage.data_dir": str(tmp_path), **(overrides or {})},
+        plugins=plugins,
     )
     app = build_app(
         AppSettings(
             backend=Backend(data_dir=tmp_path), tcp_requires_token=False, projector="inline"
         ),
         clock=ManualClock(T0),
+        plugins=plugins,
     )
     install_retrospective(app, ManualConfigSource(config))
     async with TestClient(TestServer(app)) as client:

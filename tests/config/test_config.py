@@ -563,6 +563,64 @@ def test_consolidation_knobs_are_read_and_bad_values_name_their_key() -> None:
     ]
 
 
+_MODEL_SITES = (
+    "retrospective",
+    "reconcile",
+    "agents",
+    "episodes",
+    "judge",
+    "reflection",
+    "analyze",
+    "profile",
+    "blocks",
+)
+"""Every ``[consolidation.models]`` call site (checked against the section's fields below)."""
+
+BAD_CONSOLIDATION_VALUES: tuple[tuple[str, object], ...] = (
+    ("noise_filters", "aggressive"),
+    ("decay_archive_threshold", 1.5),
+    ("max_standard_batch_size", 0),
+    ("max_deep_conflicts_per_run", -1),
+    ("reflection_max_questions", 0),
+    ("reflection_max_quarantined_insights", -1),
+    ("daily_tokens", -5),
+    ("daily_cost", "cheap"),
+    ("cost_per_million_tokens", -0.5),
+    ("max_run_duration", "2d"),
+    ("importance_scoring", "vibes"),
+    ("episode_min_messages", 0),
+    ("cron", "every night"),
+    ("after_turns", -1),
+    ("ingest_gate", "no-such-gate"),
+    *((f"models.{site}", 42) for site in _MODEL_SITES),
+    ("promotion.enabled", "yes"),
+    ("promotion.min_recalls", 0),
+    ("promotion.min_queries", 0),
+    ("promotion.min_age", "forever"),
+    ("promotion.max_per_run", -1),
+    ("promotion.provenances", ["rumour"]),
+)
+"""``(key under [consolidation], one bad value)``: each must be refused naming the key."""
+
+
+def test_every_model_site_and_promotion_key_has_a_bad_value() -> None:
+    defaults = config_from_mapping({}, env={}).to_dict()["consolidation"]
+    assert tuple(defaults["models"]) == _MODEL_SITES
+    covered = {key for key, _ in BAD_CONSOLIDATION_VALUES}
+    for table in ("models", "promotion"):
+        assert {f"{table}.{name}" for name in defaults[table]} <= covered
+
+
+@pytest.mark.parametrize(("key", "value"), BAD_CONSOLIDATION_VALUES, ids=lambda v: str(v))
+def test_a_bad_consolidation_value_names_its_key(key: str, value: object) -> None:
+    *tables, name = key.split(".")
+    raw: dict[str, object] = {name: value}
+    for table in reversed(tables):
+        raw = {table: raw}
+    errors = _errors({"consolidation": raw})
+    assert [e.split(":")[0] for e in errors] == [f"consolidation.{key}"]
+
+
 def test_the_episode_keys_are_checked() -> None:
     defaults = config_from_mapping({}, env={}).consolidation
     assert (defaults.importance_scoring, defaults.importance_threshold) == ("model", 3.0)

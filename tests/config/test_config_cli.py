@@ -12,6 +12,7 @@ import pytest
 from daemon.cli import main
 from daemon.cli.config_cmd import to_toml
 from daemon.config import config_from_mapping, describe_keys
+from tests.config.test_config import BAD_CONSOLIDATION_VALUES
 
 
 @pytest.fixture(autouse=True)
@@ -172,3 +173,23 @@ def test_check_names_the_consolidation_key_at_fault(
         "consolidation.on_exceed",
         "consolidation.salience_weights.trust",
     ]
+
+
+def test_check_names_every_bad_consolidation_key_in_one_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A key naming a plugin is checked once its section is otherwise valid, so it is left out.
+    bad = [(key, value) for key, value in BAD_CONSOLIDATION_VALUES if key != "ingest_gate"]
+    section: dict[str, object] = {}
+    for key, value in bad:
+        *tables, name = key.split(".")
+        table = section
+        for part in tables:
+            table = table.setdefault(part, {})  # type: ignore[assignment]
+        table[name] = value
+    path = _file(tmp_path, to_toml({"consolidation": section}))
+    assert main(["config", "check", str(path)]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert sorted(line.split(":")[0].strip() for line in err[1:]) == sorted(
+        f"consolidation.{key}" for key, _ in bad
+    )

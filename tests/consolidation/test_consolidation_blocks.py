@@ -21,6 +21,7 @@ from plugins.llm.providers import PROVIDERS
 from plugins.llm.settings import LLMSettings
 from plugins.llm.types import CompletionRequest, LLMError, LLMProvider
 from tests.api_fixtures import Api, api_client
+from tests.consolidation_fixtures import an_episode, append_episodes
 from tests.llm_fakes import FakeLLMServer, ok_text
 
 NOTES = BlockSpec("notes", "the user's plans for the week", 40)
@@ -158,6 +159,34 @@ async def test_the_deep_phase_rewrites_each_block_within_its_max_chars(tmp_path:
         kept = {a["name"]: a["reason"] for a in run2["actions"] if a["action"] == "block_kept"}
         assert set(kept) == {"learned_context", "notes"}
         assert not [r for r in again.requests if "working memory" in r.system]
+
+
+async def test_the_rewrite_is_asked_with_the_recent_episodes_and_insights(
+    tmp_path: Path,
+) -> None:
+    async with api_client(tmp_path) as api:
+        tea = await _fact(api, "I like green tea")
+        status, body = await api.call(
+            "POST", "/v1/facts", {"text": "The user relaxes with tea", "tags": ["insight"]}
+        )
+        assert status == 201, body
+        insight = body["fact_id"]
+        [episode] = await append_episodes(
+            api, an_episode("Planned a trip to Kyoto in April", 0.4, api.clock.now())
+        )
+        model = ScriptedProvider(fn=_writer)
+        await _deep(api, model, reflection=False)
+        asked = next(r for r in model.requests if "'learned_context'" in r.system)
+        prompt = asked.messages[0].content
+        assert "Recent episodes:\n- Planned a trip to Kyoto in April" in prompt
+        assert "Recent insights:\n- The user relaxes with tea" in prompt
+        assert "Salient facts:\n- I like green tea" in prompt
+        _, learned = await api.call("GET", "/v1/blocks/learned_context")
+        assert (learned["fact_ids"], learned["insight_ids"], learned["episode_ids"]) == (
+            [tea],
+            [insight],
+            [episode],
+        )
 
 
 async def test_a_failed_rewrite_keeps_the_text_and_says_why(tmp_path: Path) -> None:

@@ -173,6 +173,19 @@ async def test_heuristic_scoring_keeps_the_models_summary_but_not_its_score(
         assert "model_importance" not in episode["importance_inputs"]
 
 
+async def test_scoring_off_gives_every_episode_one_half(tmp_path: Path) -> None:
+    async with api_client(tmp_path) as api, _fake_model(ok_text(GOOD)) as (_, model):
+        await _say(api, "chat-lisbon", LISBON)
+        await _say(api, "chat-small", SMALL_TALK)
+        await _run(api, importance_scoring="off")  # offline: the heuristic is not asked
+        await _say(api, "chat-model", LISBON)
+        await _run(api, model, importance_scoring="off")  # nor the model's 0.9
+        for conversation in ("chat-lisbon", "chat-small", "chat-model"):
+            [episode] = await _episodes(api, conversation)
+            assert episode["importance"] == 0.5, conversation
+        assert episode["summary"] == "The user moved to Lisbon with Ana."
+
+
 async def test_a_malformed_answer_falls_back_to_the_offline_episode(tmp_path: Path) -> None:
     bad = ok_text('{"summary": "The user moved.", "importance": 7}')  # out of [0, 1]
     async with api_client(tmp_path) as api, _fake_model(bad, Reply(status=500)) as (_, model):

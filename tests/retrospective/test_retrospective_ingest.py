@@ -4,6 +4,7 @@ acknowledgement or tool chatter from becoming a fact; both are recorded on the r
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,9 @@ from typing import Any
 import pytest
 
 from daemon.config import ConfigError, config_from_mapping
+from plugins.gates.base import GateMessage
+from plugins.hookspecs import Register, hookimpl
+from plugins.registry import build_plugins
 from tests.api_fixtures import Api, retrospective_api
 from tests.llm_fakes import FakeLLMServer, remember
 from tests.retrospective.test_retrospective_api import _state_when
@@ -91,6 +95,44 @@ async def test_the_default_gate_lets_every_message_through(
         assert "Thanks so much!" in str(request.body["messages"])
         [run] = await _succeeded(api)
         assert run["gated"] == []
+
+
+class NoWeatherGate:
+    """A third party's gate: small talk about the weather never reaches the extractor."""
+
+    name = "no-weather"
+
+    def __init__(self, config: Mapping[str, Any] | None = None) -> None:
+        self.config = dict(config or {})
+
+    async def refuse(self, message: GateMessage) -> str | None:
+        """Refuse a message that mentions the weather."""
+        return "weather talk" if "weather" in message.text.lower() else None
+
+
+@hookimpl
+def register_ingest_gates(register: Register) -> None:
+    """This module is the third-party plugin: it registers ``no-weather``."""
+    register(NoWeatherGate.name, NoWeatherGate)
+
+
+async def test_a_third_party_gate_chosen_by_config_runs(
+    tmp_path: Path, openai_fake: FakeLLMServer
+) -> None:
+    plugins = build_plugins(entry_points=False, extra_modules=[__name__])
+    assert "no-weather" in plugins.names("ingest_gate")
+    overrides = _model(openai_fake, **{"consolidation.ingest_gate": "no-weather"})
+    openai_fake.push(remember("The user lives in Lyon."))
+    async with retrospective_api(tmp_path, overrides, plugins) as api:
+        weather = await _say(api, "user", "Lovely weather today.")
+        await _say(api, "user", "I live in Lyon.")
+        await _state_when(api, "c1", lambda b: _statuses(b) == ["succeeded"])
+        [request] = openai_fake.requests
+        sent = str(request.body["messages"])
+        assert "I live in Lyon." in sent
+        assert "Lovely weather" not in sent
+        [run] = await _succeeded(api)
+        assert run["gated"] == [{"message_id": weather, "reason": "weather talk"}]
 
 
 async def test_noise_the_extractor_remembers_never_becomes_a_fact(
