@@ -687,6 +687,11 @@ def test_chat_spelling_is_read(said: str, facts: list[str]) -> None:
         ("my grandad turns 100 on friday", ["The user's grandad is 100 years old."]),
         ("Sam's officially my husband", ["The user's husband is Sam."]),
         ("physio cleared me, back to running.", ["The user goes running."]),
+        # "he" or "she" after a relative the turn named without a name.
+        (
+            "My dad is visiting next week. He is vegetarian.",
+            ["The user's dad is vegetarian."],
+        ),
         # Whoever speaks is alive; a pet that is dying has not died.
         ("I'm dying of boredom", []),
         ("I'm dying to see that film", []),

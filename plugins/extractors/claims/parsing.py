@@ -10,7 +10,13 @@ from plugins.extractors import lexicon as lx
 from plugins.extractors.claims.clause import claims_of_clause
 from plugins.extractors.claims.model import TURNING, Claim
 from plugins.extractors.claims.splitting import clauses, sentences
-from plugins.extractors.claims.subjects import NOT_NAME_SUFFIX, Subject, is_name, name_shaped
+from plugins.extractors.claims.subjects import (
+    NOT_NAME_SUFFIX,
+    REL_WORD,
+    Subject,
+    is_name,
+    name_shaped,
+)
 
 # A one-word sentence that exclaims rather than names ("we got a dog! Finally.").
 _EXCLAIMED = frozenset(
@@ -154,6 +160,12 @@ def parse(
                 }
                 if len(named) == 1:
                     last_person = named.pop()
+                else:
+                    # "My dad is visiting next week. He is vegetarian.": the relative meant.
+                    relative = _MY_RELATIVE.search(clause)
+                    if relative is not None and not named:
+                        rel = lx.relation_of(relative.group("rel")) or relative.group("rel")
+                        last_person = f"user's {rel.casefold()}"
             for claim in claims:
                 if claim.subject == "~pronoun":
                     resolved = _resolve_pronoun(claim, out, last_person, pet_before)
@@ -163,7 +175,9 @@ def parse(
                         out[resolved[0]] = resolved[1]
                         continue
                     claim = resolved[1]
-                if claim.subject != speaker and claim.subject[:1].isupper():
+                if claim.subject != speaker and (
+                    claim.subject[:1].isupper() or claim.subject.startswith("user's ")
+                ):
                     last_person = claim.subject
                 elif claim.attribute in ("family", "partner") and is_name(claim.value):
                     last_person = claim.value
@@ -186,6 +200,7 @@ def parse(
     return out
 
 
+_MY_RELATIVE = re.compile(rf"\b(?:my|our)\s+(?P<rel>{REL_WORD})\b", re.IGNORECASE)
 _ANOTHER_ONE = re.compile(
     r"\b(?:a\s+(?:second|third|fourth|fifth)|another|one\s+more|an\s+extra)\s+\w"
     r"|\b(?:the|my|our)\s+(?:old\s+)?[\w-]+\s+(?:stays|is\s+staying|remains|isn't\s+going)\b"
