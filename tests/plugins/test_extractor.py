@@ -692,6 +692,14 @@ def test_chat_spelling_is_read(said: str, facts: list[str]) -> None:
             "My dad is visiting next week. He is vegetarian.",
             ["The user's dad is vegetarian."],
         ),
+        (
+            "I've been teaching at Leeds Uni for 10 years",
+            ["The user works as a teacher.", "The user works at Leeds Uni."],
+        ),
+        (
+            "My wife and I just had twins, Amara and Zola!",
+            ["The user has a wife.", "Amara is the user's child.", "Zola is the user's child."],
+        ),
         # Whoever speaks is alive; a pet that is dying has not died.
         ("I'm dying of boredom", []),
         ("I'm dying to see that film", []),

@@ -143,6 +143,17 @@ _ALLERGIC_TO_IT = re.compile(
 )
 
 
+# "My wife and I just had twins, Amara and Zola!": the user's new children, by name.
+_NEW_CHILDREN = re.compile(
+    r"\b(?:we|i|(?:my|our)\s+(?:wife|husband|partner)\s+and\s+i)\s+(?:just\s+|finally\s+)?"
+    r"(?:had|welcomed)\s+(?:a\s+|our\s+)?(?:baby\s+)?(?P<kind>twins|triplets|boy|girl|son"
+    r"|daughter|baby)\b[,!:]?\s*(?:(?:named|called)\s+)?"
+    rf"(?P<names>(?-i:{NAME_TOKEN})(?:\s*(?:,|and|&)\s*(?-i:{NAME_TOKEN}))*)",
+    re.IGNORECASE,
+)
+_CHILD_WORD = {"boy": "son", "son": "son", "girl": "daughter", "daughter": "daughter"}
+
+
 def _in_passing(text: str) -> list[Claim]:
     """Where a relative lives, a course, a trip, a proposal: said on the way to a request."""
     out: list[Claim] = []
@@ -167,6 +178,12 @@ def _in_passing(text: str) -> list[Claim]:
         org = match.group("named") or match.group("org")
         if not known_place(org):
             out.append(Claim("user", "employer", org))
+    born = _NEW_CHILDREN.search(text)
+    if born is not None:
+        relation = _CHILD_WORD.get(born.group("kind").casefold(), "child")
+        for name in re.split(r"\s*(?:,|and|&)\s*", born.group("names")):
+            if is_name(name):
+                out.append(Claim("user", "family", name, change=True, qualifier=relation))
     allergic = _ALLERGIC_TO_IT.search(text)
     if allergic is not None:
         out.append(Claim("user", "allergy", allergic.group("what").casefold()))

@@ -61,7 +61,13 @@ class EducationRules(HealthRules):
         # "teach kids maths" teaches maths; "teach people about X" is not a job title.
         subject = re.sub(_TAUGHT_PEOPLE, "", subject).strip()
         if not subject and re.match(where, rest, re.I) and not self.p.future:
-            return [self.claim("job", "a teacher")]  # "I teach in Cork"
+            out = [self.claim("job", "a teacher")]  # "I teach in Cork"
+            at = re.match(r"^\s*at\s+(?P<org>[A-Z][^,.;!?]*)", rest)
+            if at is not None:
+                # "teaching at Leeds Uni for 10 years": where, too.
+                org = clean_value(at.group("org"))
+                out += [] if vague(org) else [self.claim("employer", org)]
+            return out
         if vague(subject) or re.match(r"^(?:about|how|what|that|to|the|a|an)\b", subject, re.I):
             return []
         if len(subject.split()) > 3 or re.search(r"\b(?:like|such as)\b", subject, re.I):
