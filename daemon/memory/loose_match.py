@@ -4,8 +4,9 @@ words that say it changed or is said again.
 "Someone nicked my Brompton so it's the bus for me now" reads as no claim, yet it names the
 Brompton of "Cycles to work on a Brompton" and says "now": it replaces it. "reminder: still
 allergic to peanuts" names the peanuts again and says "still": it restates. A statement that
-only shares a thing, with neither kind of word, relates to nothing, so a fact about the same
-dog ("Rex had surgery today") is added beside the fact that names him.
+only shares a thing, with neither kind of word, restates when nothing happened to the thing
+("rex says hi, he's on my feet"), and relates to nothing when something did, so news about
+the same dog ("Rex had surgery today") is added beside the fact that names him.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ _CHANGED = re.compile(
     r"\b(?:now|anymore|any\s+more|no\s+longer|not\s+any\s+more|switched|switching|changed"
     r"|upped|raised|lowered|increased|reduced|cut\s+(?:out|down)|new|finally|these\s+days"
     r"|nicked|stolen|stole|sold|lost|gave\s+up|given\s+up|quit|stopped|moved|instead"
-    r"|replaced|upgraded|traded\s+in|got\s+rid\s+of|ended|over\s+now|since)\b",
+    r"|replaced|upgraded|traded\s+in|got\s+rid\s+of|ended|over\s+now|since|(?:my|our)\s+old)\b",
     re.IGNORECASE,
 )
 _SAID_AGAIN = re.compile(
@@ -49,9 +50,36 @@ def _other_person(new: str, old: str) -> bool:
     )
 
 
+# What makes a mention news rather than a passing reference: something happened to the thing
+# (an operation, a diagnosis, a birth, a sale), so it is remembered beside what named it.
+_NEWS = re.compile(
+    r"\b(?:surgery|operation|op|vet|hospital\w*|diagnos\w*|injur\w*|broke|broken|sick|ill"
+    r"|illness|cancer|died|dead|passed|death|born|birth|pregnan\w*|engaged|married|wedding"
+    r"|divorc\w*|promot\w*|fired|laid|hired|award\w*|won|accident|crash\w*|adopt\w*|retir\w*"
+    r"|graduat\w*|bought|buying|sold|selling|started|starting|joined|joining|left|leaving"
+    r"|moving|first|last|treatment|therapy|rehab|interview|offer|raise|anniversary|lost"
+    r"|missing|stolen|broken|ran\s+away|new|baby|pup|puppies|kittens|closed|opened|fixed)\b",
+    re.IGNORECASE,
+)
+
+
 def shared_things(new: str, old: str) -> set[str]:
-    """Return the stems of the names and long words both texts use (not the common ones)."""
-    return _things(new) & _things(old)
+    """Return the stems of the names and long words both texts use (not the common ones).
+
+    A name the old fact spells with a capital is the same name typed in lower case ("the
+    prius" after "Drives a Toyota Prius", "rex says hi" after "Has a dog named Rex")."""
+    return (_things(new) & _things(old)) | (_names(old) & _stems(new))
+
+
+def _names(text: str) -> set[str]:
+    """The stems of the capitalised words inside a sentence (not its first word)."""
+    out: set[str] = set()
+    for match in re.finditer(r"\b(?-i:[A-Z])[\w'-]{2,}", text):
+        before = text[: match.start()].rstrip()
+        word = normalise(match.group(0))
+        if before and before[-1] not in ".!?:" and word not in _COMMON:
+            out.add(stem(word))
+    return out
 
 
 def _things(text: str) -> set[str]:
@@ -77,4 +105,29 @@ def loose_relation(new: str, old: str) -> str | None:
         return "same"
     if _CHANGED.search(new):
         return "replaces"
+    if _anchors(old) & _stems(new) and _IN_PASSING.search(new) and not _NEWS.search(new):
+        # "filled up the prius today", "rex says hi, he's on my feet": the thing the fact is
+        # about is named in passing, in chat, and nothing happened to it, so memory already
+        # holds what the statement says.
+        return "same"
     return None
+
+
+# A chat line about the moment (a person speaking, today), not a note of a lasting fact: "Codes
+# mostly in Java" is a fact beside "has a dog named Java"; "java's asleep on my feet" is not.
+_IN_PASSING = re.compile(
+    r"\b(?:i|i'm|i've|me|my|we|our|us|today|tonight|this\s+(?:morning|afternoon|evening|week"
+    r"|weekend|month)|yesterday|last\s+night|right\s+now|another\s+day)\b",
+    re.IGNORECASE,
+)
+
+
+def _stems(text: str) -> set[str]:
+    return {stem(normalise(w)) for w in re.findall(r"[\w'-]+", text)}
+
+
+def _anchors(old: str) -> set[str]:
+    """What a fact is about: the names in it and the last word of its value."""
+    words = [normalise(w) for w in re.findall(r"[\w'-]+", old)]
+    last = [w for w in words if w and w not in _COMMON and not w.isdigit()][-1:]
+    return _names(old) | {stem(w) for w in last if len(w) >= 3}

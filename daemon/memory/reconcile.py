@@ -25,7 +25,7 @@ from typing import Literal
 
 from daemon.consolidation.rules import judge_pair
 from daemon.memory.loose_match import loose_relation
-from daemon.memory.relations import Relation, family_of, positive, relate
+from daemon.memory.relations import Relation, family_of, kin_kind, positive, relate
 from daemon.memory.values import match_values, subject_key, value_key
 from plugins.extractors import lexicon as lx
 from plugins.extractors.claims import Claim, parse, vague
@@ -151,6 +151,15 @@ def _leaves_work(new: Claim, old: Claim) -> bool:
     return subject_key(new.subject) in {w.casefold() for w in old.value.split()}
 
 
+def _kin_said_to_be_none(new: Claim, old: Claim) -> bool:
+    """ "My son starts school" against "has no children": the son is one of them."""
+    if old.attribute != "family" or not old.negated or old.value or old.subject != "user":
+        return False
+    if not new.subject.startswith("user's "):
+        return False
+    return kin_kind(new.subject.removeprefix("user's ")) == kin_kind(old.qualifier or "")
+
+
 def _match(new_claims: Sequence[Claim], known: Known) -> tuple[Match, set[int]]:
     """Relate every new claim to the known fact; return the strongest relation and which new
     claims it covers (says the same)."""
@@ -160,6 +169,9 @@ def _match(new_claims: Sequence[Claim], known: Known) -> tuple[Match, set[int]]:
         for old in known.claims:
             if _names_a_member(new, old):
                 best = Match(known.fact_id, "replaces", "died or left", 0.8)
+                continue
+            if _kin_said_to_be_none(new, old):
+                best = Match(known.fact_id, "replaces", "a relative said to be none", CONTRADICTION)
                 continue
             if _leaves_work(new, old):
                 best = Match(known.fact_id, "replaces", "left the company", 0.8)
@@ -261,7 +273,10 @@ def reconcile(
     )
 
 
-_NEVER = re.compile(r"\bnever\b(?!\s+again\b)", re.IGNORECASE)
+_NEVER = re.compile(
+    r"\bnever\b(?!\s+again\b)|\b(?:not|no\s+\w+)\s+ever\b|\bin\s+my\s+(?:whole\s+|entire\s+)?life\b",
+    re.IGNORECASE,
+)
 CONTRADICTION = 0.4
 """The confidence of a replacement that contradicts rather than changes: below every
 provenance's threshold, so it is queued as a conflict."""

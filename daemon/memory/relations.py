@@ -5,6 +5,7 @@ habit, a breakup that ends a partner, a plan done as planned)."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Literal
 
 from daemon.memory.values import date_key, match_values, value_key
@@ -112,7 +113,8 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
     if new.previous and positive(old) and match_values(new.previous, old.value) != "differs":
         return "replaces", "names the previous value", 0.95
     if new.attribute == "any" and new.negated:
-        if old.attribute not in _LASTING and positive(old) and _values_meet(new.value, old.value):
+        ended = _JOB_WORD.sub("", new.value).strip()  # "quit the cafe job": the cafe
+        if old.attribute not in _LASTING and positive(old) and _values_meet(ended, old.value):
             return "replaces", "stopped or left it", 0.85
         if old.attribute == "plan" and positive(old) and _same_outing(new.value, old.value):
             return "replaces", "called off", 0.85
@@ -160,6 +162,9 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
     cross = _cross_attribute(new, old)
     if cross is not None:
         return cross
+    if new.negated and new.change and _WHY.search(new.value):
+        # "gave up running after the knee surgery": what ended is running; why is not its name.
+        new = replace(new, value=_WHY.split(new.value, maxsplit=1)[0])
     if family_of(new.attribute) != family_of(old.attribute):
         return "none", "", 0.0
     if not _same_qualifier(new, old):
@@ -174,6 +179,10 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
                 return "replaces", "denies what lasts", 0.4
             return "replaces", "ends every value", 0.9
         if old_any and old.negated and positive(new):
+            if old.attribute in _LASTING and not new.change:
+                # "my son Leo" against "has no children": he did not just arrive, so one of
+                # the two is wrong; a person decides.
+                return "replaces", "names one of what was said to be none", 0.4
             return "replaces", "no longer none", 0.85
         if new_any and new.negated and old.negated:
             return "same", "says none", 1.0
@@ -346,13 +355,60 @@ def _same_qualifier(new: Claim, old: Claim) -> bool:
     if new.attribute in ("favourite", "handle"):
         return a == b
     if new.attribute == "family" and a and b:
+        if _says_none(new) or _says_none(old):
+            # "no kids" and "my son Leo": a son is one of the children said to be none.
+            return kin_kind(a) == kin_kind(b)
         return a == b or new.value == old.value
     return True
+
+
+# The kinds of relative a "none" denies: "no kids" covers a son, "no siblings" a sister.
+_KIN_KINDS = {
+    "son": "child",
+    "daughter": "child",
+    "kid": "child",
+    "baby": "child",
+    "stepson": "child",
+    "stepdaughter": "child",
+    "brother": "sibling",
+    "sister": "sibling",
+}
+
+
+def kin_kind(relation: str) -> str:
+    """The kind of relative ``relation`` names ("son": "child", "sister": "sibling")."""
+    canonical = lx.canonical_relations(relation)
+    return _KIN_KINDS.get(canonical, canonical)
+
+
+def _says_none(claim: Claim) -> bool:
+    return claim.negated and not claim.value
+
+
+_JOB_WORD = re.compile(r"\b(?:job|gig|position|role|post)\b", re.IGNORECASE)
+_WHY = re.compile(r"\s+(?:after|because|since|due\s+to|thanks\s+to|once|when)\s+", re.IGNORECASE)
+_WEDDING = frozenset({"wedding", "getting married", "marriage", "married"})
 
 
 def _cross_attribute(new: Claim, old: Claim) -> tuple[Relation, str, float] | None:
     """Rules between two attributes (a diet and an eating habit, a breakup and a partner)."""
     pair = (new.attribute, old.attribute)
+    if pair == ("family", "partner") and positive(new) and positive(old):
+        # "my ex-husband Daniel" ends "married to Daniel".
+        if (new.qualifier or "").casefold().startswith("ex") and new.value == old.value:
+            return "replaces", "an ex now", 0.85
+        return None
+    if pair == ("plan", "relationship") and positive(new) and positive(old):
+        # "Sam and I are getting married in June" ends "dating Sam": engaged now.
+        if new.value.casefold() in _WEDDING and old.value in ("in a relationship", "dating"):
+            return "replaces", "engaged now", 0.8
+        return "none", "", 0.0
+    eats = new.attribute.startswith("verb:eat") or pair[0] == "habit"
+    if eats and old.attribute == "allergy" and positive(new) and positive(old) and not new.past:
+        # "I've eaten peanut butter every day of my life" against "allergic to peanuts".
+        if set(value_key(new.value)) & set(value_key(old.value)):
+            return "replaces", "eats what they are said to be allergic to", 0.4
+        return "none", "", 0.0
     if pair == ("family", "family_count") and new.negated and not new.value and positive(old):
         # "no kids" against "has two children": the same relatives, denied.
         same = lx.canonical_relations(new.qualifier or "") == lx.canonical_relations(
@@ -454,6 +510,13 @@ def _cross_attribute(new: Claim, old: Claim) -> tuple[Relation, str, float] | No
             return "replaces", "retired", 0.85
         return "none", "", 0.0
     if pair == ("employer", "job"):
+        return "none", "", 0.0
+    if pair == ("event", "family") and _says_none(old) and kin_kind(old.qualifier or "") == "child":
+        # "we just had a baby boy" ends "has no children".
+        if positive(new) and re.search(
+            r"\b(?:baby|babies|twins|born|birth|adopted)\b", new.value, re.I
+        ):
+            return "replaces", "a child now", 0.85
         return "none", "", 0.0
     if (
         pair == ("event", "condition")

@@ -18,8 +18,14 @@ from daemon.memory.loose_match import loose_relation
         ("Takes sertraline 50mg daily", "My GP upped my sertraline dose to 100mg", "replaces"),
         ("Is allergic to peanuts", "reminder: no peanuts for me, I'm allergic", "same"),
         ("Plays in a band called The Moths", "still gigging with The Moths every friday", "same"),
-        # Sharing a thing is not enough: it must say it changed or is said again.
+        # News about the thing is added beside the fact that names it.
         ("Has a dog named Rex", "Rex had surgery today", None),
+        ("Drives a Toyota Prius", "the prius got broken into at the station", None),
+        # Named in passing, with nothing happening to it, it is said again (a lower-case name
+        # is the same name).
+        ("Has a dog named Rex", "rex says hi, he's sitting on my feet", "same"),
+        ("Drives a Toyota Prius", "filled up the prius today, barely any petrol used", "same"),
+        ("Works at Google as an engineer", "just another day writing code at google", "same"),
         # Someone the old fact does not name is another subject.
         ("Lives in Boston", "My brother moved to Boston", None),
         ("Lives in Boston", "Moved to Seattle", None),

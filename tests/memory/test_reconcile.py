@@ -101,7 +101,7 @@ def _decide(existing: list[str], new: str, provenance: str = "user") -> tuple[st
         (["The user is pregnant."], "our son was born on tuesday!", "updated", [0]),
         (["Has a hamster named Peanut"], "we renamed the hamster Mochi", "updated", [0]),
         (["The user works at Target."], "new job at Best Buy, goodbye Target!", "updated", [0]),
-        (["The user is allergic to peanuts."], "peanuts are a no-go for me", "added", []),
+        (["The user is allergic to peanuts."], "peanuts are a no-go for me", "deduplicated", [0]),
         (["Plans to visit Japan in April"], "we cancelled the japan trip", "updated", [0]),
         (["Is unemployed"], "finally got hired, I'm a dental hygienist", "updated", [0]),
         (["Likes horror movies"], "horror isn't my thing anymore", "updated", [0]),
@@ -177,6 +177,33 @@ def _decide(existing: list[str], new: str, provenance: str = "user") -> tuple[st
             "updated",
             [0],
         ),
+        # Said on the way to something else: a home, a birthday, a habit dropped, an ex.
+        (["Lives in Hove"], "our new house in Lewes needs a new boiler already", "updated", [0]),
+        (["Lives in Hove"], "my commute from Brighton is killing me", "updated", [0]),
+        (["Is 29 years old"], "had the best time at my 30th birthday party", "updated", [0]),
+        (["Drinks alcohol at weekends"], "I've been off alcohol since january", "updated", [0]),
+        (["Married to Priya"], "my ex-wife Priya wants the dog back", "updated", [0]),
+        (["Dating Alex"], "Alex and I are getting married next spring", "updated", [0]),
+        (["Works as a waiter at a diner"], "quit the diner job last week", "updated", [0]),
+        (["Goes climbing"], "gave up climbing after my shoulder injury", "updated", [0]),
+        # Restated with more words around it.
+        (["Works as a nurse"], "like I said, I'm a nurse, nights are rough", "deduplicated", [0]),
+        (
+            ["Takes insulin for type 1 diabetes"],
+            "I'm on insulin for my diabetes",
+            "deduplicated",
+            [0],
+        ),
+        # Getting used to something is no past habit.
+        (["Lives in Hove"], "we moved to Leeds, still getting used to the accent", "updated", [0]),
+        # Contradictions a person decides: relatives said to be none, a life-long never.
+        (["Has no children"], "my daughter turns four on friday", "conflict", [0]),
+        (["Has no siblings"], "my sister Ana is visiting", "conflict", [0]),
+        (["Has a brother named Ravi"], "as an only child I never had to share", "conflict", [0]),
+        (["Has a cat named Miso"], "I've never had a pet in my life", "conflict", [0]),
+        (["Born in Lyon"], "I was born and raised in Nantes", "conflict", [0]),
+        (["Allergic to peanuts"], "I eat peanuts every single day", "conflict", [0]),
+        (["Has no children"], "we just had a baby girl!", "updated", [0]),
     ],
 )
 def test_decisions(existing: list[str], new: str, outcome: str, targets: list[int]) -> None:

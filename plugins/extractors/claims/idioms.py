@@ -7,7 +7,7 @@ import re
 
 from plugins.extractors import lexicon as lx
 from plugins.extractors.claims.locations import is_place_like, place_value
-from plugins.extractors.claims.model import Claim
+from plugins.extractors.claims.model import TURNING, Claim
 from plugins.extractors.claims.passing import passing_claims
 from plugins.extractors.claims.phrases import diet_of, relation_claim, with_article
 from plugins.extractors.claims.subjects import NAME_TOKEN, REL_WORD, is_name
@@ -86,7 +86,7 @@ _MEDICINE_WORD = (
 
 _MEDICATION = re.compile(
     r"(?:^(?:i\s*'?m\s+(?:now\s+)?on|i\s+am\s+(?:now\s+)?on|(?:i\s+)?(?:(?:just|recently|now)\s+)?"
-    r"(?:take|am\s+taking|'m\s+taking|started\s+(?:on|taking)|began\s+(?:on|taking)|went\s+on))"
+    r"(?:takes?|taking|am\s+taking|'m\s+taking|started\s+(?:on|taking)|began\s+(?:on|taking)|went\s+on))"
     r"|\b(?:put|started)\s+me\s+on)\s+"
     rf"(?P<med>{_MEDICINE_WORD})\b(?:\s+\d+(?:\.\d+)?\s*(?:mg|mcg|ml)\b)?"
     r"(?:\s+(?:daily|a\s+day|twice\s+a\s+day|every\s+day))?(?:\s+for\s+(?P<cond>[\w' -]+))?",
@@ -156,6 +156,29 @@ _RENTING_IN = re.compile(
     r"(?:'ve|'re|\s+have|\s+are)?\s+)?(?:been\s+)?renting\s+"
     r"(?:(?:a|an|this|the|our|my)\s+[\w' ]{1,30}?\s+)?in\s+"
     r"(?P<where>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)",
+    re.IGNORECASE,
+)
+
+# "been off meat for a month now", "I'm off the booze": what the user stopped taking.
+_OFF = re.compile(
+    r"^(?:i\s*'?m\s+|i\s+am\s+|(?:i\s*'?ve\s+|i\s+have\s+)?been\s+|we\s*'?re\s+|went\s+"
+    r"|gone\s+)?(?:completely\s+|totally\s+|fully\s+)?off\s+(?:the\s+)?(?P<x>[a-z][\w-]+)\b",
+    re.IGNORECASE,
+)
+_GIVEN_UP = set(lx.DIET_EXCLUDES["vegan"]) | lx.words(
+    """
+        sugar alcohol booze drink caffeine coffee carbs bread gluten cigarettes cigs smokes
+        fags nicotine vaping weed cannabis soda chocolate sweets junk meds medication
+        """
+)
+
+
+# "the new flat in Morningside has a balcony", "my commute from Leith is brutal": where the
+# user lives, said on the way to something else.
+_HOME_SAID = re.compile(
+    r"\b(?:my|our|the)\s+(?:(?P<new>new)\s+(?:flat|apartment|apt|house|place|home|condo|pad)"
+    r"\s+(?:(?:over|out|up|down)\s+)?in|commute\s+(?:in\s+)?from)\s+"
+    r"(?P<where>[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)",
     re.IGNORECASE,
 )
 
@@ -435,15 +458,46 @@ def _work_and_pastime_claims(text: str) -> list[Claim] | None:
     return None
 
 
+# "it was my 35th birthday yesterday", "celebrated my 40th": the age the birthday brought.
+_NTH_BIRTHDAY = re.compile(
+    r"\bcelebrat\w*\s+my\s+(?P<a>\d{1,3})(?:st|nd|rd|th)\b"
+    r"|\bmy\s+(?P<b>\d{1,3})(?:st|nd|rd|th)\s+(?:birthday|bday|b-day)\b",
+    re.IGNORECASE,
+)
+_AHEAD = re.compile(
+    r"\b(?:next|coming|upcoming|tomorrow|soon|will|going\s+to|gonna|plan\w*|is\s+on"
+    r"|'s\s+on|in\s+(?:a|\d+|two|three)\s+(?:days?|weeks?|months?))\b",
+    re.IGNORECASE,
+)
+
+
+def _birthday_age(text: str) -> list[Claim] | None:
+    said = _NTH_BIRTHDAY.search(text)
+    if said is None:
+        return None
+    n = int(said.group("a") or said.group("b"))
+    if not 0 < n < 120:
+        return None
+    # A birthday still to come brings its age then; one had is the age now.
+    return [
+        Claim(
+            "user", "age", str(n), change=True, qualifier=TURNING if _AHEAD.search(text) else None
+        )
+    ]
+
+
 def idiom_claims(text: str, speaker: str) -> list[Claim] | None:
     """Statements said in a fixed phrase rather than a subject and a verb."""
     if speaker != "user":
         return None
+    birthday = _birthday_age(text)
+    if birthday is not None:
+        return birthday
     medicine = _MEDICATION.search(text)
     if medicine is not None and medicine.group("med").casefold() not in NOT_MEDICINES:
         # "I take lisinopril for blood pressure", "my GP put me on metformin for diabetes".
         out = [Claim("user", "medication", medicine.group("med").casefold())]
-        cond = clean_value(medicine.group("cond") or "")
+        cond = clean_value(re.sub(r"(?i)^(?:my|the)\s+", "", medicine.group("cond") or ""))
         if cond and not vague(cond):
             out.append(Claim("user", "condition", cond))
         return out
@@ -479,6 +533,16 @@ def idiom_claims(text: str, speaker: str) -> list[Claim] | None:
         place = place_value(clean_value(renting.group("where")))
         if not vague(place) and (place[:1].isupper() or known_place(place)):
             return [Claim("user", "residence", place)]
+    given_up = _OFF.match(text)
+    if given_up is not None and given_up.group("x").casefold() in _GIVEN_UP:
+        return [Claim("user", "any", given_up.group("x").casefold(), negated=True, change=True)]
+    home = _HOME_SAID.search(text)
+    if home is not None:
+        place = place_value(clean_value(home.group("where")))
+        if not vague(place) and (place[:1].isupper() or known_place(place)):
+            moved = bool(home.group("new")) or re.search(r"\bmoved\b|\bnow\b", text, re.I)
+            place = place[:1].upper() + place[1:]
+            return [Claim("user", "residence", place, change=bool(moved))]
     official = _OFFICIAL.search(text)
     if official is not None and is_name(official.group("a") or official.group("b")):
         partner = official.group("a") or official.group("b")

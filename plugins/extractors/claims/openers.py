@@ -44,6 +44,8 @@ def _who_as(who: str) -> str | None:
             someone.group("how").casefold(), f"I {what}"
         )
     words = who.casefold().split()
+    if words[-2:] == ["only", "child"]:
+        return "I have no siblings"  # "as an only child I always wanted siblings"
     if not words or words[-1] in _NOT_WHO or (words[0] in ("a", "an") and len(words) == 1):
         return None
     last = words[-1]

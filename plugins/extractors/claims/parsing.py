@@ -115,6 +115,7 @@ def parse(
     """
     out: list[Claim] = []
     last_person: str | None = person_before
+    text = _BORN_AND_RAISED.sub("born in", text)
     for sentence in sentences(name_brackets(text)):
         inherited: Subject | None = None
         antecedent: str | None = None
@@ -200,6 +201,8 @@ def parse(
     return out
 
 
+# "born and raised in Cebu": where the user is from (one clause, not two).
+_BORN_AND_RAISED = re.compile(r"\bborn\s+and\s+(?:raised|bred)\s+in\b", re.IGNORECASE)
 _MY_RELATIVE = re.compile(rf"\b(?:my|our)\s+(?P<rel>{REL_WORD})\b", re.IGNORECASE)
 _ANOTHER_ONE = re.compile(
     r"\b(?:a\s+(?:second|third|fourth|fifth)|another|one\s+more|an\s+extra)\s+\w"

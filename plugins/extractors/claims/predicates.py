@@ -63,7 +63,13 @@ def _expand(rest: str) -> list[str]:
     text = re.sub(r"(?i)\bwanna\b", "want to", text)
     text = re.sub(r"(?i)\bno longer\b", "NOLONGER", text)
     text = re.sub(r"(?i)\bany\s?more\b|\bany longer\b", "ANYMORE", text)
-    text = re.sub(r"(?i)\bused to\b", "USEDTO", text)
+    # "getting used to the rain", "I'm used to it": accustomed, not a past habit.
+    text = re.sub(
+        r"(?i)(?:(\b(?:get|gets|getting|got|gotten|am|is|are|was|were|be|been|being)|'m|'re)\s+)?"
+        r"\bused to\b",
+        lambda m: m.group(0) if m.group(1) else "USEDTO",
+        text,
+    )
     text = re.sub(
         r"(?i)\bthese days\b|\bat the moment\b|\bright now\b|\bas of now\b|\batm\b", "now", text
     )

@@ -46,7 +46,7 @@ class IdentityRules(Reading):
         return [self.claim("age", str(n))]
 
     def _birth(self, rest: str, low: str) -> list[Claim] | None:
-        match = re.match(r"^born\s+(?P<prep>in|on|at)\s+", low)
+        match = re.match(r"^born\s+(?:and\s+(?:raised|bred)\s+)?(?P<prep>in|on|at)\s+", low)
         if match is None:
             return None
         value = clean_value(rest[match.end() :]) or rest[match.end() :].strip(" .")

@@ -204,6 +204,8 @@ class PossessionRules(FamilyRules, WorkRules):
         if re.match(r"^(?:a\s+)?(?:house|home|condo|apartment|flat|cabin|cottage)\b", low):
             value = clean_value(rest)
             return [self.claim("possession", strip_det(value))]
+        if p.negated and re.match(r"^(?:a\s+|any\s+)?(?:pets?|animals?)\b", low):
+            return [self.claim("pet", "", negated=True)]  # "never had a pet in my life"
         if self.strict:
             return []
         value = clean_value(rest)
