@@ -715,6 +715,42 @@ def test_spoken_and_trade_phrasings_are_read(said: str, facts: list[str]) -> Non
     assert _texts(("user", said)) == facts
 
 
+@pytest.mark.parametrize(
+    ("said", "facts"),
+    [
+        # A statement after a request, in the same sentence.
+        (
+            "could you draft a toast for me, I just got promoted to head chef at Dishoom",
+            ["The user works as a head chef at Dishoom."],
+        ),
+        # Where the user lives, said on the way to something else.
+        ("hosting a games night at my flat in Bergen, snack ideas?", ["The user lives in Bergen."]),
+        ("i commute from Woking to Waterloo every day", ["The user lives in Woking."]),
+        ("heading home to Bristol tomorrow, any podcast recs?", ["The user lives in Bristol."]),
+        ("now that we're in Galway the rain is constant", ["The user lives in Galway."]),
+        # "the flat in X" could be anyone's flat; "the new flat" is the user's move.
+        ("we viewed the flat in Ancoats on monday", []),
+        # Apostrophes left out, a bare "don't drive", a schedule before the job.
+        ("i dont drive so it has to be the bus", ["The user does not drive."]),
+        (
+            "i work 8-4 at a bakery in Derry as a baker",
+            ["The user works at a bakery in Derry.", "The user works as a baker."],
+        ),
+        (
+            "im a senior tax accountant registered with ACCA",
+            ["The user works as a senior tax accountant."],
+        ),
+        # An opening span of time before the statement.
+        ("after 20 years in the army I finally retired", ["The user is retired."]),
+        # A birthday had is the age; an employer bought is the employer.
+        ("it was my 41st birthday on sunday", ["The user is 41 years old."]),
+        ("our startup just got acquired by Stripe", ["The user works at Stripe."]),
+    ],
+)
+def test_what_is_said_around_a_request_or_a_report_is_read(said: str, facts: list[str]) -> None:
+    assert _texts(("user", said)) == facts
+
+
 def test_names_said_before_are_known_in_lower_case() -> None:
     texts = _texts(
         ("user", "my cat biscuit is 17 and still yells for breakfast"),

@@ -31,9 +31,11 @@ _LEADING_TIME = re.compile(
     r"|wednesday|thursday|friday|saturday|sunday)"
     r"|(?:in|since|on|back in|as of|starting(?!\s+(?:at|with|a|an|my|the|to)\b)|from)"
     r"\s+(?:\w+\s+)?\w+"
+    r"|after\s+(?:\d+|a\s+few|many|several|[a-z]+)\s+(?:years|months|weeks|decades)"
+    r"(?:\s+(?:at|in|with|of|as)\s+[\w' -]+?)?(?=,?\s+(?:i|we)\s)"
     r"|(?:a|one|two|three|four|five|six|a few|a couple of|several)\s+(?:days|weeks|months"
     r"|years|day|week|month|year)\s+ago"
-    r"|yesterday|today|recently|lately|nowadays|these days|currently|now|as of now"
+    r"|yesterday|today|recently|lately|nowadays|these days|currently|now(?!\s+that\b)|as of now"
     r"|at the moment|right now|for (?:the )?(?:past|last) (?:\w+ )?\w+))\s*,?\s+",
     re.IGNORECASE,
 )
@@ -120,7 +122,7 @@ def claims_of_clause(
     reader.greeted = greeted
     if when is not None and reader.when is None:
         reader.when = when
-    claims = [claim for claim in reader.read() if _well_formed(claim.value)]
+    claims = [c for c in reader.read() if _well_formed(c.value) and not _an_amount_as_place(c)]
     return claims, subject
 
 
@@ -185,6 +187,17 @@ _FINITE_INSIDE = frozenset(
         "might",
     ]
 )
+
+
+_AMOUNT = re.compile(
+    r"^[£$€]?\d[\d,.]*k?\s*(?:quid|pounds|dollars|euros|bucks|a\s+(?:month|week|year)|per\b|pm\b|pw\b|/)",
+    re.IGNORECASE,
+)
+
+
+def _an_amount_as_place(claim: Claim) -> bool:
+    """ "take home is 2400 a month": money, not where the user lives."""
+    return claim.attribute in ("residence", "origin") and bool(_AMOUNT.match(claim.value))
 
 
 def _well_formed(value: str) -> bool:

@@ -8,7 +8,7 @@ import re
 from plugins.extractors import lexicon as lx
 from plugins.extractors.claims.locations import is_place_like, place_value
 from plugins.extractors.claims.model import TURNING, Claim
-from plugins.extractors.claims.passing import passing_claims
+from plugins.extractors.claims.passing import ON_A_TRIP, passing_claims
 from plugins.extractors.claims.phrases import diet_of, relation_claim, with_article
 from plugins.extractors.claims.subjects import NAME_TOKEN, REL_WORD, is_name
 from plugins.extractors.claims.values import clean_value, vague
@@ -176,9 +176,29 @@ _GIVEN_UP = set(lx.DIET_EXCLUDES["vegan"]) | lx.words(
 # "the new flat in Morningside has a balcony", "my commute from Leith is brutal": where the
 # user lives, said on the way to something else.
 _HOME_SAID = re.compile(
-    r"\b(?:my|our|the)\s+(?:(?P<new>new)\s+(?:flat|apartment|apt|house|place|home|condo|pad)"
-    r"\s+(?:(?:over|out|up|down)\s+)?in|commute\s+(?:in\s+)?from)\s+"
+    r"(?:\b(?:(?:my|our)\s+(?:(?P<new>new)\s+)?|the\s+(?P<the_new>new)\s+)"
+    r"(?:flat|apartment|apt|house|place|home|condo|pad)"
+    r"\s+(?:(?:over|out|up|down)\s+)?in|\b(?:my|our|the)\s+commute\s+(?:in\s+)?from"
+    r"|^(?:i|we)\s+(?:\w+\s+)?commute\s+(?:in\s+)?from"
+    r"|\b(?:flying|fly|flew|heading|head|going|driving|drove|travelling|traveling|getting)\s+"
+    r"(?:back\s+)?home\s+to)\s+"
     r"(?P<where>[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)",
+    re.IGNORECASE,
+)
+
+# "now that we're in Portobello the sea is ...": a move, said on the way.
+_NOW_THAT_IN = re.compile(
+    r"\bnow\s+that\s+(?:we're|we\s+are|i'm|i\s+am|we\s+live|i\s+live|we've|i've|we|i)\s+"
+    r"(?:(?:living|based|settled|moved|moving|finally|all|properly)\s+)*(?:in|to|into)\s+"
+    r"(?P<where>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)",
+    re.IGNORECASE,
+)
+
+# "we got acquired by Twiga": the user's employer is the buyer now.
+_ACQUIRED_BY = re.compile(
+    r"\b(?:we|(?:my|our)\s+(?:company|startup|firm|employer|work|agency))\s+(?:just\s+)?(?:got|was|were"
+    r"|have\s+been|has\s+been)\s+(?:just\s+)?(?:acquired|bought(?:\s+out)?|taken\s+over)\s+by\s+"
+    r"(?P<org>(?-i:[A-Z])[\w&'-]*(?:\s+(?-i:[A-Z])[\w&'-]*)?)",
     re.IGNORECASE,
 )
 
@@ -536,11 +556,23 @@ def idiom_claims(text: str, speaker: str) -> list[Claim] | None:
     given_up = _OFF.match(text)
     if given_up is not None and given_up.group("x").casefold() in _GIVEN_UP:
         return [Claim("user", "any", given_up.group("x").casefold(), negated=True, change=True)]
-    home = _HOME_SAID.search(text)
+    acquired = _ACQUIRED_BY.search(text)
+    if acquired is not None:
+        return [Claim("user", "employer", acquired.group("org"), change=True)]
+    home = _HOME_SAID.search(text) or _NOW_THAT_IN.search(text)
     if home is not None:
         place = place_value(clean_value(home.group("where")))
-        if not vague(place) and (place[:1].isupper() or known_place(place)):
-            moved = bool(home.group("new")) or re.search(r"\bmoved\b|\bnow\b", text, re.I)
+        if (
+            not vague(place)
+            and (place[:1].isupper() or known_place(place))
+            and not ON_A_TRIP.search(text)
+        ):
+            moved = (
+                home.re is _NOW_THAT_IN
+                or home.group("new")
+                or home.group("the_new")
+                or re.search(r"\bmoved\b|\bnow\b", text, re.I)
+            )
             place = place[:1].upper() + place[1:]
             return [Claim("user", "residence", place, change=bool(moved))]
     official = _OFFICIAL.search(text)

@@ -116,6 +116,7 @@ def parse(
     out: list[Claim] = []
     last_person: str | None = person_before
     text = _BORN_AND_RAISED.sub("born in", text)
+    text = _BARE_CONTRACTION.sub(_apostrophe, text)
     for sentence in sentences(name_brackets(text)):
         inherited: Subject | None = None
         antecedent: str | None = None
@@ -199,6 +200,37 @@ def parse(
                 for c in out[first_of_sentence:]
             ]
     return out
+
+
+# "i dont drive", "im a nurse", "we havent": contractions typed without the apostrophe.
+_CONTRACTED = {
+    "dont": "don't",
+    "doesnt": "doesn't",
+    "didnt": "didn't",
+    "cant": "can't",
+    "isnt": "isn't",
+    "arent": "aren't",
+    "wasnt": "wasn't",
+    "werent": "weren't",
+    "havent": "haven't",
+    "hasnt": "hasn't",
+    "hadnt": "hadn't",
+    "couldnt": "couldn't",
+    "shouldnt": "shouldn't",
+    "wouldnt": "wouldn't",
+    "im": "I'm",
+    "ive": "I've",
+    "youre": "you're",
+    "theyre": "they're",
+    "thats": "that's",
+    "whats": "what's",
+    "shes": "she's",
+}
+_BARE_CONTRACTION = re.compile(r"\b(?:" + "|".join(_CONTRACTED) + r")\b", re.IGNORECASE)
+
+
+def _apostrophe(match: re.Match[str]) -> str:
+    return _CONTRACTED[match.group(0).casefold()]
 
 
 # "born and raised in Cebu": where the user is from (one clause, not two).

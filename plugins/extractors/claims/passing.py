@@ -27,7 +27,7 @@ _PAST = re.compile(r"\b(?:spent|was|were|used\s+to|had\s+been|worked)\b", re.IGN
 # "it's SO cold here in Christchurch", "here in Leeds we ...": where the user is living, unless
 # the sentence says it is a trip.
 _HERE_IN = re.compile(rf"\bhere\s+in\s+(?P<where>{_CAPITALISED})", re.IGNORECASE)
-_ON_A_TRIP = re.compile(
+ON_A_TRIP = re.compile(
     r"\b(?:visit\w*|trip|holiday|vacation|travel\w*|for\s+the\s+(?:week(?:end)?|day|night)"
     r"|conference|business|staying|hotel|airbnb|layover|stopover)\b",
     re.IGNORECASE,
@@ -57,7 +57,7 @@ def passing_claims(text: str) -> list[Claim] | None:
     if offer is not None and not known_place(offer.group("org")):
         return [Claim("user", "employer", clean_value(offer.group("org")), change=True)]
     here = _HERE_IN.search(text)
-    if here is not None and not _ON_A_TRIP.search(text):
+    if here is not None and not ON_A_TRIP.search(text):
         place = place_value(clean_value(here.group("where")))
         if not vague(place) and known_place(place):
             return [Claim("user", "residence", place)]

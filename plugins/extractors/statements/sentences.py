@@ -97,7 +97,7 @@ def statement_sentences(text: str) -> list[str]:
         )
         # "I'm a librarian in Lyon, can you recommend ...?": the statement before the question.
         sentence = _WEIGHED_TAIL.sub("", _QUESTION_TAIL.sub("", _ASIDE_TAIL.sub("", sentence)))
-        sentence = _statement_before_question(sentence)
+        sentence = _statement_before_question(_statement_after_request(sentence))
         sentence = _before_report(_MENTION_THAT.sub("", sentence))
         if _is_statement(sentence):
             kept.append(QUOTED.sub(_title_or_blank, sentence).strip())
@@ -215,6 +215,26 @@ _WEIGHED_TAIL = re.compile(
     r"|hoping|planning on|tempted|torn)\b.*$|,\s+(?:maybe|perhaps|probably)\b.*$",
     re.IGNORECASE,
 )
+
+
+# What a statement after a request opens with: the user speaking of themselves.
+_OWN_OPENING = re.compile(
+    r"^(?:(?:ok|so|and|but|btw|also)\s+)?(?:i|i'm|im|i've|ive|my|we|we're|we've|our|got|just"
+    r"|been|finally|recently)\b",
+    re.IGNORECASE,
+)
+
+
+def _statement_after_request(sentence: str) -> str:
+    """ "can you help me write a linkedin post, got promoted to lead designer at Canva": the
+    statement after the request (a question mark at the end leaves the sentence asked)."""
+    s = sentence.strip()
+    if s.endswith("?") or not (_QUESTION_START.match(s) or _REQUEST.match(s)) or ", " not in s:
+        return sentence
+    tail = s.split(", ", 1)[1]
+    if len(tail.split()) < 3 or not _OWN_OPENING.match(tail):
+        return sentence
+    return tail
 
 
 def _statement_before_question(sentence: str) -> str:

@@ -114,6 +114,9 @@ class PastimeRules(HomeRules):
 
     def _eat(self, rest: str, low: str) -> list[Claim] | None:
         value = clean_value(rest)
+        bare = not value or re.match(r"^(?:alcohol|booze|at\s+all|anymore|any\s*more)\b", low)
+        if self.p.head == stem("drink") and self.p.negated and bare:
+            return [self.claim("habit", "drinks alcohol", negated=True)]  # "I don't drink"
         if vague(value) or re.match(
             r"^(?:out|in|lunch|dinner|breakfast|a lot|well)\b", value, re.I
         ):

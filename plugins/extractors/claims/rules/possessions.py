@@ -24,6 +24,10 @@ _SCHOOL = re.compile(
 )
 
 
+# Nothing after the verb that names a thing: "i don't drive", "i don't drive so the train".
+_NOTHING_MORE = re.compile(r"^\W*$|^(?:so|and|but|anymore|any\s*more|at\s+all|yet|either|tho)\b")
+
+
 class PossessionRules(FamilyRules, WorkRules):
     """Rules for things owned: having, getting, selling, switching, giving away."""
 
@@ -247,6 +251,8 @@ class PossessionRules(FamilyRules, WorkRules):
             # "driving for UPS", "I drive for Uber": who the user drives for is their employer.
             org = clean_value(hired.group("org"))
             return [] if vague(org) else [self.claim("employer", org)]
+        if self.p.negated and _NOTHING_MORE.match(low):
+            return [self.claim("habit", "drives", negated=True)]  # "i don't drive so ..."
         vehicle = vehicle_in(rest) or clean_value(rest)
         if vague(vehicle) or re.match(r"^(?:to|for|home|around|a lot)\b", vehicle, re.I):
             return [] if self.strict else None

@@ -75,7 +75,11 @@ class WorkRules(Reading):
         # "a nurse doing nights at St. Vincent's": the job, then what the job has the user doing;
         # "an engineer working at Google" is an engineer at Google.
         text = re.sub(r"\s+(?:working|employed)\s+(?=(?:at|for|with)\b)", " ", text)
-        doing = re.match(r"^(?P<job>(?:an?\s+)?[\w-]+(?:\s+[\w-]+)?)\s+[a-z]+ing\s+\S", text)
+        doing = re.match(
+            r"^(?P<job>(?:an?\s+)?[\w-]+(?:\s+[\w-]+){0,3}?)\s+(?:[a-z]+ing\s+\S|(?:registered"
+            r"|qualified|trained|certified|licensed|employed)\b)",
+            text,
+        )
         if doing is not None and lx.is_occupation(re.sub(r"^an?\s+", "", doing.group("job"))):
             text = doing.group("job")
         match = re.match(
@@ -137,7 +141,8 @@ class WorkRules(Reading):
         mode = [self.claim("work_mode", "remote")] if remote is not None else []
         rest = re.sub(
             r"^(?:(?:early|late|long|night|day|evening|weekend|double)\s+)?(?:nights|days"
-            r"|weekends|evenings|part[- ]time|full[- ]time|shifts?|remotely|from\s+home)\s+"
+            r"|weekends|evenings|part[- ]time|full[- ]time|shifts?|remotely|from\s+home"
+            r"|\d{1,2}(?::\d\d)?\s*(?:-|\u2013|to)\s*\d{1,2}(?::\d\d)?|nine\s+to\s+five)\s+"
             r"(?=as\b|at\b|for\b)",
             "",
             rest,
