@@ -745,6 +745,19 @@ def test_spoken_and_trade_phrasings_are_read(said: str, facts: list[str]) -> Non
         # A birthday had is the age; an employer bought is the employer.
         ("it was my 41st birthday on sunday", ["The user is 41 years old."]),
         ("our startup just got acquired by Stripe", ["The user works at Stripe."]),
+        # A progressive said with how often is a habit; an age said bare, with "now".
+        ("been doing pilates twice a week since spring", ["The user does pilates."]),
+        ("I'm cycling 3 times a week now", ["The user cycles."]),
+        ("also 37 now, the big birthday was on friday", ["The user is 37 years old."]),
+        ("bday was last week, got spoiled", []),
+        # Working from home somewhere, driving from home to work every day, a thesis.
+        ("I work from home in Tromsø", ["The user works from home.", "The user lives in Tromsø."]),
+        ("I drive from Zug to Zurich every day", ["The user lives in Zug."]),
+        ("I drive from Zug to Zurich tomorrow", []),
+        (
+            "I'm doing my dissertation on tidal energy",
+            ["The user is writing a dissertation on tidal energy."],
+        ),
     ],
 )
 def test_what_is_said_around_a_request_or_a_report_is_read(said: str, facts: list[str]) -> None:

@@ -41,6 +41,13 @@ _LEADING_TIME = re.compile(
 )
 
 
+_BARE_AGE_NOW = re.compile(
+    r"^(?:(?:also|and|plus|so|officially|well|finally)\s+)*(?P<n>[1-9]\d)\s+"
+    r"(?=(?:now|as\s+of|today|officially|years?\s+old)\b)",
+    re.IGNORECASE,
+)
+
+
 _DIET_INTENSIFIER = re.compile(
     r"\b(?:pure|strict|strictly|fully|totally|completely|100%)\s+(?=(?:veg\w*|pescatarian"
     r"|kosher|halal|gluten[- ]free|dairy[- ]free|plant[- ]based)\b)",
@@ -74,6 +81,8 @@ def claims_of_clause(
     # "also i don't drink": the "also" belongs after the subject ("i also don't drink").
     # "also I'm 52": an age has no "also" to keep.
     text = re.sub(r"^(?:also|plus)\s+(i'm|im)\s+(?=\d)", r"\1 ", text, flags=re.I)
+    # "also 42 now lol", "officially 30 as of yesterday": the age now, its "I'm" left out.
+    text = _BARE_AGE_NOW.sub(r"I'm \g<n> ", text)
     text = re.sub(r"^(also|plus)\s+(i'm|we're|i|we)\b(?!')", r"\2 also", text, flags=re.I)
     greeted = _GREETING.match(clause.strip()) is not None
     # "calling him rex", "we named her Mochi": the name the pet (or baby) was just given.

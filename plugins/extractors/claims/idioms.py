@@ -180,6 +180,8 @@ _HOME_SAID = re.compile(
     r"(?:flat|apartment|apt|house|place|home|condo|pad)"
     r"\s+(?:(?:over|out|up|down)\s+)?in|\b(?:my|our|the)\s+commute\s+(?:in\s+)?from"
     r"|^(?:i|we)\s+(?:\w+\s+)?commute\s+(?:in\s+)?from"
+    r"|^(?:i|we)\s+(?:drive|cycle|bike|ride|walk|bus|train|get\s+the\s+(?:train|bus))\s+(?:in\s+)?from"
+    r"(?=\s+\S+(?:\s+\S+)?\s+to\s+.*\b(?:every\s+(?:day|morning|weekday)|daily|each\s+day|for\s+work)\b)"
     r"|\b(?:flying|fly|flew|heading|head|going|driving|drove|travelling|traveling|getting)\s+"
     r"(?:back\s+)?home\s+to)\s+"
     r"(?P<where>[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)",
@@ -338,9 +340,10 @@ _TRAINING_FOR = re.compile(
 
 # "I'm writing my first novel": a project of the user's.
 _WRITING_A = re.compile(
-    r"^(?:i\s*'?m|i\s+am)\s+(?:currently\s+|finally\s+)?writing\s+(?:my|a|an)\s+"
-    r"(?:(?:first|second|third|new|debut)\s+)?(?P<what>novel|book|memoir|screenplay|thesis"
-    r"|dissertation|play|album|cookbook)\b",
+    r"^(?:i\s*'?m|i\s+am)\s+(?:currently\s+|finally\s+)?(?P<verb>writing|doing|working\s+on)\s+"
+    r"(?:my|a|an)\s+(?:(?:first|second|third|new|debut|final\s+year|masters?|phd)\s+)?"
+    r"(?P<what>novel|book|memoir|screenplay|thesis|dissertation|play|album|cookbook)\b"
+    r"(?:\s+(?:on|about|into)\s+(?P<topic>[\w' -]+?)(?=\s+(?:at|in|for|with)\b|[,.!;]|$))?",
     re.IGNORECASE,
 )
 
@@ -467,8 +470,13 @@ def _work_and_pastime_claims(text: str) -> list[Claim] | None:
         when = training.group("when")
         return [Claim("user", "plan", f"do the {event}", when=when)]
     writing = _WRITING_A.match(text)
-    if writing is not None:
-        return [Claim("user", "project", f"writing a {writing.group('what').casefold()}")]
+    what = writing.group("what").casefold() if writing is not None else ""
+    if writing is not None and (
+        writing.group("verb").casefold() == "writing" or what in ("thesis", "dissertation")
+    ):
+        # "doing my thesis on coastal erosion"; "doing a play" is acting in it.
+        topic = f" on {writing.group('topic')}" if writing.group("topic") else ""
+        return [Claim("user", "project", f"writing a {what}{topic}")]
     first = _FIRST_LANGUAGE.match(text)
     if first is not None:
         return [Claim("user", "native_language", first.group("lang").capitalize())]

@@ -50,6 +50,14 @@ _RESCHEDULE = stems("postpone reschedule push delay move bump")
 _SCHEDULED = stems("plan schedule book set")
 
 
+_RELATIVE_DAY = re.compile(
+    r"^(?:last|next|this|the\s+other)\s+(?:week|month|weekend|year|\w+day)\b|^(?:yesterday|today"
+    r"|tomorrow|soon|recently|\d+\s+days?\s+ago|a\s+(?:few\s+)?(?:days?|weeks?)\s+ago"
+    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day$)\b",
+    re.IGNORECASE,
+)
+
+
 class Reader(IdentityRules, EducationRules, PastimeRules, PossessionRules, PlanRules):
     """Turns one clause's subject and predicate into claims."""
 
@@ -132,6 +140,8 @@ class Reader(IdentityRules, EducationRules, PastimeRules, PossessionRules, PlanR
             return [] if vague(value) else [self.claim("residence", place_value(value))]
         if attribute in ("birthday", "birth_year"):
             date = clean_value(re.sub(r"^(?:on|in)\s+", "", rest, flags=re.I)) or rest.strip(" .")
+            if _RELATIVE_DAY.match(date):
+                return []  # "bday was last week": when it fell this year, not the date
             return [self.claim(attribute, date)] if date else []
         if attribute in ("name", "surname", "nickname"):
             words = value.split()[:3]

@@ -80,6 +80,18 @@ _DURATION_TAIL = re.compile(
     re.IGNORECASE,
 )
 
+_FREQUENCY = (
+    r"(?:\d+\s*x|\d+\s+times|once|twice|three\s+times|four\s+times|five\s+times)\s+"
+    r"(?:a|per|each|every)\s+(?:week|day|month|weekend|fortnight)"
+)
+FREQUENCY_TAIL = re.compile(rf"\s+{_FREQUENCY}$", re.IGNORECASE)
+OFTEN = re.compile(
+    rf"\b(?:{_FREQUENCY}|every\s+(?:day|morning|evening|night|week|weekend)|daily|weekly)\b",
+    re.IGNORECASE,
+)
+"""How often something is done: said of a progressive ("I'm swimming 3 times a week") it is a
+habit, not what is happening now."""
+
 _APPROXIMATOR_TAIL = re.compile(
     r"\s+(?:for\s+)?(?:about|around|roughly|nearly|almost|approximately|over|some)\s*$",
     re.IGNORECASE,
@@ -98,6 +110,7 @@ def clean_value(text: str) -> str:
         value = _STOP_WORDS.sub("", value).strip()
     # "played guitar for about five years": the time went, its "about" must too.
     value = _DURATION_TAIL.sub("", _APPROXIMATOR_TAIL.sub("", value))
+    value = FREQUENCY_TAIL.sub("", value)  # "crossfit 5x a week": crossfit
     return value.strip(" \"'.,;:!?")
 
 

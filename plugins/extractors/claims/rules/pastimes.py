@@ -9,7 +9,7 @@ from plugins.extractors.claims.model import Claim
 from plugins.extractors.claims.phrases import as_gerund, diet_of, strip_det, third_person
 from plugins.extractors.claims.rules.home import HomeRules
 from plugins.extractors.claims.things import computer_in, is_vehicle_named, phone_in, vehicle_in
-from plugins.extractors.claims.values import QUANTITY, clean_value, split_values, vague
+from plugins.extractors.claims.values import OFTEN, QUANTITY, clean_value, split_values, vague
 from plugins.extractors.claims.words import HABITUAL_VERBS, IRREGULAR, stem, stems
 
 
@@ -230,7 +230,7 @@ class PastimeRules(HomeRules):
         return [self.claim("hobby", f"does {strip_det(value)}")]
 
     def _habitual(self, rest: str, low: str) -> list[Claim] | None:
-        if self.p.progressive and not self.p.negated:
+        if self.p.progressive and not self.p.negated and not OFTEN.search(rest):
             return [] if self.strict else None
         said = self.p.said.casefold()
         if (said in IRREGULAR or said.endswith("ed")) and not self.p.negated:

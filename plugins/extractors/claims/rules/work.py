@@ -182,7 +182,16 @@ class WorkRules(Reading):
             r"^(?:fully\s+|mostly\s+|completely\s+)?(?P<how>from home|remotely|remote)\b", low
         )
         if how is not None:
-            return [self.claim("work_mode", how.group("how"))]
+            out = [self.claim("work_mode", how.group("how"))]
+            # "I work from home in Daejeon now": the home is there.
+            home = re.match(
+                r"^\s+(?:in|out\s+in|up\s+in|down\s+in)\s+(?P<where>[\w' -]+)", rest[how.end() :]
+            )
+            if how.group("how") == "from home" and home is not None:
+                place = place_value(clean_value(home.group("where")))
+                if not vague(place) and (place[:1].isupper() or known_place(place)):
+                    out.append(self.claim("residence", place[:1].upper() + place[1:]))
+            return out
         if re.match(r"^(?:(?:in|from|at) the office|on-?site|in person)\b", low):
             return [self.claim("work_mode", "in the office")]
         match = re.match(r"^in\s+", low)
