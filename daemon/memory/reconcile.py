@@ -313,13 +313,17 @@ def only_an_ending(claims: Sequence[Claim], *, replaces: bool) -> bool:
     if not all(c.value and not vague(c.value) for c in claims):
         return False
     # A past job or home is the user's story ("I was a bank teller for 5 years"); a past
-    # pastime or habit is what they no longer do ("I used to play bass").
+    # pastime or habit is what they no longer do ("I used to play bass"), and a thing they
+    # used to have is one they have no more ("the old phone was a Samsung").
     return replaces or all(
-        (c.past and family_of(c.attribute) in _PASTIMES) or c.attribute == "any" for c in claims
+        (c.past and (family_of(c.attribute) in _PASTIMES or c.attribute in _OWNED))
+        or c.attribute == "any"
+        for c in claims
     )
 
 
 _PASTIMES = frozenset(["activity", "likes"])
+_OWNED = frozenset(["phone", "computer", "vehicle"])
 
 
 def _generic(claim: Claim) -> bool:

@@ -296,6 +296,9 @@ def test_an_unsure_replacement_waits_for_a_person_by_provenance() -> None:
         (["The user lives in Leeds."], "I moved to Manchester", False),
         # A past job is the user's story; a past pastime is what they no longer do.
         ([], "I was a bank teller for 5 years", False),
+        ([], "I've lived in Dublin my whole life", False),
+        # A phone or car had before is one the user has no more.
+        (["Uses an iPhone 15"], "The user used to use a Pixel 6.", True),
     ],
 )
 def test_an_ending_is_history(existing: list[str], new: str, history: bool) -> None:

@@ -764,6 +764,35 @@ def test_what_is_said_around_a_request_or_a_report_is_read(said: str, facts: lis
     assert _texts(("user", said)) == facts
 
 
+def test_a_correction_takes_back_the_word_said_before() -> None:
+    assert _texts(
+        ("assistant", "Where are you based?"),
+        ("user", "york"),
+        ("user", "sorry i meant leeds not york, typing on the bus"),
+    ) == ["The user lives in York.", "The user lives in Leeds."]
+    assert _texts(
+        ("user", "I'm a junior analyst at Monzo"),
+        ("user", "oops, make it 'senior' not 'junior', I got that wrong"),
+    )[-1:] == ["The user works as a senior analyst."]
+
+
+@pytest.mark.parametrize(
+    ("said", "facts"),
+    [
+        # A thing had before is said as had, not as had now.
+        ("the old phone was a Pixel 6", ["The user used to use a Pixel 6."]),
+        ("my previous car was a Clio", ["The user used to drive a Clio."]),
+        # A job in its field at an employer: the employer stands on its own.
+        (
+            "I'm a senior associate in tax at Deloitte",
+            ["The user works as a senior associate in tax.", "The user works at Deloitte."],
+        ),
+    ],
+)
+def test_what_was_had_and_where_one_works_are_read(said: str, facts: list[str]) -> None:
+    assert _texts(("user", said)) == facts
+
+
 def test_names_said_before_are_known_in_lower_case() -> None:
     texts = _texts(
         ("user", "my cat biscuit is 17 and still yells for breakfast"),

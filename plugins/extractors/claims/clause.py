@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from plugins.extractors import lexicon as lx
 from plugins.extractors.claims.idioms import SINCE_DIVORCE, idiom_claims
@@ -41,6 +42,11 @@ _LEADING_TIME = re.compile(
 )
 
 
+_FORMER_THING = re.compile(
+    r"^(?:my|our|the)\s+(?:old|previous|former|last)\s+(?:phone|car|laptop|computer|bike|van"
+    r"|motorbike|tablet|mobile)\s+(?:was|were|used\s+to\s+be)\b",
+    re.IGNORECASE,
+)
 _BARE_AGE_NOW = re.compile(
     r"^(?:(?:also|and|plus|so|officially|well|finally)\s+)*(?P<n>[1-9]\d)\s+"
     r"(?=(?:now|as\s+of|today|officially|years?\s+old)\b)",
@@ -132,6 +138,9 @@ def claims_of_clause(
     if when is not None and reader.when is None:
         reader.when = when
     claims = [c for c in reader.read() if _well_formed(c.value) and not _an_amount_as_place(c)]
+    if _FORMER_THING.match(text):
+        # "the old phone was a Samsung A52": what the user had before, not what they have.
+        claims = [replace(c, past=True, change=True) for c in claims if c.subject == subject.key]
     return claims, subject
 
 

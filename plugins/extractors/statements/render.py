@@ -218,11 +218,14 @@ def render(claim: Claim) -> str | None:
     elif a == "vehicle":
         car = _a(v) if v[:1].isupper() and not v.endswith("s") else _article(v)  # "a Honda Civic"
         text = f"{who} no longer has {car}" if neg else f"{who} drives {car}"
+        text = f"{who} used to drive {car}" if past and not neg else text
     elif a in ("phone", "computer"):
         v = phone_name(v) if a == "phone" else v
         device = v if re.match(r"^(?:an?|the|my|their)\s", v, re.I) else _a(v)
         if neg:
             text = f"{who} no longer uses {device}"
+        elif past:
+            text = f"{who} used to use {device}"
         else:
             text = f"{who} switched to {device}" if claim.change else f"{who} uses {device}"
     elif a == "possession":

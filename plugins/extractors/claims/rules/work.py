@@ -104,6 +104,11 @@ class WorkRules(Reading):
             return None
         org = _org_named(match.group("org")) if match.group("org") else None
         prep = (match.group("prep") or "").casefold()
+        field = re.match(r"^(?P<field>[\w -]+?)\s+(?:at|for)\s+(?P<org>(?-i:[A-Z]).*)$", org or "")
+        if field is not None and prep == "in" and not is_place_like(field.group("field")):
+            # "a senior associate in audit at KPMG": the job in its field, at the employer.
+            job = f"{job} in {field.group('field')}"
+            org, prep = field.group("org"), "at"
         if org is not None and prep == "in":
             org = re.sub(r"\s+with\s+.*$", "", org)  # "in Ohio with student loans"
         employer = (
