@@ -47,6 +47,7 @@ from events.consolidation_events import FactArchived, FactReinforced, ReviewItem
 from events.store.base import NO_STREAM, EventStore
 from events.types import Event, FactReconciled, FactSuperseded, FactWritten, fact_stream
 from plugins.extractors.claims import Claim
+from plugins.extractors.statements.notes import NOTE
 from projections.facts import (
     KnownClaims,
     claims_of_facts,
@@ -221,7 +222,12 @@ def recorded_decision(
 
 
 def draft_claims(draft: Draft) -> tuple[Claim, ...]:
-    """The claims a draft makes: read from its text, else its own subject/predicate/object."""
+    """The claims a draft makes: read from its text, else its own subject/predicate/object.
+
+    A note (what a user said that no rule read, see ``statements.notes``) makes none: its
+    words, said over, are not a grammar's reading, so they replace nothing by rule."""
+    if draft.predicate == NOTE:
+        return ()
     claims = claims_of(draft.text)
     if claims and draft.replaces:
         claims = tuple(

@@ -28,7 +28,9 @@ CLASS_YEAR = re.compile(
 )
 
 IN_SCHOOL = re.compile(
-    rf"^(?:still\s+)?in\s+(?P<stage>{_SCHOOL_STAGES})(?:\s+(?:at|in)\s+(?P<where>[\w .'-]+))?"
+    r"^(?:still\s+)?in\s+(?:(?:my|the|their)\s+(?:first|second|third|fourth|final|last)\s+year"
+    r"\s+(?:of|at|in)\s+)?"
+    rf"(?P<stage>{_SCHOOL_STAGES})(?:\s+(?:at|in)\s+(?P<where>[\w .'-]+))?"
     r"\s*[.!]*$"
 )
 

@@ -23,6 +23,7 @@ from plugins.extractors.claims import (
     sentences,
     vague,
 )
+from plugins.extractors.statements.notes import NOTE, note_of
 from plugins.extractors.statements.render import render
 from plugins.extractors.statements.sentences import (
     HYPOTHETICAL,
@@ -174,6 +175,7 @@ def extract_statements(entries: Iterable[TranscriptEntry]) -> list[Statement]:
                 pet_before=pet,
             )
             claims = [_mind_changed(c, found) for c in claims]
+            claims += _notes(kept, names)
             pet = next((c for c in reversed(claims) if c.attribute == "pet"), None)
             claims += _new_mentions(mentioned, claims)
             names |= _names_in(claims)
@@ -261,6 +263,23 @@ def _corrected(text: str, found: Sequence[Statement]) -> Claim | None:
         value = claim.value[: at.start()] + written + claim.value[at.end() :]
         return replace(claim, value=value, change=True)
     return None
+
+
+def _notes(kept: str, names: set[str]) -> list[Claim]:
+    """Notes of the kept sentences no rule read (see ``statements.notes``)."""
+    out: list[Claim] = []
+    for sentence in kept.split("\n"):
+        if parse(sentence, speaker="user", strict=True, fact_text=False, keep=is_statement_clause):
+            continue
+        if mentions(_mention_text(sentence, names)):
+            continue
+        # "4 days a week, I do my lifting at a PureGym": the part that is the user speaking.
+        for part in [sentence, *re.split(r",\s+|;\s+|\s+-\s+", sentence)[1:]]:
+            note = note_of(part)
+            if note is not None:
+                out.append(Claim("user", NOTE, note))
+                break
+    return out
 
 
 def _mind_changed(claim: Claim, found: Sequence[Statement]) -> Claim:

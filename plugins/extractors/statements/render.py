@@ -6,6 +6,7 @@ import re
 
 from plugins.extractors import lexicon as lx
 from plugins.extractors.claims import CHANGED_MIND, Claim, is_school_stage, phone_name, third_person
+from plugins.extractors.statements.notes import NOTE
 
 # Conditions said as what someone is ("lactose intolerant"), not what someone has.
 _CONDITION_ADJECTIVE = re.compile(
@@ -290,6 +291,8 @@ def render(claim: Claim) -> str | None:
             text = f"{who} stopped {v}" if v else None
     elif a == "switch":
         text = f"{who} switched to {v}"
+    elif a == NOTE:
+        text = claim.value.rstrip(".")  # said over already (see statements.notes)
     else:
         text = None
     if text is None:

@@ -1,0 +1,270 @@
+"""Notes: what a user says of themselves that no rule of the grammar reads.
+
+"i do my lifting at a PureGym near work" names no attribute the claim grammar knows, yet it
+is the user telling the assistant something lasting about themselves. Rather than lose it,
+the extractor keeps the sentence as a note, said over in the third person ("The user does
+their lifting at a PureGym near work."), so it is recalled and read like any fact.
+
+A note is only made of a sentence that is the user's own, lasting statement: first person,
+not addressed to the assistant, not a feeling of the moment, an intention, a reaction to
+the conversation or something happening right now. What the grammar refuses (questions,
+hypotheticals, jokes, reported speech, requests) never reaches here.
+"""
+
+from __future__ import annotations
+
+import re
+
+from plugins.extractors import lexicon as lx
+from plugins.extractors.claims import stem, third_person
+from plugins.extractors.claims.values import OFTEN
+from plugins.extractors.claims.words import IRREGULAR, VERBS
+
+NOTE = "note"
+"""The attribute of a note's claim: the whole sentence, said over, is its value."""
+
+_LEAD = r"^(?:(?:so|and|but|also|btw|plus|oh|ok|okay|well)\s+)?"
+_FIRST_PERSON = re.compile(_LEAD + r"(?:i|i'm|im|i've|ive|my|we|we're|we've|our)\b", re.I)
+_ADDRESSED = re.compile(r"\b(?:you|u|ya|your|yours|thank|thanks|thx|ty|pls|please)\b", re.I)
+_OF_THE_MOMENT = re.compile(
+    r"\b(?:today|tonight|right\s+now|rn|atm|at\s+the\s+moment|this\s+(?:morning|afternoon"
+    r"|evening|week|weekend)|just\s+now|tomorrow|next\s+\w+|later|soon|on\s+the\s+way"
+    r"|keep\s+getting|kept\s+getting|each\s+other|person)\b",
+    re.I,
+)
+_FEELING = re.compile(
+    r"^(?:i'?m|im|i\s+am|i\s+feel|i'm\s+feeling|feeling)\s+(?:so\s+|really\s+|very\s+|a\s+bit\s+"
+    r"|kinda\s+|pretty\s+|super\s+|quite\s+|totally\s+|a\s+little\s+)?(?:tired|bored|excited"
+    r"|happy|sad|stressed|nervous|sorry|glad|fine|ok|okay|good|great|confused|lost|stuck"
+    r"|hungry|done|jealous|worried|anxious|annoyed|sure|not\s+sure|curious|scared|afraid"
+    r"|overwhelmed|exhausted|knackered|gutted|thrilled|buzzing|relieved|back|here|ready"
+    r"|freezing|boiling|cold|hot|soaked|late|early|busy|free|awake|up|home|out|away|online"
+    r"|new\s+to|in\s+two\s+minds|torn)\b",
+    re.I,
+)
+# Fiction, play and overstatement: "my protagonist is a pilot who lives in Oslo", "I'm basically
+# a vampire at this point lol".
+_NOT_MEANT = re.compile(
+    r"\b(?:protagonist|character|hero|heroine|villain|plot|story|scene|chapter|novel's|book's"
+    r"|basically|literally|at\s+this\s+point|lol|lmao|haha\w*|jk|kidding|joking|apparently"
+    r"|supposedly|swear|honestly)\b|[\U0001F600-\U0001F64F\U0001F900-\U0001F9FF]",
+    re.I,
+)
+# Someone's words reported: "my coworker keeps saying 'I'm the best'".
+_REPORTED = re.compile(
+    r"\b(?:say|says|saying|said|told|tells|telling|asked|asks|wrote|writes|texted|messaged)\b"
+    r"|(?:^|\s)['\"\u201c\u2018]\w",
+    re.I,
+)
+# A passing ailment: "I have a cold", "I'm hungover".
+_PASSING_ILL = re.compile(
+    r"\b(?:have|has|got|with)\s+(?:a\s+|the\s+)?(?:cold|headache|hangover|flu|fever|sore\s+throat"
+    r"|cough|migraine|stomach\s+bug)\b|\b(?:starving|hungover|sick|ill|knackered|shattered)\b",
+    re.I,
+)
+_INTENT = re.compile(
+    r"\b(?:i'?ll|i\s+will|i'?d|i\s+would|i\s+want|i\s+wanna|i\s+need|i'?m\s+looking|i'?m\s+trying"
+    r"|i'?m\s+thinking|i\s+think|i\s+guess|i\s+hope|i\s+wish|i\s+might|maybe|probably|perhaps"
+    r"|i'?m\s+going\s+to|i'?m\s+gonna|gonna|going\s+to|let\s+me|i\s+wonder|wondering|i\s+forgot"
+    r"|can't\s+decide|should|could|would|if|whether|thinking\s+about|considering|planning"
+    r"|hoping|trying\s+to|want\s+to|need\s+to|have\s+to|got\s+to|gotta)\b",
+    re.I,
+)
+_REACTION = re.compile(
+    r"\b(?:i\s+meant|i\s+mean|i\s+asked|i\s+said|i\s+see|i\s+know|i\s+get\s+it|i\s+agree"
+    r"|i\s+understand|i\s+like\s+(?:that|it|this)|i\s+love\s+(?:that|it|this)|i\s+tried\s+(?:that|it)"
+    r"|i\s+did\s+(?:that|it)|my\s+bad|my\s+mistake|i\s+remember|i\s+noticed|i\s+read|i\s+saw"
+    r"|i\s+heard|i\s+found|i\s+got\s+(?:it|that|this)|i\s+have\s+(?:a|one|another|some)\s+"
+    r"(?:question|idea|issue|problem)|i\s+can't\s+(?:believe|wait|remember))\b"
+    r"|\b(?:it|that|this|those|them|these)\s*[.!]*$",
+    re.I,
+)
+
+_SWAPS = {
+    "i'm": "the user is",
+    "im": "the user is",
+    "i've": "the user has",
+    "ive": "the user has",
+    "i'd": "the user would",
+    "i'll": "the user will",
+    "me": "the user",
+    "my": "their",
+    "mine": "theirs",
+    "myself": "themselves",
+    "we're": "they are",
+    "we've": "they have",
+    "we": "they",
+    "our": "their",
+    "ours": "theirs",
+    "us": "them",
+}
+_AFTER_I = {
+    "am": "is",
+    "was": "was",
+    "have": "has",
+    "do": "does",
+    "don't": "doesn't",
+    "dont": "doesn't",
+    "haven't": "hasn't",
+    "havent": "hasn't",
+}
+
+
+def note_of(sentence: str) -> str | None:
+    """The sentence said over as a note about the user, or None when it is no lasting
+    statement of the user's own."""
+    text = " ".join(sentence.split()).strip(" .!,;:-")
+    words = text.split()
+    if not 4 <= len(words) <= 30 or not _FIRST_PERSON.match(text):
+        return None
+    refusals = (_ADDRESSED, _OF_THE_MOMENT, _NOT_MEANT, _REPORTED, _PASSING_ILL, _INTENT, _REACTION)
+    for refused in refusals:
+        if refused.search(text):
+            return None
+    bare = re.sub(_LEAD, "", text, flags=re.I)
+    if _FEELING.match(bare) or _an_event_or_a_moment(bare) or _about_someone_else(bare):
+        return None
+    said = _third_person(words)
+    return said[:1].upper() + said[1:] + "."
+
+
+_ADVERBS = frozenset(
+    [
+        "already",
+        "also",
+        "still",
+        "just",
+        "usually",
+        "often",
+        "always",
+        "never",
+        "mostly",
+        "really",
+        "actually",
+        "currently",
+        "sometimes",
+        "normally",
+        "generally",
+        "basically",
+        "only",
+        "even",
+    ]
+)
+
+
+_BE_DOING = re.compile(
+    r"^(?:i'?m|im|i\s+am|we'?re|we\s+are|(?:my|our)\s+\w+\s+(?:is|are|'s))\s+(?:\w+\s+)?\w+ing\b"
+    r"|^(?:i'?ve|ive|i\s+have|we'?ve|we\s+have)\s+been\b",
+    re.I,
+)
+_DONE = re.compile(
+    r"^(?:i|we|(?:my|our)\s+\w+(?:\s+\w+)?)\s+(?:(?:just|also|finally|already|recently|then)\s+)?"
+    r"(?P<verb>\w+)",
+    re.I,
+)
+_PEOPLE = re.compile(
+    r"^(?:my|our)\s+(?:\w+\s+)?(?:boss|manager|colleague|co-?worker|teammate|landlord|landlady"
+    r"|neighbou?r|doctor|gp|therapist|teacher|coach|friend|mate|partner|team|company|work)s?\b",
+    re.I,
+)
+
+
+def _an_event_or_a_moment(text: str) -> bool:
+    """ "I picked up the kids", "I'm seeing some progress": a thing done once, or going on
+    now, is no lasting statement ("I'm swimming three times a week" is)."""
+    if _BE_DOING.match(text) and not OFTEN.search(text):
+        return True
+    done = _DONE.match(text)
+    verb = done.group("verb").casefold() if done is not None else ""
+    words = text.casefold().split()
+    # "our trip got off to a bad start", "my old car broke down": the verb after the thing.
+    verbs = words[2:4] if words[0] in ("my", "our") else [verb]
+    return any(v.endswith("ed") or v in IRREGULAR or v in _NOT_BASE for v in verbs if v)
+
+
+def _about_someone_else(text: str) -> bool:
+    """ "my boss put me on nights": a relative or a colleague is the grammar's to read."""
+    mine = re.match(r"^(?:my|our)\s+(?:\w+\s+)?(?P<who>\w+)", text, re.I)
+    related = mine is not None and lx.relation_of(mine.group("who")) is not None
+    return related or _PEOPLE.match(text) is not None
+
+
+_NOT_BASE = frozenset(
+    [
+        "can",
+        "could",
+        "will",
+        "would",
+        "should",
+        "may",
+        "might",
+        "must",
+        "did",
+        "had",
+        "was",
+        "were",
+        "got",
+        "went",
+        "made",
+        "took",
+        "saw",
+        "came",
+        "gave",
+        "left",
+        "felt",
+        "kept",
+        "met",
+        "paid",
+        "put",
+        "ran",
+        "said",
+        "sat",
+        "sold",
+        "spent",
+        "told",
+        "thought",
+        "wrote",
+    ]
+)
+
+
+def _base_verb(word: str) -> bool:
+    """A verb in the form "I" takes ("cycle", "own"), to be said in the third person."""
+    return (
+        word.isalpha()
+        and word not in _NOT_BASE
+        and word not in IRREGULAR
+        and not word.endswith(("ed", "ing"))
+        and (stem(word) in VERBS or len(word) > 2)
+    )
+
+
+def _third_person(words: list[str]) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        raw = words[i]
+        low = raw.casefold().strip(",")
+        tail = raw[len(raw.rstrip(",")) :]
+        if low == "i":
+            out.append("the user")
+            i += 1
+            while i < len(words) and words[i].casefold() in _ADVERBS:
+                out.append(words[i])
+                i += 1
+            nxt = words[i].casefold() if i < len(words) else ""
+            if nxt in _AFTER_I:
+                out.append(_AFTER_I[nxt])
+                i += 1
+            elif _base_verb(nxt):
+                out.append(third_person(words[i]))
+                i += 1
+            continue
+        if low in ("my", "our") and not out:
+            out.append("the user's")
+        elif low in _SWAPS:
+            out.append(_SWAPS[low] + tail)
+        else:
+            out.append(raw)
+        i += 1
+    return " ".join(out)

@@ -1,0 +1,75 @@
+"""Notes: a user's own lasting statement that no grammar rule reads is kept, said over."""
+
+from __future__ import annotations
+
+import pytest
+
+from daemon.memory.writes import Draft, draft_claims
+from plugins.extractors.statements.notes import NOTE, note_of
+from plugins.extractors.statements.reading import extract_statements
+from plugins.llm.types import TranscriptEntry
+
+
+@pytest.mark.parametrize(
+    ("said", "note"),
+    [
+        (
+            "i do my lifting at a PureGym near work",
+            "The user does their lifting at a PureGym near work.",
+        ),
+        (
+            "I already cycle to the allotment on weekends",
+            "The user already cycles to the allotment on weekends.",
+        ),
+        ("my kids go to St Anne's primary", "The user's kids go to St Anne's primary."),
+        ("we keep bees at the bottom of the garden", "They keep bees at the bottom of the garden."),
+        ("I don't own a television", "The user doesn't own a television."),
+    ],
+)
+def test_a_lasting_statement_is_said_over(said: str, note: str) -> None:
+    assert note_of(said) == note
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "can you help me with this",  # not first person
+        "I need help with my tax return",  # an intention
+        "I'm thinking of moving to Spain",
+        "I'm so tired of my commute",  # a feeling
+        "I'm freezing, the heating's broken",
+        "I have a cold and a headache",  # an ailment of the moment
+        "I'm cooking lasagne tonight for the family",  # today
+        "I love that idea for the party",  # a reaction
+        "my boss keeps saying 'I'm the best'",  # someone's words
+        "my protagonist is a pilot who lives in Oslo",  # fiction
+        "I'm basically a vampire at this point lol",  # overstatement
+        "thanks, my week is better now",  # addressed to the assistant
+        "I am",  # too short
+    ],
+)
+def test_what_is_no_lasting_statement_is_no_note(said: str) -> None:
+    assert note_of(said) is None
+
+
+def test_a_note_is_made_only_where_no_rule_read_the_sentence() -> None:
+    entries = [
+        TranscriptEntry("m1", "user", "I live in Leeds. I do my lifting at a PureGym near work"),
+        TranscriptEntry("m2", "assistant", "I keep bees too."),
+    ]
+    found = [(s.claim.attribute, s.text) for s in extract_statements(entries)]
+    assert found == [
+        ("residence", "The user lives in Leeds."),
+        (NOTE, "The user does their lifting at a PureGym near work."),
+    ]
+
+
+def test_a_note_makes_no_claims_so_it_replaces_nothing_by_rule() -> None:
+    from datetime import UTC, datetime
+
+    note = Draft(
+        "f1", "The user is a nurse at heart.", datetime(2026, 1, 1, tzinfo=UTC), predicate=NOTE
+    )
+    said = Draft("f2", "The user is a nurse at heart.", datetime(2026, 1, 1, tzinfo=UTC))
+    assert draft_claims(note) == ()
+    assert draft_claims(said) != ()
