@@ -105,7 +105,8 @@ def loose_relation(new: str, old: str) -> str | None:
         return "same"
     if _CHANGED.search(new):
         return "replaces"
-    if _anchors(old) & _stems(new) and _IN_PASSING.search(new) and not _NEWS.search(new):
+    in_passing = _IN_PASSING.search(new) and not _NEWS.search(new)
+    if in_passing and _anchors(old) & _stems(new) and not _new_specifics(new, old):
         # "filled up the prius today", "rex says hi, he's on my feet": the thing the fact is
         # about is named in passing, in chat, and nothing happened to it, so memory already
         # holds what the statement says.
@@ -120,6 +121,12 @@ _IN_PASSING = re.compile(
     r"|weekend|month)|yesterday|last\s+night|right\s+now|another\s+day)\b",
     re.IGNORECASE,
 )
+
+
+def _new_specifics(new: str, old: str) -> bool:
+    """A number or a name the old fact does not hold ("stamp series number 4" beside number 3)."""
+    said_before = set(re.findall(r"\d+", old)) | _names(old)
+    return bool((set(re.findall(r"\d+", new)) | _names(new)) - said_before)
 
 
 def _stems(text: str) -> set[str]:

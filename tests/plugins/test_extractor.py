@@ -751,7 +751,10 @@ def test_spoken_and_trade_phrasings_are_read(said: str, facts: list[str]) -> Non
         ("also 37 now, the big birthday was on friday", ["The user is 37 years old."]),
         ("bday was last week, got spoiled", []),
         # Working from home somewhere, driving from home to work every day, a thesis.
-        ("I work from home in Tromsø", ["The user works from home.", "The user lives in Tromsø."]),
+        (
+            "I work from home in Tromsø",
+            ["The user works remotely, from home.", "The user lives in Tromsø."],
+        ),
         ("I drive from Zug to Zurich every day", ["The user lives in Zug."]),
         ("I drive from Zug to Zurich tomorrow", []),
         (
@@ -791,6 +794,14 @@ def test_a_correction_takes_back_the_word_said_before() -> None:
 )
 def test_what_was_had_and_where_one_works_are_read(said: str, facts: list[str]) -> None:
     assert _texts(("user", said)) == facts
+
+
+def test_a_role_play_ends_when_the_user_says_the_fun_is_over() -> None:
+    assert _texts(
+        ("user", "lets roleplay. you are a pirate and im your first mate who lives on a ship"),
+        ("assistant", "Arr, welcome aboard!"),
+        ("user", "ok fun over, im a freelance translator in Valencia"),
+    ) == ["The user works as a freelance translator.", "The user lives in Valencia."]
 
 
 def test_names_said_before_are_known_in_lower_case() -> None:

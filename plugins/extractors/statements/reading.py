@@ -206,7 +206,8 @@ _ROLE_PLAY_ENDS = re.compile(
     r"\b(?:stop|end|enough|done with|out of)\b[\w ]{0,20}\b(?:role[\s-]?play|pretend\w*|game"
     r"|character)\b|\bok(?:ay)?,?\s+enough\b|\bin real life\b|\birl\b|\booc\b"
     r"|\bbreak(?:ing)?\s+character\b|\bback to (?:reality|real life)\b|\bthe real me\b"
-    r"|\breal me\b",
+    r"|\breal me\b|\b(?:fun|game|play\s*time)\s+(?:is\s+)?over\b|\bback\s+to\s+(?:business"
+    r"|work|reality)\b|\b(?:ok|okay|anyway),?\s+real\s+question\b",
     re.IGNORECASE,
 )
 _SPEAKER_NAME = re.compile(r"(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?")

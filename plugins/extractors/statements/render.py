@@ -120,7 +120,10 @@ def render(claim: Claim) -> str | None:
         # "I've never worked in coffee" is no field of work; "used to work in retail" was one.
         text = None if neg else f"{who} used to work in {v}" if past else f"{who} works in {v}"
     elif a == "work_mode":
-        text = f"{who} works remotely" if v == "remote" else f"{who} works {v}"
+        remote = v in ("remote", "remotely", "from home")
+        # "works remotely, from home": both words people search by.
+        text = f"{who} works remotely" + (", from home" if v == "from home" else "")
+        text = text if remote else f"{who} works {v}"
     elif a == "relationship":
         if q in ("broke up", "split up") and not neg:
             text = f"{who} {q} with their partner and is {v}"
