@@ -64,11 +64,8 @@ _NEWS = re.compile(
 
 
 def shared_things(new: str, old: str) -> set[str]:
-    """Return the stems of the names and long words both texts use (not the common ones).
-
-    A name the old fact spells with a capital is the same name typed in lower case ("the
-    prius" after "Drives a Toyota Prius", "rex says hi" after "Has a dog named Rex")."""
-    return (_things(new) & _things(old)) | (_names(old) & _stems(new))
+    """Return the stems of the names and long words both texts use (not the common ones)."""
+    return _things(new) & _things(old)
 
 
 def _names(text: str) -> set[str]:
@@ -99,13 +96,20 @@ def loose_relation(new: str, old: str) -> str | None:
     A statement about someone the old fact does not name ("my brother moved to Boston")
     never touches it: facts about different people never conflict.
     """
-    if not shared_things(new, old) or _other_person(new, old):
+    if _other_person(new, old):
         return None
+    # "sushi is my comfort food too": another of a kind is news as well.
+    in_passing = _IN_PASSING.search(new) and not (_NEWS.search(new) or _ALSO.search(new))
+    if not shared_things(new, old):
+        # A name the old fact spells with a capital is the same name typed in lower case
+        # ("the prius" after "Drives a Toyota Prius", "rex says hi" after "Has a dog named
+        # Rex"): enough to say it again in passing, never to replace it.
+        named = in_passing and _anchors(old) & _stems(new) and not _new_specifics(new, old)
+        return "same" if named and not _CHANGED.search(new) else None
     if _SAID_AGAIN.search(new):
         return "same"
     if _CHANGED.search(new):
         return "replaces"
-    in_passing = _IN_PASSING.search(new) and not _NEWS.search(new)
     if in_passing and _anchors(old) & _stems(new) and not _new_specifics(new, old):
         # "filled up the prius today", "rex says hi, he's on my feet": the thing the fact is
         # about is named in passing, in chat, and nothing happened to it, so memory already
@@ -125,8 +129,15 @@ _IN_PASSING = re.compile(
 
 def _new_specifics(new: str, old: str) -> bool:
     """A number or a name the old fact does not hold ("stamp series number 4" beside number 3)."""
-    said_before = set(re.findall(r"\d+", old)) | _names(old)
-    return bool((set(re.findall(r"\d+", new)) | _names(new)) - said_before)
+    said_before = set(_NUMBER.findall(old)) | _names(old)
+    return bool((set(_NUMBER.findall(new)) | _names(new)) - said_before)
+
+
+# A number that names something ("series number 4"), not a measure ("a 12-hour shift").
+_NUMBER = re.compile(r"\b\d+\b(?![-\w])")
+
+
+_ALSO = re.compile(r"\b(?:too|also|as\s+well|either)\b", re.IGNORECASE)
 
 
 def _stems(text: str) -> set[str]:
@@ -137,4 +148,4 @@ def _anchors(old: str) -> set[str]:
     """What a fact is about: the names in it and the last word of its value."""
     words = [normalise(w) for w in re.findall(r"[\w'-]+", old)]
     last = [w for w in words if w and w not in _COMMON and not w.isdigit()][-1:]
-    return _names(old) | {stem(w) for w in last if len(w) >= 3}
+    return _names(old) | {stem(w) for w in last if len(w) >= 5}

@@ -151,6 +151,19 @@ def _leaves_work(new: Claim, old: Claim) -> bool:
     return subject_key(new.subject) in {w.casefold() for w in old.value.split()}
 
 
+def _with_known_names(text: str, known: Sequence[Known]) -> str:
+    """``text`` with the names the known facts spell with a capital capitalised."""
+    names = {
+        m.group(0).casefold(): m.group(0)
+        for fact in known
+        for m in re.finditer(r"(?<=\s)(?-i:[A-Z])[a-z]{2,}\b", fact.text)
+    }
+    if not names:
+        return text
+    pattern = r"\b(?:" + "|".join(re.escape(n) for n in names) + r")\b"
+    return re.sub(pattern, lambda m: names[m.group(0).casefold()], text, flags=re.IGNORECASE)
+
+
 def _kin_said_to_be_none(new: Claim, old: Claim) -> bool:
     """ "My son starts school" against "has no children": the son is one of them."""
     if old.attribute != "family" or not old.negated or old.value or old.subject != "user":
@@ -211,6 +224,13 @@ def reconcile(
     # "can't see myself leaving" read as a bare verb says nothing a fact could hold: the
     # attributes memory knows decide, and a text with none of them falls back to its words.
     specific = {i for i, c in enumerate(claims) if not _generic(c)}
+    if not specific:
+        # "it's been a month since we had to put rex down": a name memory holds, typed in
+        # lower case, is that name (the grammar reads names by their capital).
+        named = _with_known_names(text, known)
+        if named != text:
+            claims = claims_of(named)
+            specific = {i for i, c in enumerate(claims) if not _generic(c)}
     for fact in known:
         if normalise(fact.text) == exact:
             matches.append(Match(fact.fact_id, "same", "same text", 1.0))
@@ -230,7 +250,15 @@ def reconcile(
         # "Actually I was born in 1991": the user corrects what memory holds, so a replacement
         # that would otherwise only contradict applies.
         matches = [_corrected(m) if m.relation == "replaces" else m for m in matches]
-    elif _NEVER.search(text) and not any(c.change for c in claims):
+    elif any(m.relation == "replaces" for m in matches) and not any(c.change for c in claims):
+        # "I've smoked a pack a day for 15 years" against "has never smoked": nothing changed,
+        # one of the two is wrong; a person decides.
+        said_never = {f.fact_id for f in known if _NEVER.search(f.text)}
+        matches = [
+            _contradicted(m) if m.relation == "replaces" and m.fact_id in said_never else m
+            for m in matches
+        ]
+    if not _CORRECTION.search(text) and _NEVER.search(text) and not any(c.change for c in claims):
         # "I've never been married" against "is married to Sam": nothing ended, so it is no
         # update; one of the two is wrong, and a person decides which.
         matches = [_contradicted(m) if m.relation == "replaces" else m for m in matches]

@@ -114,11 +114,22 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
         return "replaces", "names the previous value", 0.95
     if new.attribute == "any" and new.negated:
         ended = _JOB_WORD.sub("", new.value).strip()  # "quit the cafe job": the cafe
-        if old.attribute not in _LASTING and positive(old) and _values_meet(ended, old.value):
+        head = value_key(ended)[-1:]  # "packed in the thursday football": the football
+        meets = _values_meet(ended, old.value) or (
+            old.attribute in ("hobby", "habit", "activity")
+            and bool(head)
+            and head[0] in value_key(old.value)
+        )
+        if old.attribute not in _LASTING and positive(old) and meets:
             return "replaces", "stopped or left it", 0.85
         if old.attribute == "plan" and positive(old) and _same_outing(new.value, old.value):
             return "replaces", "called off", 0.85
         return "none", "", 0.0
+    if new.attribute == "possession" and new.negated and new.change and positive(old):
+        # "sold my violin" ends "plays the violin".
+        head = value_key(new.value)[-1:]
+        if old.attribute in ("hobby", "habit") and head and head[0] in value_key(old.value):
+            return "replaces", "gave up what it is done with", 0.75
     if new.attribute == "alive" and new.negated:
         if old.attribute not in _LASTING and positive(old):
             return "replaces", "died", 0.85
@@ -249,6 +260,8 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
             and lx.canonical_relations(new.qualifier or "") in _ONE_AT_A_TIME_RELATIONS
         )
     )
+    if new.attribute == old.attribute == "vehicle" and _wheels(new.value) != _wheels(old.value):
+        return "none", "", 0.0  # "bought an e-bike for short trips" beside "drives a Civic"
     if one_at_a_time and _same_qualifier(new, old):
         if old.attribute == "relationship" and _still_true_beside(new.value, old.value):
             return "none", "", 0.0
@@ -383,6 +396,17 @@ def kin_kind(relation: str) -> str:
 
 def _says_none(claim: Claim) -> bool:
     return claim.negated and not claim.value
+
+
+_TWO_WHEELS = re.compile(
+    r"\b(?:e-?bikes?|bikes?|bicycles?|scooters?|mopeds?|motorbikes?|motorcycles?|vespa|brompton)\b",
+    re.IGNORECASE,
+)
+
+
+def _wheels(value: str) -> bool:
+    """A bike or a scooter, not a car: one of each is usual."""
+    return _TWO_WHEELS.search(value) is not None
 
 
 _JOB_WORD = re.compile(r"\b(?:job|gig|position|role|post)\b", re.IGNORECASE)

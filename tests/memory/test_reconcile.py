@@ -204,6 +204,31 @@ def _decide(existing: list[str], new: str, provenance: str = "user") -> tuple[st
         (["Born in Lyon"], "I was born and raised in Nantes", "conflict", [0]),
         (["Allergic to peanuts"], "I eat peanuts every single day", "conflict", [0]),
         (["Has no children"], "we just had a baby girl!", "updated", [0]),
+        # Changes said by what they brought.
+        (["Works as a postman"], "second week of retirement and I'm bored already", "updated", [0]),
+        (["Lives in Pune"], "the move to Nagpur is finally done", "updated", [0]),
+        (
+            ["Works as a junior designer"],
+            "first day as a senior designer went fine",
+            "updated",
+            [0],
+        ),
+        (["Studies law at Leiden"], "I'm officially done with leiden", "updated", [0]),
+        (["Has a sprained ankle"], "the ankle has healed, back running", "updated", [0]),
+        (
+            ["Has a hamster named Nibbles"],
+            "nibbles didn't make it through the winter",
+            "updated",
+            [0],
+        ),
+        (["Plays the cello"], "sold my cello last month", "updated", [0]),
+        (["Plays rugby on Sundays"], "packed in the sunday rugby", "updated", [0]),
+        (["Lives in Karen, Nairobi"], "the new flat in kilimani has a view", "updated", [0]),
+        # A bike beside a car; a lifelong "never" against years of it is for a person.
+        (["Drives a Honda Civic"], "bought an e-bike for the school run", "added", []),
+        (["Has never smoked"], "I've smoked a pack a day for ten years", "conflict", [0]),
+        (["Born in Lima"], "as someone born in Cusco I miss the mountains", "conflict", [0]),
+        (["Is 41 years old"], "as a 41 year old I should stretch more", "deduplicated", [0]),
     ],
 )
 def test_decisions(existing: list[str], new: str, outcome: str, targets: list[int]) -> None:

@@ -204,6 +204,41 @@ _ACQUIRED_BY = re.compile(
     re.IGNORECASE,
 )
 
+# Changes said by what they brought: "first monday of retirement", "the move to Hyderabad is
+# done", "first week as a senior dev", "I'm officially done with uppsala", "cast came off, the
+# wrist has healed", "bubbles didn't make it through the holidays".
+_RETIRED_NOW = re.compile(
+    r"\b(?:(?:first|second|third|\w+th|last)\s+(?:\w+\s+)?(?:day|week|month|monday|morning|year)\s+of"
+    r"|enjoying|into)\s+(?:my\s+)?"
+    r"retirement\b",
+    re.IGNORECASE,
+)
+_MOVE_DONE = re.compile(
+    r"\bthe\s+move\s+to\s+(?P<where>[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)\s+(?:is\s+|was\s+)?"
+    r"(?:finally\s+|all\s+|now\s+)?(?:done|complete|finished|over|sorted)\b",
+    re.IGNORECASE,
+)
+_FIRST_AS = re.compile(
+    r"\bfirst\s+(?:day|week|month|shift)\s+as\s+(?:an?\s+|the\s+)?(?P<job>[\w -]+?)"
+    r"(?=\s+(?:and|at|but|so|was|is|went|done)\b|[,.!;]|$)",
+    re.IGNORECASE,
+)
+_DONE_WITH = re.compile(
+    r"\b(?:i'?m|i\s+am)\s+(?:officially\s+|finally\s+|totally\s+)?(?:done|finished)\s+with\s+"
+    r"(?P<x>[\w' -]+?)(?=\s+(?:and|but|so|now)\b|[,.!;]|$)",
+    re.IGNORECASE,
+)
+_HEALED = re.compile(
+    r"\b(?:my\s+|the\s+)?(?P<part>wrist|arm|leg|ankle|knee|foot|hand|finger|toe|rib|ribs|shoulder"
+    r"|collarbone|hip|back|elbow|neck)\b[^.!?]{0,40}?\b(?:has\s+|is\s+|'s\s+)?(?:healed|good\s+as"
+    r"\s+new|all\s+better|fully\s+recovered|back\s+to\s+normal)\b",
+    re.IGNORECASE,
+)
+_DID_NOT_MAKE_IT = re.compile(
+    r"^(?P<name>[\w'-]+)\s+(?:didn'?t|did\s+not)\s+make\s+it(?!\s+(?:to|in|on|for|back)\b)",
+    re.IGNORECASE,
+)
+
 # "Me and Jess made it official", "Sam and I are official now": a relationship begun.
 _OFFICIAL = re.compile(
     rf"^(?:(?:me|i)\s+and\s+(?P<a>(?-i:{NAME_TOKEN}))|(?P<b>(?-i:{NAME_TOKEN}))\s+and\s+(?:i|me))"
@@ -564,15 +599,38 @@ def idiom_claims(text: str, speaker: str) -> list[Claim] | None:
     given_up = _OFF.match(text)
     if given_up is not None and given_up.group("x").casefold() in _GIVEN_UP:
         return [Claim("user", "any", given_up.group("x").casefold(), negated=True, change=True)]
+    if _RETIRED_NOW.search(text):
+        return [Claim("user", "job", "retired", change=True)]
+    move = _MOVE_DONE.search(text)
+    if move is not None and not vague(move.group("where")):
+        where = place_value(clean_value(move.group("where")))
+        return [Claim("user", "residence", where[:1].upper() + where[1:], change=True)]
+    first = _FIRST_AS.search(text)
+    if first is not None and lx.is_occupation(clean_value(first.group("job")).casefold()):
+        return [Claim("user", "job", with_article(clean_value(first.group("job"))), change=True)]
+    done = _DONE_WITH.search(text)
+    if done is not None and not vague(clean_value(done.group("x"))):
+        return [Claim("user", "any", clean_value(done.group("x")), negated=True, change=True)]
+    healed = _HEALED.search(text)
+    if healed is not None:
+        return [
+            Claim("user", "condition", healed.group("part").casefold(), negated=True, change=True)
+        ]
+    gone = _DID_NOT_MAKE_IT.match(text)
+    if gone is not None and (is_name(gone.group("name")) or gone.group("name").islower()):
+        name = gone.group("name")
+        return [Claim(name[:1].upper() + name[1:], "alive", "", negated=True, change=True)]
     acquired = _ACQUIRED_BY.search(text)
     if acquired is not None:
         return [Claim("user", "employer", acquired.group("org"), change=True)]
     home = _HOME_SAID.search(text) or _NOW_THAT_IN.search(text)
     if home is not None:
         place = place_value(clean_value(home.group("where")))
+        # "the new flat in kilimani": a new home is somewhere, whatever its case.
+        new_home = home.re is _HOME_SAID and bool(home.group("new") or home.group("the_new"))
         if (
             not vague(place)
-            and (place[:1].isupper() or known_place(place))
+            and (place[:1].isupper() or known_place(place) or new_home)
             and not ON_A_TRIP.search(text)
         ):
             moved = (

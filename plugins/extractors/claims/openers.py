@@ -22,7 +22,7 @@ _OPENING_AS = re.compile(
     r"(?P<rest>.+)$",
     re.IGNORECASE,
 )
-_SOMEONE = re.compile(r"^someone\s+(?P<how>with|without|who)\s+(?P<what>.+)$", re.IGNORECASE)
+_SOMEONE = re.compile(r"^someone\s+(?P<how>with|without|who|born)\s+(?P<what>.+)$", re.IGNORECASE)
 # "as a kid, I lived in Paris", "as a result, ...": a time of life or a connective, not who
 # the user is now.
 _NOT_WHO = frozenset(
@@ -40,10 +40,15 @@ def _who_as(who: str) -> str | None:
     someone = _SOMEONE.match(who)
     if someone is not None:
         what = someone.group("what")
-        return {"with": f"I have {what}", "without": f"I have no {what}"}.get(
-            someone.group("how").casefold(), f"I {what}"
-        )
+        return {
+            "with": f"I have {what}",
+            "without": f"I have no {what}",
+            "born": f"I was born {what}",
+        }.get(someone.group("how").casefold(), f"I {what}")
     words = who.casefold().split()
+    aged = re.fullmatch(r"(?:an?\s+)?(?P<n>[1-9]\d)[\s-]+years?[\s-]+old", who.casefold())
+    if aged is not None:
+        return f"I'm {aged.group('n')}"  # "as a 41 year old I should stretch more"
     if words[-2:] == ["only", "child"]:
         return "I have no siblings"  # "as an only child I always wanted siblings"
     if not words or words[-1] in _NOT_WHO or (words[0] in ("a", "an") and len(words) == 1):

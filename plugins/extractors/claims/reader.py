@@ -431,6 +431,7 @@ def _rules() -> tuple[tuple[frozenset[str], _Rule], ...]:
         ("sell trade", r._sell),
         ("leave", r._leave),
         ("quit stop abandon ditch", r._quit),
+        ("pack jack", r._packed_in),
         ("cut", r._cut_out),
         ("retire", r._retire),
         ("become", r._become),

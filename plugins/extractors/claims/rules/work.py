@@ -288,6 +288,13 @@ class WorkRules(Reading):
             return []
         return [self.claim("any", value, negated=True, change=True)]
 
+    def _packed_in(self, rest: str, low: str) -> list[Claim] | None:
+        """ "packed in the thursday football", "jacked in my job": quit, as said in Britain."""
+        match = re.match(r"^in\s+", low)
+        if match is None or self.p.future:
+            return [] if self.strict else None
+        return self._quit(rest[match.end() :], low[match.end() :])
+
     def _quit(self, rest: str, low: str) -> list[Claim] | None:
         if not rest.strip(" .!"):
             return []
