@@ -605,9 +605,10 @@ def idiom_claims(text: str, speaker: str) -> list[Claim] | None:
     if move is not None and not vague(move.group("where")):
         where = place_value(clean_value(move.group("where")))
         return [Claim("user", "residence", where[:1].upper() + where[1:], change=True)]
-    first = _FIRST_AS.search(text)
-    if first is not None and lx.is_occupation(clean_value(first.group("job")).casefold()):
-        return [Claim("user", "job", with_article(clean_value(first.group("job"))), change=True)]
+    first_as = _FIRST_AS.search(text)
+    job = clean_value(first_as.group("job")) if first_as is not None else ""
+    if job and lx.is_occupation(job.casefold()):
+        return [Claim("user", "job", with_article(job), change=True)]
     done = _DONE_WITH.search(text)
     if done is not None and not vague(clean_value(done.group("x"))):
         return [Claim("user", "any", clean_value(done.group("x")), negated=True, change=True)]
@@ -627,10 +628,10 @@ def idiom_claims(text: str, speaker: str) -> list[Claim] | None:
     if home is not None:
         place = place_value(clean_value(home.group("where")))
         # "the new flat in kilimani": a new home is somewhere, whatever its case.
-        new_home = home.re is _HOME_SAID and bool(home.group("new") or home.group("the_new"))
+        moved_in = home.re is _HOME_SAID and bool(home.group("new") or home.group("the_new"))
         if (
             not vague(place)
-            and (place[:1].isupper() or known_place(place) or new_home)
+            and (place[:1].isupper() or known_place(place) or moved_in)
             and not ON_A_TRIP.search(text)
         ):
             moved = (
