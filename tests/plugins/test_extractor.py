@@ -728,6 +728,8 @@ def test_spoken_and_trade_phrasings_are_read(said: str, facts: list[str]) -> Non
         ("i commute from Woking to Waterloo every day", ["The user lives in Woking."]),
         ("heading home to Bristol tomorrow, any podcast recs?", ["The user lives in Bristol."]),
         ("now that we're in Galway the rain is constant", ["The user lives in Galway."]),
+        ("now that we're back in dublin the rent is double", ["The user lives in Dublin."]),
+        ("here in lusaka the power cuts are daily", ["The user lives in Lusaka."]),
         # "the flat in X" could be anyone's flat; "the new flat" is the user's move.
         ("we viewed the flat in Ancoats on monday", []),
         # Apostrophes left out, a bare "don't drive", a schedule before the job.

@@ -191,8 +191,8 @@ _HOME_SAID = re.compile(
 # "now that we're in Portobello the sea is ...": a move, said on the way.
 _NOW_THAT_IN = re.compile(
     r"\bnow\s+that\s+(?:we're|we\s+are|i'm|i\s+am|we\s+live|i\s+live|we've|i've|we|i)\s+"
-    r"(?:(?:living|based|settled|moved|moving|finally|all|properly)\s+)*(?:in|to|into)\s+"
-    r"(?P<where>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)",
+    r"(?:(?:living|based|settled|moved|moving|finally|all|properly|up|down|out|over|back)\s+)*"
+    r"(?:in|to|into)\s+(?P<where>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?|[a-z][\w'-]+)",
     re.IGNORECASE,
 )
 

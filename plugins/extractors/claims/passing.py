@@ -26,7 +26,9 @@ _PAST = re.compile(r"\b(?:spent|was|were|used\s+to|had\s+been|worked)\b", re.IGN
 
 # "it's SO cold here in Christchurch", "here in Leeds we ...": where the user is living, unless
 # the sentence says it is a trip.
-_HERE_IN = re.compile(rf"\bhere\s+in\s+(?P<where>{_CAPITALISED})", re.IGNORECASE)
+_HERE_IN = re.compile(
+    rf"\bhere\s+in\s+(?P<where>{_CAPITALISED}|[a-z][\w'-]+(?:\s+[a-z][\w'-]+)?)", re.IGNORECASE
+)
 ON_A_TRIP = re.compile(
     r"\b(?:visit\w*|trip|holiday|vacation|travel\w*|for\s+the\s+(?:week(?:end)?|day|night)"
     r"|conference|business|staying|hotel|airbnb|layover|stopover)\b",
@@ -59,6 +61,7 @@ def passing_claims(text: str) -> list[Claim] | None:
     here = _HERE_IN.search(text)
     if here is not None and not ON_A_TRIP.search(text):
         place = place_value(clean_value(here.group("where")))
-        if not vague(place) and known_place(place):
-            return [Claim("user", "residence", place)]
+        for candidate in (place, place.rsplit(" ", 1)[0]):  # "here in dhaka the data is slow"
+            if not vague(candidate) and known_place(candidate):
+                return [Claim("user", "residence", candidate[:1].upper() + candidate[1:])]
     return None
