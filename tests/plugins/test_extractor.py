@@ -781,9 +781,22 @@ def test_a_correction_takes_back_the_word_said_before() -> None:
     )[-1:] == ["The user works as a senior analyst."]
 
 
+def test_a_rank_given_is_the_job_said_before_at_that_rank() -> None:
+    assert _texts(
+        ("user", "I'm a junior data engineer at Revolut"),
+        ("user", "they gave me the senior title last week!"),
+    )[-1:] == ["The user works as a senior data engineer."]
+
+
 @pytest.mark.parametrize(
     ("said", "facts"),
     [
+        # A habit begun is a habit; teaching somewhere is working there.
+        ("I started swimming at the lido", ["The user swims at the lido."]),
+        (
+            "I teach maths at a high school in Accra",
+            ["The user works as a maths teacher.", "The user works at a high school in Accra."],
+        ),
         # A thing had before is said as had, not as had now.
         ("the old phone was a Pixel 6", ["The user used to use a Pixel 6."]),
         ("my previous car was a Clio", ["The user used to drive a Clio."]),

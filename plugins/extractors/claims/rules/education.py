@@ -73,7 +73,10 @@ class EducationRules(HealthRules):
         if len(subject.split()) > 3 or re.search(r"\b(?:like|such as)\b", subject, re.I):
             return []
         out = [self.claim("job", f"{subject} teacher")]
-        match = re.search(r"\sat\s+(?P<org>[A-Z][^,.;!?]*)", rest)
+        # "at Leeds Uni", "at a secondary school in Kampala": where the teaching is.
+        match = re.search(
+            r"\sat\s+(?P<org>[A-Z][^,.;!?]*|(?:a|an|the)\s+[\w' -]+?\s+in\s+[A-Z][^,.;!?]*)", rest
+        )
         if match is not None:
             out.append(self.claim("employer", clean_value(match.group("org"))))
         return out

@@ -230,7 +230,9 @@ class PastimeRules(HomeRules):
         return [self.claim("hobby", f"does {strip_det(value)}")]
 
     def _habitual(self, rest: str, low: str) -> list[Claim] | None:
-        if self.p.progressive and not self.p.negated and not OFTEN.search(rest):
+        # "started swimming" is a habit begun, not something going on.
+        begun = self.p.start and not self.p.future
+        if self.p.progressive and not self.p.negated and not OFTEN.search(rest) and not begun:
             return [] if self.strict else None
         said = self.p.said.casefold()
         if (said in IRREGULAR or said.endswith("ed")) and not self.p.negated:
