@@ -730,6 +730,8 @@ def test_spoken_and_trade_phrasings_are_read(said: str, facts: list[str]) -> Non
         ("now that we're in Galway the rain is constant", ["The user lives in Galway."]),
         ("now that we're back in dublin the rent is double", ["The user lives in Dublin."]),
         ("here in lusaka the power cuts are daily", ["The user lives in Lusaka."]),
+        ("signed the lease on a place in ostrava, so excited", ["The user lives in Ostrava."]),
+        ("we moved in together, new apartment in pilsen", ["The user lives in Pilsen."]),
         # "the flat in X" could be anyone's flat; "the new flat" is the user's move.
         ("we viewed the flat in Ancoats on monday", []),
         # Apostrophes left out, a bare "don't drive", a schedule before the job.

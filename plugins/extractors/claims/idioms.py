@@ -176,7 +176,9 @@ _GIVEN_UP = set(lx.DIET_EXCLUDES["vegan"]) | lx.words(
 # "the new flat in Morningside has a balcony", "my commute from Leith is brutal": where the
 # user lives, said on the way to something else.
 _HOME_SAID = re.compile(
-    r"(?:\b(?:(?:my|our)\s+(?:(?P<new>new)\s+)?|the\s+(?P<the_new>new)\s+)"
+    r"(?:\b(?:(?:my|our)\s+(?:(?P<new>new)\s+)?|the\s+(?P<the_new>new)\s+"
+    r"|(?P<leased>(?:signed|got)\s+(?:the|a|our|my)\s+lease\s+(?:on|for)\s+(?:the|a|our|my)\s+(?:new\s+)?)"
+    r"|(?<=moved\s)(?:in(?:to)?\s+)?(?:together\s*,?\s*)?(?:a\s+)?(?P<moved_new>new)\s+)"
     r"(?:flat|apartment|apt|house|place|home|condo|pad)"
     r"\s+(?:(?:over|out|up|down)\s+)?in|\b(?:my|our|the)\s+commute\s+(?:in\s+)?from"
     r"|^(?:i|we)\s+(?:\w+\s+)?commute\s+(?:in\s+)?from"
@@ -628,7 +630,9 @@ def idiom_claims(text: str, speaker: str) -> list[Claim] | None:
     if home is not None:
         place = place_value(clean_value(home.group("where")))
         # "the new flat in kilimani": a new home is somewhere, whatever its case.
-        moved_in = home.re is _HOME_SAID and bool(home.group("new") or home.group("the_new"))
+        moved_in = home.re is _HOME_SAID and any(
+            home.group(g) for g in ("new", "the_new", "leased", "moved_new")
+        )
         if (
             not vague(place)
             and (place[:1].isupper() or known_place(place) or moved_in)
@@ -638,6 +642,8 @@ def idiom_claims(text: str, speaker: str) -> list[Claim] | None:
                 home.re is _NOW_THAT_IN
                 or home.group("new")
                 or home.group("the_new")
+                or home.group("leased")
+                or home.group("moved_new")
                 or re.search(r"\bmoved\b|\bnow\b", text, re.I)
             )
             place = place[:1].upper() + place[1:]
