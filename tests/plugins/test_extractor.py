@@ -783,6 +783,12 @@ def test_a_correction_takes_back_the_word_said_before() -> None:
     )[-1:] == ["The user works as a senior analyst."]
 
 
+def test_a_name_put_right_in_the_same_turn_replaces_the_one_said() -> None:
+    assert _texts(("user", "I live in Tema - sorry, I meant Accra, Tema is where I work")) == [
+        "The user lives in Accra."
+    ]
+
+
 def test_a_rank_given_is_the_job_said_before_at_that_rank() -> None:
     assert _texts(
         ("user", "I'm a junior data engineer at Revolut"),

@@ -177,7 +177,7 @@ def extract_statements(entries: Iterable[TranscriptEntry]) -> list[Statement]:
                 person_before=before,
                 pet_before=pet,
             )
-            claims = [_mind_changed(c, found) for c in claims]
+            claims = _meant_instead(entry.text, [_mind_changed(c, found) for c in claims])
             claims += _notes(kept, names)
             pet = next((c for c in reversed(claims) if c.attribute == "pet"), None)
             claims += _new_mentions(mentioned, claims)
@@ -294,6 +294,27 @@ _RANK_GIVEN = re.compile(
     re.IGNORECASE,
 )
 _RANK = re.compile(r"\b(?:senior|lead|principal|head|chief|staff|junior|associate|trainee)\b", re.I)
+
+
+# "I live in Arusha - sorry, I meant Moshi": the name said just before was the wrong one.
+_MEANT_INSTEAD = re.compile(
+    r"\b(?:sorry|oops|wait|no|err?m?)\W+\s*i\s+meant\s+"
+    r"(?P<new>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)(?!\s*,?\s+not\b)",
+    re.IGNORECASE,
+)
+
+
+def _meant_instead(text: str, claims: list[Claim]) -> list[Claim]:
+    """This turn's claims with the last name it said before "I meant" put right."""
+    meant = _MEANT_INSTEAD.search(text)
+    if meant is None:
+        return claims
+    before = text[: meant.start()].casefold()
+    for i in range(len(claims) - 1, -1, -1):
+        value = claims[i].value
+        if value[:1].isupper() and value.casefold() in before:
+            return [*claims[:i], replace(claims[i], value=meant.group("new")), *claims[i + 1 :]]
+    return claims
 
 
 def _ranked(text: str, found: Sequence[Statement]) -> Claim | None:
