@@ -799,6 +799,23 @@ def test_a_rank_given_is_the_job_said_before_at_that_rank() -> None:
 @pytest.mark.parametrize(
     ("said", "facts"),
     [
+        # Retired from a job; a clause after "and of course"; joining an employer as an opening.
+        (
+            "I am a retired mining engineer living in Ndola.",
+            [
+                "The user is retired.",
+                "The user used to work as a mining engineer.",
+                "The user lives in Ndola.",
+            ],
+        ),
+        (
+            "I'm a dentist in Varna and of course I never floss",
+            ["The user works as a dentist.", "The user lives in Varna."],
+        ),
+        (
+            "since joining Monzo I work remotely",
+            ["The user works at Monzo.", "The user works remotely."],
+        ),
         # A habit begun is a habit; teaching somewhere is working there.
         ("I started swimming at the lido", ["The user swims at the lido."]),
         (

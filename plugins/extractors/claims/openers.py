@@ -15,6 +15,19 @@ _OPENING_SINCE = re.compile(
 )
 
 
+_SINCE_JOINING = re.compile(
+    r"^(?:ever\s+since|since|after)\s+(?P<how>joining|starting\s+at|moving\s+to|leaving)\s+"
+    r"(?P<what>[\w&' -]+?)(?:,\s*|\s+(?=(?:i|i'm|im|i've|we|we're|it's|my)\s))(?P<rest>.+)$",
+    re.IGNORECASE,
+)
+_DID = {
+    "joining": "joined",
+    "starting at": "started at",
+    "moving to": "moved to",
+    "leaving": "left",
+}
+
+
 # "As a Leeds resident, what do you reckon ...?", "being vegan I can't eat any of that": who
 # the user is, said on the way to something else.
 _OPENING_AS = re.compile(
@@ -70,6 +83,13 @@ def opening_statements(sentence: str) -> list[str]:
     match = _OPENING_SINCE.match(sentence.strip())
     if match is not None:
         return [match.group("fact"), match.group("rest")]
+    joined = _SINCE_JOINING.match(sentence.strip())
+    if joined is not None:
+        # "since joining wise last month i'm writing kotlin": the user joined Wise.
+        return [
+            f"I {_DID[joined.group('how').casefold()]} {joined.group('what')}",
+            joined.group("rest"),
+        ]
     match = _OPENING_AS.match(sentence.strip())
     said = _who_as(match.group("who")) if match is not None else None
     if match is None or said is None:

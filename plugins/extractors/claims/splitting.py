@@ -31,7 +31,8 @@ _SENTENCE_SPLIT = re.compile(
 
 _CONJUNCTION = re.compile(
     r",?\s+(?:and|but|so|plus|then|though|although|while|whereas|yet|after)\s+(?:also\s+"
-    r"|then\s+|actually\s+)?|\s+to\s+(?=become\b)|,\s+"
+    r"|then\s+|actually\s+|of\s+course\s+|obviously\s+|naturally\s+|honestly\s+)?"
+    r"|\s+to\s+(?=become\b)|,\s+"
     # "I go every saturday since I live 2 blocks away": a reason is a statement too.
     r"|,?\s+(?:because|cause|cuz)\s+(?=(?:i|i'm|i've|we|we're|my|our)\b)"
     # "since I live nearby" is a reason; "since I was 8" a time, and no statement of its own.

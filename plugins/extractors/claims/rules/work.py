@@ -62,6 +62,21 @@ class WorkRules(Reading):
 
     def _occupation(self, rest: str) -> list[Claim] | None:
         text = re.sub(r"\s+(?:there|here)$", "", clean_value(rest), flags=re.I)
+        retired = re.match(
+            r"^(?:an?\s+)?retired\s+(?P<job>[\w -]+?)(?:\s+(?:living|based)\s+in\s+"
+            r"(?P<where>(?-i:[A-Z])[\w.'-]*(?:\s+(?-i:[A-Z])[\w.'-]*)*))?$",
+            text,
+            re.IGNORECASE,
+        )
+        if retired is not None and lx.is_occupation(retired.group("job").casefold()):
+            # "a retired mining engineer living in Lusaka": retired, and what they were.
+            out = [
+                self.claim("job", "retired"),
+                self.claim("job", with_article(retired.group("job")), past=True),
+            ]
+            if retired.group("where"):
+                out.append(self.claim("residence", place_value(retired.group("where"))))
+            return out
         local = re.fullmatch(
             r"(?:an?\s+)?(?:proud\s+|lifelong\s+|born-and-bred\s+)?(?P<place>[A-Z][\w.'-]*"
             r"(?:\s+[A-Z][\w.'-]*)*)\s+(?P<kind>resident|local|native|born and bred)",
