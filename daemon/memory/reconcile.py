@@ -28,7 +28,7 @@ from daemon.memory.loose_match import loose_relation
 from daemon.memory.relations import Relation, family_of, kin_kind, positive, relate
 from daemon.memory.values import match_values, subject_key, value_key
 from plugins.extractors import lexicon as lx
-from plugins.extractors.claims import Claim, parse, vague
+from plugins.extractors.claims import Claim, parse, vague, with_known_names
 from projections.text import normalise
 
 Outcome = Literal["added", "updated", "deduplicated", "conflict"]
@@ -151,17 +151,11 @@ def _leaves_work(new: Claim, old: Claim) -> bool:
     return subject_key(new.subject) in {w.casefold() for w in old.value.split()}
 
 
-def _with_known_names(text: str, known: Sequence[Known]) -> str:
-    """``text`` with the names the known facts spell with a capital capitalised."""
-    names = {
-        m.group(0).casefold(): m.group(0)
-        for fact in known
-        for m in re.finditer(r"(?<=\s)(?-i:[A-Z])[a-z]{2,}\b", fact.text)
+def _names_known(known: Sequence[Known]) -> set[str]:
+    """The names the known facts spell with a capital, inside a sentence."""
+    return {
+        m.group(0) for f in known for m in re.finditer(r"(?<=\s)(?-i:[A-Z])[a-z]{2,}\b", f.text)
     }
-    if not names:
-        return text
-    pattern = r"\b(?:" + "|".join(re.escape(n) for n in names) + r")\b"
-    return re.sub(pattern, lambda m: names[m.group(0).casefold()], text, flags=re.IGNORECASE)
 
 
 def _kin_said_to_be_none(new: Claim, old: Claim) -> bool:
@@ -227,7 +221,7 @@ def reconcile(
     if not specific:
         # "it's been a month since we had to put rex down": a name memory holds, typed in
         # lower case, is that name (the grammar reads names by their capital).
-        named = _with_known_names(text, known)
+        named = with_known_names(text, _names_known(known))
         if named != text:
             claims = claims_of(named)
             specific = {i for i, c in enumerate(claims) if not _generic(c)}
@@ -250,18 +244,18 @@ def reconcile(
         # "Actually I was born in 1991": the user corrects what memory holds, so a replacement
         # that would otherwise only contradict applies.
         matches = [_corrected(m) if m.relation == "replaces" else m for m in matches]
-    elif any(m.relation == "replaces" for m in matches) and not any(c.change for c in claims):
-        # "I've smoked a pack a day for 15 years" against "has never smoked": nothing changed,
-        # one of the two is wrong; a person decides.
+    elif not any(c.change for c in claims):
+        # "I've never been married" against "is married to Sam", or "I've smoked a pack a day
+        # for 15 years" against "has never smoked": nothing ended, so it is no update; one of
+        # the two is wrong, and a person decides which.
+        says_never = _NEVER.search(text) is not None
         said_never = {f.fact_id for f in known if _NEVER.search(f.text)}
         matches = [
-            _contradicted(m) if m.relation == "replaces" and m.fact_id in said_never else m
+            _contradicted(m)
+            if m.relation == "replaces" and (says_never or m.fact_id in said_never)
+            else m
             for m in matches
         ]
-    if not _CORRECTION.search(text) and _NEVER.search(text) and not any(c.change for c in claims):
-        # "I've never been married" against "is married to Sam": nothing ended, so it is no
-        # update; one of the two is wrong, and a person decides which.
-        matches = [_contradicted(m) if m.relation == "replaces" else m for m in matches]
     replaced = [m for m in matches if m.relation == "replaces"]
     same = [m for m in matches if m.relation == "same"]
     if replaced:

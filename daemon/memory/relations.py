@@ -114,22 +114,19 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
         return "replaces", "names the previous value", 0.95
     if new.attribute == "any" and new.negated:
         ended = _JOB_WORD.sub("", new.value).strip()  # "quit the cafe job": the cafe
-        head = value_key(ended)[-1:]  # "packed in the thursday football": the football
+        # "packed in the thursday football" ends "plays five-a-side football on thursdays".
         meets = _values_meet(ended, old.value) or (
-            old.attribute in ("hobby", "habit", "activity")
-            and bool(head)
-            and head[0] in value_key(old.value)
+            old.attribute in ("hobby", "habit", "activity") and _head_in(ended, old.value)
         )
         if old.attribute not in _LASTING and positive(old) and meets:
             return "replaces", "stopped or left it", 0.85
         if old.attribute == "plan" and positive(old) and _same_outing(new.value, old.value):
             return "replaces", "called off", 0.85
         return "none", "", 0.0
-    if new.attribute == "possession" and new.negated and new.change and positive(old):
+    gave_up = new.attribute == "possession" and new.negated and new.change and positive(old)
+    if gave_up and old.attribute in ("hobby", "habit") and _head_in(new.value, old.value):
         # "sold my violin" ends "plays the violin".
-        head = value_key(new.value)[-1:]
-        if old.attribute in ("hobby", "habit") and head and head[0] in value_key(old.value):
-            return "replaces", "gave up what it is done with", 0.75
+        return "replaces", "gave up what it is done with", 0.75
     if new.attribute == "alive" and new.negated:
         if old.attribute not in _LASTING and positive(old):
             return "replaces", "died", 0.85
@@ -402,6 +399,12 @@ _TWO_WHEELS = re.compile(
     r"\b(?:e-?bikes?|bikes?|bicycles?|scooters?|mopeds?|motorbikes?|motorcycles?|vespa|brompton)\b",
     re.IGNORECASE,
 )
+
+
+def _head_in(value: str, other: str) -> bool:
+    """The last word of ``value`` (its head noun) is among ``other``'s words."""
+    head = value_key(value)[-1:]
+    return bool(head) and head[0] in value_key(other)
 
 
 def _wheels(value: str) -> bool:

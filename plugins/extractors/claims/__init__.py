@@ -41,6 +41,7 @@ from plugins.extractors.claims.subjects import (
     HANDLE_NOUNS,
     labels_an_attribute,
     leading_label,
+    with_known_names,
 )
 from plugins.extractors.claims.things import phone_name
 from plugins.extractors.claims.values import clean_value, vague, when_of, when_offset
@@ -71,4 +72,5 @@ __all__ = [
     "vague",
     "when_of",
     "when_offset",
+    "with_known_names",
 ]

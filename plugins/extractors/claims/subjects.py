@@ -52,6 +52,14 @@ NAME_TOKEN = r"[A-Z][\w'\-]*"
 _CAP_NAME = re.compile(rf"^{NAME_TOKEN}(?:\s+{NAME_TOKEN})?$")
 
 
+def with_known_names(text: str, names: Iterable[str]) -> str:
+    """``text`` with the names already known, typed in lower case, spelled as known."""
+    for name in names:
+        # "priya's a nurse now" and "priya's job": a name and its 's; not "it's" or "o'neil".
+        text = re.sub(rf"(?<![\w']){re.escape(name.casefold())}(?!\w|'(?!s\b))", name, text)
+    return text
+
+
 def is_name(token: str, *, lower_ok: bool = False) -> bool:
     word = token.strip(",.;:!?")
     if not word or word.casefold() in lx.NOT_NAMES or not re.fullmatch(r"[\w'\-]+", word):

@@ -22,6 +22,7 @@ from plugins.extractors.claims import (
     parse,
     sentences,
     vague,
+    with_known_names,
 )
 from plugins.extractors.claims.phrases import with_article
 from plugins.extractors.statements.notes import NOTE, note_of
@@ -156,7 +157,7 @@ def extract_statements(entries: Iterable[TranscriptEntry]) -> list[Statement]:
                 found.append(Statement(text, answer, entry.message_id))
             continue
         # One parse over the turn's kept sentences: "we got a cat! her name is Waffles".
-        kept = "\n".join(statement_sentences(_with_known_names(name_brackets(entry.text), names)))
+        kept = "\n".join(statement_sentences(with_known_names(name_brackets(entry.text), names)))
         if kept:
             opening = _OPENING_PRONOUN.match(kept)
             mentioned = mentions(_mention_text(entry.text, names))
@@ -392,7 +393,7 @@ def _mention_text(text: str, names: set[str]) -> str:
     someone else's quoted words ("my boss Linda said ..." is the user's own way to say it)."""
     meant = [
         QUOTED.sub(" ", sentence)
-        for sentence in sentences(_with_known_names(without_quoted_message(text), names))
+        for sentence in sentences(with_known_names(without_quoted_message(text), names))
         if not (SARCASM.search(sentence) or HYPOTHETICAL.match(sentence.strip()))
     ]
     return "\n".join(meant)
@@ -471,10 +472,3 @@ def _names_in(claims: Iterable[Claim]) -> set[str]:
         if claim.attribute in ("pet", "family", "partner") and claim.value:
             out.add(claim.value.split()[-1])
     return {n for n in out if n[:1].isupper() and n.isalpha()}
-
-
-def _with_known_names(text: str, names: set[str]) -> str:
-    for name in names:
-        # "priya's a nurse now" and "priya's job": a name and its 's; not "it's" or "o'neil".
-        text = re.sub(rf"(?<![\w']){re.escape(name.casefold())}(?!\w|'(?!s\b))", name, text)
-    return text
