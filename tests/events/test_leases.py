@@ -182,8 +182,9 @@ async def test_a_renewal_the_database_does_not_confirm_counts_as_lost(
     try:
         await wait_until(lambda: held(keeper) is not None)
         leases.fault = fault
-        await wait_until(lambda: held(keeper) is None)
-        assert seen[-1] is None
+        # Watch the changes, not the state: a lost lease is taken again at once (its pace
+        # already spent on the failed renewal), so a poll can miss the moment it is not held.
+        await wait_until(lambda: None in seen)
         leases.fault = None
         await wait_until(lambda: held(keeper) is not None)
     finally:
