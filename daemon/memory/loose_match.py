@@ -26,7 +26,7 @@ _CHANGED = re.compile(
 )
 _SAID_AGAIN = re.compile(
     r"\b(?:still|reminder|remind\s+you|as\s+i\s+said|like\s+i\s+said|as\s+you\s+know"
-    r"|again|as\s+always|same\s+as\s+ever)\b",
+    r"|again|as\s+always|same\s+as\s+ever|remember\s+(?:the|my|our|that))\b",
     re.IGNORECASE,
 )
 # Words too common to name a thing two statements share.
@@ -99,7 +99,8 @@ def loose_relation(new: str, old: str) -> str | None:
     if _other_person(new, old):
         return None
     # "sushi is my comfort food too": another of a kind is news as well.
-    in_passing = _IN_PASSING.search(new) and not (_NEWS.search(new) or _ALSO.search(new))
+    chat = _IN_PASSING.search(new) or _opens_with(new, _anchors(old))
+    in_passing = chat and not (_NEWS.search(new) or _ALSO.search(new))
     if not shared_things(new, old):
         # A name the old fact spells with a capital is the same name typed in lower case
         # ("the prius" after "Drives a Toyota Prius", "rex says hi" after "Has a dog named
@@ -148,4 +149,13 @@ def _anchors(old: str) -> set[str]:
     """What a fact is about: the names in it and the last word of its value."""
     words = [normalise(w) for w in re.findall(r"[\w'-]+", old)]
     last = [w for w in words if w and w not in _COMMON and not w.isdigit()][-1:]
-    return _names(old) | {stem(w) for w in last if len(w) >= 5}
+    return _names(old) | {stem(w) for w in last if len(w) >= 4}
+
+
+def _opens_with(new: str, anchors: set[str]) -> bool:
+    """ "rex says hi", "the swift needs new tyres": a chat line whose subject is the thing a
+    fact is about ("Codes mostly in Java" names the dog Java, but not as its subject)."""
+    words = [normalise(w) for w in re.findall(r"[\w'-]+", new)[:3]]
+    while words and words[0] in ("the", "my", "our", "a"):
+        words.pop(0)
+    return bool(words) and stem(words[0]) in anchors

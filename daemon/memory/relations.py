@@ -47,6 +47,7 @@ _KIND_WORDS = frozenset(
         "meds",
         "tablets",
         "pills",
+        "food",  # "never had a food allergy"
     ]
 )
 
@@ -273,6 +274,10 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
         return "replaces", "in another band now", 0.75
     if new.change and new.attribute == old.attribute == "computer":
         return "replaces", "switched computers", 0.8
+    if new.change and new.attribute == old.attribute == "medication" and not new.also:
+        # "now I'm on gliclazide" after "takes metformin": the prescription changed. Without
+        # a change word a second medicine is taken beside the first.
+        return "replaces", "another medication now", 0.75
     same_verb = new.value.split()[:1] == old.value.split()[:1] and new.value != old.value
     same_pastime = new.attribute == old.attribute and new.attribute in ("habit", "hobby")
     if new.change and same_pastime and not new.past and same_verb:
@@ -501,6 +506,9 @@ def _cross_attribute(new: Claim, old: Claim) -> tuple[Relation, str, float] | No
         done = set(value_key(work.value.partition(" ")[2]))  # "writes software": software
         if positive(new) and positive(old) and done & set(value_key(other.value)):
             return "same", "the work the job is", 0.9
+        if new.attribute == "work" and new.change and positive(new) and positive(old):
+            # "doing freelance translating full time now" after "works as a waiter".
+            return "replaces", "works at something else now", 0.75
         return "none", "", 0.0
     if pair == ("trait", "habit") and positive(new) and positive(old):
         if new.value.casefold() == "sober" and {stem("drink"), stem("alcohol")} & set(

@@ -150,6 +150,7 @@ INJURIES: frozenset[str] = words(
 OCCUPATIONS: frozenset[str] = words(
     """
     associate sommelier sergeant lieutenant captain colonel corporal commander admiral
+    guide shepherd concierge maid deckhand foreman forewoman aide medic handyman warden
     rep lead executive intern apprentice
     reporter nanny au-pair rn lpn np emt cna doula postie postman postwoman binman carer
     pm swe sde sre dba gp exec

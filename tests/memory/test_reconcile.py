@@ -290,6 +290,23 @@ def test_decisions(existing: list[str], new: str, outcome: str, targets: list[in
         # The same verb with another object, said as a change; "also" adds.
         (["Plays guitar"], "I play the drums now", "updated", [0]),
         (["Plays guitar"], "I also play the drums now", "added", []),
+        # A prescription changed; work done full time now; a diet left; a birth; a parting.
+        (["Takes metformin"], "now I'm on gliclazide", "updated", [0]),
+        (["Takes metformin"], "I take lisinopril for blood pressure", "added", []),
+        (["Works as a waiter"], "doing freelance design full time now", "updated", [0]),
+        (["Follows a paleo diet"], "been off the whole paleo thing since june", "updated", [0]),
+        (["Is pregnant"], "our son tevita arrived on the 3rd", "updated", [0]),
+        (["Dating Marco"], "marco and i called it quits", "updated", [0]),
+        (["Drives a Honda Jazz"], "the jazz is gone, bus pass now", "updated", [0]),
+        # Never having had a kind of thing contradicts one of it.
+        (["Allergic to peanuts"], "i've never had a food allergy", "conflict", [0]),
+        (["Has a cat named Miso"], "never owned a pet in my life", "conflict", [0]),
+        # Said again on the way: a job, an age, a thing named as a chat line's subject.
+        (["Works as a nurse"], "as a nurse i get asked this at every party", "deduplicated", [0]),
+        (["Is 34 years old"], "at 34 my back should not hurt like this", "deduplicated", [0]),
+        (["Has a dog named Rex"], "rex says hi", "deduplicated", [0]),
+        (["Allergic to shellfish"], "remember the shellfish thing, no prawns", "deduplicated", [0]),
+        (["Has a dog named Java"], "Codes mostly in Java", "added", []),
     ],
 )
 def test_contradictions_corrections_and_changes(

@@ -836,6 +836,89 @@ def test_what_was_had_and_where_one_works_are_read(said: str, facts: list[str]) 
     assert _texts(("user", said)) == facts
 
 
+@pytest.mark.parametrize(
+    ("said", "facts"),
+    [
+        # "here in X" is where the user lives, and the rest of the sentence is still read.
+        (
+            "im a paramedic on nights here in durban and the canteen is awful",
+            ["The user works as a paramedic.", "The user lives in Durban."],
+        ),
+        ("im staying here in Seoul, someone has to do the paperwork", ["The user lives in Seoul."]),
+        # The "I'm" left out of a job, a year of study, a diet or an injury.
+        ("senior analyst as of this month", ["The user works as a senior analyst."]),
+        (
+            "2nd year law at the university in leiden, exams next week",
+            ["The user studies 2nd year law at the university in leiden."],
+        ),
+        ("fish still on the menu so basically pescatarian now", ["The user is pescatarian."]),
+        ("torn ACL.", ["The user has torn acl."]),
+        ("broken promises", []),
+        # A job based somewhere; a job in a field, as what.
+        (
+            "i'm a mountain guide based in Chamonix",
+            ["The user works as a mountain guide.", "The user lives in Chamonix."],
+        ),
+        (
+            "i work in a bakery in Lviv as a pastry chef",
+            ["The user works in bakery in Lviv.", "The user works as a pastry chef."],
+        ),
+        # A statement, then a question joined to it.
+        (
+            "i work as a tiler in Hobart so maybe you know a good glue?",
+            ["The user works as a tiler in Hobart."],
+        ),
+        # A diet kept since a date is no plan; getting home is owning nothing.
+        ("doing paleo since january", ["The user is paleo."]),
+        ("ugh i get home at 8 most days", []),
+        # Work said by how much of it is done; a week at a place typed in lower case.
+        ("doing translation work part-time now", ["The user does translation work for a living."]),
+        ("week 3 at brightwave done", ["The user works at brightwave."]),
+        ("ok totally new stack, since joining vexa its all go", ["The user works at vexa."]),
+        # An age said on the way; a parting; a thing gone; a birth.
+        ("at 52 i'm finally learning to swim", ["The user is 52 years old."]),
+        ("at 10 I leave for work", []),
+        (
+            "me and tomas called it quits",
+            [
+                "The user broke up with their partner and is single.",
+                "The user is no longer with Tomas.",
+            ],
+        ),
+        ("the old scooter's gone", ["The user no longer has the scooter."]),
+        (
+            "our daughter amara arrived on monday",
+            ["The user is no longer pregnant.", "Amara is the user's daughter."],
+        ),
+        ("our son arrived home from school", ["The user has a son."]),
+        # Exclamations of other languages open a statement without changing it.
+        ("alhamdulillah we got married last friday!!", ["The user is married."]),
+        ("now I'm on gliclazide", ["The user takes gliclazide."]),
+    ],
+)
+def test_what_is_said_without_its_subject_or_in_passing_is_read(
+    said: str, facts: list[str]
+) -> None:
+    assert _texts(("user", said)) == facts
+
+
+def test_a_wedding_marries_the_user_to_the_partner_named_before() -> None:
+    assert _texts(
+        ("user", "my fiancee Nusrat wants a small holud"),
+        ("user", "we got married last friday!!"),
+    ) == [
+        "The user's fiancee is Nusrat.",
+        "The user is married.",
+        "The user is married to Nusrat.",
+    ]
+
+
+def test_a_note_keeps_the_mine_a_place() -> None:
+    assert _texts(("user", "I go back up to the mine every monday.")) == [
+        "The user goes back up to the mine every monday."
+    ]
+
+
 def test_a_role_play_ends_when_the_user_says_the_fun_is_over() -> None:
     assert _texts(
         ("user", "lets roleplay. you are a pirate and im your first mate who lives on a ship"),

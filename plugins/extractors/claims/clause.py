@@ -10,7 +10,8 @@ from plugins.extractors.claims.idioms import SINCE_DIVORCE, idiom_claims
 from plugins.extractors.claims.inverted import inverted_claims
 from plugins.extractors.claims.locations import lower_case_place
 from plugins.extractors.claims.model import Claim
-from plugins.extractors.claims.phrases import strip_det
+from plugins.extractors.claims.passing import here_in
+from plugins.extractors.claims.phrases import diet_of, strip_det
 from plugins.extractors.claims.predicates import Predicate, predicate
 from plugins.extractors.claims.reader import Reader
 from plugins.extractors.claims.splitting import COMPLEMENT_START, NAMING, NO_MORE
@@ -45,6 +46,26 @@ _LEADING_TIME = re.compile(
 _FORMER_THING = re.compile(
     r"^(?:my|our|the)\s+(?:old|previous|former|last)\s+(?:phone|car|laptop|computer|bike|van"
     r"|motorbike|tablet|mobile)\s+(?:was|were|used\s+to\s+be)\b",
+    re.IGNORECASE,
+)
+_YEAR_AND_FIELD = re.compile(
+    r"^(?:(?:i'm|im|i\s+am)\s+(?:in\s+)?(?:my\s+)?)?(?P<year>(?:\d+(?:st|nd|rd|th)|first|second"
+    r"|third|fourth|fifth|final)[\s-](?:year|yr))\s+(?P<field>[a-z][\w -]{1,30}?)"
+    r"(?<!\bstudent)\s+(?P<at>at|in)\s+(?=\S)",
+    re.IGNORECASE,
+)
+_AT_AGE = re.compile(
+    r"^at\s+(?:(?:nearly|almost|age)\s+)?(?P<n>[2-9]\d)\s*,?\s+(?=(?:i'm|im|i\s+(?!was|had|did|"
+    r"\w+ed\b)|my\s+(?:knees?|back|body|joints?|hips?|eyes|hair|metabolism|skin|bones)\b))",
+    re.IGNORECASE,
+)
+_BARE_INJURY = re.compile(
+    r"^(?P<injury>(?:(?:a|partially|fully|badly)\s+)?(?:torn|broken|sprained|fractured|pulled"
+    r"|dislocated|slipped|herniated|ruptured|bruised|cracked)\s+(?:left\s+|right\s+)?"
+    r"(?:acl|mcl|meniscus|achilles|hamstring|calf|groin|quad|rotator\s+cuff|shoulder|elbow"
+    r"|wrist|hand|finger|thumb|rib|ribs|collarbone|ankle|knee|foot|toe|hip|back|neck|leg|arm"
+    r"|disc|disk|tooth|nose|jaw|pelvis|vertebra|tailbone|kneecap|shin|tibia|fibula|femur)"
+    r"(?:\s+(?:ligament|tendon|disc|disk|muscle|bone))?)\s*[.!]*$",
     re.IGNORECASE,
 )
 _BARE_AGE_NOW = re.compile(
@@ -89,6 +110,10 @@ def claims_of_clause(
     text = re.sub(r"^(?:also|plus)\s+(i'm|im)\s+(?=\d)", r"\1 ", text, flags=re.I)
     # "also 42 now lol", "officially 30 as of yesterday": the age now, its "I'm" left out.
     text = _BARE_AGE_NOW.sub(r"I'm \g<n> ", text)
+    # "4th year architecture at the polytechnic in krakow": a student's year and field.
+    text = _YEAR_AND_FIELD.sub(r"I'm a \g<year> \g<field> student \g<at> ", text)
+    # "well. torn meniscus.": an injury said as a bare noun phrase is the user's own.
+    text = _BARE_INJURY.sub(r"I have a \g<injury>", text)
     text = re.sub(r"^(also|plus)\s+(i'm|we're|i|we)\b(?!')", r"\2 also", text, flags=re.I)
     greeted = _GREETING.match(clause.strip()) is not None
     # "calling him rex", "we named her Mochi": the name the pet (or baby) was just given.
@@ -96,8 +121,40 @@ def claims_of_clause(
     inverted = inverted_claims(text, speaker, greeted=greeted)
     if inverted is not None:
         return inverted, None
+    at_age = _AT_AGE.match(text)
+    if at_age is not None and speaker == "user":
+        # "at 34 my knees should not be making these noises": the age, said on the way.
+        claims, subject = claims_of_clause(
+            text[at_age.end() :],
+            speaker=speaker,
+            last_person=last_person,
+            strict=strict,
+            fact_text=fact_text,
+            inherited=inherited,
+            antecedent=antecedent,
+        )
+        return [*claims, Claim("user", "age", at_age.group("n"))], subject
+    here = here_in(text)
+    if here is not None and here[1] and speaker == "user":
+        # "im a nurse on nights at mater hospital here in nairobi": the place said in passing,
+        # and the sentence read without it.
+        residence, rest = here
+        claims, subject = claims_of_clause(
+            rest,
+            speaker=speaker,
+            last_person=last_person,
+            strict=strict,
+            fact_text=fact_text,
+            inherited=inherited,
+            antecedent=antecedent,
+        )
+        if not any(c.attribute == "residence" and c.subject == "user" for c in claims):
+            claims = [*claims, residence]
+        return claims, subject
     idiom = idiom_claims(text, speaker)
     if idiom is not None:
+        if when is not None and when.casefold() in _NOW_PHRASES:
+            idiom = [replace(c, change=True) for c in idiom]  # "now I'm on gliclazide"
         return idiom, None
     no_more = NO_MORE.match(text)
     if no_more is not None:
@@ -113,13 +170,14 @@ def claims_of_clause(
     if subject is None:
         if inherited is not None and starts_predicate(text):
             subject, rest = inherited, text
-            if _bare_complement(text):
+            if _bare_complement(text) or _bare_diet(text):
                 rest = f"is {text}"
         elif fact_text or _subjectless_ok(text, strict):
             subject, rest = Subject(speaker, speaker == "user"), text
             first = text.split(" ", 1)[0].casefold()
             if (
                 _bare_occupation(text)
+                or _bare_diet(text)
                 or not starts_predicate(text)
                 or (first in PARTICIPLES and (stem(first) not in VERBS or first == "born"))
             ):
@@ -351,16 +409,28 @@ def _imperative(words: list[str]) -> bool:
 
 
 def _bare_occupation(text: str) -> bool:
-    """ "call centre agent at vodafone": an occupation of two or three words and no article,
-    then where (without the "at ...", "keeps kosher" or "goes by DJ" could pass for one)."""
-    parts = re.split(r"\s+(?:at|for|with)\s+", text.casefold(), maxsplit=1)
+    """ "call centre agent at vodafone", "associate professor as of this month", "3rd yr med
+    student at UG": an occupation of two to four words and no article, then where or since
+    when (without one, "keeps kosher" or "goes by DJ" could pass for an occupation)."""
+    parts = re.split(
+        r"\s+(?:at|for|with|in)\s+|\s+(?:now|as\s+of|since|from)\b|,", text.casefold(), maxsplit=1
+    )
     words = parts[0].strip(" ,.!").split()
+    longest = 4 if words and _YEAR_OF_STUDY.match(words[0]) else 3
     return (
         len(parts) == 2
-        and 1 < len(words) <= 3
+        and 1 < len(words) <= longest
         and not any(w in DETERMINERS or w in SKIP_ADVERBS for w in words)
         and lx.is_occupation(" ".join(words))
     )
+
+
+def _bare_diet(text: str) -> bool:
+    words = [w for w in text.casefold().split() if w not in CHANGE_ADVERBS | SKIP_ADVERBS]
+    return 0 < len(words) <= 3 and diet_of(" ".join(words)) is not None
+
+
+_YEAR_OF_STUDY = re.compile(r"\d+(?:st|nd|rd|th)$|first$|second$|third$|fourth$|final$")
 
 
 def _subjectless_ok(text: str, strict: bool) -> bool:
@@ -394,6 +464,8 @@ def _subjectless_ok(text: str, strict: bool) -> bool:
         return True  # "not (a) vegetarian anymore": a state ended, the "I'm" left out
     if _bare_occupation(" ".join(words)):
         return True  # "call centre agent at vodafone": a job said as a bare noun phrase
+    if _bare_diet(" ".join(words)):
+        return True  # "basically pescatarian now": a diet, the "I'm" left out
     if first in ("a", "an"):
         noun = []
         for word in words[1:5]:

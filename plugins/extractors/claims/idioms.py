@@ -162,7 +162,8 @@ _RENTING_IN = re.compile(
 # "been off meat for a month now", "I'm off the booze": what the user stopped taking.
 _OFF = re.compile(
     r"^(?:i\s*'?m\s+|i\s+am\s+|(?:i\s*'?ve\s+|i\s+have\s+)?been\s+|we\s*'?re\s+|went\s+"
-    r"|gone\s+)?(?:completely\s+|totally\s+|fully\s+)?off\s+(?:the\s+)?(?P<x>[a-z][\w-]+)\b",
+    r"|gone\s+)?(?:completely\s+|totally\s+|fully\s+)?off\s+(?:the\s+)?(?:whole\s+)?"
+    r"(?P<x>[a-z][\w-]+)\b",
     re.IGNORECASE,
 )
 _GIVEN_UP = set(lx.DIET_EXCLUDES["vegan"]) | lx.words(
@@ -179,7 +180,7 @@ _HOME_SAID = re.compile(
     r"(?:\b(?:(?:my|our)\s+(?:(?P<new>new)\s+)?|the\s+(?P<the_new>new)\s+"
     r"|(?P<leased>(?:signed|got)\s+(?:the|a|our|my)\s+lease\s+(?:on|for)\s+(?:the|a|our|my)\s+(?:new\s+)?)"
     r"|(?<=moved\s)(?:in(?:to)?\s+)?(?:together\s*,?\s*)?(?:a\s+)?(?P<moved_new>new)\s+)"
-    r"(?:flat|apartment|apt|house|place|home|condo|pad)"
+    r"(?:flat|apartment|apt|house|place|home|condo|pad|res|dorm|digs|room)"
     r"\s+(?:(?:over|out|up|down)\s+)?in|\b(?:my|our|the)\s+commute\s+(?:in\s+)?from"
     r"|^(?:i|we)\s+(?:\w+\s+)?commute\s+(?:in\s+)?from"
     r"|^(?:i|we)\s+(?:drive|cycle|bike|ride|walk|bus|train|get\s+the\s+(?:train|bus))\s+(?:in\s+)?from"
@@ -272,9 +273,13 @@ _NOTICE = re.compile(
 )
 
 _FIRST_DAYS_AT = re.compile(
-    r"\bfirst\s+(?:full\s+)?(?:day|week|month)\s+(?:at|with)\s+"
+    r"\b(?:(?:first|second|third|\d+(?:st|nd|rd|th))\s+(?:full\s+)?(?:day|week|month|shift)"
+    r"|(?:day|week|month)\s+\d+)\s+(?:at|with)\s+"
     r"(?:(?:the|my)\s+new\s+(?:job|role|gig|place)\s+(?:at|with)\s+)?"
-    r"(?P<org>(?-i:[A-Z])[\w&'-]+(?:\s+(?-i:[A-Z])[\w&'-]+)?)",
+    r"(?:(?P<org>(?-i:[A-Z])[\w&'-]+(?:\s+(?-i:[A-Z])[\w&'-]+)?)"
+    # "week 2 at aga khan done": a name typed in lower case, told by what follows it.
+    r"|(?P<low>(?!the\b|my\b|a\b|work\b|home\b|school\b)[a-z][\w&'-]+(?:\s+[a-z][\w&'-]+){0,2})"
+    r"(?=\s*(?:done|over|complete|completed|finished|down|survived|in\s+the\s+bag)\b))",
     re.IGNORECASE,
 )
 
@@ -321,7 +326,9 @@ _RENAMED = re.compile(
 
 _BORN = re.compile(
     r"^(?:our|my)\s+(?:(?:baby|little|new|newborn)\s+)?(?P<who>son|daughter|baby(?:\s+(?:boy|girl))?"
-    r"|twins|boy|girl)(?:,?\s+(?P<name>(?-i:[A-Z])[\w'-]+),?)?\s+(?:was|were)\s+(?:just\s+)?born\b",
+    r"|twins|boy|girl)(?:,?\s+(?P<name>(?-i:[A-Z])[\w'-]+|(?!(?:just|finally|has|is|was|"
+    r"arrived)\b)[a-z][\w'-]+),?)?\s+(?:(?:was|were)\s+(?:just\s+)?born\b|(?:has\s+|finally\s+"
+    r"|just\s+)*arrived\b(?!\s+(?:home|back|at|from|to|in)\b))",
     re.IGNORECASE,
 )
 
@@ -551,17 +558,47 @@ def _birthday_age(text: str) -> list[Claim] | None:
     ]
 
 
+# "rafael and i called it quits", "we parted ways": a relationship over.
+_SPLIT = re.compile(
+    r"^(?:we|i|(?P<a>[\w'-]+)\s+and\s+(?:i|me)|(?:i|me)\s+and\s+(?P<b>[\w'-]+))\s+"
+    r"(?:have\s+|finally\s+|officially\s+|just\s+)*(?:called\s+it\s+quits|parted\s+ways"
+    r"|went\s+(?:our|separate)\s+(?:separate\s+)?ways|are\s+(?:done|over|finished|through)\b"
+    r"(?!\s+(?:with|for|at|in|by|eating|packing|cooking)\b)|ended\s+(?:it|things))",
+    re.IGNORECASE,
+)
+# "the corolla's gone", "my old bike is gone": a thing the user had, had no more.
+_GONE = re.compile(
+    r"^(?:the|my|our)\s+(?:old\s+)?(?P<x>[\w-]+)(?:'s|\s+is|\s+has)\s+(?:finally\s+|now\s+"
+    r"|officially\s+|long\s+)?gone\b(?!\s+(?:up|down|out|off|to|for|through|crazy|quiet"
+    r"|viral|well|bad|wrong|missing|on|back|into|from)\b)",
+    re.IGNORECASE,
+)
+
+
 def idiom_claims(text: str, speaker: str) -> list[Claim] | None:
     """Statements said in a fixed phrase rather than a subject and a verb."""
     if speaker != "user":
         return None
+    split = _SPLIT.match(text)
+    if split is not None:
+        who = split.group("a") or split.group("b") or ""
+        who = who[:1].upper() + who[1:] if is_name(who, lower_ok=True) else ""
+        return [
+            Claim("user", "relationship", "single", change=True, qualifier="broke up"),
+            Claim("user", "partner", who, negated=True, change=True),
+        ]
+    gone = _GONE.match(text)
+    if gone is not None and not lx.is_pet(gone.group("x")) and not vague(gone.group("x")):
+        x = gone.group("x").casefold()
+        return [Claim("user", "any", x, negated=True, change=True, qualifier="gone")]
     birthday = _birthday_age(text)
     if birthday is not None:
         return birthday
     medicine = _MEDICATION.search(text)
     if medicine is not None and medicine.group("med").casefold() not in NOT_MEDICINES:
         # "I take lisinopril for blood pressure", "my GP put me on metformin for diabetes".
-        out = [Claim("user", "medication", medicine.group("med").casefold())]
+        started = re.search(r"\b(?:now|started|began|went\s+on|put\s+me|new)\b", text, re.I)
+        out = [Claim("user", "medication", medicine.group("med").casefold(), change=bool(started))]
         cond = clean_value(re.sub(r"(?i)^(?:my|the)\s+", "", medicine.group("cond") or ""))
         if cond and not vague(cond):
             out.append(Claim("user", "condition", cond))
@@ -601,6 +638,10 @@ def idiom_claims(text: str, speaker: str) -> list[Claim] | None:
     given_up = _OFF.match(text)
     if given_up is not None and given_up.group("x").casefold() in _GIVEN_UP:
         return [Claim("user", "any", given_up.group("x").casefold(), negated=True, change=True)]
+    diet = diet_of(given_up.group("x").casefold()) if given_up is not None else None
+    if diet is not None:
+        # "been off the whole keto thing since may": the diet is over.
+        return [Claim("user", "diet", diet, negated=True, change=True)]
     if _RETIRED_NOW.search(text):
         return [Claim("user", "job", "retired", change=True)]
     move = _MOVE_DONE.search(text)
@@ -671,8 +712,8 @@ def idiom_claims(text: str, speaker: str) -> list[Claim] | None:
     first_days = _FIRST_DAYS_AT.search(text)
     if first_days is not None:
         # "first full week at Delivery Hero done": the new employer.
-        org = clean_value(first_days.group("org"))
-        if not vague(org) and org[:1].isupper():
+        org = clean_value(first_days.group("org") or first_days.group("low"))
+        if not vague(org) and not known_place(org):
             return [Claim("user", "employer", org, change=True)]
     new_home = _NEW_HOME_IN.search(text)
     if new_home is not None:
@@ -728,6 +769,7 @@ def idiom_claims(text: str, speaker: str) -> list[Claim] | None:
             else "child"
         )
         name = born.group("name")
+        name = name[:1].upper() + name[1:] if name else None
         child = Claim("user", "family", name or rel, qualifier=rel, change=True)
         return [Claim("user", "condition", "pregnant", negated=True, change=True), child]
     if _DIVORCE_FINAL.match(text) or _DIVORCE_DONE.match(text):

@@ -16,8 +16,9 @@ _OPENING_SINCE = re.compile(
 
 
 _SINCE_JOINING = re.compile(
-    r"^(?:ever\s+since|since|after)\s+(?P<how>joining|starting\s+at|moving\s+to|leaving)\s+"
-    r"(?P<what>[\w&' -]+?)(?:,\s*|\s+(?=(?:i|i'm|im|i've|we|we're|it's|my)\s))(?P<rest>.+)$",
+    r"^(?:(?P<before>[^,]+),\s*)?(?:ever\s+since|since|after)\s+"
+    r"(?P<how>joining|starting\s+at|moving\s+to|leaving)\s+(?P<what>[\w&' -]+?)"
+    r"(?:,\s*|\s+(?=(?:i|i'm|im|i've|we|we're|it's|its|my)\s))(?P<rest>.+)$",
     re.IGNORECASE,
 )
 _DID = {
@@ -87,6 +88,7 @@ def opening_statements(sentence: str) -> list[str]:
     if joined is not None:
         # "since joining wise last month i'm writing kotlin": the user joined Wise.
         return [
+            *([joined.group("before")] if joined.group("before") else []),
             f"I {_DID[joined.group('how').casefold()]} {joined.group('what')}",
             joined.group("rest"),
         ]

@@ -30,8 +30,9 @@ _HERE_IN = re.compile(
     rf"\bhere\s+in\s+(?P<where>{_CAPITALISED}|[a-z][\w'-]+(?:\s+[a-z][\w'-]+)?)", re.IGNORECASE
 )
 ON_A_TRIP = re.compile(
-    r"\b(?:visit\w*|trip|holiday|vacation|travel\w*|for\s+the\s+(?:week(?:end)?|day|night)"
-    r"|conference|business|staying|hotel|airbnb|layover|stopover)\b",
+    r"\b(?:visit\w*|trip|holiday|vacation|travel\w*"
+    r"|for\s+(?:the|a|one|two|three|\d+)\s+(?:week(?:end)?|day|night|month)s?"
+    r"|conference|business|staying(?!\s+(?:here|put|on)\b)|hotel|airbnb|layover|stopover)\b",
     re.IGNORECASE,
 )
 
@@ -58,10 +59,24 @@ def passing_claims(text: str) -> list[Claim] | None:
     offer = _OFFER_FROM.search(text)
     if offer is not None and not known_place(offer.group("org")):
         return [Claim("user", "employer", clean_value(offer.group("org")), change=True)]
+    here = here_in(text)
+    return None if here is None else [here[0]]
+
+
+def here_in(text: str) -> tuple[Claim, str] | None:
+    """Where "here in X" says the user lives, and the text without those words.
+
+    The rest of the sentence still says what it says ("im a caregiver here in taipei for an
+    elderly lady" is a caregiver, and lives in Taipei), so a reader parses it on its own.
+    """
     here = _HERE_IN.search(text)
-    if here is not None and not ON_A_TRIP.search(text):
-        place = place_value(clean_value(here.group("where")))
-        for candidate in (place, place.rsplit(" ", 1)[0]):  # "here in dhaka the data is slow"
-            if not vague(candidate) and known_place(candidate):
-                return [Claim("user", "residence", candidate[:1].upper() + candidate[1:])]
+    if here is None or ON_A_TRIP.search(text):
+        return None
+    place = place_value(clean_value(here.group("where")))
+    for candidate in (place, place.rsplit(" ", 1)[0]):  # "here in dhaka the data is slow"
+        if not vague(candidate) and known_place(candidate):
+            end = here.start("where") + len(candidate)
+            rest = f"{text[: here.start()].rstrip(' ,')} {text[end:].lstrip(' ,')}".strip()
+            claim = Claim("user", "residence", candidate[:1].upper() + candidate[1:])
+            return claim, rest
     return None

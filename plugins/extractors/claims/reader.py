@@ -386,7 +386,9 @@ class Reader(IdentityRules, EducationRules, PastimeRules, PossessionRules, PlanR
         if p.future and not has_date(rest) and h not in (stem("turn"),):
             return []
         arranged = p.future or (p.progressive and not p.past)
-        if arranged and h in _EVENT_VERBS and has_date(rest) and not p.negated:
+        # "doing keto since dec 1": a date something began is no plan.
+        since = re.search(r"\bsince\b", rest, re.I) is not None
+        if arranged and h in _EVENT_VERBS and has_date(rest) and not (p.negated or since):
             # "gonna do the Berlin marathon in september", "I'm running it in october":
             # something dated the user will do is a plan.
             what = clean_value(rest)

@@ -298,6 +298,8 @@ def _starts_statement(text: str) -> bool:
         words.pop(0)
     if words and words[0].casefold() in COMPLEMENT_START:
         return True
+    if len(words) <= 3 and words[0].casefold().strip(".!") in lx.DIETS:
+        return True  # "..., so basically pescatarian now": the diet, its "I'm" left out
     if NAMING.match(" ".join(words)):
         return True  # "..., calling him rex"
     if (

@@ -25,6 +25,11 @@ _LEADING_FILLER = re.compile(
     r"|update|morning|good morning|evening|good evening|afternoon|cheers|aye"
     r"|heads up|too bad|ugh|ok so|okay so|so yeah|long story short|context|meanwhile|tho|though"
     r"|welp|right so|ooh+|omg|yay+|woo+hoo+|phew|well well"
+    # Greetings and exclamations of other languages that chat in English opens with.
+    r"|alhamdulillah|mashallah|inshallah|wallahi?|yalla|abeg|oya|ayy+|hola|ola|ciao|chao|namaste"
+    r"|salaam|salam|shalom|jambo|habari|sawubona|kia ora|aloha|bonjour|hallo|hej|moin|servus"
+    r"|privet|ahoj|merhaba|konnichiwa|annyeong|ni hao|xin chao|sawasdee|mabuhay|kumusta|selam"
+    r"|oi|eish|yoh|haibo|ayo|ufff*|ay+ dios|madre mia|mamma mia|oh la la|ja|nu|jeez|geez"
     r"|(?:i'd|i\s+would)\s+say(?:\s+that)?(?=\s+i\b)|i\s+(?:guess|reckon|suppose)(?=\s+i\b)"
     r"|(?:because|cause|cuz|bc)(?=\s+(?:i|i'm|we|we're|my|our)\b)"
     r"|(?:also|plus)(?=\s+(?:my|our)\s)"

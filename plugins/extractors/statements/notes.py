@@ -239,6 +239,9 @@ def _base_verb(word: str) -> bool:
     )
 
 
+_DETERMINERS = frozenset(["the", "a", "this", "that", "our", "my", "their"])
+
+
 def _third_person(words: list[str]) -> str:
     out: list[str] = []
     i = 0
@@ -262,8 +265,8 @@ def _third_person(words: list[str]) -> str:
             continue
         if low in ("my", "our") and not out:
             out.append("the user's")
-        elif low in _SWAPS:
-            out.append(_SWAPS[low] + tail)
+        elif low in _SWAPS and not (low == "mine" and out and out[-1].casefold() in _DETERMINERS):
+            out.append(_SWAPS[low] + tail)  # but "the mine" is a place
         else:
             out.append(raw)
         i += 1

@@ -122,6 +122,7 @@ def extract_statements(entries: Iterable[TranscriptEntry]) -> list[Statement]:
     person: tuple[str, str | None] | None = None  # who the last user turn was about
     pet: Claim | None = None  # and the pet it named last
     playing = False  # inside a role play the user set up: what they say is the character's
+    partner: Claim | None = None  # the partner named last ("my fiancee Nusrat")
     for entry in entries:
         if entry.role == "assistant":
             asked = entry.text
@@ -179,10 +180,19 @@ def extract_statements(entries: Iterable[TranscriptEntry]) -> list[Statement]:
                 pet_before=pet,
             )
             claims = _meant_instead(entry.text, [_mind_changed(c, found) for c in claims])
+            claims += _wedded(claims, partner)
             claims += _notes(kept, names)
             pet = next((c for c in reversed(claims) if c.attribute == "pet"), None)
             claims += _new_mentions(mentioned, claims)
             names |= _names_in(claims)
+            partner = next(
+                (
+                    c
+                    for c in reversed(claims)
+                    if c.attribute == "partner" and not (c.negated or c.past)
+                ),
+                partner,
+            )
             person = _last_person(claims) or (person if before is not None else None)
             # A context turn (said before the slice) is read for names, never remembered.
             for claim in [] if entry.context else claims:
@@ -251,6 +261,24 @@ _MEANT = re.compile(
     r"['\"\u2018\u201c]?(?P<old>[\w' -]{2,40}?)['\"\u2019\u201d]?(?=[\s,.!;:]|$)",
     re.IGNORECASE,
 )
+
+
+def _wedded(claims: Sequence[Claim], partner: Claim | None) -> list[Claim]:
+    """ "we got married last friday!!" after "my fiancee Nusrat": married to Nusrat, the one
+    the user was engaged to or dating (the name is not said again)."""
+    if partner is None or lx.canonical_relations(partner.qualifier or "partner") not in _COURTING:
+        return []
+    wed = any(
+        c.subject == "user" and c.attribute == "relationship" and c.value == "married" and c.change
+        for c in claims
+    )
+    named = any(c.attribute == "partner" for c in claims)
+    if not wed or named:
+        return []
+    return [Claim("user", "partner", partner.value, change=True, qualifier="spouse")]
+
+
+_COURTING = frozenset(["fiance", "boyfriend", "girlfriend", "partner"])
 
 
 def _corrected(text: str, found: Sequence[Statement]) -> Claim | None:

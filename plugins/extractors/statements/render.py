@@ -133,7 +133,9 @@ def render(claim: Claim) -> str | None:
         if neg:
             text = f"{who} is no longer with {v}" if v else None
         else:
-            text = f"{whose} {q or 'partner'} is {v}"
+            text = (
+                f"{who} is married to {v}" if q == "spouse" else f"{whose} {q or 'partner'} is {v}"
+            )
     elif a == "age":
         text = f"{who} is in their {v}" if v.endswith("s") else f"{who} is {v} years old"
     elif a == "birthday":
@@ -288,6 +290,8 @@ def render(claim: Claim) -> str | None:
     elif a == "any":
         if q == "no more":
             text = f"No more {v} for {_mid(who)}" if v else None
+        elif q == "gone":
+            text = f"{who} no longer has the {v}" if v else None
         elif v[:1].isupper():
             text = f"{who} left {v}"  # "left Perth", "quit Tesco"
         else:

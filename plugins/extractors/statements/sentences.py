@@ -240,12 +240,27 @@ def _statement_after_request(sentence: str) -> str:
 def _statement_before_question(sentence: str) -> str:
     """ "my best friend Chloe just got a job at NASA JPL, gift ideas?": the statement before a
     short question tacked on after a comma."""
-    if not sentence.rstrip().endswith("?") or ", " not in sentence:
+    if not sentence.rstrip().endswith("?"):
+        return sentence
+    joined = _THEN_ASKED.match(sentence.strip())
+    if joined is not None:
+        return joined.group("head")
+    if ", " not in sentence:
         return sentence
     head, _, tail = sentence.rpartition(", ")
     if len(tail.split()) > 8 or len(head.split()) < 3 or _QUESTION_START.match(head):
         return sentence
     return head
+
+
+# "i work as a barista in valparaiso so maybe something coffee related is too on the nose?":
+# the user's own statement, then a question joined to it by "so" or "but".
+_THEN_ASKED = re.compile(
+    r"^(?P<head>(?:i|i'm|im|i've|my|we|we're|our)\s+[^?]{8,}?)\s+(?:so|but|and)\s+"
+    r"(?:maybe|should|shall|what|how|any|is|are|would|do|does|can|could|will|which|where|when)"
+    r"\b[^?]*\?$",
+    re.IGNORECASE,
+)
 
 
 # "and mention I speak Polish": a request whose object is the user's own statement.

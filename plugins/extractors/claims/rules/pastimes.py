@@ -225,6 +225,17 @@ class PastimeRules(HomeRules):
         if self.p.negated and self.p.change and not vague(value):
             # "not doing chicago anymore": whatever was to be done with it is off.
             return [self.claim("any", strip_det(value), negated=True, change=True)]
+        diet = diet_of(re.split(r"\s+(?:since|for|now|these\s+days)\b", value.casefold())[0])
+        if diet is not None and not self.p.negated:
+            return [self.claim("diet", diet, change=self.p.change)]  # "doing keto since dec 1"
+        paid = _FOR_WORK.search(value)
+        said_when = _FOR_WORK.fullmatch(self.when or "") is not None
+        if (paid is not None or said_when) and not self.p.negated:
+            # "doing freelance translating full time now": the work, not a pastime.
+            what = value if paid is None else value[: paid.start()] + value[paid.end() :]
+            what = clean_value(what)
+            if what and not vague(what):
+                return [self.claim("work", f"does {strip_det(what)}", change=self.p.change)]
         if vague(value) or not _is_activity(value):
             return [] if self.strict else None
         return [self.claim("hobby", f"does {strip_det(value)}")]
@@ -246,6 +257,10 @@ class PastimeRules(HomeRules):
         third = third_person(verb)
         return [self.claim("hobby", f"{third} {value}".strip())]
 
+
+_FOR_WORK = re.compile(
+    r"\s*\b(?:full[\s-]time|part[\s-]time|for\s+a\s+living|professionally)\b", re.I
+)
 
 _INTENSIFIERS = frozenset(
     [

@@ -46,6 +46,8 @@ class PossessionRules(FamilyRules, WorkRules):
         return []
 
     def _get(self, rest: str, low: str) -> list[Claim] | None:
+        if self.p.head == stem("get") and re.match(r"^(?:asked|told|called|paid|invited)\b", low):
+            return []  # "i get asked this at every party": something done to the user
         gift = self._gift(rest, low)
         if gift is not None:
             return gift
@@ -202,14 +204,15 @@ class PossessionRules(FamilyRules, WorkRules):
         phone = phone_in(rest)
         if phone is not None:
             return [self.claim("phone", phone, change=p.change or acquired)]
+        if p.negated and re.match(r"^(?:a\s+|any\s+)?(?:pets?|animals?)\b", low):
+            return [self.claim("pet", "", negated=True)]  # "never owned a pet in my life"
         if self.p.head in (stem("own"), stem("buy")) or (acquired and self.p.head == stem("buy")):
             value = clean_value(rest)
             return [] if vague(value) else [self.claim("possession", strip_det(value))]
-        if re.match(r"^(?:a\s+)?(?:house|home|condo|apartment|flat|cabin|cottage)\b", low):
+        # "a home in Porto" is owned; "(get) home at 7" is where the user arrives.
+        if re.match(r"^(?:a\s+(?:house|home)|condo|apartment|flat|cabin|cottage)\b|^house\b", low):
             value = clean_value(rest)
             return [self.claim("possession", strip_det(value))]
-        if p.negated and re.match(r"^(?:a\s+|any\s+)?(?:pets?|animals?)\b", low):
-            return [self.claim("pet", "", negated=True)]  # "never had a pet in my life"
         if self.strict:
             return []
         value = clean_value(rest)

@@ -62,6 +62,8 @@ class WorkRules(Reading):
 
     def _occupation(self, rest: str) -> list[Claim] | None:
         text = re.sub(r"\s+(?:there|here)$", "", clean_value(rest), flags=re.I)
+        if re.match(r"^on\s+(?:a|an|the|my)\s", text, re.I):
+            return None  # "I'm on a bajaj boxer now": riding it, not working as a boxer
         retired = re.match(
             r"^(?:an?\s+)?retired\s+(?P<job>[\w -]+?)(?:\s+(?:living|based)\s+in\s+"
             r"(?P<where>(?-i:[A-Z])[\w.'-]*(?:\s+(?-i:[A-Z])[\w.'-]*)*))?$",
@@ -90,6 +92,8 @@ class WorkRules(Reading):
         # "a nurse doing nights at St. Vincent's": the job, then what the job has the user doing;
         # "an engineer working at Google" is an engineer at Google.
         text = re.sub(r"\s+(?:working|employed)\s+(?=(?:at|for|with)\b)", " ", text)
+        # "a trekking guide based in kathmandu": a job in a place.
+        text = re.sub(r"\s+(?:based|located)\s+(?:in|out\s+of)\s+", " in ", text, flags=re.I)
         doing = re.match(
             r"^(?P<job>(?:an?\s+)?[\w-]+(?:\s+[\w-]+){0,3}?)\s+(?:[a-z]+ing\s+\S|(?:registered"
             r"|qualified|trained|certified|licensed|employed)\b)",
@@ -216,6 +220,12 @@ class WorkRules(Reading):
             return [self.claim("work_mode", "in the office")]
         match = re.match(r"^in\s+", low)
         if match is not None:
+            # "i work in warehouse in ostrava as order picker": the job too.
+            role = re.search(r"\s+as\s+(?:an?\s+)?(?P<job>[^,.;!?]+)", rest[match.end() :], re.I)
+            if role is not None and lx.is_occupation(clean_value(role.group("job")).casefold()):
+                job = self.claim("job", with_article(clean_value(role.group("job"))))
+                field = f"in {rest[match.end() :][: role.start()]}"
+                return [*(self._work(field, field.casefold()) or []), job]
             value = clean_value(rest[match.end() :])
             if vague(value):
                 return []
