@@ -28,7 +28,7 @@ from daemon.memory.loose_match import loose_relation
 from daemon.memory.relations import Relation, family_of, kin_kind, positive, relate
 from daemon.memory.values import match_values, subject_key, value_key
 from plugins.extractors import lexicon as lx
-from plugins.extractors.claims import Claim, parse, vague, with_known_names
+from plugins.extractors.claims import Claim, mentions, parse, vague, with_known_names
 from projections.text import normalise
 
 Outcome = Literal["added", "updated", "deduplicated", "conflict"]
@@ -167,6 +167,20 @@ def _kin_said_to_be_none(new: Claim, old: Claim) -> bool:
     return kin_kind(new.subject.removeprefix("user's ")) == kin_kind(old.qualifier or "")
 
 
+def _kin_named_against(text: str, fact: Known) -> bool:
+    """ "my older brother and i share a car" against "is an only child": the way the user
+    names a relative says there is one, whatever the sentence is about."""
+    nones = {
+        kin_kind(old.qualifier or "")
+        for old in fact.claims
+        if old.attribute == "family" and old.negated and not old.value and old.subject == "user"
+    }
+    if not nones:
+        return False
+    named = {kin_kind(c.qualifier or "") for c in mentions(text) if c.attribute == "family"}
+    return bool(nones & named)
+
+
 def _match(new_claims: Sequence[Claim], known: Known) -> tuple[Match, set[int]]:
     """Relate every new claim to the known fact; return the strongest relation and which new
     claims it covers (says the same)."""
@@ -239,6 +253,8 @@ def reconcile(
                 covered.update(range(len(claims)))
         if match.relation == "none" and not specific:
             match = _loosely(text, fact)
+        if match.relation != "replaces" and _kin_named_against(text, fact):
+            match = Match(fact.fact_id, "replaces", "a relative said to be none", CONTRADICTION)
         matches.append(match)
     if _CORRECTION.search(text):
         # "Actually I was born in 1991": the user corrects what memory holds, so a replacement

@@ -128,6 +128,13 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
     if gave_up and old.attribute in ("hobby", "habit") and _head_in(new.value, old.value):
         # "sold my violin" ends "plays the violin".
         return "replaces", "gave up what it is done with", 0.75
+    if (
+        gave_up
+        and old.attribute in ("vehicle", "phone", "computer")
+        and _values_meet(new.value, old.value)
+    ):
+        # "sold the wave last month" ends "owns a Honda Wave motorbike".
+        return "replaces", "no longer has it", 0.85
     if new.attribute == "alive" and new.negated:
         if old.attribute not in _LASTING and positive(old):
             return "replaces", "died", 0.85

@@ -80,6 +80,7 @@ DIETS: dict[str, str] = {
     "vegan": "vegan",
     "vegetarian": "vegetarian",
     "veggie": "vegetarian",
+    "veg": "vegetarian",  # "pure veg", "not veg anymore" (as said in India)
     "pescatarian": "pescatarian",
     "pescetarian": "pescatarian",
     "keto": "keto",
@@ -271,7 +272,7 @@ CONDITION_ADJECTIVES: dict[str, str] = {
 TRAITS: frozenset[str] = words(
     """
     left-handed right-handed ambidextrous colorblind colourblind deaf blind dyslexic
-    introverted extroverted introvert extrovert shy vegan-curious diabetic autistic
+    introverted extroverted introvert extrovert shy vegan-curious autistic
     neurodivergent sober transgender nonbinary non-binary bilingual trilingual
     """
 )

@@ -307,6 +307,23 @@ def test_decisions(existing: list[str], new: str, outcome: str, targets: list[in
         (["Has a dog named Rex"], "rex says hi", "deduplicated", [0]),
         (["Allergic to shellfish"], "remember the shellfish thing, no prawns", "deduplicated", [0]),
         (["Has a dog named Java"], "Codes mostly in Java", "added", []),
+        # A move said done; a pet buried; a cast off; a band over; a thing sold; a diet word.
+        (["Lives in Iloilo"], "finally done moving to cebu, so humid", "updated", [0]),
+        (["Has a cat named Mango"], "we buried Mango under the lime tree", "updated", [0]),
+        (["Has a broken ankle"], "the cast came off, ankle still stiff", "updated", [0]),
+        (["Sings in a choir"], "since the choir folded i sing in the shower", "updated", [0]),
+        (["Owns a Yamaha Mio scooter"], "sold the mio and got a bicycle", "updated", [0]),
+        (["Is vegetarian"], "so i'm not veg anymore", "updated", [0]),
+        (["Goes running every morning"], "i barely run anymore", "updated", [0]),
+        (["Has type 2 diabetes"], "Being diabetic, I skip dessert", "deduplicated", [0]),
+        (
+            ["Lives in Mirissa"],
+            "here in mirissa the season starts in november",
+            "deduplicated",
+            [0],
+        ),
+        (["Is an only child"], "my older brother and i share a flat", "conflict", [0]),
+        (["Has no siblings"], "my cousin is visiting", "added", []),
     ],
 )
 def test_contradictions_corrections_and_changes(

@@ -894,6 +894,12 @@ def test_what_was_had_and_where_one_works_are_read(said: str, facts: list[str]) 
         # Exclamations of other languages open a statement without changing it.
         ("alhamdulillah we got married last friday!!", ["The user is married."]),
         ("now I'm on gliclazide", ["The user takes gliclazide."]),
+        (
+            "since the band split up i fish on weekends",
+            ["The user's band split up.", "The user fishes."],
+        ),
+        ("cast came off yesterday, elbow still stiff", ["The user's elbow has healed."]),
+        ("being asthmatic i hate winter", ["The user is asthmatic.", "The user hates winter."]),
     ],
 )
 def test_what_is_said_without_its_subject_or_in_passing_is_read(

@@ -59,6 +59,10 @@ _AT_AGE = re.compile(
     r"\w+ed\b)|my\s+(?:knees?|back|body|joints?|hips?|eyes|hair|metabolism|skin|bones)\b))",
     re.IGNORECASE,
 )
+_BARELY_ANYMORE = re.compile(
+    r"\b(?P<who>i|we)\s+(?:barely|hardly|rarely|seldom)\s+(?=[a-z]+\b[^.;!?]*\b(?:anymore|any\s+more)\b)",
+    re.IGNORECASE,
+)
 _BARE_INJURY = re.compile(
     r"^(?P<injury>(?:(?:a|partially|fully|badly)\s+)?(?:torn|broken|sprained|fractured|pulled"
     r"|dislocated|slipped|herniated|ruptured|bruised|cracked)\s+(?:left\s+|right\s+)?"
@@ -112,6 +116,8 @@ def claims_of_clause(
     text = _BARE_AGE_NOW.sub(r"I'm \g<n> ", text)
     # "4th year architecture at the polytechnic in krakow": a student's year and field.
     text = _YEAR_AND_FIELD.sub(r"I'm a \g<year> \g<field> student \g<at> ", text)
+    # "i barely run anymore": as good as stopped.
+    text = _BARELY_ANYMORE.sub(r"\g<who> don't ", text)
     # "well. torn meniscus.": an injury said as a bare noun phrase is the user's own.
     text = _BARE_INJURY.sub(r"I have a \g<injury>", text)
     text = re.sub(r"^(also|plus)\s+(i'm|we're|i|we)\b(?!')", r"\2 also", text, flags=re.I)

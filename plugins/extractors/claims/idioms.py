@@ -218,7 +218,10 @@ _RETIRED_NOW = re.compile(
 )
 _MOVE_DONE = re.compile(
     r"\bthe\s+move\s+to\s+(?P<where>[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)\s+(?:is\s+|was\s+)?"
-    r"(?:finally\s+|all\s+|now\s+)?(?:done|complete|finished|over|sorted)\b",
+    r"(?:finally\s+|all\s+|now\s+)?(?:done|complete|finished|over|sorted)\b"
+    # "finally done moving to davao": the move, said done first.
+    r"|\b(?:done|finished)\s+(?:with\s+)?moving\s+(?:to|into)\s+"
+    r"(?P<to>[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)",
     re.IGNORECASE,
 )
 _FIRST_AS = re.compile(
@@ -235,6 +238,16 @@ _HEALED = re.compile(
     r"\b(?:my\s+|the\s+)?(?P<part>wrist|arm|leg|ankle|knee|foot|hand|finger|toe|rib|ribs|shoulder"
     r"|collarbone|hip|back|elbow|neck)\b[^.!?]{0,40}?\b(?:has\s+|is\s+|'s\s+)?(?:healed|good\s+as"
     r"\s+new|all\s+better|fully\s+recovered|back\s+to\s+normal)\b",
+    re.IGNORECASE,
+)
+_CAST_OFF = re.compile(
+    r"\b(?:the\s+|my\s+)?cast\s+(?:came|comes|is|was|finally\s+came|got\s+taken)\s+off\b"
+    r"|\b(?:got|had)\s+(?:the|my)\s+cast\s+(?:taken\s+)?off\b|\bout\s+of\s+(?:the|my)\s+cast\b",
+    re.IGNORECASE,
+)
+_HEALED_PART = re.compile(
+    r"\b(?:wrist|arm|leg|ankle|knee|foot|hand|finger|toe|rib|ribs|shoulder|collarbone|hip|elbow"
+    r"|thumb|shin)\b",
     re.IGNORECASE,
 )
 _DID_NOT_MAKE_IT = re.compile(
@@ -336,7 +349,7 @@ _BORN = re.compile(
 # "we lost Biscuit in October", "had to put Mochi down": a pet (or person) named has died.
 _LOST_NAMED = re.compile(
     r"^(?:we|i)\s+(?:just\s+|sadly\s+)?(?:lost|had\s+to\s+put|put|said\s+goodbye\s+to"
-    r"|had\s+to\s+say\s+goodbye\s+to)\s+(?:(?:our|my)\s+(?:[a-z-]+\s+)?)?"
+    r"|had\s+to\s+say\s+goodbye\s+to|buried|cremated)\s+(?:(?:our|my)\s+(?:[a-z-]+\s+)?)?"
     r"(?P<name>(?-i:[A-Z])[\w'-]+)(?P<down>\s+down)?\b",
     re.IGNORECASE,
 )
@@ -566,6 +579,13 @@ _SPLIT = re.compile(
     r"(?!\s+(?:with|for|at|in|by|eating|packing|cooking)\b)|ended\s+(?:it|things))",
     re.IGNORECASE,
 )
+# "the band split up", "our book club folded": a group the user was part of, over.
+_DISBANDED = re.compile(
+    r"^(?:since\s+|after\s+|when\s+)?(?:the|my|our)\s+(?P<x>band|choir|team|club|book\s+club"
+    r"|group|league|crew|troupe|orchestra|ensemble|quartet|trio|duo)\s+(?:has\s+|have\s+|finally\s+)?"
+    r"(?:split\s+up|broke\s+up|disbanded|folded|fell\s+apart|called\s+it\s+quits|shut\s+down)\b",
+    re.IGNORECASE,
+)
 # "the corolla's gone", "my old bike is gone": a thing the user had, had no more.
 _GONE = re.compile(
     r"^(?:the|my|our)\s+(?:old\s+)?(?P<x>[\w-]+)(?:'s|\s+is|\s+has)\s+(?:finally\s+|now\s+"
@@ -587,6 +607,11 @@ def idiom_claims(text: str, speaker: str) -> list[Claim] | None:
             Claim("user", "relationship", "single", change=True, qualifier="broke up"),
             Claim("user", "partner", who, negated=True, change=True),
         ]
+    disbanded = _DISBANDED.match(text)
+    if disbanded is not None:
+        # "the band split up": what the user did with it is over.
+        what = disbanded.group("x").casefold()
+        return [Claim("user", "any", what, negated=True, change=True, qualifier="disbanded")]
     gone = _GONE.match(text)
     if gone is not None and not lx.is_pet(gone.group("x")) and not vague(gone.group("x")):
         x = gone.group("x").casefold()
@@ -645,8 +670,8 @@ def idiom_claims(text: str, speaker: str) -> list[Claim] | None:
     if _RETIRED_NOW.search(text):
         return [Claim("user", "job", "retired", change=True)]
     move = _MOVE_DONE.search(text)
-    if move is not None and not vague(move.group("where")):
-        where = place_value(clean_value(move.group("where")))
+    if move is not None and not vague(move.group("where") or move.group("to")):
+        where = place_value(clean_value(move.group("where") or move.group("to")))
         return [Claim("user", "residence", where[:1].upper() + where[1:], change=True)]
     first_as = _FIRST_AS.search(text)
     job = clean_value(first_as.group("job")) if first_as is not None else ""
@@ -655,6 +680,11 @@ def idiom_claims(text: str, speaker: str) -> list[Claim] | None:
     done = _DONE_WITH.search(text)
     if done is not None and not vague(clean_value(done.group("x"))):
         return [Claim("user", "any", clean_value(done.group("x")), negated=True, change=True)]
+    part = _HEALED_PART.search(text) if _CAST_OFF.search(text) else None
+    if part is not None:
+        # "cast came off yesterday, wrist feels weird": the break has mended.
+        what = part.group(0).casefold()
+        return [Claim("user", "condition", what, negated=True, change=True, qualifier="healed")]
     healed = _HEALED.search(text)
     if healed is not None:
         return [

@@ -9,7 +9,7 @@ import re
 from plugins.extractors import lexicon as lx
 
 _OPENING_SINCE = re.compile(
-    r"^(?:ever\s+since|since|now\s+that|after)\s+(?P<fact>(?:we|i|i'm|we're)\b[^,]+?)"
+    r"^(?:ever\s+since|since|now\s+that|after)\s+(?P<fact>(?:we|i|i'm|we're|the|my|our)\b[^,]+?)"
     r"(?:,\s*|\s+(?=(?:i|i'm|im|we|it's|its|my)\s))(?P<rest>.+)$",
     re.IGNORECASE,
 )
@@ -72,6 +72,7 @@ def _who_as(who: str) -> str | None:
         last in ("resident", "local", "native", "parent", "mum", "mom", "dad", "mother", "father")
         or lx.is_occupation(last)
         or last in lx.DIETS
+        or last in lx.CONDITION_ADJECTIVES  # "being diabetic, I skip dessert"
         or last in lx.NATIONALITIES
         or (len(words) > 2 and words[-2] == "of")  # "a mum of two"
     )

@@ -74,7 +74,8 @@ def here_in(text: str) -> tuple[Claim, str] | None:
         return None
     place = place_value(clean_value(here.group("where")))
     for candidate in (place, place.rsplit(" ", 1)[0]):  # "here in dhaka the data is slow"
-        if not vague(candidate) and known_place(candidate):
+        # A name with a capital is a place whether or not the list holds it ("Mirissa").
+        if not vague(candidate) and (known_place(candidate) or candidate[:1].isupper()):
             end = here.start("where") + len(candidate)
             rest = f"{text[: here.start()].rstrip(' ,')} {text[end:].lstrip(' ,')}".strip()
             claim = Claim("user", "residence", candidate[:1].upper() + candidate[1:])

@@ -292,6 +292,8 @@ def render(claim: Claim) -> str | None:
             text = f"No more {v} for {_mid(who)}" if v else None
         elif q == "gone":
             text = f"{who} no longer has the {v}" if v else None
+        elif q == "disbanded":
+            text = f"{_possessive(who)} {v} split up" if v else None
         elif v[:1].isupper():
             text = f"{who} left {v}"  # "left Perth", "quit Tesco"
         else:
