@@ -71,7 +71,8 @@ CAR_BRANDS: frozenset[str] = words(
     """
     toyota honda ford tesla subaru bmw audi mercedes volkswagen vw volvo mazda nissan kia
     hyundai chevy chevrolet jeep prius civic corolla camry golf fiat peugeot renault skoda
-    porsche lexus mini jaguar polestar rivian
+    porsche lexus mini jaguar polestar rivian dacia lada proton perodua tata maruti mahindra
+    geely byd chery opel vauxhall citroen mitsubishi isuzu daihatsu suzuki seat saab
     """
 )
 PHONES: frozenset[str] = words("iphone android pixel samsung galaxy oneplus blackberry")
@@ -194,7 +195,7 @@ NOT_OCCUPATIONS: frozenset[str] = words(
     center centre shelter letter theater theatre heater starter charter chapter semester
     sister brother mother father daughter other user water winter summer number dinner
     lover member fan beginner mess introvert extrovert ambivert person people owner homeowner
-    renter tenant
+    renter tenant character
     parent partner neighbor neighbour roommate flatmate helper supporter believer
     follower fighter survivor loner gamer reader thinker dreamer worrier sleeper eater
     drinker smoker runner-up regular customer listener viewer watcher user leader

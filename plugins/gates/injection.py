@@ -16,7 +16,11 @@ INJECTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r".{0,30}\b(instructions?|prompts?|rules|directions|guidelines|context)\b"
             r"|\b(ignore|disregard)\s+(the\s+)?(instructions?|prompts?)\s+(above|before|given)",
         ),
-        ("new_instructions", r"\b(new|updated|real|actual)\s+(system\s+)?instructions?\s*:"),
+        (
+            "new_instructions",
+            r"\b(new|updated|real|actual)\s+(system\s+)?instructions?\s*:"
+            r"|\binstructions?\s+(for|to)\s+(the\s+)?(memory|system|assistant|ai|model|bot)\b",
+        ),
         (
             "role_override",
             r"\byou\s+are\s+now\s+(an?\s+|the\s+|in\s+)?(dan|unrestricted|jailbroken|evil|free\s+"
@@ -49,7 +53,13 @@ INJECTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "memory_command",
             r"\[\s*(memory|system|admin)[\w ]{0,20}\]|\b(store|save|record|write|add)\s+(the"
             r"\s+following|this)\s+(as|to)\s+(a\s+)?(permanent\s+)?(fact|memory|memories)\b"
-            r"|\bupdate\s+(your\s+|the\s+)?memory\s*:|\b(user|memory|fact|profile)_\w+\s*=\s*\S",
+            r"|\bupdate\s+(your\s+|the\s+)?memory\s*:|\b(user|memory|fact|profile)_\w+\s*=\s*\S"
+            # "store that the user is 25": an order to the memory about "the user", not a
+            # person speaking of themselves.
+            r"|\b(store|save|record|remember|memori[sz]e|note|log|write\s+down)\s+(permanently\s+"
+            r"|forever\s+)?(that\s+)?the\s+user\s+(is|has|was|works|lives|likes|owns|earns|am)\b"
+            r"|\b(memory|memory\s+(system|module|bot|store|database))\s*[:,]\s*(store|save|record"
+            r"|remember|add|update|set|delete|forget)\b",
         ),
     )
 )

@@ -28,11 +28,13 @@ from plugins.extractors.claims.words import (
 )
 
 _LEADING_TIME = re.compile(
-    r"^(?P<when>(?:(?:last|this|next|early|late)\s+(?:\w+\s+)?"
+    r"^(?P<when>in\s+(?:my|our)\s+(?:free|spare|own)\s+time|(?:(?:last|this|next|early|late)\s+(?:\w+\s+)?"
     r"(?:week|month|year|summer|winter|spring|fall|autumn|weekend|night|monday|tuesday"
     r"|wednesday|thursday|friday|saturday|sunday)"
     r"|(?:in|since|on|back in|as of|starting(?!\s+(?:at|with|a|an|my|the|to)\b)|from)"
-    r"\s+(?:\w+\s+)?\w+"
+    # "on weekends i ...": not the "i"; "in 11th grade" is no time.
+    r"\s+(?!\d+(?:st|nd|rd|th)\s+(?:grade|year|class|form)\b)"
+    r"(?:\w+\s+)?(?!(?:i|we|im|i'm|we're|grade|class|form)\b)\w+"
     r"|after\s+(?:\d+|a\s+few|many|several|[a-z]+)\s+(?:years|months|weeks|decades)"
     r"(?:\s+(?:at|in|with|of|as)\s+[\w' -]+?)?(?=,?\s+(?:i|we)\s)"
     r"|(?:a|one|two|three|four|five|six|a few|a couple of|several)\s+(?:days|weeks|months"
@@ -57,6 +59,12 @@ _YEAR_AND_FIELD = re.compile(
 _AT_AGE = re.compile(
     r"^at\s+(?:(?:nearly|almost|age)\s+)?(?P<n>[2-9]\d)\s*,?\s+(?=(?:i'm|im|i\s+(?!was|had|did|"
     r"\w+ed\b)|my\s+(?:knees?|back|body|joints?|hips?|eyes|hair|metabolism|skin|bones)\b))",
+    re.IGNORECASE,
+)
+# "I'm 17 and in 11th grade", "a retired teacher, 68 years old": said of the subject before.
+_SAID_AFTER_SUBJECT = re.compile(
+    r"^(?:in\s+(?:\d+(?:st|nd|rd|th)\s+(?:grade|year|class|form)|(?:grade|year|class|form)\s+\d+)"
+    r"|\d{1,3}\s+years?\s+old)\b",
     re.IGNORECASE,
 )
 _BARELY_ANYMORE = re.compile(
@@ -113,6 +121,7 @@ def claims_of_clause(
     # "also I'm 52": an age has no "also" to keep.
     text = re.sub(r"^(?:also|plus)\s+(i'm|im)\s+(?=\d)", r"\1 ", text, flags=re.I)
     # "also 42 now lol", "officially 30 as of yesterday": the age now, its "I'm" left out.
+    text = re.sub(r"\b(\d{1,3})\s+years?\s+of\s+age\b", r"\1 years old", text, flags=re.I)
     text = _BARE_AGE_NOW.sub(r"I'm \g<n> ", text)
     # "4th year architecture at the polytechnic in krakow": a student's year and field.
     text = _YEAR_AND_FIELD.sub(r"I'm a \g<year> \g<field> student \g<at> ", text)
@@ -174,9 +183,10 @@ def claims_of_clause(
         text, speaker=speaker, last_person=last_person, fact_text=fact_text
     )
     if subject is None:
-        if inherited is not None and starts_predicate(text):
+        said_after = _SAID_AFTER_SUBJECT.match(text) is not None
+        if inherited is not None and (starts_predicate(text) or said_after):
             subject, rest = inherited, text
-            if _bare_complement(text) or _bare_diet(text):
+            if _bare_complement(text) or _bare_diet(text) or said_after:
                 rest = f"is {text}"
         elif fact_text or _subjectless_ok(text, strict):
             subject, rest = Subject(speaker, speaker == "user"), text
@@ -423,9 +433,12 @@ def _bare_occupation(text: str) -> bool:
     )
     words = parts[0].strip(" ,.!").split()
     longest = 4 if words and _YEAR_OF_STUDY.match(words[0]) else 3
+    # One word will do when a place follows it: "waitress at a diner in marietta".
+    one = re.match(r"^(\S+)\s+(?:at|in)\s+(?:a|an|the)\s", text.casefold())
+    shortest = 0 if one is not None and stem(one.group(1)) not in VERBS else 1
     return (
         len(parts) == 2
-        and 1 < len(words) <= longest
+        and shortest < len(words) <= longest
         and not any(w in DETERMINERS or w in SKIP_ADVERBS for w in words)
         and lx.is_occupation(" ".join(words))
     )

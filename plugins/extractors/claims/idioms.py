@@ -571,6 +571,27 @@ def _birthday_age(text: str) -> list[Claim] | None:
     ]
 
 
+_GIVES_ME_A_RASH = re.compile(
+    r"^(?P<x>(?:the\s+|any\s+)?[a-z][\w' -]{1,30}?)\s+(?:always\s+|still\s+)?(?:gives|give)\s+me\s+"
+    r"(?:a\s+|bad\s+|terrible\s+|awful\s+)*(?:rash|rashes|hives|eczema|an?\s+allergic\s+reaction"
+    r"|allergies|an?\s+asthma\s+attack)\b",
+    re.IGNORECASE,
+)
+_THING_NAMED = re.compile(
+    r"^(?:my|our)\s+(?:(?:old|new|little|trusty|own|small|first)\s+)*(?P<kind>boat|van|car|truck"
+    r"|bike|motorbike|motorcycle|scooter|guitar|piano|violin|plant|farm|shop|cafe|bakery"
+    r"|restaurant|business|company|podcast|channel|blog|canoe|kayak|yacht|tractor|camper"
+    r"|caravan|ute|jeep|ship|sailboat|food\s+truck)\s+is\s+(?:called|named)\s+"
+    r"(?P<name>(?-i:[A-Z])[\w'&-]*(?:\s+(?-i:[A-Z])[\w'&-]*)*)",
+    re.IGNORECASE,
+)
+_PROMOTED_ME = re.compile(
+    r"\b(?:promoted|bumped|moved)\s+me\s+(?:up\s+)?to\s+(?:an?\s+|the\s+)?(?P<job>[\w -]{2,40}?)"
+    r"(?=\s*[!.,;?]|\s+(?:and|but|so|now|today|yesterday|last|this|at|in|from)\b|\s*$)"
+    r"|\bmade\s+me\s+(?:an?\s+|the\s+)?(?P<made>[\w -]{2,40}?)"
+    r"(?=\s*[!.,;?]|\s+(?:and|but|so|now|today|yesterday|last|this|at|in|from)\b|\s*$)",
+    re.IGNORECASE,
+)
 # "rafael and i called it quits", "we parted ways": a relationship over.
 _SPLIT = re.compile(
     r"^(?:we|i|(?P<a>[\w'-]+)\s+and\s+(?:i|me)|(?:i|me)\s+and\s+(?P<b>[\w'-]+))\s+"
@@ -599,6 +620,26 @@ def idiom_claims(text: str, speaker: str) -> list[Claim] | None:
     """Statements said in a fixed phrase rather than a subject and a verb."""
     if speaker != "user":
         return None
+    reacts = _GIVES_ME_A_RASH.match(text)
+    if reacts is not None and not vague(reacts.group("x")):
+        # "cedar dust gives me a rash": what the user reacts to.
+        return [
+            Claim(
+                "user",
+                "allergy",
+                clean_value(re.sub(r"(?i)^(?:the|any)\s+", "", reacts.group("x"))),
+            )
+        ]
+    named = _THING_NAMED.match(text)
+    if named is not None:
+        # "my boat is called Bituin": a thing the user has, and its name.
+        kind = named.group("kind").casefold()
+        return [Claim("user", "possession", f"{kind} named {named.group('name')}")]
+    promoted = _PROMOTED_ME.search(text)
+    job = (promoted.group("job") or promoted.group("made")) if promoted is not None else ""
+    if job and lx.is_occupation(job.casefold()):
+        # "they promoted me to site manager", "they made me head chef": the job now.
+        return [Claim("user", "job", with_article(clean_value(job)), change=True)]
     split = _SPLIT.match(text)
     if split is not None:
         who = split.group("a") or split.group("b") or ""

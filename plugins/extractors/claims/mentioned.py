@@ -49,7 +49,11 @@ _MENTION = re.compile(
 
 _CAR_MENTION = re.compile(
     r"\b(?:my|our)\s+(?:(?:old|new|trusty|used|little|\d{4})\s+)*"
-    r"(?P<car>(?P<brand>[a-z]+)(?:\s+(?P<model>(?-i:[A-Z0-9])[\w-]*))?)",
+    r"(?P<car>(?P<brand>[a-z]+)(?:\s+(?P<model>(?-i:[A-Z0-9])[\w-]*|(?!(?:is|was|has|had|and|or"
+    r"|but|to|in|at|on|for|with|from|broke|died|needs|keeps|got|just|still|that|the|a|lol|haha"
+    r"|again|too|now|today|yesterday|because|since|which|who|it|its|runs|starts|won't|wont"
+    r"|isn't|doesn't|can't|will|would|could|should|might|did|does|do|so|then|than|as|when"
+    r"|where|while|if|outside|inside|into|onto|up|down|off|out|over|under)\b)[a-z][\w-]{2,}))?)",
     re.IGNORECASE,
 )
 
@@ -220,6 +224,7 @@ def mentions(text: str) -> list[Claim]:
         brand = match.group("brand").casefold()
         if brand in lx.CAR_BRANDS and brand not in ("mini", "golf", "jeep"):
             model = match.group("model") or ""
+            model = model[:1].upper() + model[1:]  # "my dacia dokker": the Dokker
             value = f"{brand.capitalize() if brand not in ('bmw', 'vw') else brand.upper()} {model}"
             out.append(Claim("user", "vehicle", value.strip()))
     for match in _PET_MENTION.finditer(text):

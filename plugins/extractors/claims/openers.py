@@ -36,6 +36,10 @@ _OPENING_AS = re.compile(
     r"(?P<rest>.+)$",
     re.IGNORECASE,
 )
+_WHO_HERE = re.compile(
+    r"^(?P<who>(?:an?\s+)?[a-z][\w' -]{1,30}?)\s+here\b\s*(?:[,.!:;]+|\s-+)\s*(?P<rest>.*)$",
+    re.IGNORECASE,
+)
 _SOMEONE = re.compile(r"^someone\s+(?P<how>with|without|who|born)\s+(?P<what>.+)$", re.IGNORECASE)
 # "as a kid, I lived in Paris", "as a result, ...": a time of life or a connective, not who
 # the user is now.
@@ -93,6 +97,13 @@ def opening_statements(sentence: str) -> list[str]:
             f"I {_DID[joined.group('how').casefold()]} {joined.group('what')}",
             joined.group("rest"),
         ]
+    here = _WHO_HERE.match(sentence.strip())
+    if here is not None:
+        who = here.group("who")
+        said = _who_as(who if re.match(r"(?i)an?\s", who) else f"a {who}")
+        if said is not None:
+            # "single mom here, waitress at a diner", "baker here.": who is speaking.
+            return [said, here.group("rest")] if here.group("rest") else [said]
     match = _OPENING_AS.match(sentence.strip())
     said = _who_as(match.group("who")) if match is not None else None
     if match is None or said is None:

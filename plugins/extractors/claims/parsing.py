@@ -16,6 +16,7 @@ from plugins.extractors.claims.subjects import (
     Subject,
     is_name,
     name_shaped,
+    starts_predicate,
 )
 
 # A one-word sentence that exclaims rather than names ("we got a dog! Finally.").
@@ -93,6 +94,11 @@ def _ages_in_brackets(sentence: str) -> tuple[str, list[Claim]]:
     return _AGE_IN_BRACKETS.sub(read, sentence), claims
 
 
+_UNNAMED_HE = re.compile(
+    r"^\s*(?:(?:also|and|but|plus|so|oh)\s+)?(?:he|she)(?:'s|\s+is|\s+has|\s+was)?\b", re.IGNORECASE
+)
+
+
 def parse(
     text: str,
     *,
@@ -131,8 +137,12 @@ def parse(
         sentence, ages = _ages_in_brackets(sentence)
         out.extend(ages)
         first_of_sentence = len(out)
+        stranger = False  # the sentence is about a "he" or "she" nobody named
         for clause in clauses(sentence):
             if keep is not None and not keep(clause):
+                continue
+            if stranger and starts_predicate(clause.strip()):
+                # "he's 212 years old and has a pet goat": the goat is his, not the user's.
                 continue
             claims, subject = claims_of_clause(
                 clause,
@@ -144,6 +154,7 @@ def parse(
                 antecedent=antecedent,
             )
             inherited = None if subject is None else replace(subject, thing=None, pet=None)
+            stranger = subject is None and not claims and _UNNAMED_HE.match(clause) is not None
             pet_name = (subject.pet or "").split(" ", 1)[-1] if subject is not None else ""
             if subject is not None and subject.pet and " " in subject.pet and is_name(pet_name):
                 # "our retriever Rufus is 12 and has bad hips": Rufus has them.

@@ -177,7 +177,10 @@ def predicate(rest: str) -> Predicate | None:
         elif w in ("stopped", "stop", "stops", "quit", "quitting") and _peek(words, i + 1).endswith(
             "ing"
         ):
-            p.stop = p.negated = p.change = True
+            if p.negated:
+                p.negated = False  # "can't stop eating chocolate": still does
+            else:
+                p.stop = p.negated = p.change = True
         elif w == "gave" and _peek(words, i + 1) == "up" and _peek(words, i + 2).endswith("ing"):
             p.stop = p.negated = p.change = True
             i += 1

@@ -456,6 +456,7 @@ def _rules() -> tuple[tuple[frozenset[str], _Rule], ...]:
         ("learn", r._learn),
         ("play", r._play),
         ("drive", r._drive),
+        ("ride", r._ride),
         ("use", r._use),
         ("switch swap trade transfer", r._switch),
         ("change rename update", r._change),

@@ -311,8 +311,20 @@ def _starts_statement(text: str) -> bool:
         return True  # "... and will never be rich": its own clause, with the subject before
     if re.match(r"turning\s+\d", text, re.I):
         return True  # "I'm 29 and turning 30 next week": two statements, one subject
-    if re.match(r"(?:living|working|studying|based)\s+(?:in|at|as|for|from)\b", text, re.I):
+    if re.match(
+        r"(?:living|working|studying|based|residing)\s+(?:in|at|as|for|from)\b", text, re.I
+    ):
         return True  # "from Brazil but living in Toronto": the subject before, a new statement
+    if re.match(
+        r"\d{1,3}\s+years?\s+(?:of\s+age|old)\b|in\s+(?:\d+\w*|year\s+\d+)\s+(?:grade|year|class)\b"
+        r"|in\s+(?:grade|year|class)\s+\d+\b",
+        text,
+        re.I,
+    ):
+        return True  # "a retired teacher, 68 years of age", "I'm 17 and in 11th grade"
+    opened = _TIME_OPENING.match(text)
+    if opened is not None and _starts_statement(text[opened.end() :]):
+        return True  # "... and in my free time i run": a time said first, then the statement
     text = " ".join(words)
     if HEALED.match(text) or NO_MORE.match(text) or _NEW_SUBJECT.match(text):
         return True
@@ -338,6 +350,13 @@ def _starts_statement(text: str) -> bool:
         and first not in ("like", "love")
     )
 
+
+_TIME_OPENING = re.compile(
+    r"(?:in\s+(?:my|our)\s+(?:free|spare|own)\s+time|on\s+(?:the\s+)?weekends?|at\s+weekends?"
+    r"|at\s+night|these\s+days|most\s+(?:days|nights|evenings|mornings)|after\s+work"
+    r"|in\s+the\s+(?:evenings?|mornings?))\s*,?\s+(?=(?:i|we)\b)",
+    re.IGNORECASE,
+)
 
 HEALED = re.compile(
     r"^(?:my\s+|(?:the\s+)?(?P<whose>user|(?-i:[A-Z][\w\-]+))'s\s+|the\s+)?"

@@ -327,22 +327,35 @@ _RANK = re.compile(r"\b(?:senior|lead|principal|head|chief|staff|junior|associat
 
 # "I live in Arusha - sorry, I meant Moshi": the name said just before was the wrong one.
 _MEANT_INSTEAD = re.compile(
-    r"\b(?:sorry|oops|wait|no|err?m?)\W+\s*i\s+meant\s+"
-    r"(?P<new>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)(?!\s*,?\s+not\b)",
+    r"\b(?:sorry|oops|wait|no|err?m?)\W+\s*(?:i\s+mean[t]?\s+"
+    r"(?P<new>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?|[a-z][\w'-]+)(?!\s*,?\s+not\b)"
+    # "my daughter aisyah is 9, sorry, 10": a number put right.
+    r"|(?P<number>\d{1,3})\b(?!\s*(?:am|pm|min|mins|minutes|hours?|days?|%|kg|km)\b))",
     re.IGNORECASE,
 )
 
 
 def _meant_instead(text: str, claims: list[Claim]) -> list[Claim]:
-    """This turn's claims with the last name it said before "I meant" put right."""
+    """This turn's claims with the name it said just before "I meant" put right ("trips from
+    tangalle, sorry i mean mirissa")."""
     meant = _MEANT_INSTEAD.search(text)
     if meant is None:
         return claims
+    new = meant.group("new") or meant.group("number")
     before = text[: meant.start()].casefold()
     for i in range(len(claims) - 1, -1, -1):
         value = claims[i].value
-        if value[:1].isupper() and value.casefold() in before:
-            return [*claims[:i], replace(claims[i], value=meant.group("new")), *claims[i + 1 :]]
+        if value[:1].isupper() and value.casefold() in before and not new.isdigit():
+            named = new[:1].upper() + new[1:]
+            return [*claims[:i], replace(claims[i], value=named), *claims[i + 1 :]]
+    said = re.findall(r"[\w'-]+", before)
+    wrong = said[-1] if said else ""
+    for i in range(len(claims) - 1, -1, -1):
+        words = claims[i].value.split()
+        at = [j for j, w in enumerate(words) if w.casefold() == wrong]
+        if wrong and at and (len(wrong) > 2 or wrong.isdigit()):
+            words[at[-1]] = new[:1].upper() + new[1:] if words[at[-1]][:1].isupper() else new
+            return [*claims[:i], replace(claims[i], value=" ".join(words)), *claims[i + 1 :]]
     return claims
 
 

@@ -260,10 +260,16 @@ def render(claim: Claim) -> str | None:
             text = f"{who} finished {owned}"
         elif is_school_stage(v):
             text = f"{who} is in {v}"
+        elif q == "student" and not past:
+            parts = re.split(r"\s+(in|at)\s+", v, maxsplit=1)  # "med in almaty"
+            where = f" {parts[1]} {parts[2]}" if len(parts) == 3 else ""
+            text = f"{who} is {_a(parts[0])} student{where}"
         elif _INSTITUTION.search(v) and " at " not in v and " in " not in v:
             text = f"{who} goes to {v}"  # "Hartley Academy", "St Mary's"
         elif re.match(r"(?:university|college|uni|school|sixth form)\s+(?:at|in)\s", v, re.I):
             text = f"{who} goes to {v}"  # "university at York"
+        elif re.match(r"(?:a|an|the)\s", v, re.I):
+            text = f"{who} goes to {v}"  # "a colegio in medellín"
         else:
             text = f"{who} studies {v}"
     elif a == "school_year":

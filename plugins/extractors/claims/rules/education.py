@@ -35,7 +35,7 @@ class EducationRules(HealthRules):
                 out += [] if vague(where) else [self.claim("education", where)]
             return out
         match = re.match(
-            r"^(?:an?\s+)?(?P<what>(?:[\w\-']+\s+){0,3}?)(?:student|undergrad|freshman|sophomore"
+            r"^(?:an?\s+)?(?P<what>(?:[\w\-']+\s+){0,4}?)(?:student|undergrad|freshman|sophomore"
             r"|phd candidate|doctoral candidate)\b",
             low,
         )
@@ -46,14 +46,18 @@ class EducationRules(HealthRules):
             value = clean_value(rest[match.end() :])
             return [] if vague(value) else [self.claim("education", value)]
         what = " ".join(match.group("what").split())
-        what = re.sub(r"\b(?:first|second|third|fourth|final)[- ]year\b", "", what).strip()
+        what = re.sub(
+            r"\b(?:first|second|third|fourth|final|\d+(?:st|nd|rd|th))[- ](?:year|yr)\b", "", what
+        ).strip()
         tail = rest[match.end() :].strip()
         place = re.match(r"^(?P<prep>at|in|of)\s+(?P<x>.+)$", tail, re.I)
         where = clean_value(place.group("x")) if place else ""
         prep = place.group("prep").casefold() if place else ""
         joiner = ("in" if prep == "in" else "at") if where and what else ""
         value = " ".join(part for part in (what, joiner, where) if part)
-        return [self.claim("education", value or "student")]
+        if not what:
+            return [self.claim("education", value or "student")]
+        return [self.claim("education", value, qualifier="student")]  # "a med student in X"
 
     def _teach(self, rest: str, low: str) -> list[Claim] | None:
         where = r"(?:^|\s+)(?:at|in|from|for|on|online)\b"

@@ -252,6 +252,8 @@ class PastimeRules(HomeRules):
             return [] if vague(value) else [self.claim("event", f"{said} {value}")]
         verb = {stem(v): v for v in HABITUAL_VERBS.split()}.get(self.p.head, "")
         value = clean_value(rest)
+        if re.match(r"^[a-z]{3,}ing\b", value):
+            value = ""  # "i run, training for the 10k": what the running is for, said after
         if value.casefold() in ("everywhere", "a lot", "daily", "every day"):
             value = ""
         third = third_person(verb)

@@ -261,6 +261,23 @@ class PossessionRules(FamilyRules, WorkRules):
             return [] if self.strict else None
         return [self.claim("vehicle", vehicle)]
 
+    def _ride(self, rest: str, low: str) -> list[Claim] | None:
+        """ "ride a honda wave to work": the vehicle; "ride horses" is left to the pastimes."""
+        what = re.split(r"\s+(?:to|for|around|every|daily|each|at|in)\b", rest, maxsplit=1)[0]
+        vehicle = vehicle_in(what) if not self.p.negated else None
+        return None if vehicle is None else [self.claim("vehicle", vehicle)]
+
+    def _keep(self, rest: str, low: str) -> list[Claim] | None:
+        pets = pets_in(rest)
+        if pets:
+            return [self.claim("pet", pet) for pet in pets]
+        kept = re.match(
+            r"^(?P<what>bees|chickens|hens|goats|sheep|pigeons|ducks|pigs|cows|alpacas)\b", low
+        )
+        if kept is not None and not self.p.negated:
+            return [self.claim("hobby", f"keeps {kept.group('what')}")]  # "i keep bees"
+        return [] if self.strict else None
+
     def _use(self, rest: str, low: str) -> list[Claim] | None:
         phone = phone_in(rest)
         if phone is not None:
@@ -322,12 +339,6 @@ class PossessionRules(FamilyRules, WorkRules):
     def _rehome(self, rest: str, low: str) -> list[Claim] | None:
         value = clean_value(rest)
         return [] if vague(value) else [self.claim("any", value, negated=True, change=True)]
-
-    def _keep(self, rest: str, low: str) -> list[Claim] | None:
-        pets = pets_in(rest)
-        if pets:
-            return [self.claim("pet", pet) for pet in pets]
-        return [] if self.strict else None
 
 
 _HOUSING_VERBS = stems("have own rent buy get sign lease find")

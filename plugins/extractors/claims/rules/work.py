@@ -61,7 +61,13 @@ class WorkRules(Reading):
         return None
 
     def _occupation(self, rest: str) -> list[Claim] | None:
-        text = re.sub(r"\s+(?:there|here)$", "", clean_value(rest), flags=re.I)
+        text = clean_value(rest)
+        text = re.sub(
+            r"\s+(?:there|here|irl|in\s+real\s+life|by\s+trade|by\s+profession)$",
+            "",
+            text,
+            flags=re.I,
+        )
         if re.match(r"^on\s+(?:a|an|the|my)\s", text, re.I):
             return None  # "I'm on a bajaj boxer now": riding it, not working as a boxer
         retired = re.match(
@@ -321,8 +327,8 @@ class WorkRules(Reading):
         return self._quit(rest[match.end() :], low[match.end() :])
 
     def _quit(self, rest: str, low: str) -> list[Claim] | None:
-        if not rest.strip(" .!"):
-            return []
+        if not rest.strip(" .!") or self.p.negated:
+            return []  # "i cant stop long", "can't stop eating chocolate": nothing ended
         if re.match(r"^(?:my|the|our|their|his|her)\s+(?:job|position|role)\b", low):
             match = re.search(r"\b(?:at|with)\s+(?P<org>.+)$", rest, re.I)
             org = clean_value(match.group("org")) if match else ""
@@ -375,7 +381,8 @@ class WorkRules(Reading):
         if re.match(r"^(?:some|the|this|that|these|those|my|our|it|dinner|lunch)\b", value, re.I):
             # "made some peach cobbler": a cobbler is baked, not a trade taken up.
             return [] if self.strict else None
-        if lx.is_occupation(value.casefold()) or value.casefold() in ("partner", "captain"):
+        made = lx.is_occupation(value.casefold()) or value.casefold() in ("partner", "captain")
+        if made and not self.p.progressive:  # "im making a dnd character" creates one
             return [self.claim("job", value, change=True)]
         return [] if self.strict else None
 
