@@ -46,8 +46,7 @@ from daemon.memory.reconcile import (
 from events.consolidation_events import FactArchived, FactReinforced, ReviewItemQueued
 from events.store.base import NO_STREAM, EventStore
 from events.types import Event, FactReconciled, FactSuperseded, FactWritten, fact_stream
-from plugins.extractors.claims import Claim
-from plugins.extractors.statements.notes import NOTE
+from plugins.extractors.claims import NOTE, Claim
 from projections.facts import (
     KnownClaims,
     claims_of_facts,

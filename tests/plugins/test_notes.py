@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from daemon.memory.writes import Draft, draft_claims
-from plugins.extractors.statements.notes import NOTE, note_of
+from plugins.extractors.claims import NOTE
+from plugins.extractors.statements.notes import note_of
 from plugins.extractors.statements.reading import extract_statements
 from plugins.llm.types import TranscriptEntry
 

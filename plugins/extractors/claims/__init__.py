@@ -29,6 +29,7 @@ from plugins.extractors.claims.model import (
     CHANGED_MIND,
     EXCLUSIVE_VERBS,
     MULTI_VALUED,
+    NOTE,
     SINGLE_VALUED,
     Claim,
 )
@@ -54,6 +55,7 @@ __all__ = [
     "EXCLUSIVE_VERBS",
     "HANDLE_NOUNS",
     "MULTI_VALUED",
+    "NOTE",
     "SINGLE_VALUED",
     "Claim",
     "clauses",

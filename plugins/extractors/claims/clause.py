@@ -33,7 +33,7 @@ _LEADING_TIME = re.compile(
     r"|wednesday|thursday|friday|saturday|sunday)"
     r"|(?:in|since|on|back in|as of|starting(?!\s+(?:at|with|a|an|my|the|to)\b)|from)"
     # "on weekends i ...": not the "i"; "in 11th grade" is no time.
-    r"\s+(?!\d+(?:st|nd|rd|th)\s+(?:grade|year|class|form)\b)"
+    r"\s+(?!\d+(?:st|nd|rd|th)\s+(?:grade|year|class|form)\b|(?:year|grade|class|form)\s+\d+\b)"
     r"(?:\w+\s+)?(?!(?:i|we|im|i'm|we're|grade|class|form)\b)\w+"
     r"|after\s+(?:\d+|a\s+few|many|several|[a-z]+)\s+(?:years|months|weeks|decades)"
     r"(?:\s+(?:at|in|with|of|as)\s+[\w' -]+?)?(?=,?\s+(?:i|we)\s)"
@@ -186,7 +186,9 @@ def claims_of_clause(
         said_after = _SAID_AFTER_SUBJECT.match(text) is not None
         if inherited is not None and (starts_predicate(text) or said_after):
             subject, rest = inherited, text
-            if _bare_complement(text) or _bare_diet(text) or said_after:
+            if said_after:
+                rest = f"is {text.split(',')[0]}"  # "in year 11 at st aldhelms, gcses in may"
+            elif _bare_complement(text) or _bare_diet(text):
                 rest = f"is {text}"
         elif fact_text or _subjectless_ok(text, strict):
             subject, rest = Subject(speaker, speaker == "user"), text

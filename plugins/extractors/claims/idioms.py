@@ -596,6 +596,9 @@ _PROMOTED_ME = re.compile(
 _SPLIT = re.compile(
     r"^(?:we|i|(?P<a>[\w'-]+)\s+and\s+(?:i|me)|(?:i|me)\s+and\s+(?P<b>[\w'-]+))\s+"
     r"(?:have\s+|finally\s+|officially\s+|just\s+)*(?:called\s+it\s+quits|parted\s+ways"
+    # "daria and i split in july" (not "we split the bill")
+    r"|split(?:\s+up)?(?=\s*(?:$|[,.!;]|(?:in|last|this|on|after|yesterday|a\s+while|months?"
+    r"|weeks?|for\s+good)\b))"
     r"|went\s+(?:our|separate)\s+(?:separate\s+)?ways|are\s+(?:done|over|finished|through)\b"
     r"(?!\s+(?:with|for|at|in|by|eating|packing|cooking)\b)|ended\s+(?:it|things))",
     re.IGNORECASE,

@@ -57,6 +57,11 @@ _CAR_MENTION = re.compile(
     re.IGNORECASE,
 )
 
+_ENDED = re.compile(
+    r"\s+(?:\w+\s+){0,2}?(?:died|is\s+dead|was\s+stolen|got\s+stolen|got\s+nicked|was\s+nicked"
+    r"|(?:was|got)\s+(?:written\s+off|totall?ed|scrapped|sold)|is\s+gone|gave\s+up\s+for\s+good)\b",
+    re.IGNORECASE,
+)
 _PHONE_MENTION = re.compile(
     r"\b(?:my|our)\s+(?:(?:old|new|trusty)\s+)*(?P<phone>(?:iphone|pixel|galaxy|oneplus"
     r"|samsung(?:\s+galaxy)?)(?:\s+(?:\d+\w*|pro|max|plus|mini|ultra|se|s\d+\w*))*)\b",
@@ -226,7 +231,9 @@ def mentions(text: str) -> list[Claim]:
             model = match.group("model") or ""
             model = model[:1].upper() + model[1:]  # "my dacia dokker": the Dokker
             value = f"{brand.capitalize() if brand not in ('bmw', 'vw') else brand.upper()} {model}"
-            out.append(Claim("user", "vehicle", value.strip()))
+            # "my old vw golf finally died": a car the user had, and has no more.
+            ended = _ENDED.match(text[match.end() :]) is not None
+            out.append(Claim("user", "vehicle", value.strip(), negated=ended, change=ended))
     for match in _PET_MENTION.finditer(text):
         kind, name = match.group("kind").casefold(), re.sub(r"'s$", "", match.group("name"))
         if match.group("count") and kind.endswith("s"):

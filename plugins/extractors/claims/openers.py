@@ -9,7 +9,10 @@ import re
 from plugins.extractors import lexicon as lx
 
 _OPENING_SINCE = re.compile(
-    r"^(?:ever\s+since|since|now\s+that|after)\s+(?P<fact>(?:we|i|i'm|we're|the|my|our)\b[^,]+?)"
+    r"^(?:ever\s+since|since|now\s+that|after)\s+(?P<fact>(?:we|i|i'm|we're)\b[^,]+?"
+    # "since the band split up": a thing's own news; "since the divorce" is left to its rule.
+    r"|(?:the|my|our)\s+\w+(?:\s+\w+)?\s+(?:split|broke|closed|shut|folded|disbanded|died"
+    r"|left|moved|ended|finished|sold|went|got)\b[^,]*?)"
     r"(?:,\s*|\s+(?=(?:i|i'm|im|we|it's|its|my)\s))(?P<rest>.+)$",
     re.IGNORECASE,
 )

@@ -20,9 +20,6 @@ from plugins.extractors.claims import stem, third_person
 from plugins.extractors.claims.values import OFTEN
 from plugins.extractors.claims.words import IRREGULAR, VERBS
 
-NOTE = "note"
-"""The attribute of a note's claim: the whole sentence, said over, is its value."""
-
 _LEAD = r"^(?:(?:so|and|but|also|btw|plus|oh|ok|okay|well)\s+)?"
 _FIRST_PERSON = re.compile(_LEAD + r"(?:i|i'm|im|i've|ive|my|we|we're|we've|our)\b", re.I)
 _ADDRESSED = re.compile(r"\b(?:you|u|ya|your|yours|thank|thanks|thx|ty|pls|please)\b", re.I)

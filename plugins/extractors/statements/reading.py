@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from plugins.extractors import lexicon as lx
 from plugins.extractors.claims import (
     CHANGED_MIND,
+    NOTE,
     Claim,
     labels_an_attribute,
     leading_label,
@@ -25,7 +26,7 @@ from plugins.extractors.claims import (
     with_known_names,
 )
 from plugins.extractors.claims.phrases import with_article
-from plugins.extractors.statements.notes import NOTE, note_of
+from plugins.extractors.statements.notes import note_of
 from plugins.extractors.statements.render import render
 from plugins.extractors.statements.sentences import (
     HYPOTHETICAL,

@@ -5,8 +5,14 @@ from __future__ import annotations
 import re
 
 from plugins.extractors import lexicon as lx
-from plugins.extractors.claims import CHANGED_MIND, Claim, is_school_stage, phone_name, third_person
-from plugins.extractors.statements.notes import NOTE
+from plugins.extractors.claims import (
+    CHANGED_MIND,
+    NOTE,
+    Claim,
+    is_school_stage,
+    phone_name,
+    third_person,
+)
 
 # Conditions said as what someone is ("lactose intolerant"), not what someone has.
 _CONDITION_ADJECTIVE = re.compile(
