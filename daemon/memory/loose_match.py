@@ -74,7 +74,8 @@ def _names(text: str) -> set[str]:
     for match in re.finditer(r"\b(?-i:[A-Z])[\w'-]{2,}", text):
         before = text[: match.start()].rstrip()
         word = normalise(match.group(0))
-        if before and before[-1] not in ".!?:" and word not in _COMMON:
+        shouted = match.group(0).isupper()  # "chewed my charger AGAIN": no name
+        if before and before[-1] not in ".!?:" and word not in _COMMON and not shouted:
             out.add(stem(word))
     return out
 
@@ -100,16 +101,16 @@ def loose_relation(new: str, old: str) -> str | None:
         return None
     # "sushi is my comfort food too": another of a kind is news as well.
     chat = _IN_PASSING.search(new) or _opens_with(new, _anchors(old))
-    in_passing = chat and not (_NEWS.search(new) or _ALSO.search(new))
+    in_passing = chat and not (_marked(_NEWS, new, old) or _ALSO.search(new))
     if not shared_things(new, old):
         # A name the old fact spells with a capital is the same name typed in lower case
         # ("the prius" after "Drives a Toyota Prius", "rex says hi" after "Has a dog named
         # Rex"): enough to say it again in passing, never to replace it.
         named = in_passing and _anchors(old) & _stems(new) and not _new_specifics(new, old)
-        return "same" if named and not _CHANGED.search(new) else None
+        return "same" if named and not _marked(_CHANGED, new, old) else None
     if _SAID_AGAIN.search(new):
         return "same"
-    if _CHANGED.search(new):
+    if _marked(_CHANGED, new, old):
         return "replaces"
     if in_passing and _anchors(old) & _stems(new) and not _new_specifics(new, old):
         # "filled up the prius today", "rex says hi, he's on my feet": the thing the fact is
@@ -123,9 +124,24 @@ def loose_relation(new: str, old: str) -> str | None:
 # mostly in Java" is a fact beside "has a dog named Java"; "java's asleep on my feet" is not.
 _IN_PASSING = re.compile(
     r"\b(?:i|i'm|i've|me|my|we|our|us|today|tonight|this\s+(?:morning|afternoon|evening|week"
-    r"|weekend|month)|yesterday|last\s+night|right\s+now|another\s+day)\b",
+    r"|weekend|month)|yesterday|last\s+night|right\s+now|another\s+(?:day|week|shift)"
+    r"|(?:long|busy|rough|hard)\s+(?:day|night|week|shift))\b",
     re.IGNORECASE,
 )
+
+
+def _marked(words: re.Pattern[str], new: str, old: str) -> bool:
+    """Whether ``new`` says one of ``words`` of the thing ``old`` names: "new" only counts
+    before that thing ("got a new Brompton"), not before a part of it ("my cello needs new
+    strings")."""
+    about = _things(old) | _anchors(old)
+    for match in words.finditer(new):
+        if match.group(0).casefold() != "new":
+            return True
+        following = re.findall(r"[\w'-]+", new[match.end() :])[:2]
+        if about & {stem(normalise(w)) for w in following}:
+            return True
+    return False
 
 
 def _new_specifics(new: str, old: str) -> bool:
@@ -134,8 +150,9 @@ def _new_specifics(new: str, old: str) -> bool:
     return bool((set(_NUMBER.findall(new)) | _names(new)) - said_before)
 
 
-# A number that names something ("series number 4"), not a measure ("a 12-hour shift").
-_NUMBER = re.compile(r"\b\d+\b(?![-\w])")
+# A number that names something ("series number 4"), not a measure ("a 12-hour shift") or a
+# count ("3 deliveries before lunch").
+_NUMBER = re.compile(r"\b\d+\b(?![-\w])(?!\s+[a-z]+s\b)")
 
 
 _ALSO = re.compile(r"\b(?:too|also|as\s+well|either)\b", re.IGNORECASE)

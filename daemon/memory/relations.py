@@ -76,6 +76,10 @@ _LASTING = frozenset(
 )
 
 
+# What a person does not stop having by saying so: "I don't have any drug allergies" against
+# "is allergic to penicillin" is one of the two wrong, unless they say it changed.
+_DENIED = frozenset({"allergy"})
+
 # What a person has once and for all: a different value contradicts rather than updates.
 _NEVER_CHANGES = frozenset({"birthday", "birth_year", "origin", "native_language", "birthplace"})
 
@@ -130,7 +134,7 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
         return "replaces", "gave up what it is done with", 0.75
     if (
         gave_up
-        and old.attribute in ("vehicle", "phone", "computer")
+        and old.attribute in ("vehicle", "phone", "computer", "possession")
         and _values_meet(new.value, old.value)
     ):
         # "sold the wave last month" ends "owns a Honda Wave motorbike".
@@ -153,6 +157,9 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
         return "none", "", 0.0
     if old.attribute == "plan" and positive(old) and positive(new):
         verb, _, planned = old.value.partition(" ")
+        moved = new.attribute == "residence" and stem(verb) in (stem("move"), stem("relocate"))
+        if moved and _values_meet(new.value, re.sub(r"^(?:to|back\s+to)\s+", "", planned)):
+            return "replaces", "moved as planned", 0.85  # "we're finally in perth"
         if new.attribute.startswith("verb:"):
             done_verb, done = new.attribute[5:].split("_")[0], new.value
         elif new.attribute == "event":
@@ -175,6 +182,9 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
         and match_values(new.value, old.value) != "differs"
     ):
         return "replaces", "changed their mind", 0.85  # whichever way it went
+    counted = _none_against_a_count(new, old)
+    if counted is not None:
+        return counted
     cross = _cross_attribute(new, old)
     if cross is not None:
         return cross
@@ -189,7 +199,7 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
     old_any = old.value == "" or (old.negated and _kind_word(old.value))
     if new_any or old_any:
         if new_any and (new.negated or new.past) and positive(old):
-            if old.attribute in _LASTING and not new.change:
+            if (old.attribute in _LASTING or old.attribute in _DENIED) and not new.change:
                 # "no kids" against "has two children": children do not stop being one's
                 # children, so it contradicts rather than ends; a person decides.
                 return "replaces", "denies what lasts", 0.4
@@ -401,6 +411,22 @@ def kin_kind(relation: str) -> str:
     """The kind of relative ``relation`` names ("son": "child", "sister": "sibling")."""
     canonical = lx.canonical_relations(relation)
     return _KIN_KINDS.get(canonical, canonical)
+
+
+def _none_against_a_count(new: Claim, old: Claim) -> tuple[Relation, str, float] | None:
+    """ "being an only child" against "has two brothers", "I have 2 kids" against "has no
+    children": relatives do not come and go, so without a change one of the two is wrong."""
+    pair = {new.attribute, old.attribute}
+    if pair != {"family", "family_count"}:
+        return None
+    none, count = (new, old) if new.attribute == "family" else (old, new)
+    if not _says_none(none) or count.negated or count.value in ("0", ""):
+        return None
+    if kin_kind(none.qualifier or "") != kin_kind(count.qualifier or ""):
+        return None
+    if new.change:
+        return "replaces", "no longer none" if new is count else "ends every value", 0.85
+    return "replaces", "denies what lasts", 0.4
 
 
 def _says_none(claim: Claim) -> bool:

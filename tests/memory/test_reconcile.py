@@ -324,6 +324,49 @@ def test_decisions(existing: list[str], new: str, outcome: str, targets: list[in
         ),
         (["Is an only child"], "my older brother and i share a flat", "conflict", [0]),
         (["Has no siblings"], "my cousin is visiting", "added", []),
+        # Started again; a flat with friends; a last shift and a new start; a plan carried out.
+        (
+            ["Is vegetarian"],
+            "I've gone back to eating chicken, veggie wasn't for me",
+            "updated",
+            [0],
+        ),
+        (
+            ["Lives with parents in Jeddah"],
+            "got a flat with two friends in Al Rawdah",
+            "updated",
+            [0],
+        ),
+        (
+            ["Works as a cashier at Lidl"],
+            "my last shift at lidl was friday, monday I start at Tesco",
+            "updated",
+            [0],
+        ),
+        (["Plans to move to Hobart"], "we're finally in hobart, boxes everywhere", "updated", [0]),
+        (["Owns a Yamaha guitar"], "sold the yamaha last week", "updated", [0]),
+        (["Smokes"], "3 months smoke free today", "updated", [0]),
+        (["Plays hockey on sundays"], "hung up the hockey skates after my knee op", "updated", [0]),
+        (["Eats meat"], "it's been a month since I went vegetarian", "updated", [0]),
+        (["Lives in Bergen"], "I miss the fjords since moving down to Oslo", "updated", [0]),
+        # Denying a kind of allergy without a change contradicts one; with a change it ends it.
+        (["Is allergic to penicillin"], "I don't have any drug allergies", "conflict", [0]),
+        (["Is allergic to cats"], "I don't have any allergies anymore", "updated", [0]),
+        (["Has two brothers"], "being an only child, holidays at home are quiet", "conflict", [0]),
+        # A part of the thing is new, not the thing; a shout is no name; a count is no name.
+        (
+            ["Plays cello in an orchestra"],
+            "orchestra tonight and my cello needs new strings",
+            "deduplicated",
+            [0],
+        ),
+        (["Has a dog named Simba"], "simba chewed my charger AGAIN", "deduplicated", [0]),
+        (
+            ["Works as a midwife at Rigshospitalet"],
+            "long day at Rigshospitalet, 3 deliveries before lunch",
+            "deduplicated",
+            [0],
+        ),
     ],
 )
 def test_contradictions_corrections_and_changes(

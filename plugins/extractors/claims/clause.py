@@ -40,6 +40,8 @@ _LEADING_TIME = re.compile(
     r"|(?:a|one|two|three|four|five|six|a few|a couple of|several)\s+(?:days|weeks|months"
     r"|years|day|week|month|year)\s+ago"
     r"|yesterday|today|recently|lately|nowadays|these days|currently|now(?!\s+that\b)|as of now"
+    # "monday I start at Aldi": a day said first, then who does what.
+    r"|(?:tomorrow|tonight|(?:mon|tues|wednes|thurs|fri|satur|sun)day)(?=,?\s+(?:i|we)\b)"
     r"|at the moment|right now|for (?:the )?(?:past|last) (?:\w+ )?\w+))\s*,?\s+",
     re.IGNORECASE,
 )
@@ -66,6 +68,9 @@ _SAID_AFTER_SUBJECT = re.compile(
     r"^(?:in\s+(?:\d+(?:st|nd|rd|th)\s+(?:grade|year|class|form)|(?:grade|year|class|form)\s+\d+)"
     r"|\d{1,3}\s+years?\s+old)\b",
     re.IGNORECASE,
+)
+_BACK_TO_DOING = re.compile(
+    r"\b(?:gone|went|going|got|getting)\s+back\s+to\s+(?=[a-z]{2,}ing\b)", re.IGNORECASE
 )
 _BARELY_ANYMORE = re.compile(
     r"\b(?P<who>i|we)\s+(?:barely|hardly|rarely|seldom)\s+(?=[a-z]+\b[^.;!?]*\b(?:anymore|any\s+more)\b)",
@@ -125,6 +130,8 @@ def claims_of_clause(
     text = _BARE_AGE_NOW.sub(r"I'm \g<n> ", text)
     # "4th year architecture at the polytechnic in krakow": a student's year and field.
     text = _YEAR_AND_FIELD.sub(r"I'm a \g<year> \g<field> student \g<at> ", text)
+    # "I've gone back to eating eggs", "im back to eating meat": started again.
+    text = _BACK_TO_DOING.sub("started ", text)
     # "i barely run anymore": as good as stopped.
     text = _BARELY_ANYMORE.sub(r"\g<who> don't ", text)
     # "well. torn meniscus.": an injury said as a bare noun phrase is the user's own.

@@ -237,7 +237,8 @@ _DONE_WITH = re.compile(
 _HEALED = re.compile(
     r"\b(?:my\s+|the\s+)?(?P<part>wrist|arm|leg|ankle|knee|foot|hand|finger|toe|rib|ribs|shoulder"
     r"|collarbone|hip|back|elbow|neck)\b[^.!?]{0,40}?\b(?:has\s+|is\s+|'s\s+)?(?:healed|good\s+as"
-    r"\s+new|all\s+better|fully\s+recovered|back\s+to\s+normal)\b",
+    r"\s+new|all\s+better|fully\s+recovered|back\s+to\s+normal|back\s+to\s+100\s*%"
+    r"|100\s*%\s+again)",
     re.IGNORECASE,
 )
 _CAST_OFF = re.compile(
@@ -279,6 +280,12 @@ _BEEN_IN_FOR = re.compile(
     re.IGNORECASE,
 )
 
+# "my last shift at woolies was friday": the job there is over.
+_LAST_SHIFT_AT = re.compile(
+    r"\bmy\s+(?:very\s+)?last\s+(?:shift|day|week)\s+(?:at|with|for)\s+"
+    r"(?P<org>[\w&'-]+(?:\s+(?-i:[A-Z])[\w&'-]+)?)\s+(?:was|is|will\s+be|'s)\b",
+    re.IGNORECASE,
+)
 _NOTICE = re.compile(
     r"\b(?:handed|gave|put|turned)\s+in\s+my\s+(?:notice|resignation|two weeks)"
     r"(?:\s+(?:at|to)\s+(?P<org>(?-i:[A-Z])[\w&'-]+(?:\s+(?-i:[A-Z])[\w&'-]+)?))?",
@@ -301,7 +308,8 @@ _HOME_IN = re.compile(
     r"(?:(?P<bought>closed\s+on|bought|moved\s+into)"
     r"|split|share|rent|renting|sharing|splitting|(?:'ve\s+)?got|have)\s+(?:a|an|our|my)\s+"
     r"(?:new\s+|little\s+)?(?:house|home|flat|apartment|condo|place|room|studio|townhouse"
-    r"|\d-bed(?:room)?(?:\s+(?:house|flat|apartment))?)\s+in\s+(?P<where>[\w .'-]+)",
+    r"|\d-bed(?:room)?(?:\s+(?:house|flat|apartment))?)"
+    r"(?:\s+with(?:\s+\w+){1,3}?)?\s+in\s+(?P<where>[\w .'-]+)",  # "with two friends in X"
     re.IGNORECASE,
 )
 
@@ -571,6 +579,21 @@ def _birthday_age(text: str) -> list[Claim] | None:
     ]
 
 
+_FREE_OF = {
+    "smoke": "smokes",
+    "nicotine": "smokes",
+    "cigarette": "smokes",
+    "alcohol": "drinks alcohol",
+    "booze": "drinks alcohol",
+    "drink": "drinks alcohol",
+    "vape": "vapes",
+}
+_N_FREE = re.compile(
+    r"\b(?:\d+|a|one|two|three|six|nine)\s+(?:days?|weeks?|months?|years?)\s+(?P<x>"
+    + "|".join(_FREE_OF)
+    + r")[\s-]+free\b",
+    re.IGNORECASE,
+)
 _GIVES_ME_A_RASH = re.compile(
     r"^(?P<x>(?:the\s+|any\s+)?[a-z][\w' -]{1,30}?)\s+(?:always\s+|still\s+)?(?:gives|give)\s+me\s+"
     r"(?:a\s+|bad\s+|terrible\s+|awful\s+)*(?:rash|rashes|hives|eczema|an?\s+allergic\s+reaction"
@@ -603,6 +626,11 @@ _SPLIT = re.compile(
     r"(?!\s+(?:with|for|at|in|by|eating|packing|cooking)\b)|ended\s+(?:it|things))",
     re.IGNORECASE,
 )
+_HUNG_UP = re.compile(
+    r"\b(?:hung|hang|hanging)\s+up\s+(?:my|the|our)\s+(?P<x>[a-z][\w-]+)\s+(?:boots|gloves|skates"
+    r"|cleats|spikes|racket|racquet|shoes|jersey|whistle|bike)\b",
+    re.IGNORECASE,
+)
 # "the band split up", "our book club folded": a group the user was part of, over.
 _DISBANDED = re.compile(
     r"^(?:since\s+|after\s+|when\s+)?(?:the|my|our)\s+(?P<x>band|choir|team|club|book\s+club"
@@ -623,6 +651,11 @@ def idiom_claims(text: str, speaker: str) -> list[Claim] | None:
     """Statements said in a fixed phrase rather than a subject and a verb."""
     if speaker != "user":
         return None
+    free = _N_FREE.search(text)
+    if free is not None:
+        # "6 months smoke free today": the habit is over.
+        habit = _FREE_OF[free.group("x").casefold()]
+        return [Claim("user", "habit", habit, negated=True, change=True)]
     reacts = _GIVES_ME_A_RASH.match(text)
     if reacts is not None and not vague(reacts.group("x")):
         # "cedar dust gives me a rash": what the user reacts to.
@@ -651,6 +684,10 @@ def idiom_claims(text: str, speaker: str) -> list[Claim] | None:
             Claim("user", "relationship", "single", change=True, qualifier="broke up"),
             Claim("user", "partner", who, negated=True, change=True),
         ]
+    hung_up = _HUNG_UP.search(text)
+    if hung_up is not None:
+        # "hung up the rugby boots": the sport is over.
+        return [Claim("user", "any", hung_up.group("x").casefold(), negated=True, change=True)]
     disbanded = _DISBANDED.match(text)
     if disbanded is not None:
         # "the band split up": what the user did with it is over.
@@ -732,7 +769,14 @@ def idiom_claims(text: str, speaker: str) -> list[Claim] | None:
     healed = _HEALED.search(text)
     if healed is not None:
         return [
-            Claim("user", "condition", healed.group("part").casefold(), negated=True, change=True)
+            Claim(
+                "user",
+                "condition",
+                healed.group("part").casefold(),
+                negated=True,
+                change=True,
+                qualifier="healed",
+            )
         ]
     gone = _DID_NOT_MAKE_IT.match(text)
     if gone is not None and (is_name(gone.group("name")) or gone.group("name").islower()):
@@ -778,6 +822,10 @@ def idiom_claims(text: str, speaker: str) -> list[Claim] | None:
     been = _BEEN_IN_FOR.search(text)
     if been is not None and known_place(been.group("where")):
         return [Claim("user", "residence", place_value(been.group("where")), change=True)]
+    last_shift = _LAST_SHIFT_AT.search(text)
+    if last_shift is not None and not vague(last_shift.group("org")):
+        org = clean_value(last_shift.group("org"))
+        return [Claim("user", "employer", org, negated=True, change=True)]
     notice = _NOTICE.search(text)
     if notice is not None:
         # "handed in my notice at Zalando today": leaving the employer.

@@ -18,10 +18,14 @@ _OPENING_SINCE = re.compile(
 )
 
 
+_BEEN_SINCE = re.compile(
+    r"^(?:it'?s|it\s+has)\s+been\s+(?:\w+\s+){1,3}?since\s+(?P<fact>(?:i|we)\s+.+)$", re.IGNORECASE
+)
 _SINCE_JOINING = re.compile(
-    r"^(?:(?P<before>[^,]+),\s*)?(?:ever\s+since|since|after)\s+"
-    r"(?P<how>joining|starting\s+at|moving\s+to|leaving)\s+(?P<what>[\w&' -]+?)"
-    r"(?:,\s*|\s+(?=(?:i|i'm|im|i've|we|we're|it's|its|my)\s))(?P<rest>.+)$",
+    r"^(?:(?P<before>[^,]+?)(?:,\s*|\s+(?=since\s+moving)))?(?:ever\s+since|since|after)\s+"
+    r"(?P<how>joining|starting\s+at|moving\s+(?:down\s+|up\s+|over\s+|back\s+)?to|leaving)\s+"
+    r"(?P<what>[\w&' -]+?)"
+    r"(?:,\s*|\s+(?=(?:i|i'm|im|i've|we|we're|it's|its|my)\s)|\s*$)(?P<rest>.*)$",
     re.IGNORECASE,
 )
 _DID = {
@@ -86,9 +90,18 @@ def _who_as(who: str) -> str | None:
     return f"I'm {who}" if known else None
 
 
+def _how(said: str) -> str:
+    """ "moving down to" is "moving to"."""
+    return " ".join(w for w in said.casefold().split() if w not in ("down", "up", "over", "back"))
+
+
 def opening_statements(sentence: str) -> list[str]:
     """ "Since we moved to Vancouver in March I keep getting lost": what the opening clause
     says is a statement of its own, and so is the rest."""
+    been = _BEEN_SINCE.match(sentence.strip())
+    if been is not None:
+        # "it's been a month since I went pescatarian": what happened then still holds.
+        return [been.group("fact")]
     match = _OPENING_SINCE.match(sentence.strip())
     if match is not None:
         return [match.group("fact"), match.group("rest")]
@@ -97,8 +110,8 @@ def opening_statements(sentence: str) -> list[str]:
         # "since joining wise last month i'm writing kotlin": the user joined Wise.
         return [
             *([joined.group("before")] if joined.group("before") else []),
-            f"I {_DID[joined.group('how').casefold()]} {joined.group('what')}",
-            joined.group("rest"),
+            f"I {_DID[_how(joined.group('how'))]} {joined.group('what')}",
+            *([joined.group("rest")] if joined.group("rest") else []),
         ]
     here = _WHO_HERE.match(sentence.strip())
     if here is not None:

@@ -354,7 +354,8 @@ def _starts_statement(text: str) -> bool:
 _TIME_OPENING = re.compile(
     r"(?:in\s+(?:my|our)\s+(?:free|spare|own)\s+time|on\s+(?:the\s+)?weekends?|at\s+weekends?"
     r"|at\s+night|these\s+days|most\s+(?:days|nights|evenings|mornings)|after\s+work"
-    r"|in\s+the\s+(?:evenings?|mornings?))\s*,?\s+(?=(?:i|we)\b)",
+    r"|in\s+the\s+(?:evenings?|mornings?)|tomorrow|tonight|(?:next\s+|this\s+)?(?:mon|tues"
+    r"|wednes|thurs|fri|satur|sun)day)\s*,?\s+(?=(?:i|we)\b)",
     re.IGNORECASE,
 )
 

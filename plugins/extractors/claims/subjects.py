@@ -226,7 +226,8 @@ EVENT_ALT = _alternation(EVENT_NOUNS)
 _THING_PATTERN = (
     r"^(?:(?:my|our|the user's|user's|users|the|(?P<pronoun>his|her|its|their)"
     r"|(?P<owner>(?-i:[A-Z])[\w\-]*)'s)\s+)?"
-    r"(?P<mod>(?:[\w\-]+\s+){0,2}?)"
+    # A modifier is no preposition: "holidays at home are quiet" is about the holidays.
+    r"(?P<mod>(?:(?!(?:at|in|on|for|with|of|from|to|by)\s)[\w\-]+\s+){0,2}?)"
     r"(?P<thing>favou?rite\s+[\w\-]+(?:\s+[\w\-]+)?|"
     + _alternation([*ATTRIBUTE_NOUNS, *HANDLE_NOUNS, *EVENT_NOUNS])
     + r")(?:\s+(?P<prep>to|in|at|with|for)\s+(?P<target>[\w\-]+(?:\s+(?-i:[A-Z])[\w\-]*)?))?"

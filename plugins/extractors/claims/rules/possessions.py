@@ -99,7 +99,8 @@ class PossessionRules(FamilyRules, WorkRules):
         # "bought a MacBook Air": a thing newly got, as much as "got" says it.
         acquired = acquired or (p.head in _ACQUIRING and not p.negated and not p.future)
         none = re.match(
-            r"^(?:no|any)\s+(?:known\s+)?(?:(?:medical|health|serious|chronic)\s+)?(?P<kind>[\w\-]+)\b",
+            r"^(?:no|any)\s+(?:known\s+)?(?:(?:medical|health|serious|chronic|drug|food|medication"
+            r"|nut|pet|seasonal)\s+)?(?P<kind>[\w\-]+)\b",
             low,
         )
         if none is not None and (p.negated or low.startswith("no ")):

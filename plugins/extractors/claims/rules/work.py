@@ -15,6 +15,15 @@ from plugins.extractors.claims.values import clean_value, vague, when_of
 from plugins.extractors.claims.words import stem
 from plugins.extractors.places import known_place
 
+# A past-tense verb inside what would be a job title: "chewed", "broke" (but a "registered"
+# nurse and a "trained" chef are what they are).
+_A_DEED = re.compile(
+    r"(?!(?:registered|qualified|trained|certified|licensed|retired|experienced|skilled"
+    r"|self-employed|unemployed|talented|dedicated|accredited|chartered|sworn|ordained"
+    r"|appointed|elected|based|paid|unpaid|salaried|advanced|red|bed|shed|seed|speed|need"
+    r"|feed|bleed|breed|weed|deed|reed|greed)$)[a-z]{3,}ed"
+)
+
 
 class WorkRules(Reading):
     """Rules for work: employer, job, joining, quitting, retiring, freelancing."""
@@ -117,6 +126,8 @@ class WorkRules(Reading):
             return None
         job = match.group("job")
         words = job.split()
+        if any(_A_DEED.fullmatch(w.casefold()) for w in words[:-1]):
+            return None  # "simba chewed my laptop charger": something done, not a job
         head = re.split(r"\s+of\s+", job, maxsplit=1)[0]
         named = not match.group("article") and not match.group("org") and len(words) <= 3
         named = named and all(w[:1].isupper() for w in words)
