@@ -230,6 +230,9 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
             if values == "narrower" and new.attribute == "pet" and " " not in old.value:
                 # "a dog named Pretzel" says more than "a dog": kept beside it, not merged away.
                 return "none", "", 0.0
+            if values == "narrower" and new.attribute == "job" and _ranked_up(new.value, old.value):
+                # "senior credit analyst" after "credit analyst": promoted.
+                return "replaces", "a new rank", 0.8
             if values == "narrower" and _extra_words(new.value, old.value) > 1:
                 # "Lives in the Pearl District of Portland" refines "Lives in Portland": both hold.
                 return "none", "", 0.0
@@ -427,6 +430,32 @@ def _none_against_a_count(new: Claim, old: Claim) -> tuple[Relation, str, float]
     if new.change:
         return "replaces", "no longer none" if new is count else "ends every value", 0.85
     return "replaces", "denies what lasts", 0.4
+
+
+_RANKS = frozenset(
+    [
+        "senior",
+        "lead",
+        "principal",
+        "head",
+        "chief",
+        "staff",
+        "associate",
+        "deputy",
+        "assistant",
+        "executive",
+        "managing",
+        "sr",
+        "snr",
+        "supervising",
+    ]
+)
+
+
+def _ranked_up(new: str, old: str) -> bool:
+    """Whether ``new`` is ``old`` with a rank word put before it."""
+    extra = set(normalise(new).split()) - set(normalise(old).split()) - {"a", "an", "the"}
+    return bool(extra) and extra <= _RANKS
 
 
 def _says_none(claim: Claim) -> bool:

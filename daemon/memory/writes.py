@@ -47,6 +47,7 @@ from events.consolidation_events import FactArchived, FactReinforced, ReviewItem
 from events.store.base import NO_STREAM, EventStore
 from events.types import Event, FactReconciled, FactSuperseded, FactWritten, fact_stream
 from plugins.extractors.claims import NOTE, Claim
+from plugins.llm.remember import ALSO, CHANGED
 from projections.facts import (
     KnownClaims,
     claims_of_facts,
@@ -98,6 +99,9 @@ class Draft:
     replaces: str | None = None
     """The value it replaces, as its writer said ("switched me from sertraline"): kept with its
     claims, since a fact's text ("The user takes escitalopram.") does not say it."""
+    change: str | None = None
+    """``new`` or ``also`` as its writer read it (see the remember tool): the fact's text does
+    not say "now" or "also", and reconciliation needs to know."""
     tags: tuple[str, ...] = ()
     owner: str = "user"
     provenance: str = "user"
@@ -232,6 +236,14 @@ def draft_claims(draft: Draft) -> tuple[Claim, ...]:
         claims = tuple(
             replace(c, previous=draft.replaces, change=True)
             if c.previous is None and (draft.predicate is None or c.attribute == draft.predicate)
+            else c
+            for c in claims
+        )
+    if claims and draft.change in (CHANGED, ALSO):
+        said = {"change": True} if draft.change == CHANGED else {"also": True}
+        claims = tuple(
+            replace(c, **said)  # type: ignore[arg-type]
+            if draft.predicate is None or c.attribute == draft.predicate
             else c
             for c in claims
         )

@@ -107,6 +107,7 @@ def drafts(
             predicate=r.predicate,
             object=r.object,
             replaces=r.replaces,
+            change=r.change,
             tags=tuple(sorted(tags)),
             owner="user",
             provenance="extraction",

@@ -19,7 +19,7 @@ from typing import Any
 
 from daemon.retrospective.prompt import NOTHING_NEW, escape_block_text, render_prompt
 from plugins.gates.noise import noise_kind
-from plugins.llm.remember import REMEMBER_TOOL
+from plugins.llm.remember import ALSO, CHANGED, REMEMBER_TOOL
 from plugins.llm.types import (
     ChatMessage,
     Completion,
@@ -33,7 +33,7 @@ MAX_TAGS = 20
 MAX_TAG_CHARS = 100
 TRUNCATION_MARK = " [...truncated]"
 
-_OPTIONAL_TEXT = ("subject", "predicate", "object", "when", "replaces")
+_OPTIONAL_TEXT = ("subject", "predicate", "object", "when", "replaces", "change")
 MAX_FIELD_CHARS = 300
 
 _INJECTION = re.compile(
@@ -177,6 +177,7 @@ class Remembered:
     source_message_ids: tuple[str, ...] = ()
     when: str | None = None
     replaces: str | None = None
+    change: str | None = None
 
 
 @dataclass(slots=True)
@@ -224,6 +225,8 @@ def _check_remember(arguments: Any) -> tuple[Remembered | None, str | None]:
         if value is not None and not isinstance(value, str):
             return None, f"{name} must be a string"
         optional[name] = " ".join(value.split())[:MAX_FIELD_CHARS] if value else None
+    if optional["change"] not in (None, CHANGED, ALSO):
+        return None, f"change must be {CHANGED!r} or {ALSO!r}"
     sources = arguments.get("source_message_ids") or []
     if not isinstance(sources, list) or not all(isinstance(m, str) for m in sources):
         return None, "source_message_ids must be a list of strings"
@@ -239,6 +242,7 @@ def _check_remember(arguments: Any) -> tuple[Remembered | None, str | None]:
             object=optional["object"],
             when=optional["when"],
             replaces=optional["replaces"],
+            change=optional["change"],
             source_message_ids=tuple(dict.fromkeys(m for m in sources if m))[:50],
         ),
         None,

@@ -26,7 +26,7 @@ RELATIONS: frozenset[str] = words(
     neighbour boss manager supervisor colleague coworker co-worker teammate mentor therapist
     doctor dentist landlord landlady classmate teacher coach twin godmother godfather
     stepchild godson goddaughter gf bf hubby mate grandad granddad gran nan nana nanna grampa
-    gramps mam
+    gramps mam toddler newborn
     """
 ) | {"best friend", "best mate"}
 PARTNER_RELATIONS: frozenset[str] = words(
@@ -375,6 +375,8 @@ _CANONICAL = {
     "nanna": "grandmother",
     "mam": "mother",
     "kid": "child",
+    "toddler": "child",
+    "newborn": "child",
     "grandkid": "grandchild",
     "stepmom": "stepmother",
     "stepdad": "stepfather",

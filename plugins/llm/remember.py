@@ -13,6 +13,11 @@ from plugins.llm.types import ToolSpec
 NOTHING_NEW = "Nothing new to save."
 """The exact reply that says a slice holds nothing worth remembering."""
 
+CHANGED = "new"
+"""``change`` of a fact said as new: it may replace the fact it changes."""
+ALSO = "also"
+"""``change`` of a fact said as one more: it is kept beside the others of its kind."""
+
 REMEMBER_TOOL = ToolSpec(
     name="remember",
     description=(
@@ -39,6 +44,13 @@ REMEMBER_TOOL = ToolSpec(
                 "type": "string",
                 "description": 'The value it replaces, when the user said so ("switched from '
                 'sertraline": sertraline).',
+            },
+            "change": {
+                "type": "string",
+                "enum": [CHANGED, ALSO],
+                "description": f'"{CHANGED}": it is new, so it may replace what it changed ("now '
+                f'I\'m on gliclazide", "got promoted"); "{ALSO}": one more beside what is known '
+                '("I also teach cello").',
             },
             "source_message_ids": {
                 "type": "array",

@@ -302,6 +302,31 @@ async def test_a_switch_the_text_does_not_say_still_replaces_what_it_names(daemo
     assert "The user takes sertraline." not in texts
 
 
+async def test_a_change_or_an_addition_the_text_does_not_say_still_counts(daemon: Api) -> None:
+    api = daemon
+    for text in (
+        "I'm a cellist and I take metformin",
+        "now I'm on gliclazide",
+        "I also teach cello privately",
+    ):
+        status, _ = await api.call(
+            "POST", "/v1/conversations/c4/messages", {"role": "user", "content": text}
+        )
+        assert status == 201
+    status, answer = await api.call(
+        "POST", "/v1/conversations/c4/retrospective:run", {"wait": True, "timeout": 30}
+    )
+    assert status == 200, answer
+    _, current = await api.call("GET", "/v1/facts")
+    texts = [f["text"] for f in current["facts"]]
+    # "The user takes gliclazide." does not say "now", nor "The user works as a cello
+    # teacher." "also": the remember call's `change` does, and reconciliation reads it.
+    assert "The user takes gliclazide." in texts
+    assert "The user takes metformin." not in texts
+    assert "The user works as a cellist." in texts
+    assert "The user works as a cello teacher." in texts
+
+
 async def test_ordinary_searches_earn_a_quarantined_fact_promotion(tmp_path: Path) -> None:
     async with api_client(tmp_path) as api:
         quarantined = await _write(

@@ -608,6 +608,19 @@ _THING_NAMED = re.compile(
     r"(?P<name>(?-i:[A-Z])[\w'&-]*(?:\s+(?-i:[A-Z])[\w'&-]*)*)",
     re.IGNORECASE,
 )
+_WEEKS_INTO_A_ROLE = re.compile(
+    r"\b(?:\w+\s+)?(?:days?|weeks?|months?)\s+into\s+(?:a|an|my|the)\s+(?:new\s+)?"
+    r"(?P<role>[\w -]{0,40}?)\s*(?:role|job|position|gig|post)\s+(?:at|with)\s+"
+    r"(?P<org>(?-i:[A-Z])[\w&'-]*(?:\s+(?-i:[A-Z])[\w&'-]*)*)",
+    re.IGNORECASE,
+)
+_SIGNED_UP_FOR = re.compile(
+    r"\b(?:signed\s+up|registered|entered)\s+(?:for|in)\s+(?:the\s+)?"
+    r"(?P<what>(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z0-9])[\w'-]*)*|[\w -]{2,30}?(?:marathon|half"
+    r"|10k|5k|race|triathlon|ultra|swim|ride|trek|hike))"
+    r"(?:\s+(?P<when>(?:in|on|this|next)\s+[\w ]{2,20}?))?(?=[,.!;]|\s+(?:and|but|so)\b|\s*$)",
+    re.IGNORECASE,
+)
 _PROMOTED_ME = re.compile(
     r"\b(?:promoted|bumped|moved)\s+me\s+(?:up\s+)?to\s+(?:an?\s+|the\s+)?(?P<job>[\w -]{2,40}?)"
     r"(?=\s*[!.,;?]|\s+(?:and|but|so|now|today|yesterday|last|this|at|in|from)\b|\s*$)"
@@ -671,6 +684,21 @@ def idiom_claims(text: str, speaker: str) -> list[Claim] | None:
         # "my boat is called Bituin": a thing the user has, and its name.
         kind = named.group("kind").casefold()
         return [Claim("user", "possession", f"{kind} named {named.group('name')}")]
+    into = _WEEKS_INTO_A_ROLE.search(text)
+    if into is not None and not vague(into.group("org")):
+        # "three weeks into a payroll role at Auckland Council": the job and where it is.
+        role = clean_value(into.group("role"))
+        out = [Claim("user", "employer", clean_value(into.group("org")), change=True)]
+        if role and not vague(role):
+            titled = Claim("user", "job", with_article(role), change=True)
+            field = Claim("user", "work_field", role, change=True)
+            out.insert(0, titled if lx.is_occupation(role) else field)
+        return out
+    signed_up = _SIGNED_UP_FOR.search(text)
+    if signed_up is not None:
+        # "signed up for Midnattsloppet in august": an event the user will do.
+        what = clean_value(signed_up.group("what"))
+        return [Claim("user", "plan", f"do {what}", when=signed_up.group("when"))]
     promoted = _PROMOTED_ME.search(text)
     job = (promoted.group("job") or promoted.group("made")) if promoted is not None else ""
     if job and lx.is_occupation(job.casefold()):

@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from plugins.extractors.claims import Claim
 from plugins.extractors.statements.reading import extract_statements
+from plugins.llm.remember import ALSO, CHANGED
 from plugins.llm.types import Completion, CompletionRequest, ToolCall, Usage
 
 EXTRACTOR_NAME = "offline-extractor"
@@ -53,6 +55,7 @@ class StatementExtractor:
                     "source_message_ids": [s.message_id],
                     **({"when": s.claim.when} if s.claim.when else {}),
                     **({"replaces": s.claim.previous} if s.claim.previous else {}),
+                    **({"change": _change(s.claim)} if _change(s.claim) else {}),
                 },
             )
             for i, s in enumerate(statements)
@@ -67,3 +70,11 @@ class StatementExtractor:
 
     async def aclose(self) -> None:
         """Nothing to release."""
+
+
+def _change(claim: Claim) -> str | None:
+    """How the fact stands to what memory holds, as the grammar read it; the rendered text
+    does not say it ("The user takes gliclazide." was "now I'm on gliclazide")."""
+    if claim.also:
+        return ALSO
+    return CHANGED if claim.change and not (claim.negated or claim.past) else None

@@ -54,7 +54,9 @@ _HYPERBOLE = re.compile(
 )
 _REPORTED = re.compile(
     r"\b(?:said|says|say|told me|tells me|tell me that|wrote|writes|texted|asked|asks|replied"
-    r"|according to|claims?|claimed|posted|tweeted|quote|quoted|the (?:email|message|letter"
+    # "she claims that", not "insurance claims"; "to quote", not "a quote for the roof".
+    r"|according to|claims?(?=\s+(?:that|to\s+(?:be|have)|he|she|they|i|it|we)\b)|claimed"
+    r"|posted|tweeted|(?<=to\s)quote|quote(?=:)|quoted|the (?:email|message|letter"
     r"|text|sign|note|ad|article|book|song|movie|show|line) (?:said|says|reads|read))\b",
     re.IGNORECASE,
 )

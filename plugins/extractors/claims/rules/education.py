@@ -64,6 +64,14 @@ class EducationRules(HealthRules):
         subject = clean_value(re.split(where, rest, maxsplit=1, flags=re.I)[0])
         # "teach kids maths" teaches maths; "teach people about X" is not a job title.
         subject = re.sub(_TAUGHT_PEOPLE, "", subject).strip()
+        # "teach cello privately", "teach yoga part-time": how, not what.
+        subject = re.sub(
+            r"\s+(?:privately|part[\s-]time|full[\s-]time|freelance|remotely|online|on\s+the\s+side"
+            r"|too|as\s+well)\b.*$",
+            "",
+            subject,
+            flags=re.I,
+        ).strip()
         if not subject and re.match(where, rest, re.I) and not self.p.future:
             out = [self.claim("job", "a teacher")]  # "I teach in Cork"
             at = re.match(r"^\s*at\s+(?P<org>[A-Z][^,.;!?]*)", rest)

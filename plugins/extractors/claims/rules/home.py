@@ -128,7 +128,12 @@ class HomeRules(Reading):
             return []
         if self.p.progressive or self.p.future:
             return [self.claim("plan", f"move to {value}", when=when_of(target))]
-        return [self.claim("residence", place_value(value), change=True)]
+        moved = [self.claim("residence", place_value(value), change=True)]
+        job = _FOR_A_JOB_AT.search(target)
+        if job is not None and not vague(job.group("org")):
+            # "moved to Cape Town last week for a job at Groote Schuur": the new employer too.
+            moved.append(self.claim("employer", clean_value(job.group("org")), change=True))
+        return moved
 
     def _grow(self, rest: str, low: str) -> list[Claim] | None:
         spoke = re.match(r"^up\s+speaking\s+", low)
@@ -173,3 +178,10 @@ class HomeRules(Reading):
         if when is None or self.p.past or not (self.p.future or self.p.progressive):
             return [] if self.strict else None
         return [self.claim("plan", event, when=when)]
+
+
+_FOR_A_JOB_AT = re.compile(
+    r"\bfor\s+(?:a|an|the|my)\s+(?:new\s+)?(?:job|position|role|post|contract)\s+(?:at|with)\s+"
+    r"(?P<org>(?-i:[A-Z])[\w&'-]*(?:\s+(?-i:[A-Z])[\w&'-]*)*)",
+    re.IGNORECASE,
+)
