@@ -958,6 +958,30 @@ def test_what_is_said_without_its_subject_or_in_passing_is_read(
             ["Ilan is 8 years old.", "Ilan is the user's son."],
         ),
         ("i do tours from pai, sorry i mean chiang rai", []),
+        # An age said inside who the user is; a captain of a team; a first month somewhere.
+        (
+            "I'm a 31 year old PhD student at Makerere",
+            ["The user is 31 years old.", "The user is a phd student at Makerere."],
+        ),
+        (
+            "I'm captain of a sunday football team",
+            ["The user is a captain of a sunday football team."],
+        ),
+        ("first week in Tartu and it's freezing", ["The user lives in Tartu."]),
+        ("my toddler Sam loves trucks", ["Sam loves trucks.", "Sam is the user's toddler."]),
+        (
+            "I work in insurance claims in Leeds",
+            ["The user works in insurance claims in Leeds."],
+        ),
+        (
+            "moved to Perth last week for a job at Fiona Stanley",
+            ["The user lives in Perth.", "The user works at Fiona Stanley."],
+        ),
+        (
+            "I'm two weeks into a payroll role at Leeds Council",
+            ["The user works in payroll.", "The user works at Leeds Council."],
+        ),
+        ("signed up for the Comrades in june", ["The user plans to do Comrades in june."]),
         # "can't stop" is no stop.
         ("I can't stop eating mango", ["The user eats mango."]),
         ("money is tight so i cant stop long", []),

@@ -58,6 +58,10 @@ _YEAR_AND_FIELD = re.compile(
     r"(?<!\bstudent)\s+(?P<at>at|in)\s+(?=\S)",
     re.IGNORECASE,
 )
+_AGED_NOUN = re.compile(
+    r"^(?P<me>i'm|im|i\s+am)\s+an?\s+(?P<n>[1-9]\d?)[\s-]*(?:years?|yrs?|y/?o)[\s-]*(?:old\s+)?(?=[a-z])",
+    re.IGNORECASE,
+)
 _AT_AGE = re.compile(
     r"^at\s+(?:(?:nearly|almost|age)\s+)?(?P<n>[2-9]\d)\s*,?\s+(?=(?:i'm|im|i\s+(?!was|had|did|"
     r"\w+ed\b)|my\s+(?:knees?|back|body|joints?|hips?|eyes|hair|metabolism|skin|bones)\b))",
@@ -143,6 +147,19 @@ def claims_of_clause(
     inverted = inverted_claims(text, speaker, greeted=greeted)
     if inverted is not None:
         return inverted, None
+    aged = _AGED_NOUN.match(text)
+    if aged is not None and speaker == "user":
+        # "I'm a 29 year old PhD student at ...": the age, and what the user is.
+        claims, subject = claims_of_clause(
+            f"{aged.group('me')} a {text[aged.end() :]}",
+            speaker=speaker,
+            last_person=last_person,
+            strict=strict,
+            fact_text=fact_text,
+            inherited=inherited,
+            antecedent=antecedent,
+        )
+        return [Claim("user", "age", aged.group("n")), *claims], subject
     at_age = _AT_AGE.match(text)
     if at_age is not None and speaker == "user":
         # "at 34 my knees should not be making these noises": the age, said on the way.

@@ -292,6 +292,18 @@ _NOTICE = re.compile(
     re.IGNORECASE,
 )
 
+# "first month in Plano and I already miss snow": where the user lives now.
+_FIRST_WEEKS_IN = re.compile(
+    r"\b(?:first|second|third)\s+(?:full\s+)?(?:day|week|month|winter|summer|year)\s+in\s+"
+    r"(?P<where>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)",
+    re.IGNORECASE,
+)
+_MONTH_OR_DAY = re.compile(
+    r"(?:january|february|march|april|may|june|july|august|september|october|november|december"
+    r"|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec|(?:mon|tues|wednes|thurs|fri|satur|sun)day)$"
+    r"|(?:the|a|my|our)$",
+    re.IGNORECASE,
+)
 _FIRST_DAYS_AT = re.compile(
     r"\b(?:(?:first|second|third|\d+(?:st|nd|rd|th))\s+(?:full\s+)?(?:day|week|month|shift)"
     r"|(?:day|week|month)\s+\d+)\s+(?:at|with)\s+"
@@ -859,6 +871,9 @@ def idiom_claims(text: str, speaker: str) -> list[Claim] | None:
         # "handed in my notice at Zalando today": leaving the employer.
         org = clean_value(notice.group("org") or "")
         return [Claim("user", "employer", "" if vague(org) else org, negated=True, change=True)]
+    first_in = _FIRST_WEEKS_IN.search(text)
+    if first_in is not None and not _MONTH_OR_DAY.match(first_in.group("where")):
+        return [Claim("user", "residence", place_value(first_in.group("where")), change=True)]
     first_days = _FIRST_DAYS_AT.search(text)
     if first_days is not None:
         # "first full week at Delivery Hero done": the new employer.

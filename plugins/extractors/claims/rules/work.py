@@ -125,6 +125,11 @@ class WorkRules(Reading):
         if match is None:
             return None
         job = match.group("job")
+        if re.search(r"\b(?:team|club|squad|league|side|crew)\b", text, re.I) and re.match(
+            r"(?:vice[\s-]?)?captain\b|co-?captain\b", job, re.I
+        ):
+            # "vice-captain of a social cricket team": a pastime and a role in it, no job.
+            return [self.claim("hobby", f"is {with_article(clean_value(text))}")]
         words = job.split()
         if any(_A_DEED.fullmatch(w.casefold()) for w in words[:-1]):
             return None  # "simba chewed my laptop charger": something done, not a job
