@@ -720,8 +720,9 @@ def idiom_claims(text: str, speaker: str) -> list[Claim] | None:
     if split is not None:
         who = split.group("a") or split.group("b") or ""
         who = who[:1].upper() + who[1:] if is_name(who, lower_ok=True) else ""
+        how = "split up" if re.search(r"\bsplit\b", split.group(0), re.I) else "broke up"
         return [
-            Claim("user", "relationship", "single", change=True, qualifier="broke up"),
+            Claim("user", "relationship", "single", change=True, qualifier=how),
             Claim("user", "partner", who, negated=True, change=True),
         ]
     hung_up = _HUNG_UP.search(text)
