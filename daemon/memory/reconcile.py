@@ -372,11 +372,16 @@ def _generic(claim: Claim) -> bool:
 def _loosely(text: str, fact: Known) -> Match:
     """The last resort for a text no specific claim was read from (see ``loose_match``)."""
     relation = loose_relation(text, fact.text)
+    if relation == "replaces" and any(c.attribute in _PEOPLE for c in fact.claims):
+        relation = None  # "my boy Aksel is the reason I haven't slept": no one is replaced
     if relation == "same":
         return Match(fact.fact_id, "same", "names it again", 0.6)
     if relation == "replaces":
         return Match(fact.fact_id, "replaces", "names it with a change", 0.6)
     return Match(fact.fact_id, "none", "", 0.0)
+
+
+_PEOPLE = frozenset({"family", "partner", "family_count", "relationship"})
 
 
 def _by_text(text: str, fact: Known, cosine: float) -> Match:

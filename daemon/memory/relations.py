@@ -117,6 +117,14 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
     # "switched from coffee to tea", "moved from Boston to Seattle": the old value is named.
     if new.previous and positive(old) and match_values(new.previous, old.value) != "differs":
         return "replaces", "names the previous value", 0.95
+    if (
+        new.previous
+        and positive(old)
+        and old.attribute == "job"
+        and _same_work(new.previous, old.value)
+    ):
+        # "switched from teaching to software testing" ends "works as a primary school teacher".
+        return "replaces", "names the previous work", 0.9
     if new.attribute == "any" and new.negated:
         ended = _JOB_WORD.sub("", new.value).strip()  # "quit the cafe job": the cafe
         # "packed in the thursday football" ends "plays five-a-side football on thursdays".
@@ -458,6 +466,14 @@ def _ranked_up(new: str, old: str) -> bool:
     return bool(extra) and extra <= _RANKS
 
 
+def _same_work(done: str, job: str) -> bool:
+    """ "teaching" is what a teacher does, "nursing" a nurse."""
+    roots = {re.sub(r"(?:ing|er|or|ist)$", "", w) for w in normalise(job).split() if len(w) > 4}
+    return any(
+        re.sub(r"ing$", "", w) in roots for w in normalise(done).split() if w.endswith("ing")
+    )
+
+
 def _says_none(claim: Claim) -> bool:
     return claim.negated and not claim.value
 
@@ -487,6 +503,19 @@ _WEDDING = frozenset({"wedding", "getting married", "marriage", "married"})
 def _cross_attribute(new: Claim, old: Claim) -> tuple[Relation, str, float] | None:
     """Rules between two attributes (a diet and an eating habit, a breakup and a partner)."""
     pair = (new.attribute, old.attribute)
+    was_wed = new.value in ("divorced", "widowed", "separated") and old.value == "married"
+    if pair == ("relationship", "relationship") and was_wed and positive(new) and old.negated:
+        # "my first husband and I divorced in 2010" against "has never been married".
+        return "replaces", "was married after all", 0.4
+    if (
+        new.past
+        and new.attribute.startswith("verb:")
+        and old.attribute in ("hobby", "habit")
+        and positive(old)
+        and _head_in(new.value, old.value)
+    ):
+        # "used to do chess club" ends "plays chess at a club on Thursdays".
+        return "replaces", "used to", 0.75
     if pair == ("family", "partner") and positive(new) and positive(old):
         # "my ex-husband Daniel" ends "married to Daniel".
         if (new.qualifier or "").casefold().startswith("ex") and new.value == old.value:

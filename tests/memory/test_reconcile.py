@@ -353,6 +353,17 @@ def test_decisions(existing: list[str], new: str, outcome: str, targets: list[in
         (["Is allergic to penicillin"], "I don't have any drug allergies", "conflict", [0]),
         (["Is allergic to cats"], "I don't have any allergies anymore", "updated", [0]),
         (["Has two brothers"], "being an only child, holidays at home are quiet", "conflict", [0]),
+        # Recovered from "the X thing"; graduated from the degree studied; an offer turned down.
+        (["Has a sprained wrist"], "fully recovered from the wrist thing", "updated", [0]),
+        (["Is studying for a law degree"], "graduated in june!!", "updated", [0]),
+        (["Is considering a job offer in Oslo"], "turned down the Oslo offer", "updated", [0]),
+        (["Plays chess at a club"], "used to do chess club but now it's climbing", "updated", [0]),
+        (["Works as a nurse"], "I switched from nursing to coding", "updated", [0]),
+        # A mention of a person, whatever the tense around it, never replaces them.
+        (["Has a son named Aksel"], "my boy Aksel hasn't slept since June", "added", []),
+        # Divorced against never married; "as a vegan" restated with no comma.
+        (["Has never been married"], "my first husband and I divorced in 2010", "conflict", [0]),
+        (["Is vegan"], "as a vegan the cheese aisle is just sad", "deduplicated", [0]),
         # A part of the thing is new, not the thing; a shout is no name; a count is no name.
         (
             ["Plays cello in an orchestra"],

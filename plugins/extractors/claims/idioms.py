@@ -633,6 +633,11 @@ _SIGNED_UP_FOR = re.compile(
     r"(?:\s+(?P<when>(?:in|on|this|next)\s+[\w ]{2,20}?))?(?=[,.!;]|\s+(?:and|but|so)\b|\s*$)",
     re.IGNORECASE,
 )
+_TURNED_DOWN = re.compile(
+    r"\b(?:turned\s+down|declined|rejected|said\s+no\s+to|passed\s+on)\s+(?:the|their|that|an?|my)\s+"
+    r"(?P<what>[\w' -]{0,30}?)\s*(?:job\s+)?offer\b",
+    re.IGNORECASE,
+)
 _PROMOTED_ME = re.compile(
     r"\b(?:promoted|bumped|moved)\s+me\s+(?:up\s+)?to\s+(?:an?\s+|the\s+)?(?P<job>[\w -]{2,40}?)"
     r"(?=\s*[!.,;?]|\s+(?:and|but|so|now|today|yesterday|last|this|at|in|from)\b|\s*$)"
@@ -711,6 +716,11 @@ def idiom_claims(text: str, speaker: str) -> list[Claim] | None:
         # "signed up for Midnattsloppet in august": an event the user will do.
         what = clean_value(signed_up.group("what"))
         return [Claim("user", "plan", f"do {what}", when=signed_up.group("when"))]
+    declined = _TURNED_DOWN.search(text)
+    if declined is not None:
+        # "turned down the Berlin offer": the offer weighed is off.
+        what = clean_value(f"{declined.group('what') or ''} offer")
+        return [Claim("user", "any", what, negated=True, change=True)]
     promoted = _PROMOTED_ME.search(text)
     job = (promoted.group("job") or promoted.group("made")) if promoted is not None else ""
     if job and lx.is_occupation(job.casefold()):

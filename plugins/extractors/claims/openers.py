@@ -39,7 +39,8 @@ _DID = {
 # "As a Leeds resident, what do you reckon ...?", "being vegan I can't eat any of that": who
 # the user is, said on the way to something else.
 _OPENING_AS = re.compile(
-    r"^(?:as|being)\s+(?P<who>(?:an?\s+)?[\w' -]{2,40}?)(?:,\s*|\s+(?=(?:i|i'm|im|my)\s))"
+    r"^(?:as|being)\s+(?P<who>(?:an?\s+)?[\w' -]{2,40}?)(?:,\s*|\s+(?=(?:i|i'm|im|my|the|this"
+    r"|that|it|it's|there|everything|nothing|most|all|every)\s))"
     r"(?P<rest>.+)$",
     re.IGNORECASE,
 )

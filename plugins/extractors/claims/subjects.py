@@ -260,7 +260,8 @@ _SUBJECT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "my_rel",
             rf"^(?:my|our)\s+(?:(?:older|younger|big|little|baby|twin|oldest|youngest"
-            rf"|eldest|best|new|ex|late|step|half|elder|other)\s+)*(?P<rel>{REL_WORD})\b"
+            rf"|eldest|best|new|ex|late|step|half|elder|other|first|second|former)\s+)*"
+            rf"(?P<rel>{REL_WORD})\b"
             r"(?:'s\s+name\b)?,?\s*",
         ),
         (

@@ -111,6 +111,7 @@ def clean_value(text: str) -> str:
     # "played guitar for about five years": the time went, its "about" must too.
     value = _DURATION_TAIL.sub("", _APPROXIMATOR_TAIL.sub("", value))
     value = FREQUENCY_TAIL.sub("", value)  # "crossfit 5x a week": crossfit
+    value = re.sub(r"(?<=\w)\s+(?:thing|stuff|business)$", "", value)  # "the ankle thing"
     return value.strip(" \"'.,;:!?")
 
 

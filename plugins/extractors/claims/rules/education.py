@@ -112,6 +112,15 @@ class EducationRules(HealthRules):
             re.I,
         )
         if match is None:
+            # "studying for a nursing degree": the degree names its subject first.
+            named = re.match(
+                r"^for\s+(?:a|an|my|the)\s+(?P<x>[a-z][\w -]{2,30}?)\s+(?:degree|diploma)\b",
+                rest,
+                re.I,
+            )
+            if named is not None and not vague(named.group("x")):
+                return [self.claim("education", f"{clean_value(named.group('x'))} degree")]
+        if match is None:
             # "studying for an MBA at Warwick": a degree named by its letters is its subject.
             match = re.match(
                 r"^for\s+(?:a|an|my|the)\s+(?P<x>mba|msc|bsc|ma|ba|mphil|llb|llm|phd|pgce)\b"
