@@ -74,6 +74,11 @@ _SAID_OF = re.compile(
     r"\b(?:is|are|was|were|like|basically|practically|literally|as|kinda|such)\s+$", re.IGNORECASE
 )
 
+_HERD_MENTION = re.compile(
+    r"\b(?:my|our)\s+(?:\w+\s+)?(?P<kind>goats|chickens|hens|cows|sheep|pigs|ducks|bees|horses"
+    r"|alpacas|donkeys|cattle|geese|rabbits|llamas)\b(?!\s+(?-i:[A-Z]))",
+    re.IGNORECASE,
+)
 _PET_MENTION = re.compile(
     r"\b(?:my|our)\s+(?:(?P<count>two|three|four|\d)\s+)?(?:(?:old|new|little|baby|rescue|senior"
     r"|sweet)\s+)?(?P<kind>[a-z-]+),?\s+"
@@ -234,6 +239,9 @@ def mentions(text: str) -> list[Claim]:
             # "my old vw golf finally died": a car the user had, and has no more.
             ended = _ENDED.match(text[match.end() :]) is not None
             out.append(Claim("user", "vehicle", value.strip(), negated=ended, change=ended))
+    for match in _HERD_MENTION.finditer(text):
+        # "my goats keep getting in the pepper beds": animals the user keeps.
+        out.append(Claim("user", "pet", match.group("kind").casefold()))
     for match in _PET_MENTION.finditer(text):
         kind, name = match.group("kind").casefold(), re.sub(r"'s$", "", match.group("name"))
         if match.group("count") and kind.endswith("s"):

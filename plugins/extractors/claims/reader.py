@@ -427,7 +427,7 @@ def _rules() -> tuple[tuple[frozenset[str], _Rule], ...]:
         ("work", r._work),
         ("freelance", r._freelance),
         ("join start", r._join),
-        ("get land take", r._get),
+        ("get land take bring", r._get),
         ("have own adopt buy rescue rent sign lease find", r._have),
         ("lose", r._lose),
         ("sell trade", r._sell),

@@ -225,13 +225,16 @@ _NOT_BASE = frozenset(
 )
 
 
+_ING_VERBS = frozenset(["bring", "sing", "swing", "ring", "sting", "fling", "spring", "wring"])
+
+
 def _base_verb(word: str) -> bool:
     """A verb in the form "I" takes ("cycle", "own"), to be said in the third person."""
     return (
         word.isalpha()
         and word not in _NOT_BASE
         and word not in IRREGULAR
-        and not word.endswith(("ed", "ing"))
+        and (not word.endswith(("ed", "ing")) or word in _ING_VERBS)
         and (stem(word) in VERBS or len(word) > 2)
     )
 

@@ -131,12 +131,21 @@ def extract_statements(entries: Iterable[TranscriptEntry]) -> list[Statement]:
         if entry.role != "user":
             continue
         reply_to, asked = asked, ""
+        setup = None if playing else _ROLE_PLAY_STARTS.search(entry.text)
         if _ROLE_PLAY_ENDS.search(entry.text):
             playing = False
-        elif _ROLE_PLAY_STARTS.search(entry.text):
+        elif setup is not None:
             playing = True
-            continue
-        if playing or _script_line(entry.text):
+            # "I teach history in Santiago and want to do a roleplay ...": what the user said
+            # of themselves before setting the play up is theirs.
+            cuts = list(_CLAUSE_END.finditer(entry.text[: setup.start()]))
+            if not cuts:
+                continue
+            entry = replace(entry, text=entry.text[: cuts[-1].start()] + ".")
+        # "*My parrot Rumbo bites Spaniards.*": an action in a play, never the user's own.
+        if "*" in entry.text:
+            entry = replace(entry, text=_ACTED.sub(" ", entry.text))
+        if (playing and setup is None) or _script_line(entry.text):
             continue  # "Derek: Hi, I led the propulsion team at Boeing": a line of the play
         own_words = without_injected_blocks(entry.text)
         if scan(own_words):
@@ -180,9 +189,13 @@ def extract_statements(entries: Iterable[TranscriptEntry]) -> list[Statement]:
                 person_before=before,
                 pet_before=pet,
             )
-            claims = _meant_instead(entry.text, [_mind_changed(c, found) for c in claims])
+            said = [_mind_changed(c, found) for c in claims]
+            claims = _meant_instead(entry.text, said)
+            # "Tashkent — sorry, I meant Samarkand, my phone autocorrects to Tashkent": the word
+            # taken back is in no note of the turn either.
+            taken_back = _words(said) - _words(claims)
             claims += _wedded(claims, partner)
-            claims += _notes(kept, names)
+            claims += [n for n in _notes(kept, names) if not taken_back & _words([n])]
             pet = next((c for c in reversed(claims) if c.attribute == "pet"), None)
             claims += _new_mentions(mentioned, claims)
             names |= _names_in(claims)
@@ -217,6 +230,8 @@ _ROLE_PLAY_STARTS = re.compile(
     r"|\brole[\s-]?play\b.*\byou(?:'re|\s+are)\b",
     re.IGNORECASE,
 )
+_CLAUSE_END = re.compile(r"[.!?](?=\s)|,\s|\s+and\s+|\s+so\s+", re.IGNORECASE)
+_ACTED = re.compile(r"\*[^*\n]{2,}\*")
 _ROLE_PLAY_ENDS = re.compile(
     r"\b(?:stop|end|enough|done with|out of)\b[\w ]{0,20}\b(?:role[\s-]?play|pretend\w*|game"
     r"|character)\b|\bok(?:ay)?,?\s+enough\b|\bin real life\b|\birl\b|\booc\b"
@@ -262,6 +277,10 @@ _MEANT = re.compile(
     r"['\"\u2018\u201c]?(?P<old>[\w' -]{2,40}?)['\"\u2019\u201d]?(?=[\s,.!;:]|$)",
     re.IGNORECASE,
 )
+
+
+def _words(claims: Sequence[Claim]) -> set[str]:
+    return {w for c in claims for w in re.findall(r"[\w'-]+", c.value.casefold())}
 
 
 def _wedded(claims: Sequence[Claim], partner: Claim | None) -> list[Claim]:

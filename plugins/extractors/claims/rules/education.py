@@ -87,10 +87,15 @@ class EducationRules(HealthRules):
         out = [self.claim("job", f"{subject} teacher")]
         # "at Leeds Uni", "at a secondary school in Kampala": where the teaching is.
         match = re.search(
-            r"\sat\s+(?P<org>[A-Z][^,.;!?]*|(?:a|an|the)\s+[\w' -]+?\s+in\s+[A-Z][^,.;!?]*)", rest
+            r"\sat\s+(?P<org>[A-Z][^,.;!?]*|(?:a|an|the)\s+[\w' -]+?\s+in\s+[A-Z][^,.;!?]*)"
+            r"|\sin\s+(?P<inside>(?:a|an|the)\s+[\w' -]*?(?:school|college|academy|university|uni"
+            r"|liceo|lycee|gymnasium)\s+in\s+[A-Z][^,.;!?]*)",
+            rest,
         )
         if match is not None:
-            out.append(self.claim("employer", clean_value(match.group("org"))))
+            out.append(
+                self.claim("employer", clean_value(match.group("org") or match.group("inside")))
+            )
         return out
 
     def _study(self, rest: str, low: str) -> list[Claim] | None:

@@ -45,7 +45,8 @@ class FamilyRules(Reading):
                 if state in lx.ENDED_RELATIONSHIP:
                     out.append(self.claim("partner", who, negated=True, change=True))
                 else:
-                    out.append(self.claim("partner", who))
+                    spouse = "spouse" if state == "married" else None  # "married to Sam"
+                    out.append(self.claim("partner", who, qualifier=spouse))
         return out
 
     def _relation_named(self, rest: str) -> list[Claim] | None:
@@ -136,7 +137,7 @@ class FamilyRules(Reading):
         value = _person_named(clean_value(re.sub(r"^to\s+", "", rest, flags=re.I)))
         out = [self.claim("relationship", "married", change=True)]
         if value and not vague(value) and is_name(value.split(" ")[0], lower_ok=True):
-            out.append(self.claim("partner", value, change=True))
+            out.append(self.claim("partner", value, change=True, qualifier="spouse"))
         return out
 
     def _engage(self, rest: str, low: str) -> list[Claim] | None:

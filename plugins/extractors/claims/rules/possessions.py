@@ -36,6 +36,9 @@ class PossessionRules(FamilyRules, WorkRules):
         if not low.startswith("me ") or self.s.key == "user":
             return None
         given = rest[3:]
+        pets = pets_in(given)
+        if pets:
+            return [Claim("user", "pet", pet, change=True) for pet in pets]  # "brought me a kitten"
         for attribute, found in (
             ("phone", phone_in(given)),
             ("vehicle", vehicle_in(given)),
@@ -257,6 +260,14 @@ class PossessionRules(FamilyRules, WorkRules):
             return [] if vague(org) else [self.claim("employer", org)]
         if self.p.negated and _NOTHING_MORE.match(low):
             return [self.claim("habit", "drives", negated=True)]  # "i don't drive so ..."
+        trade = _DRIVEN_FOR_WORK.match(rest)
+        if trade is not None and self.s.key == "user" and not self.p.negated:
+            # "i drive a taxi in bishkek", "I drive a van for DPD": the work, not a car owned.
+            out = [self.claim("job", f"a {trade.group('what').casefold()} driver")]
+            org = trade.group("org")
+            if org and not vague(org):
+                out.append(self.claim("employer", clean_value(org)))
+            return out
         vehicle = vehicle_in(rest) or clean_value(rest)
         if vague(vehicle) or re.match(r"^(?:to|for|home|around|a lot)\b", vehicle, re.I):
             return [] if self.strict else None
@@ -342,6 +353,12 @@ class PossessionRules(FamilyRules, WorkRules):
         return [] if vague(value) else [self.claim("any", value, negated=True, change=True)]
 
 
+_DRIVEN_FOR_WORK = re.compile(
+    r"^(?:an?\s+|the\s+)(?P<what>taxi|cab|bus|minibus|school\s+bus|truck|lorry|van|delivery\s+van"
+    r"|tram|forklift|ambulance|trolleybus|tuk[\s-]?tuk|rickshaw|matatu|jeepney|dump\s+truck"
+    r"|tractor|train|coach)\b(?:[^,.;]*?\bfor\s+(?P<org>(?-i:[A-Z])[\w&'-]*(?:\s+(?-i:[A-Z])[\w&'-]*)*))?",
+    re.IGNORECASE,
+)
 _HOUSING_VERBS = stems("have own rent buy get sign lease find")
 
 
