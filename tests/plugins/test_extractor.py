@@ -998,6 +998,28 @@ def test_what_is_said_without_its_subject_or_in_passing_is_read(
         ("my hens keep escaping", ["The user has hens."]),
         ("got made team lead at the depot!!", ["The user works as a team lead."]),
         ("Married Kofi on the 14th 💍", ["The user is married.", "The user is married to Kofi."]),
+        # A club played at; bees kept somewhere; a club not been to since; a commute's start;
+        # a shared flat found; "normally" a job; a ward at a hospital.
+        ("i play at a chess club every thursday", ["The user plays chess."]),
+        (
+            "I keep bees on a smallholding near Llandeilo",
+            ["The user keeps bees on a smallholding near Llandeilo."],
+        ),
+        ("haven't been to choir since march", ["The user stopped choir."]),
+        ("my commute from sengkang is an hour", ["The user lives in Sengkang."]),
+        ("found a shared flat in Leith", ["The user lives in Leith."]),
+        (
+            "i'm normally a postman for Posten",
+            ["The user works as a postman.", "The user works at Posten."],
+        ),
+        (
+            "i'm a nurse on the renal unit at St James's",
+            [
+                "The user works as a nurse.",
+                "The user works at St James's.",
+                "The user works in renal unit.",
+            ],
+        ),
         # "can't stop" is no stop.
         ("I can't stop eating mango", ["The user eats mango."]),
         ("money is tight so i cant stop long", []),

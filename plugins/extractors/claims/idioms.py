@@ -192,6 +192,7 @@ _HOME_SAID = re.compile(
 )
 
 # "now that we're in Portobello the sea is ...": a move, said on the way.
+_NOT_A_PLACE = frozenset(["our", "my", "the", "a", "an", "his", "her", "their", "work", "home"])
 _NOW_THAT_IN = re.compile(
     r"\bnow\s+that\s+(?:we're|we\s+are|i'm|i\s+am|we\s+live|i\s+live|we've|i've|we|i)\s+"
     r"(?:(?:living|based|settled|moved|moving|finally|all|properly|up|down|out|over|back)\s+)*"
@@ -318,8 +319,9 @@ _FIRST_DAYS_AT = re.compile(
 _HOME_IN = re.compile(
     r"(?:^|,\s*|\b(?:we|i|we've|i've)\s+)(?:(?:just|finally)\s+)?"
     r"(?:(?P<bought>closed\s+on|bought|moved\s+into)"
-    r"|split|share|rent|renting|sharing|splitting|(?:'ve\s+)?got|have)\s+(?:a|an|our|my)\s+"
-    r"(?:new\s+|little\s+)?(?:house|home|flat|apartment|condo|place|room|studio|townhouse"
+    r"|split|share|rent|renting|sharing|splitting|(?:'ve\s+)?got|have|found)\s+(?:a|an|our|my)\s+"
+    r"(?:new\s+|little\s+|shared\s+|small\s+|tiny\s+)?(?:house|home|flat|apartment|condo|place"
+    r"|room|studio|townhouse"
     r"|\d-bed(?:room)?(?:\s+(?:house|flat|apartment))?)"
     r"(?:\s+with(?:\s+\w+){1,3}?)?\s+in\s+(?P<where>[\w .'-]+)",  # "with two friends in X"
     re.IGNORECASE,
@@ -633,6 +635,11 @@ _SIGNED_UP_FOR = re.compile(
     r"(?:\s+(?P<when>(?:in|on|this|next)\s+[\w ]{2,20}?))?(?=[,.!;]|\s+(?:and|but|so)\b|\s*$)",
     re.IGNORECASE,
 )
+_NOT_BEEN_SINCE = re.compile(
+    r"\b(?:haven'?t|have\s+not|hasn'?t)\s+been\s+to\s+(?:the\s+|my\s+|our\s+)?(?P<x>[\w' -]{2,30}?)"
+    r"\s+(?:since|in\s+(?:months|ages|years|weeks))\b",
+    re.IGNORECASE,
+)
 _TURNED_DOWN = re.compile(
     r"\b(?:turned\s+down|declined|rejected|said\s+no\s+to|passed\s+on)\s+(?:the|their|that|an?|my)\s+"
     r"(?P<what>[\w' -]{0,30}?)\s*(?:job\s+)?offer\b",
@@ -717,6 +724,10 @@ def idiom_claims(text: str, speaker: str) -> list[Claim] | None:
         # "signed up for Midnattsloppet in august": an event the user will do.
         what = clean_value(signed_up.group("what"))
         return [Claim("user", "plan", f"do {what}", when=signed_up.group("when"))]
+    away = _NOT_BEEN_SINCE.search(text)
+    if away is not None and not vague(away.group("x")):
+        # "haven't been to chess club since february": that pastime is over.
+        return [Claim("user", "any", clean_value(away.group("x")), negated=True, change=True)]
     declined = _TURNED_DOWN.search(text)
     if declined is not None:
         # "turned down the Berlin offer": the offer weighed is off.
@@ -844,6 +855,9 @@ def idiom_claims(text: str, speaker: str) -> list[Claim] | None:
         moved_in = home.re is _HOME_SAID and any(
             home.group(g) for g in ("new", "the_new", "leased", "moved_new")
         )
+        # "my commute from longhua to nanshan": where a commute starts is home, in any case.
+        commute = re.search(r"\bcommute\b", home.group(0), re.I) is not None
+        moved_in = moved_in or (commute and place.split()[0].casefold() not in _NOT_A_PLACE)
         if (
             not vague(place)
             and (place[:1].isupper() or known_place(place) or moved_in)

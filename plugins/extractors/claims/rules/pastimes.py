@@ -162,8 +162,8 @@ class PastimeRules(HomeRules):
                 self.claim("hobby", f"plays in a band called {clean_value(band.group('name'))}")
             ]
         league = re.match(
-            r"^(?:in|on|for)\s+(?:an?|the|my|our)\s+(?:[\w\-]+\s+)?(?P<game>[\w\-]+)\s+"
-            r"(?:league|team|club|band|orchestra)\b",
+            r"^(?:in|on|for|at)\s+(?:an?|the|my|our)\s+(?:[\w\-]+\s+)?(?P<game>[\w\-]+)\s+"
+            r"(?:league|team|club|band|orchestra)\b",  # "i play at a chess club every thursday"
             low,
         )
         if league is not None:

@@ -287,7 +287,10 @@ class PossessionRules(FamilyRules, WorkRules):
             r"^(?P<what>bees|chickens|hens|goats|sheep|pigeons|ducks|pigs|cows|alpacas)\b", low
         )
         if kept is not None and not self.p.negated:
-            return [self.claim("hobby", f"keeps {kept.group('what')}")]  # "i keep bees"
+            # "i keep bees on a smallholding near Llandeilo": and where, if it is said.
+            where = _KEPT_WHERE.match(rest[kept.end() :])
+            said = f"{kept.group('what')}{where.group(0) if where else ''}"
+            return [self.claim("hobby", f"keeps {said}")]
         return [] if self.strict else None
 
     def _use(self, rest: str, low: str) -> list[Claim] | None:
@@ -353,6 +356,10 @@ class PossessionRules(FamilyRules, WorkRules):
         return [] if vague(value) else [self.claim("any", value, negated=True, change=True)]
 
 
+_KEPT_WHERE = re.compile(
+    r"\s+(?:on|at|in)\s+(?:a|an|the|my|our)\s+[\w' -]+?\s+(?:near|in|outside)\s+(?-i:[A-Z])[\w'-]+",
+    re.IGNORECASE,
+)
 _DRIVEN_FOR_WORK = re.compile(
     r"^(?:an?\s+|the\s+)(?P<what>taxi|cab|bus|minibus|school\s+bus|truck|lorry|van|delivery\s+van"
     r"|tram|forklift|ambulance|trolleybus|tuk[\s-]?tuk|rickshaw|matatu|jeepney|dump\s+truck"

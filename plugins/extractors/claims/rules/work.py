@@ -17,6 +17,10 @@ from plugins.extractors.places import known_place
 
 # A past-tense verb inside what would be a job title: "chewed", "broke" (but a "registered"
 # nurse and a "trained" chef are what they are).
+_ON_THE_UNIT = re.compile(
+    r"\s+on\s+(?:the\s+)?(?P<unit>[\w -]{2,30}?\s+(?:ward|unit|team|floor|desk|line))\s+at\s+",
+    re.IGNORECASE,
+)
 _A_DEED = re.compile(
     r"(?!(?:registered|qualified|trained|certified|licensed|retired|experienced|skilled"
     r"|self-employed|unemployed|talented|dedicated|accredited|chartered|sworn|ordained"
@@ -71,6 +75,7 @@ class WorkRules(Reading):
 
     def _occupation(self, rest: str) -> list[Claim] | None:
         text = clean_value(rest)
+        text = re.sub(r"^(?:normally|usually|generally|basically|mostly|technically)\s+", "", text)
         text = re.sub(
             r"\s+(?:there|here|irl|in\s+real\s+life|by\s+trade|by\s+profession)$",
             "",
@@ -104,6 +109,11 @@ class WorkRules(Reading):
             place = place_value(local.group("place"))
             native = local.group("kind") in ("native", "born and bred")
             return [self.claim("origin" if native else "residence", place)]
+        unit = _ON_THE_UNIT.search(text)
+        if unit is not None:
+            # "a registered nurse on the cardiac ward at Queen Mary": the job, where, and the ward.
+            found = self._occupation(text[: unit.start()] + " at " + text[unit.end() :]) or []
+            return [*found, self.claim("work_field", unit.group("unit"))]
         # "a nurse doing nights at St. Vincent's": the job, then what the job has the user doing;
         # "an engineer working at Google" is an engineer at Google.
         text = re.sub(r"\s+(?:working|employed)\s+(?=(?:at|for|with)\b)", " ", text)
