@@ -59,7 +59,11 @@ INJECTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"|\b(store|save|record|remember|memori[sz]e|note|log|write\s+down)\s+(permanently\s+"
             r"|forever\s+)?(that\s+)?the\s+user\s+(is|has|was|works|lives|likes|owns|earns|am)\b"
             r"|\b(memory|memory\s+(system|module|bot|store|database))\s*[:,]\s*(store|save|record"
-            r"|remember|add|update|set|delete|forget)\b",
+            r"|remember|add|update|set|delete|forget)\b"
+            # "[SYSTEM NOTE TO MEMORY: ...]", "user profile update", "overwrite previous profile".
+            r"|\[\s*(system|memory|admin)\b[^\]]{0,40}?\b(note|update|instruction|command|override"
+            r"|message|memory)\b|\buser\s+profile\s+update\b|\b(overwrite|wipe)\s+(the\s+|your\s+"
+            r"|all\s+)?(previous|existing|stored|old|user)\s+(user\s+)?(profile|memory|memories|facts)\b",
         ),
     )
 )

@@ -43,10 +43,19 @@ class HomeRules(Reading):
                 return None
             return self._moved(rest[match.end() :])
         value = clean_value(rest[match.end() :])
+        value = re.split(r"\s+and\s+(?=[a-z])", value, maxsplit=1)[0]  # "Thionville and commute"
         return [] if vague(value) else [self.claim("residence", place_value(value))]
 
     def _live(self, rest: str, low: str) -> list[Claim] | None:
         rest = re.sub(r"^(?:alone|together|happily|full[- ]time)\s+", "", rest, flags=re.I)
+        # "i live across the border in Thionville", "just over the river in Leith".
+        rest = re.sub(
+            r"^(?:just\s+)?(?:across|over|up|down)\s+(?:the\s+)?(?:border|river|road|street|bay|hill"
+            r"|water|valley)\s+(?=in\s)",
+            "",
+            rest,
+            flags=re.I,
+        )
         low = rest.casefold()
         with_whom = re.match(
             r"^with\s+(?P<who>.+?)(?:\s+(?:in|at|near|outside)\s+(?P<where>.+))?$", rest, re.I
@@ -75,6 +84,7 @@ class HomeRules(Reading):
                 return [self.claim("residence", place_value(clean_value(far.group("place"))))]
             return [] if self.strict else None
         value = clean_value(rest[match.end() :])
+        value = re.split(r"\s+and\s+(?=[a-z])", value, maxsplit=1)[0]  # "Thionville and commute"
         return [] if vague(value) else [self.claim("residence", place_value(value))]
 
     def _move(self, rest: str, low: str) -> list[Claim] | None:

@@ -341,7 +341,8 @@ class WorkRules(Reading):
             org = clean_value(match.group("org")) if match else ""
             return [self.claim("employer", org, negated=True, change=True)]
         value = clean_value(rest)
-        if vague(value) or not is_name(value.split(" ")[0]):
+        # "we left rennes in the end": a place memory knows, typed in lower case, is a name.
+        if vague(value) or not (is_name(value.split(" ")[0]) or known_place(value)):
             return []
         return [self.claim("any", value, negated=True, change=True)]
 
