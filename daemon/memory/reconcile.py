@@ -355,6 +355,7 @@ def only_an_ending(claims: Sequence[Claim], *, replaces: bool) -> bool:
     # used to have is one they have no more ("the old phone was a Samsung").
     return replaces or all(
         (c.past and (family_of(c.attribute) in _PASTIMES or c.attribute in _OWNED))
+        or (c.negated and c.change and c.attribute in _OWNED)  # "my old golf finally died"
         or c.attribute == "any"
         for c in claims
     )

@@ -401,6 +401,7 @@ def test_an_unsure_replacement_waits_for_a_person_by_provenance() -> None:
         (["The user works at Zalando."], "I left Zalando", True),
         (["Is vegan."], "i'm not vegan anymore", True),
         ([], "I used to smoke a pack a day", True),
+        ([], "The user no longer has a VW Golf.", True),  # a car had, had no more
         # How things stand now: no value named, or nothing current to end.
         (["The user works at Wayfair."], "got laid off yesterday", False),
         (["The user has a dog named Rufus."], "Rufus passed away last week", False),
