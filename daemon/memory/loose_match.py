@@ -21,7 +21,7 @@ _CHANGED = re.compile(
     r"\b(?:now|anymore|any\s+more|no\s+longer|not\s+any\s+more|switched|switching|changed"
     r"|upped|raised|lowered|increased|reduced|cut\s+(?:out|down)|new|finally|these\s+days"
     r"|nicked|stolen|stole|sold|lost|gave\s+up|given\s+up|quit|stopped|moved|instead"
-    r"|replaced|upgraded|traded\s+in|got\s+rid\s+of|ended|over\s+now|(?:my|our)\s+old)\b",
+    r"|replaced|upgraded|traded\s+in|got\s+rid\s+of|ended|over\s+now|since|(?:my|our)\s+old)\b",
     re.IGNORECASE,
 )
 _SAID_AGAIN = re.compile(

@@ -373,8 +373,11 @@ def _generic(claim: Claim) -> bool:
 def _loosely(text: str, fact: Known) -> Match:
     """The last resort for a text no specific claim was read from (see ``loose_match``)."""
     relation = loose_relation(text, fact.text)
-    if relation == "replaces" and any(c.attribute in _PEOPLE for c in fact.claims):
-        relation = None  # "my boy Aksel is the reason I haven't slept": no one is replaced
+    people = any(c.attribute in _PEOPLE for c in fact.claims)
+    if relation == "replaces" and people and not _LIFE_EVENT.search(text):
+        # "my boy Aksel is the reason I haven't slept since June": no one is replaced by a
+        # mention; a birth, a death or a wedding can change who is in a family.
+        relation = None
     if relation == "same":
         return Match(fact.fact_id, "same", "names it again", 0.6)
     if relation == "replaces":
@@ -383,6 +386,9 @@ def _loosely(text: str, fact: Known) -> Match:
 
 
 _PEOPLE = frozenset({"family", "partner", "family_count", "relationship"})
+_LIFE_EVENT = re.compile(
+    r"\b(?:born|arrived|died|passed\s+away|married|divorced|split|engaged|adopted)\b", re.IGNORECASE
+)
 
 
 def _by_text(text: str, fact: Known, cosine: float) -> Match:

@@ -361,6 +361,13 @@ def test_decisions(existing: list[str], new: str, outcome: str, targets: list[in
         (["Works as a nurse"], "I switched from nursing to coding", "updated", [0]),
         # A mention of a person, whatever the tense around it, never replaces them.
         (["Has a son named Aksel"], "my boy Aksel hasn't slept since June", "added", []),
+        (["Has one son named Leo"], "Leo's baby sister Freya was born tuesday!!", "updated", [0]),
+        (
+            ["Works at Spotify"],
+            "since the promotion to staff engineer it's all meetings",
+            "updated",
+            [0],
+        ),
         # Divorced against never married; "as a vegan" restated with no comma.
         (["Has never been married"], "my first husband and I divorced in 2010", "conflict", [0]),
         (["Is vegan"], "as a vegan the cheese aisle is just sad", "deduplicated", [0]),

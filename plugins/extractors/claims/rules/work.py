@@ -110,7 +110,8 @@ class WorkRules(Reading):
             native = local.group("kind") in ("native", "born and bred")
             return [self.claim("origin" if native else "residence", place)]
         unit = _ON_THE_UNIT.search(text)
-        if unit is not None:
+        before = re.sub(r"^(?:an?|the)\s+", "", text[: unit.start()]) if unit is not None else ""
+        if unit is not None and lx.is_occupation(before):
             # "a registered nurse on the cardiac ward at Queen Mary": the job, where, and the ward.
             found = self._occupation(text[: unit.start()] + " at " + text[unit.end() :]) or []
             return [*found, self.claim("work_field", unit.group("unit"))]
