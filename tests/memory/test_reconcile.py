@@ -361,10 +361,15 @@ def test_decisions(existing: list[str], new: str, outcome: str, targets: list[in
         (["Works as a nurse"], "I switched from nursing to coding", "updated", [0]),
         # A mention of a person, whatever the tense around it, never replaces them.
         (["Has a son named Aksel"], "my boy Aksel hasn't slept since June", "added", []),
-        (["Has one son named Leo"], "Leo's baby sister Freya was born tuesday!!", "updated", [0]),
         (
-            ["Works at Spotify"],
-            "since the promotion to staff engineer it's all meetings",
+            ["Has one son named Leo"],
+            "Leo's baby sister Freya was born tuesday!! two kids now",
+            "updated",
+            [0],
+        ),
+        (
+            ["Works at Spotify as a backend engineer"],
+            "since the promotion to staff engineer my calendar is all meetings",
             "updated",
             [0],
         ),
