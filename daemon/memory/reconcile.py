@@ -375,9 +375,9 @@ def _loosely(text: str, fact: Known) -> Match:
     relation = loose_relation(text, fact.text)
     people = any(c.attribute in _PEOPLE for c in fact.claims)
     if relation == "replaces" and people and not _LIFE_EVENT.search(text):
-        # "my boy Aksel is the reason I haven't slept since June": no one is replaced by a
-        # mention; a birth, a death or a wedding can change who is in a family.
-        relation = None
+        # "my boy Aksel is the reason I haven't slept since June": a person named again is
+        # not replaced by a mention; a birth, a death or a wedding can change a family.
+        relation = "same"
     if relation == "same":
         return Match(fact.fact_id, "same", "names it again", 0.6)
     if relation == "replaces":

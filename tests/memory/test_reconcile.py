@@ -360,7 +360,7 @@ def test_decisions(existing: list[str], new: str, outcome: str, targets: list[in
         (["Plays chess at a club"], "used to do chess club but now it's climbing", "updated", [0]),
         (["Works as a nurse"], "I switched from nursing to coding", "updated", [0]),
         # A mention of a person, whatever the tense around it, never replaces them.
-        (["Has a son named Aksel"], "my boy Aksel hasn't slept since June", "added", []),
+        (["Has a son named Aksel"], "my boy Aksel hasn't slept since June", "deduplicated", [0]),
         (
             ["Has one son named Leo"],
             "Leo's baby sister Freya was born tuesday!! two kids now",

@@ -1020,6 +1020,16 @@ def test_what_is_said_without_its_subject_or_in_passing_is_read(
                 "The user works in renal unit.",
             ],
         ),
+        # Running a business is working in it; running is a pastime; a route driven.
+        (
+            "I run a small bakery in Fort-de-France, mostly bokit",
+            ["The user works at their own bakery in Fort-de-France."],
+        ),
+        ("I run every morning", ["The user runs every morning."]),
+        (
+            "I drive a minibus on the Castries-Gros Islet route",
+            ["The user works as a minibus driver on the Castries-Gros Islet route."],
+        ),
         # "can't stop" is no stop.
         ("I can't stop eating mango", ["The user eats mango."]),
         ("money is tight so i cant stop long", []),

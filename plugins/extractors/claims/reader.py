@@ -478,6 +478,7 @@ def _rules() -> tuple[tuple[frozenset[str], _Rule], ...]:
         ("die", r._die),
         ("pass", r._pass),
         ("do practice", r._do),
+        ("run manage operate", r._run_business),
         (HABITUAL_VERBS, r._habitual),
         ("finish complete", r._finish),
         ("diagnose", r._diagnosed),

@@ -263,7 +263,8 @@ class PossessionRules(FamilyRules, WorkRules):
         trade = _DRIVEN_FOR_WORK.match(rest)
         if trade is not None and self.s.key == "user" and not self.p.negated:
             # "i drive a taxi in bishkek", "I drive a van for DPD": the work, not a car owned.
-            out = [self.claim("job", f"a {trade.group('what').casefold()} driver")]
+            route = f" on the {trade.group('route')}" if trade.group("route") else ""
+            out = [self.claim("job", f"a {trade.group('what').casefold()} driver{route}")]
             org = trade.group("org")
             if org and not vague(org):
                 out.append(self.claim("employer", clean_value(org)))
@@ -363,7 +364,9 @@ _KEPT_WHERE = re.compile(
 _DRIVEN_FOR_WORK = re.compile(
     r"^(?:an?\s+|the\s+)(?P<what>taxi|cab|bus|minibus|school\s+bus|truck|lorry|van|delivery\s+van"
     r"|tram|forklift|ambulance|trolleybus|tuk[\s-]?tuk|rickshaw|matatu|jeepney|dump\s+truck"
-    r"|tractor|train|coach)\b(?:[^,.;]*?\bfor\s+(?P<org>(?-i:[A-Z])[\w&'-]*(?:\s+(?-i:[A-Z])[\w&'-]*)*))?",
+    r"|tractor|train|coach)\b"
+    r"(?:\s+on\s+the\s+(?P<route>[\w\u2013' -]{2,40}?\s+(?:route|line|run)))?"
+    r"(?:[^,.;]*?\bfor\s+(?P<org>(?-i:[A-Z])[\w&'-]*(?:\s+(?-i:[A-Z])[\w&'-]*)*))?",
     re.IGNORECASE,
 )
 _HOUSING_VERBS = stems("have own rent buy get sign lease find")

@@ -17,6 +17,13 @@ from plugins.extractors.places import known_place
 
 # A past-tense verb inside what would be a job title: "chewed", "broke" (but a "registered"
 # nurse and a "trained" chef are what they are).
+_A_BUSINESS = re.compile(
+    r"^(?:a|an|my|our|the)\s+(?:(?:small|little|tiny|family|own|busy)\s+)*(?P<what>bakery|cafe|café"
+    r"|shop|store|restaurant|salon|bar|pub|hostel|guesthouse|b&b|farm|business|company|clinic"
+    r"|practice|studio|gym|stall|food\s+truck|kiosk|workshop|garage|nursery|daycare)\b"
+    r"(?:\s+(?:in|near|on)\s+(?P<where>(?-i:[A-Z])[\w'-]*(?:[\s-]+(?-i:[A-Z])[\w'-]*)*))?",
+    re.IGNORECASE,
+)
 _ON_THE_UNIT = re.compile(
     r"\s+on\s+(?:the\s+)?(?P<unit>[\w -]{2,30}?\s+(?:ward|unit|team|floor|desk|line))\s+at\s+",
     re.IGNORECASE,
@@ -413,6 +420,15 @@ class WorkRules(Reading):
         if made and not self.p.progressive:  # "im making a dnd character" creates one
             return [self.claim("job", value, change=True)]
         return [] if self.strict else None
+
+    def _run_business(self, rest: str, low: str) -> list[Claim] | None:
+        """ "I run a small bakery in Fort-de-France": the user's own business is their work
+        ("I run every morning" is left to the pastimes)."""
+        shop = _A_BUSINESS.match(rest)
+        if shop is None or self.p.negated or self.p.future or self.s.key != "user":
+            return None
+        where = f" in {shop.group('where')}" if shop.group("where") else ""
+        return [self.claim("employer", f"their own {shop.group('what').casefold()}{where}")]
 
     def _freelance(self, rest: str, low: str) -> list[Claim] | None:
         if self.p.negated or self.p.stop:
