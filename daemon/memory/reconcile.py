@@ -170,6 +170,11 @@ def _kin_said_to_be_none(new: Claim, old: Claim) -> bool:
 def _kin_named_against(text: str, fact: Known) -> bool:
     """ "my older brother and i share a car" against "is an only child": the way the user
     names a relative says there is one, whatever the sentence is about."""
+    never_wed = any(
+        c.attribute == "relationship" and c.value == "married" and c.negated for c in fact.claims
+    )
+    if never_wed and _SPOUSE_NAMED.search(text):
+        return True  # "my ex-husband and I still co-parent" against "has never been married"
     nones = {
         kin_kind(old.qualifier or "")
         for old in fact.claims
@@ -312,7 +317,8 @@ def reconcile(
 
 
 _NEVER = re.compile(
-    r"\bnever\b(?!\s+again\b)|\b(?:not|no\s+\w+)\s+ever\b|\bin\s+my\s+(?:whole\s+|entire\s+)?life\b",
+    r"\bnever\b(?!\s+again\b)|\b(?:not|no\s+\w+)\s+ever\b"
+    r"|\b(?:in|of|all)\s+my\s+(?:whole\s+|entire\s+)?life\b",
     re.IGNORECASE,
 )
 CONTRADICTION = 0.4
@@ -373,6 +379,11 @@ def _generic(claim: Claim) -> bool:
 def _loosely(text: str, fact: Known) -> Match:
     """The last resort for a text no specific claim was read from (see ``loose_match``)."""
     relation = loose_relation(text, fact.text)
+    settled = any(c.attribute in ("residence", "employer", "job") for c in fact.claims)
+    if relation == "replaces" and settled and not _ENDED.search(text):
+        # "being vegan in copenhagen is easy these days": the place named again, with only a
+        # "these days", is where the user still is.
+        relation = "same"
     people = any(c.attribute in _PEOPLE for c in fact.claims)
     if relation == "replaces" and people and not _LIFE_EVENT.search(text):
         # "my boy Aksel is the reason I haven't slept since June": a person named again is
@@ -386,6 +397,14 @@ def _loosely(text: str, fact: Known) -> Match:
 
 
 _PEOPLE = frozenset({"family", "partner", "family_count", "relationship"})
+_SPOUSE_NAMED = re.compile(
+    r"\bmy\s+(?:ex[\s-]?|late\s+|first\s+|former\s+)?(?:husband|wife|spouse|hubby)\b", re.I
+)
+_ENDED = re.compile(
+    r"\b(?:left|quit|moved|moving|sold|lost|fired|laid\s+off|no\s+longer|anymore|any\s+more"
+    r"|former|ex|used\s+to|gave\s+up|stopped|ended|since\s+(?:the\s+)?(?:promotion|move|merger))\b",
+    re.IGNORECASE,
+)
 _LIFE_EVENT = re.compile(
     r"\b(?:born|arrived|died|passed\s+away|married|divorced|split|engaged|adopted)\b", re.IGNORECASE
 )

@@ -222,6 +222,10 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
             return "same", "says none", 1.0
         return "none", "", 0.0
     values = match_values(new.value, old.value)
+    denied = new.negated and not old.negated and not new.change
+    if new.attribute == old.attribute == "education" and denied and values != "differs":
+        # "I never went to university" against "graduated from the University of Cape Town".
+        return "replaces", "says it never studied there", 0.4
     if values != "differs" and new.attribute == old.attribute == "partner" and positive(new):
         # "my husband Tomás" after "my boyfriend Tomás": the same person, married now.
         before = lx.canonical_relations(old.qualifier or "")

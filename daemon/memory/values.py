@@ -65,6 +65,8 @@ _SYNONYMS = {
     "msc": "master",
     "bsc": "bachelor",
     "phd": "doctorate",
+    "t1d": "type 1 diabetes",
+    "t2d": "type 2 diabetes",
 }
 _NUMBERS = {
     "one": "1",

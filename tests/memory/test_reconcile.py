@@ -373,6 +373,22 @@ def test_decisions(existing: list[str], new: str, outcome: str, targets: list[in
             "updated",
             [0],
         ),
+        # A place named again with only "these days" is where the user still is.
+        (
+            ["Lives in Copenhagen"],
+            "being vegan in copenhagen is easy these days",
+            "deduplicated",
+            [0],
+        ),
+        (["Is 27 years old"], "birthday yesterday, 28 now and feeling ancient", "updated", [0]),
+        (
+            ["Is a sergeant in the army"],
+            "as a sergeant I get stuck with the paperwork",
+            "deduplicated",
+            [0],
+        ),
+        (["Graduated from the University of Lagos"], "I never went to university", "conflict", [0]),
+        (["Has never been married"], "my ex-husband and I still co-parent", "conflict", [0]),
         # Divorced against never married; "as a vegan" restated with no comma.
         (["Has never been married"], "my first husband and I divorced in 2010", "conflict", [0]),
         (["Is vegan"], "as a vegan the cheese aisle is just sad", "deduplicated", [0]),

@@ -134,6 +134,13 @@ def claims_of_clause(
     text = _BARE_AGE_NOW.sub(r"I'm \g<n> ", text)
     # "4th year architecture at the polytechnic in krakow": a student's year and field.
     text = _YEAR_AND_FIELD.sub(r"I'm a \g<year> \g<field> student \g<at> ", text)
+    # "I never went to university": studying, not a trip.
+    text = re.sub(
+        r"\b(?:went|go|gone|been)\s+to\s+(?=(?:university|uni|college)\b)",
+        "studied at ",
+        text,
+        flags=re.I,
+    )
     # "I've gone back to eating eggs", "im back to eating meat": started again.
     text = _BACK_TO_DOING.sub("started ", text)
     # "i barely run anymore": as good as stopped.

@@ -322,6 +322,8 @@ def _starts_statement(text: str) -> bool:
         re.I,
     ):
         return True  # "a retired teacher, 68 years of age", "I'm 17 and in 11th grade"
+    if re.match(r"[1-9]\d\s+(?:now|today|as\s+of)\b", text, re.I):
+        return True  # "birthday yesterday, 28 now": the age now, its "I'm" left out
     opened = _TIME_OPENING.match(text)
     if opened is not None and _starts_statement(text[opened.end() :]):
         return True  # "... and in my free time i run": a time said first, then the statement

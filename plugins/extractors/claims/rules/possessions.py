@@ -49,7 +49,9 @@ class PossessionRules(FamilyRules, WorkRules):
         return []
 
     def _get(self, rest: str, low: str) -> list[Claim] | None:
-        if self.p.head == stem("get") and re.match(r"^(?:asked|told|called|paid|invited)\b", low):
+        if self.p.head == stem("get") and re.match(
+            r"^(?:asked|told|called|paid|invited|stuck|caught|lost|hurt|sick|[a-z]{3,}ed)\b", low
+        ):
             return []  # "i get asked this at every party": something done to the user
         gift = self._gift(rest, low)
         if gift is not None:
