@@ -65,6 +65,7 @@ _SYNONYMS = {
     "msc": "master",
     "bsc": "bachelor",
     "phd": "doctorate",
+    "expecting": "pregnant",  # "expecting a baby" is what "pregnant" says
     "t1d": "type 1 diabetes",
     "t2d": "type 2 diabetes",
 }

@@ -26,7 +26,7 @@ RELATIONS: frozenset[str] = words(
     neighbour boss manager supervisor colleague coworker co-worker teammate mentor therapist
     doctor dentist landlord landlady classmate teacher coach twin godmother godfather
     stepchild godson goddaughter gf bf hubby mate grandad granddad gran nan nana nanna grampa
-    gramps mam toddler newborn
+    gramps mam toddler newborn mamma mamá mãe maman mutti
     """
 ) | {"best friend", "best mate"}
 PARTNER_RELATIONS: frozenset[str] = words(
@@ -152,7 +152,7 @@ INJURIES: frozenset[str] = words(
 OCCUPATIONS: frozenset[str] = words(
     """
     associate sommelier sergeant lieutenant captain colonel corporal commander admiral
-    guide shepherd concierge maid deckhand foreman forewoman aide medic handyman warden
+    guide shepherd concierge maid deckhand foreman forewoman aide medic handyman warden rider
     rep lead executive intern apprentice
     reporter nanny au-pair rn lpn np emt cna doula postie postman postwoman binman carer
     pm swe sde sre dba gp exec
@@ -374,6 +374,11 @@ _CANONICAL = {
     "nana": "grandmother",
     "nanna": "grandmother",
     "mam": "mother",
+    "mamma": "mother",
+    "mamá": "mother",
+    "mãe": "mother",
+    "maman": "mother",
+    "mutti": "mother",
     "kid": "child",
     "toddler": "child",
     "newborn": "child",

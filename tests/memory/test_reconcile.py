@@ -389,6 +389,14 @@ def test_decisions(existing: list[str], new: str, outcome: str, targets: list[in
         ),
         (["Graduated from the University of Lagos"], "I never went to university", "conflict", [0]),
         (["Has never been married"], "my ex-husband and I still co-parent", "conflict", [0]),
+        (
+            ["Is expecting a baby in March"],
+            "baby's here!! Sofia arrived on tuesday",
+            "updated",
+            [0],
+        ),
+        (["Has two cats, Pixel and Tofu"], "Tofu went to live with my sister", "updated", [0]),
+        (["Is on a keto diet"], "kicked keto to the curb, back on bread", "updated", [0]),
         # Divorced against never married; "as a vegan" restated with no comma.
         (["Has never been married"], "my first husband and I divorced in 2010", "conflict", [0]),
         (["Is vegan"], "as a vegan the cheese aisle is just sad", "deduplicated", [0]),

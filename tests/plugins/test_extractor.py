@@ -1030,6 +1030,22 @@ def test_what_is_said_without_its_subject_or_in_passing_is_read(
             "I drive a minibus on the Castries-Gros Islet route",
             ["The user works as a minibus driver on the Castries-Gros Islet route."],
         ),
+        # Hired as a job at an employer; a bare condition; a delivery rider; a mother's home is
+        # hers; someone's quoted words are not the user's.
+        (
+            "got hired as a warehouse supervisor at Mercado Libre",
+            ["The user works as a warehouse supervisor.", "The user works at Mercado Libre."],
+        ),
+        ("type 1 diabetic.", ["The user is type 1 diabetic."]),
+        (
+            "bro im a grabfood rider here in quezon city, like 10hrs a day",
+            ["The user works as a grabfood rider.", "The user lives in Quezon City."],
+        ),
+        ("my mamma lives alone in Uppsala", ["The user's mamma lives in Uppsala."]),
+        ("she keeps saying 'I'm not old, I'm 79' lol", []),
+        ("one year without a single cigarette today", ["The user no longer smokes."]),
+        ("scrapped the Lisbon plan, staying put", ["The user called off the Lisbon plan."]),
+        ("my new boss at DSV is great", ["The user works at DSV."]),
         # "can't stop" is no stop.
         ("I can't stop eating mango", ["The user eats mango."]),
         ("money is tight so i cant stop long", []),

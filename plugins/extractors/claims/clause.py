@@ -477,6 +477,9 @@ def _bare_occupation(text: str) -> bool:
     )
 
 
+_CONDITION_ADJ = "|".join(sorted(map(re.escape, lx.CONDITION_ADJECTIVES), key=len, reverse=True))
+
+
 def _bare_diet(text: str) -> bool:
     words = [w for w in text.casefold().split() if w not in CHANGE_ADVERBS | SKIP_ADVERBS]
     return 0 < len(words) <= 3 and diet_of(" ".join(words)) is not None
@@ -518,6 +521,8 @@ def _subjectless_ok(text: str, strict: bool) -> bool:
         return True  # "call centre agent at vodafone": a job said as a bare noun phrase
     if _bare_diet(" ".join(words)):
         return True  # "basically pescatarian now": a diet, the "I'm" left out
+    if re.fullmatch(r"(?:type\s+[12]\s+)?(?:" + _CONDITION_ADJ + r")[.!]*", " ".join(words)):
+        return True  # "type 1 diabetic.": a condition, the "I'm" left out
     if first in ("a", "an"):
         noun = []
         for word in words[1:5]:

@@ -77,7 +77,9 @@ def here_in(text: str) -> tuple[Claim, str] | None:
         # A name with a capital is a place whether or not the list holds it ("Mirissa").
         if not vague(candidate) and (known_place(candidate) or candidate[:1].isupper()):
             end = here.start("where") + len(candidate)
-            rest = f"{text[: here.start()].rstrip(' ,')} {text[end:].lstrip(' ,')}".strip()
+            after = text[end:]
+            joiner = ", " if after.lstrip().startswith(",") else " "  # keep the clause apart
+            rest = f"{text[: here.start()].rstrip(' ,')}{joiner}{after.lstrip(' ,')}".strip(" ,")
             claim = Claim("user", "residence", candidate[:1].upper() + candidate[1:])
             return claim, rest
     return None

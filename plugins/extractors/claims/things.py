@@ -30,6 +30,8 @@ _LEADING_FILLER = re.compile(
     r"|salaam|salam|shalom|jambo|habari|sawubona|kia ora|aloha|bonjour|hallo|hej|moin|servus"
     r"|privet|ahoj|merhaba|konnichiwa|annyeong|ni hao|xin chao|sawasdee|mabuhay|kumusta|selam"
     r"|oi|eish|yoh|haibo|ayo|ufff*|ay+ dios|madre mia|mamma mia|oh la la|ja|nu|jeez|geez"
+    r"|bro|bruh|dude|fam|sis|lads|guys|boss|mate(?=\s+(?:i|i'm|im|my|we)\b)"
+    r"|me(?=\s+(?:i|i'm|im)\b)"
     r"|(?:i'd|i\s+would)\s+say(?:\s+that)?(?=\s+i\b)|i\s+(?:guess|reckon|suppose)(?=\s+i\b)"
     r"|(?:because|cause|cuz|bc)(?=\s+(?:i|i'm|we|we're|my|our)\b)"
     r"|(?:also|plus)(?=\s+(?:my|our)\s)"

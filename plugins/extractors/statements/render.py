@@ -304,6 +304,8 @@ def render(claim: Claim) -> str | None:
             text = f"No more {v} for {_mid(who)}" if v else None
         elif q == "gone":
             text = f"{who} no longer has the {v}" if v else None
+        elif q == "called off":
+            text = f"{who} called off the {v}" if v else None
         elif q == "disbanded":
             text = f"{_possessive(who)} {v} split up" if v else None
         elif v[:1].isupper():

@@ -53,7 +53,8 @@ _HYPERBOLE = re.compile(
     re.IGNORECASE,
 )
 _REPORTED = re.compile(
-    r"\b(?:said|says|say|told me|tells me|tell me that|wrote|writes|texted|asked|asks|replied"
+    r"\b(?:said|says|saying|say|told me|tells me|tell me that|wrote|writes|texted|asked|asks"
+    r"|replied"
     # "she claims that", not "insurance claims"; "to quote", not "a quote for the roof".
     r"|according to|claims?(?=\s+(?:that|to\s+(?:be|have)|he|she|they|i|it|we)\b)|claimed"
     r"|posted|tweeted|(?<=to\s)quote|quote(?=:)|quoted|the (?:email|message|letter"

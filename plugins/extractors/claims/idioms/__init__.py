@@ -24,6 +24,9 @@ Idiom = Callable[[str], "list[Claim] | None"]
 # decides which reading it gets.
 _IDIOMS: tuple[Idiom, ...] = (
     health.habit_free,
+    pastimes.given_up_as,
+    work.new_at,
+    family.went_to_live_with,
     health.gives_me_a_rash,
     pastimes.thing_named,
     work.weeks_into_a_role,

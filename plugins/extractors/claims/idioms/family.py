@@ -177,7 +177,9 @@ def divorce_final(text: str) -> list[Claim] | None:
 SINCE_DIVORCE = re.compile(r"^(?:ever\s+)?since\s+(?:the|my|our)\s+divorce\b", re.IGNORECASE)
 
 _HAD_THE_BABY = re.compile(
-    r"^(?:we\s+|i\s+)?(?:just\s+)?had\s+(?:the|our|my)\s+baby\b", re.IGNORECASE
+    r"^(?:we\s+|i\s+)?(?:just\s+)?had\s+(?:the|our|my)\s+baby\b"
+    r"|^(?:the\s+|our\s+|my\s+)?baby(?:'s|\s+is|\s+has)\s+(?:finally\s+)?(?:here|arrived)\b",
+    re.IGNORECASE,
 )
 
 
@@ -186,6 +188,20 @@ def had_the_baby(text: str) -> list[Claim] | None:
         return None
     # "Had the baby! A girl, June": a pregnancy over.
     return [Claim("user", "condition", "pregnant", negated=True, change=True)]
+
+
+# "Tofu went to live with my sister": a pet of the user's is theirs no more.
+_WENT_TO_LIVE_WITH = re.compile(
+    r"^(?P<name>(?-i:[A-Z])[\w'-]+)\s+(?:went|has\s+gone|moved)\s+(?:off\s+)?to\s+live\s+with\b",
+    re.IGNORECASE,
+)
+
+
+def went_to_live_with(text: str) -> list[Claim] | None:
+    gone = _WENT_TO_LIVE_WITH.match(text)
+    if gone is None or not is_name(gone.group("name")):
+        return None
+    return [Claim("user", "pet", gone.group("name"), negated=True, change=True)]
 
 
 # "we lost Biscuit in October", "had to put Mochi down": a pet (or person) named has died.

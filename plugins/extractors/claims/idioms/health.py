@@ -20,9 +20,11 @@ _FREE_OF = {
     "vape": "vapes",
 }
 _N_FREE = re.compile(
-    r"\b(?:\d+|a|one|two|three|six|nine)\s+(?:days?|weeks?|months?|years?)\s+(?P<x>"
+    r"\b(?:\d+|a|one|two|three|six|nine)\s+(?:days?|weeks?|months?|years?)\s+(?:(?P<x>"
     + "|".join(_FREE_OF)
-    + r")[\s-]+free\b",
+    + r")[\s-]+free\b|without\s+(?:a\s+single\s+|any\s+|a\s+)?(?P<y>"
+    + "|".join(_FREE_OF)
+    + r")s?\b)",  # "one year without a single cigarette today"
     re.IGNORECASE,
 )
 
@@ -32,7 +34,7 @@ def habit_free(text: str) -> list[Claim] | None:
     if free is None:
         return None
     # "6 months smoke free today": the habit is over.
-    habit = _FREE_OF[free.group("x").casefold()]
+    habit = _FREE_OF[(free.group("x") or free.group("y")).casefold()]
     return [Claim("user", "habit", habit, negated=True, change=True)]
 
 

@@ -246,3 +246,26 @@ def fell_for(text: str) -> list[Claim] | None:
     if vague(liked) or is_name(liked.split()[0]):
         return None
     return [Claim("user", "likes", liked, change=True)]
+
+
+# "scrapped the Melbourne plan", "kicked keto to the curb": something given up, said by a
+# figure of speech.
+_GIVEN_UP_AS = re.compile(
+    r"\b(?:scrapped|ditched|shelved|dropped|binned|called\s+off|gave\s+up\s+on)\s+(?:the|my|our)\s+"
+    r"(?P<plan>[\w' -]{2,30}?\s+(?:plan|plans|idea|move))\b"
+    r"|\bkicked\s+(?:the\s+)?(?P<x>[\w' -]{2,30}?)\s+to\s+the\s+(?:curb|kerb)\b",
+    re.IGNORECASE,
+)
+
+
+def given_up_as(text: str) -> list[Claim] | None:
+    given = _GIVEN_UP_AS.search(text)
+    if given is None:
+        return None
+    what = clean_value(given.group("plan") or given.group("x"))
+    how = "called off" if given.group("plan") else None
+    return (
+        None
+        if vague(what)
+        else [Claim("user", "any", what, negated=True, change=True, qualifier=how)]
+    )

@@ -261,3 +261,18 @@ def working_in(text: str) -> list[Claim] | None:
     if job and lx.is_occupation(job):
         out.append(Claim("user", "job", with_article(job)))
     return out
+
+
+# "my new boss at DSV is way less micromanagey": the user works at DSV now.
+_NEW_AT = re.compile(
+    r"\bmy\s+new\s+(?:boss|manager|team|job|role|office|colleagues|coworkers|workplace|employer)\s+"
+    r"(?:at|with)\s+(?P<org>(?-i:[A-Z])[\w&'-]*(?:\s+(?-i:[A-Z])[\w&'-]*)*)",
+    re.IGNORECASE,
+)
+
+
+def new_at(text: str) -> list[Claim] | None:
+    new = _NEW_AT.search(text)
+    if new is None or known_place(new.group("org")):
+        return None
+    return [Claim("user", "employer", clean_value(new.group("org")), change=True)]

@@ -40,6 +40,17 @@ class WorkRules(Reading):
     """Rules for work: employer, job, joining, quitting, retiring, freelancing."""
 
     def _employment_state(self, rest: str, low: str) -> list[Claim] | None:
+        hired = re.match(
+            r"^(?:hired|recruited|taken\s+on|brought\s+on)\s+as\s+(?:an?\s+)?(?P<job>[\w -]+?)\s+"
+            r"(?:at|by|with|for)\s+(?P<org>.+)$",
+            rest,
+            re.IGNORECASE,
+        )
+        if hired is not None and lx.is_occupation(hired.group("job")):
+            # "got hired as a warehouse supervisor at Mercado Libre": the job and the employer.
+            org = clean_value(hired.group("org"))
+            out = [self.claim("job", with_article(hired.group("job")), change=True)]
+            return out + ([] if vague(org) else [self.claim("employer", org, change=True)])
         match = re.match(
             r"^(?:employed|working)\s+(?:at|by|for)\s+|^(?:hired|recruited)\s+(?:at|by)\s+"
             r"|^(?:now\s+)?with\s+(?=[A-Z])",
@@ -82,7 +93,11 @@ class WorkRules(Reading):
 
     def _occupation(self, rest: str) -> list[Claim] | None:
         text = clean_value(rest)
-        text = re.sub(r"^(?:normally|usually|generally|basically|mostly|technically)\s+", "", text)
+        text = re.sub(
+            r"^(?:normally|usually|generally|basically|mostly|technically|only|just|merely|simply)\s+",
+            "",
+            text,
+        )
         text = re.sub(
             r"\s+(?:there|here|irl|in\s+real\s+life|by\s+trade|by\s+profession)$",
             "",
