@@ -1046,6 +1046,15 @@ def test_what_is_said_without_its_subject_or_in_passing_is_read(
         ("one year without a single cigarette today", ["The user no longer smokes."]),
         ("scrapped the Lisbon plan, staying put", ["The user called off the Lisbon plan."]),
         ("my new boss at DSV is great", ["The user works at DSV."]),
+        # Stationed somewhere after a job; rent paid somewhere; a shift at a bar; a state with its
+        # end in sight is no note.
+        (
+            "I'm a corporal in the army, stationed in Punta Arenas",
+            ["The user works as a corporal in the army.", "The user lives in Punta Arenas."],
+        ),
+        ("rent in botafogo went up 20%", ["The user lives in Botafogo."]),
+        ("finished my shift at the bar in Lapa at 2am", ["The user works at the bar in Lapa."]),
+        ("i'm on crutches for 6 weeks", []),
         # "can't stop" is no stop.
         ("I can't stop eating mango", ["The user eats mango."]),
         ("money is tight so i cant stop long", []),

@@ -70,7 +70,8 @@ _AT_AGE = re.compile(
 # "I'm 17 and in 11th grade", "a retired teacher, 68 years old": said of the subject before.
 _SAID_AFTER_SUBJECT = re.compile(
     r"^(?:in\s+(?:\d+(?:st|nd|rd|th)\s+(?:grade|year|class|form)|(?:grade|year|class|form)\s+\d+)"
-    r"|\d{1,3}\s+years?\s+old)\b",
+    r"|\d{1,3}\s+years?\s+old"
+    r"|(?:based|living|stationed|posted|deployed|residing|settled)\s+(?:in|at|out\s+of|near))\b",
     re.IGNORECASE,
 )
 _BACK_TO_DOING = re.compile(

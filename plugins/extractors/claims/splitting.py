@@ -312,7 +312,10 @@ def _starts_statement(text: str) -> bool:
     if re.match(r"turning\s+\d", text, re.I):
         return True  # "I'm 29 and turning 30 next week": two statements, one subject
     if re.match(
-        r"(?:living|working|studying|based|residing)\s+(?:in|at|as|for|from)\b", text, re.I
+        r"(?:living|working|studying|based|residing|stationed|posted|deployed)\s+(?:in|at|as|for"
+        r"|from)\b",
+        text,
+        re.I,
     ):
         return True  # "from Brazil but living in Toronto": the subject before, a new statement
     if re.match(

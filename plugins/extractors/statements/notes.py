@@ -166,11 +166,21 @@ _PEOPLE = re.compile(
 )
 
 
+_FOR_A_WHILE = re.compile(
+    r"\bfor\s+(?:another\s+|the\s+next\s+)?(?:\d+|a\s+few|a\s+couple\s+of|two|three|four|five|six"
+    r"|a)\s+(?:days?|weeks?|months?)\b|\buntil\s+(?:next|the\s+end\s+of|monday|tuesday|wednesday"
+    r"|thursday|friday|saturday|sunday)\b",
+    re.IGNORECASE,
+)
+
+
 def _an_event_or_a_moment(text: str) -> bool:
     """ "I picked up the kids", "I'm seeing some progress": a thing done once, or going on
     now, is no lasting statement ("I'm swimming three times a week" is)."""
     if _BE_DOING.match(text) and not OFTEN.search(text):
         return True
+    if _FOR_A_WHILE.search(text):
+        return True  # "i'm on crutches for 6 weeks": a state with its end in sight
     done = _DONE.match(text)
     verb = done.group("verb").casefold() if done is not None else ""
     words = text.casefold().split()

@@ -27,6 +27,7 @@ _IDIOMS: tuple[Idiom, ...] = (
     pastimes.given_up_as,
     work.new_at,
     family.went_to_live_with,
+    home.rent_in,
     health.gives_me_a_rash,
     pastimes.thing_named,
     work.weeks_into_a_role,
@@ -71,6 +72,7 @@ _IDIOMS: tuple[Idiom, ...] = (
     family.divorce_final,
     family.had_the_baby,
     work.formerly_at,
+    work.shift_at,
     pastimes.my_thing,
     identity.maiden_name,
 )

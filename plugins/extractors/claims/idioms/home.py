@@ -214,3 +214,21 @@ def still_in(text: str) -> list[Claim] | None:
     if vague(place) or not (place[:1].isupper() or known_place(place)):
         return None
     return [Claim("user", "residence", place[:1].upper() + place[1:])]
+
+
+# "rent in botafogo went up 20%": where the user pays rent is where they live.
+_RENT_IN = re.compile(
+    r"\b(?:my\s+|our\s+|the\s+)?rent\s+in\s+(?P<where>[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)\s+"
+    r"(?:went|has\s+gone|is\s+going|just\s+went|is|was|got)\b",
+    re.IGNORECASE,
+)
+
+
+def rent_in(text: str) -> list[Claim] | None:
+    rent = _RENT_IN.search(text)
+    if rent is None:
+        return None
+    place = place_value(clean_value(rent.group("where")))
+    if vague(place) or place.casefold() in ("the", "my", "our", "this", "that"):
+        return None
+    return [Claim("user", "residence", place[:1].upper() + place[1:])]

@@ -276,3 +276,19 @@ def new_at(text: str) -> list[Claim] | None:
     if new is None or known_place(new.group("org")):
         return None
     return [Claim("user", "employer", clean_value(new.group("org")), change=True)]
+
+
+# "finished my shift at the bar in Lapa": where the user's shifts are is where they work.
+_SHIFT_AT = re.compile(
+    r"\b(?:finished|started|did|doing|on|after)\s+(?:my|a|the)\s+(?:\w+\s+)?shift\s+at\s+"
+    r"(?P<org>(?:the|a)\s+[\w' -]{2,30}?\s+in\s+(?-i:[A-Z])[\w'-]+|(?-i:[A-Z])[\w&'-]*"
+    r"(?:\s+(?-i:[A-Z])[\w&'-]*)*)",
+    re.IGNORECASE,
+)
+
+
+def shift_at(text: str) -> list[Claim] | None:
+    shift = _SHIFT_AT.search(text)
+    if shift is None or known_place(shift.group("org")):
+        return None
+    return [Claim("user", "employer", clean_value(shift.group("org")))]

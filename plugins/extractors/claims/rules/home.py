@@ -33,8 +33,8 @@ class HomeRules(Reading):
 
     def _residence_state(self, rest: str, low: str) -> list[Claim] | None:
         match = re.match(
-            r"^(?:based|located|living|settled|stationed|staying|residing)\s+(?:in|at|out of"
-            r"|near|outside(?: of)?|around)\s+",
+            r"^(?:based|located|living|settled|stationed|posted|deployed|staying|residing)\s+"
+            r"(?:in|at|out of|near|outside(?: of)?|around)\s+",
             low,
         )
         if match is None:
