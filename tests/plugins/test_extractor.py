@@ -1055,6 +1055,28 @@ def test_what_is_said_without_its_subject_or_in_passing_is_read(
         ("rent in botafogo went up 20%", ["The user lives in Botafogo."]),
         ("finished my shift at the bar in Lapa at 2am", ["The user works at the bar in Lapa."]),
         ("i'm on crutches for 6 weeks", []),
+        # A commute from somewhere across a bridge; working as a deckhand; "X here" after a
+        # greeting; a practice run from somewhere; a pastime someone got the user into; teaching
+        # online from somewhere.
+        (
+            "I commute daily across the Oresund Bridge from Malmo",
+            ["The user lives in Malmo."],
+        ),
+        ("work on the ferries out of bergen as a deckhand", ["The user works as a deckhand."]),
+        ("Hi, marine biologist here.", ["The user works as a marine biologist."]),
+        ("I run my practice from Hatfield", ["The user works at their own practice in Hatfield."]),
+        (
+            "my team got me into padel and now I play 4 nights a week",
+            ["The user does padel."],
+        ),
+        (
+            "I teach Spanish online from Quito",
+            ["The user works as Spanish teacher.", "The user lives in Quito."],
+        ),
+        (
+            "Hei, I'm a research assistant at NTNU working on battery models",
+            ["The user works as a research assistant.", "The user works at NTNU."],
+        ),
         # "can't stop" is no stop.
         ("I can't stop eating mango", ["The user eats mango."]),
         ("money is tight so i cant stop long", []),

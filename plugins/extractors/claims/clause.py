@@ -500,7 +500,11 @@ def _subjectless_ok(text: str, strict: bool) -> bool:
     first = words[0]
     if first == "in" and len(words) <= 4 and lower_case_place(" ".join(words)) is not None:
         return True  # "currently in sheffield"
-    if first in ("live", "work", "study") and len(words) > 2 and words[1] in ("in", "at", "for"):
+    if (
+        first in ("live", "work", "study")
+        and len(words) > 2
+        and words[1] in ("in", "at", "for", "on", "as")
+    ):
         return True  # "live in austin" answers where, with its "I" left out
     if first.endswith("ing") and any(word in _GERUND_SUBJECT_VERBS for word in words[1:]):
         # "Losing my job was hard", "Playing games helps me unwind": the -ing phrase is

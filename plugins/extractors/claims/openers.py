@@ -45,7 +45,8 @@ _OPENING_AS = re.compile(
     re.IGNORECASE,
 )
 _WHO_HERE = re.compile(
-    r"^(?P<who>(?:an?\s+)?[a-z][\w' -]{1,30}?)\s+here\b\s*(?:[,.!:;]+|\s-+)\s*(?P<rest>.*)$",
+    r"^(?:(?:hi|hey|hello|morning|evening|ok|so|hiya)\W+\s*)?"
+    r"(?P<who>(?:an?\s+)?[a-z][\w' -]{1,30}?)\s+here\b\s*(?:[,.!:;]+|\s-+)\s*(?P<rest>.*)$",
     re.IGNORECASE,
 )
 _SOMEONE = re.compile(r"^someone\s+(?P<how>with|without|who|born)\s+(?P<what>.+)$", re.IGNORECASE)

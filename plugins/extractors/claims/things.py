@@ -27,7 +27,8 @@ _LEADING_FILLER = re.compile(
     r"|welp|right so|ooh+|omg|yay+|woo+hoo+|phew|well well"
     # Greetings and exclamations of other languages that chat in English opens with.
     r"|alhamdulillah|mashallah|inshallah|wallahi?|yalla|abeg|oya|ayy+|hola|ola|ciao|chao|namaste"
-    r"|salaam|salam|shalom|jambo|habari|sawubona|kia ora|aloha|bonjour|hallo|hej|moin|servus"
+    r"|salaam|salam|shalom|jambo|habari|sawubona|kia ora|aloha|bonjour|hallo|hej|hei|moi|tere"
+    r"|sveiki|labas|szia|czesc|cześć|dobry den|zdravo|geia|yassou|moin|servus"
     r"|privet|ahoj|merhaba|konnichiwa|annyeong|ni hao|xin chao|sawasdee|mabuhay|kumusta|selam"
     r"|oi|eish|yoh|haibo|ayo|ufff*|ay+ dios|madre mia|mamma mia|oh la la|ja|nu|jeez|geez"
     r"|bro|bruh|dude|fam|sis|lads|guys|boss|mate(?=\s+(?:i|i'm|im|my|we)\b)"

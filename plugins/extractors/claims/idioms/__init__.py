@@ -28,6 +28,7 @@ _IDIOMS: tuple[Idiom, ...] = (
     work.new_at,
     family.went_to_live_with,
     home.rent_in,
+    pastimes.got_me_into,
     health.gives_me_a_rash,
     pastimes.thing_named,
     work.weeks_into_a_role,

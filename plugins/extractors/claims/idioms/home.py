@@ -59,7 +59,7 @@ _HOME_SAID = re.compile(
     r"|(?<=moved\s)(?:in(?:to)?\s+)?(?:together\s*,?\s*)?(?:a\s+)?(?P<moved_new>new)\s+)"
     r"(?:flat|apartment|apt|house|place|home|condo|pad|res|dorm|digs|room)"
     r"\s+(?:(?:over|out|up|down)\s+)?in|\b(?:my|our|the)\s+commute\s+(?:in\s+)?from"
-    r"|^(?:i|we)\s+(?:\w+\s+)?commute\s+(?:in\s+)?from"
+    r"|^(?:i|we)\s+(?:\w+\s+)?commute\s+(?:[\w\u00c0-\u024f'-]+\s+){0,5}?from"
     r"|^(?:i|we)\s+(?:drive|cycle|bike|ride|walk|bus|train|get\s+the\s+(?:train|bus))\s+(?:in\s+)?from"
     r"(?=\s+\S+(?:\s+\S+)?\s+to\s+.*\b(?:every\s+(?:day|morning|weekday)|daily|each\s+day|for\s+work)\b)"
     r"|\b(?:flying|fly|flew|heading|head|going|driving|drove|travelling|traveling|getting)\s+"

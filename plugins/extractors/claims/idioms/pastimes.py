@@ -269,3 +269,18 @@ def given_up_as(text: str) -> list[Claim] | None:
         if vague(what)
         else [Claim("user", "any", what, negated=True, change=True, qualifier=how)]
     )
+
+
+# "my whole team got me into padel": a pastime taken up.
+_GOT_ME_INTO = re.compile(
+    r"\b(?:got|dragged|talked|roped|pulled)\s+me\s+into\s+(?P<x>[a-z][\w' -]{1,25}?)"
+    r"(?=\s+(?:and|but|so|now|last|this)\b|\s*[,.!;]|\s*$)",
+    re.IGNORECASE,
+)
+
+
+def got_me_into(text: str) -> list[Claim] | None:
+    into = _GOT_ME_INTO.search(text)
+    if into is None or vague(into.group("x")) or into.group("x").casefold() in ("trouble", "it"):
+        return None
+    return [Claim("user", "hobby", f"does {clean_value(into.group('x'))}", change=True)]

@@ -85,6 +85,12 @@ class EducationRules(HealthRules):
         if len(subject.split()) > 3 or re.search(r"\b(?:like|such as)\b", subject, re.I):
             return []
         out = [self.claim("job", f"{subject} teacher")]
+        remote = re.search(
+            r"\bonline\s+from\s+(?P<where>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)", rest
+        )
+        if remote is not None:
+            # "I teach Spanish online from Quito": where the user teaches from is home.
+            out.append(self.claim("residence", remote.group("where")))
         # "at Leeds Uni", "at a secondary school in Kampala": where the teaching is.
         match = re.search(
             r"\sat\s+(?P<org>[A-Z][^,.;!?]*|(?:a|an|the)\s+[\w' -]+?\s+in\s+[A-Z][^,.;!?]*)"

@@ -169,6 +169,8 @@ class PastimeRules(HomeRules):
         if league is not None:
             return [self.claim("hobby", f"plays {league.group('game')}")]
         value = _PLAY_TAIL.sub("", clean_value(rest))
+        if re.match(r"^\d+\s*(?:x|times|nights|days|evenings|mornings|afternoons)\b", value, re.I):
+            return [] if self.strict else None  # "I play 4 nights a week": how often, not what
         if vague(value) or re.match(
             # "played a top team", "played together for years": a match, not a game played.
             r"^(?:with|around|along|games? with|an?|for|together|professionally|against|at"

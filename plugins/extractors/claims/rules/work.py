@@ -21,7 +21,7 @@ _A_BUSINESS = re.compile(
     r"^(?:a|an|my|our|the)\s+(?:(?:small|little|tiny|family|own|busy)\s+)*(?P<what>bakery|cafe|café"
     r"|shop|store|restaurant|salon|bar|pub|hostel|guesthouse|b&b|farm|business|company|clinic"
     r"|practice|studio|gym|stall|food\s+truck|kiosk|workshop|garage|nursery|daycare)\b"
-    r"(?:\s+(?:in|near|on)\s+(?P<where>(?-i:[A-Z])[\w'-]*(?:[\s-]+(?-i:[A-Z])[\w'-]*)*))?",
+    r"(?:\s+(?:in|near|on|from|out\s+of)\s+(?P<where>(?-i:[A-Z])[\w'-]*(?:[\s-]+(?-i:[A-Z])[\w'-]*)*))?",
     re.IGNORECASE,
 )
 _ON_THE_UNIT = re.compile(
@@ -93,6 +93,10 @@ class WorkRules(Reading):
 
     def _occupation(self, rest: str) -> list[Claim] | None:
         text = clean_value(rest)
+        # "a research assistant at NTNU working on battery models": what the work is about.
+        text = re.sub(
+            r"\s+(?:working|focusing|specialising|specializing)\s+(?:on|in)\s+.*$", "", text
+        )
         text = re.sub(
             r"^(?:normally|usually|generally|basically|mostly|technically|only|just|merely|simply)\s+",
             "",
@@ -302,6 +306,10 @@ class WorkRules(Reading):
                     self.claim("employer", where.group("org")),
                 ]
             return [self.claim("work_field", strip_det(value))]
+        role = re.search(r"\bas\s+(?:an?\s+)?(?P<job>[\w -]+?)(?=[,.;!]|$)", rest, re.I)
+        if role is not None and lx.is_occupation(clean_value(role.group("job")).casefold()):
+            # "work on the ferries out of bergen as a deckhand": the job, however it was placed.
+            return [self.claim("job", with_article(clean_value(role.group("job"))))]
         match = re.match(r"^on\s+", low)
         if match is not None and not self.strict:
             value = clean_value(rest[match.end() :])
