@@ -21,7 +21,8 @@ _A_BUSINESS = re.compile(
     r"^(?:a|an|my|our|the)\s+(?:(?:small|little|tiny|family|own|busy)\s+)*(?P<what>bakery|cafe|café"
     r"|shop|store|restaurant|salon|bar|pub|hostel|guesthouse|b&b|farm|business|company|clinic"
     r"|practice|studio|gym|stall|food\s+truck|kiosk|workshop|garage|nursery|daycare)\b"
-    r"(?:\s+(?:in|near|on|from|out\s+of)\s+(?P<where>(?-i:[A-Z])[\w'-]*(?:[\s-]+(?-i:[A-Z])[\w'-]*)*))?",
+    r"(?:\s+(?:in|near|on|from|out\s+of)\s+(?P<where>(?-i:[A-Z])[\w'-]*(?:[\s-]+(?-i:[A-Z])[\w'-]*)*))?"
+    r"(?:,?\s+(?:called|named)\s+(?P<name>(?-i:[A-Z])[\w'&-]*(?:\s+(?:&\s+)?(?-i:[A-Z])[\w'&.-]*)*))?",
     re.IGNORECASE,
 )
 _ON_THE_UNIT = re.compile(
@@ -451,7 +452,8 @@ class WorkRules(Reading):
         if shop is None or self.p.negated or self.p.future or self.s.key != "user":
             return None
         where = f" in {shop.group('where')}" if shop.group("where") else ""
-        return [self.claim("employer", f"their own {shop.group('what').casefold()}{where}")]
+        called = f", {shop.group('name')}" if shop.group("name") else ""  # "called Crumb & Co"
+        return [self.claim("employer", f"their own {shop.group('what').casefold()}{where}{called}")]
 
     def _freelance(self, rest: str, low: str) -> list[Claim] | None:
         if self.p.negated or self.p.stop:
