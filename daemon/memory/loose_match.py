@@ -100,19 +100,19 @@ def loose_relation(new: str, old: str) -> str | None:
     if _other_person(new, old):
         return None
     # "sushi is my comfort food too": another of a kind is news as well.
-    chat = _IN_PASSING.search(new) or _opens_with(new, _anchors(old))
+    chat = _IN_PASSING.search(new) or _opens_with(new, anchors(old))
     in_passing = chat and not (_marked(_NEWS, new, old) or _ALSO.search(new))
     if not shared_things(new, old):
         # A name the old fact spells with a capital is the same name typed in lower case
         # ("the prius" after "Drives a Toyota Prius", "rex says hi" after "Has a dog named
         # Rex"): enough to say it again in passing, never to replace it.
-        named = in_passing and _anchors(old) & _stems(new) and not _new_specifics(new, old)
+        named = in_passing and anchors(old) & word_stems(new) and not _new_specifics(new, old)
         return "same" if named and not _marked(_CHANGED, new, old) else None
     if _SAID_AGAIN.search(new):
         return "same"
     if _marked(_CHANGED, new, old):
         return "replaces"
-    if in_passing and _anchors(old) & _stems(new) and not _new_specifics(new, old):
+    if in_passing and anchors(old) & word_stems(new) and not _new_specifics(new, old):
         # "filled up the prius today", "rex says hi, he's on my feet": the thing the fact is
         # about is named in passing, in chat, and nothing happened to it, so memory already
         # holds what the statement says.
@@ -134,7 +134,7 @@ def _marked(words: re.Pattern[str], new: str, old: str) -> bool:
     """Whether ``new`` says one of ``words`` of the thing ``old`` names: "new" only counts
     before that thing ("got a new Brompton"), not before a part of it ("my cello needs new
     strings")."""
-    about = _things(old) | _anchors(old)
+    about = _things(old) | anchors(old)
     for match in words.finditer(new):
         if match.group(0).casefold() != "new":
             return True
@@ -158,11 +158,11 @@ _NUMBER = re.compile(r"\b\d+\b(?![-\w])(?!\s+[a-z]+s\b)")
 _ALSO = re.compile(r"\b(?:too|also|as\s+well|either)\b", re.IGNORECASE)
 
 
-def _stems(text: str) -> set[str]:
+def word_stems(text: str) -> set[str]:
     return {stem(normalise(w)) for w in re.findall(r"[\w'-]+", text)}
 
 
-def _anchors(old: str) -> set[str]:
+def anchors(old: str) -> set[str]:
     """What a fact is about: the names in it and the last word of its value."""
     words = [normalise(w) for w in re.findall(r"[\w'-]+", old)]
     last = [w for w in words if w and w not in _COMMON and not w.isdigit()][-1:]

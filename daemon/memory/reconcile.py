@@ -24,7 +24,7 @@ from functools import lru_cache
 from typing import Literal
 
 from daemon.consolidation.rules import judge_pair
-from daemon.memory.loose_match import loose_relation
+from daemon.memory.loose_match import anchors, loose_relation, word_stems
 from daemon.memory.relations import Relation, family_of, kin_kind, positive, relate
 from daemon.memory.values import match_values, subject_key, value_key
 from plugins.extractors import lexicon as lx
@@ -380,7 +380,8 @@ def _loosely(text: str, fact: Known) -> Match:
     """The last resort for a text no specific claim was read from (see ``loose_match``)."""
     relation = loose_relation(text, fact.text)
     settled = any(c.attribute in ("residence", "employer", "job") for c in fact.claims)
-    if relation == "replaces" and settled and not _ENDED.search(text):
+    named_again = bool(anchors(fact.text) & word_stems(text))
+    if relation == "replaces" and settled and named_again and not _ENDED.search(text):
         # "being vegan in copenhagen is easy these days": the place named again, with only a
         # "these days", is where the user still is.
         relation = "same"
@@ -402,7 +403,8 @@ _SPOUSE_NAMED = re.compile(
 )
 _ENDED = re.compile(
     r"\b(?:left|quit|moved|moving|sold|lost|fired|laid\s+off|no\s+longer|anymore|any\s+more"
-    r"|former|ex|used\s+to|gave\s+up|stopped|ended|since\s+(?:the\s+)?(?:promotion|move|merger))\b",
+    r"|former|ex|used\s+to|gave\s+up|stopped|ended|since\s+(?:the\s+)?(?:promotion|move|merger)"
+    r"|back\s+when|when\s+i\s+was|made\s+me|promoted|full[\s-]time|part[\s-]time|shifted)\b",
     re.IGNORECASE,
 )
 _LIFE_EVENT = re.compile(

@@ -397,6 +397,14 @@ def test_decisions(existing: list[str], new: str, outcome: str, targets: list[in
         ),
         (["Has two cats, Pixel and Tofu"], "Tofu went to live with my sister", "updated", [0]),
         (["Is on a keto diet"], "kicked keto to the curb, back on bread", "updated", [0]),
+        # ... but a place not named again, or a change said outright, still replaces.
+        (["Works part-time at Target"], "Target finally made me full-time!", "updated", [0]),
+        (
+            ["Lives with parents in Pune"],
+            "Shifted out of my parents' house, now in my own 1BHK in Baner",
+            "updated",
+            [0],
+        ),
         # Divorced against never married; "as a vegan" restated with no comma.
         (["Has never been married"], "my first husband and I divorced in 2010", "conflict", [0]),
         (["Is vegan"], "as a vegan the cheese aisle is just sad", "deduplicated", [0]),
