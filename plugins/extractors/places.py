@@ -2,7 +2,7 @@
 
 Chat is often typed in lower case, and "in X" is a place only if X is one: "I'm in leeds" is
 where the user is, "I'm in trouble" is not. ``places.txt`` lists, in lower case, the world's
-countries, the US states, cities of 300,000 people or more, and towns of 30,000 or more in the
+countries, the US states, cities of 150,000 people or more, and towns of 30,000 or more in the
 English-speaking countries, less names that are also everyday words ("reading", "mobile",
 "spring"). A capitalised name needs no list; this one only rescues the lower-case ones.
 
@@ -107,6 +107,50 @@ _EVERYDAY = frozenset(
         "troy",
         "independence",
         "homestead",
+        # Towns of 150,000 or more elsewhere that are also names or words in English chat.
+        "george",
+        "hassan",
+        "anand",
+        "sari",
+        "puri",
+        "manta",
+        "nada",
+        "latina",
+        "saga",
+        "sakura",
+        "saki",
+        "dali",
+        "lander",
+        "capas",
+        "bole",
+        "boma",
+        "banda",
+        "bata",
+        "batu",
+        "naga",
+        "pali",
+        "mage",
+        "marka",
+        "mansa",
+        "santol",
+        "singa",
+        "soka",
+        "tema",
+        "timon",
+        "bade",
+        "rangel",
+        "merlo",
+        "lucena",
+        "hami",
+        "holon",
+        "chuo",
+        "gulu",
+        "guna",
+        "dila",
+        "sodo",
+        "mubi",
+        "nianbo",
+        "fendou",
     ]
 )
 
@@ -165,7 +209,7 @@ def build(source: Path) -> list[str]:
     names |= {c["capital"] for c in countries if c.get("capital")}
     for city in cities:
         english = city["countrycode"] in _ENGLISH_SPEAKING
-        if city["population"] >= (30_000 if english else 300_000):
+        if city["population"] >= (30_000 if english else 150_000):
             names.add(city["name"])
     keys = {_key(_folded(n)) for n in names}
     keys = {k for k in keys if k.isascii()}
