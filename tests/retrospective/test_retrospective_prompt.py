@@ -172,6 +172,9 @@ def _completion(text: str = "", *calls: tuple[str, object]) -> Completion:
         (_completion("", ("remember", {"text": "ok", "importance": 3})), False, 0),
         (_completion("", ("remember", {"text": "ok", "tags": "a"})), False, 0),
         (_completion("", ("remember", {"text": "ok", "colour": "red"})), False, 0),
+        (_completion("", ("remember", {"text": "ok", "change": "new"})), True, 1),
+        (_completion("", ("remember", {"text": "ok", "change": "also"})), True, 1),
+        (_completion("", ("remember", {"text": "ok", "change": "maybe"})), False, 0),
         (_completion("", ("forget", {"text": "The user lives in Lyon."})), False, 0),
         (
             _completion(
@@ -186,6 +189,15 @@ def test_positive_evidence_only(completion: Completion, positive: bool, accepted
     judgement = Judgement()
     assert judge(completion, set(), judgement) is positive
     assert len(judgement.accepted) == accepted
+
+
+def test_a_change_said_by_the_writer_is_kept_with_the_fact() -> None:
+    judgement = Judgement()
+    completion = _completion(
+        "", ("remember", {"text": "The user takes gliclazide.", "change": "new"})
+    )
+    assert judge(completion, set(), judgement)
+    assert [r.change for r in judgement.accepted] == ["new"]
 
 
 def test_repeats_of_remembered_facts_are_valid_but_write_nothing() -> None:
