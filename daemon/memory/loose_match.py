@@ -123,7 +123,7 @@ def loose_relation(new: str, old: str) -> str | None:
 # A chat line about the moment (a person speaking, today), not a note of a lasting fact: "Codes
 # mostly in Java" is a fact beside "has a dog named Java"; "java's asleep on my feet" is not.
 _IN_PASSING = re.compile(
-    r"\b(?:i|i'm|i've|me|my|we|our|us|today|tonight|this\s+(?:morning|afternoon|evening|week"
+    r"\b(?:i|i'm|i've|me|my|we|our|us|today|tonight|tomorrow|this\s+(?:morning|afternoon|evening|week"
     r"|weekend|month)|yesterday|last\s+night|right\s+now|another\s+(?:day|week|shift)"
     r"|(?:long|busy|rough|hard)\s+(?:day|night|week|shift))\b",
     re.IGNORECASE,

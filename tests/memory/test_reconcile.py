@@ -405,6 +405,28 @@ def test_decisions(existing: list[str], new: str, outcome: str, targets: list[in
             "updated",
             [0],
         ),
+        # A plan decided against; a named apartment moved into; unpacking somewhere; an apron hung
+        # up; a thing named again tomorrow.
+        (["Plans to move to Calgary"], "we decided against calgary, too cold", "updated", [0]),
+        (
+            ["Lives in Sapporo"],
+            "the movers left everything at our Fukuoka apartment",
+            "updated",
+            [0],
+        ),
+        (["Lives in Tunis"], "just finished unpacking in Sfax", "updated", [0]),
+        (
+            ["Works as a line cook at a hotel"],
+            "hung up my apron at the hotel for good",
+            "updated",
+            [0],
+        ),
+        (
+            ["Works as a fisherman out of Killybegs"],
+            "back out on the boat from killybegs tomorrow",
+            "deduplicated",
+            [0],
+        ),
         # Divorced against never married; "as a vegan" restated with no comma.
         (["Has never been married"], "my first husband and I divorced in 2010", "conflict", [0]),
         (["Is vegan"], "as a vegan the cheese aisle is just sad", "deduplicated", [0]),

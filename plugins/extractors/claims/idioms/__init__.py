@@ -29,6 +29,8 @@ _IDIOMS: tuple[Idiom, ...] = (
     family.went_to_live_with,
     home.rent_in,
     pastimes.got_me_into,
+    pastimes.decided_against,
+    home.named_home,
     health.gives_me_a_rash,
     pastimes.thing_named,
     work.weeks_into_a_role,

@@ -232,3 +232,20 @@ def rent_in(text: str) -> list[Claim] | None:
     if vague(place) or place.casefold() in ("the", "my", "our", "this", "that"):
         return None
     return [Claim("user", "residence", place[:1].upper() + place[1:])]
+
+
+# "the movers dropped everything at our Fukuoka apartment", "just finished unpacking in Sfax":
+# the user's home now.
+_NAMED_HOME = re.compile(
+    r"\b(?:our|my)\s+(?:new\s+)?(?P<where>(?-i:[A-Z])[\w'-]+)\s+(?:apartment|flat|house|place|home)\b"
+    r"|\b(?:finished\s+|done\s+|still\s+)?unpack(?:ing|ed)\s+in\s+(?P<at>(?-i:[A-Z])[\w'-]+)",
+    re.IGNORECASE,
+)
+
+
+def named_home(text: str) -> list[Claim] | None:
+    home = _NAMED_HOME.search(text)
+    if home is None:
+        return None
+    place = home.group("where") or home.group("at")
+    return [Claim("user", "residence", place_value(place), change=True)]

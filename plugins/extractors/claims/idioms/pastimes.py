@@ -70,7 +70,16 @@ _HUNG_UP = re.compile(
 )
 
 
+_APRON_HUNG_UP = re.compile(
+    r"\b(?:hung|hang|hanging)\s+up\s+my\s+(?:apron|uniform|badge|scrubs|hard\s+hat|stethoscope)\b",
+    re.IGNORECASE,
+)
+
+
 def hung_up(text: str) -> list[Claim] | None:
+    if _APRON_HUNG_UP.search(text):
+        # "hung up my apron at the hotel for good": the job is over.
+        return [Claim("user", "job", "", negated=True, change=True)]
     hung = _HUNG_UP.search(text)
     if hung is None:
         return None
@@ -284,3 +293,18 @@ def got_me_into(text: str) -> list[Claim] | None:
     if into is None or vague(into.group("x")) or into.group("x").casefold() in ("trouble", "it"):
         return None
     return [Claim("user", "hobby", f"does {clean_value(into.group('x'))}", change=True)]
+
+
+# "we decided against vancouver, way too expensive": a plan weighed and dropped.
+_DECIDED_AGAINST = re.compile(
+    r"\b(?:decided|chose)\s+against\s+(?:the\s+)?(?P<x>[\w' -]{2,30}?)(?=\s*[,.;!]|\s+(?:in\s+the"
+    r"\s+end|after\s+all|because|cos|since|way|too)\b|\s*$)",
+    re.IGNORECASE,
+)
+
+
+def decided_against(text: str) -> list[Claim] | None:
+    against = _DECIDED_AGAINST.search(text)
+    if against is None or vague(against.group("x")):
+        return None
+    return [Claim("user", "any", clean_value(against.group("x")), negated=True, change=True)]
