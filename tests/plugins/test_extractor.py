@@ -1077,6 +1077,27 @@ def test_what_is_said_without_its_subject_or_in_passing_is_read(
             "Hei, I'm a research assistant at NTNU working on battery models",
             ["The user works as a research assistant.", "The user works at NTNU."],
         ),
+        # A second thing done, with a count; a clinician's finding after a time; living somewhere
+        # for weeks; teaching from home somewhere; freelance as a job; a word that only trails.
+        (
+            "I'm vegan and hosting 6 people for lunch",
+            ["The user is vegan."],
+        ),
+        (
+            "I'm a nurse in Sfax, and last week the doctor told me I have celiac disease",
+            [
+                "The user works as a nurse.",
+                "The user lives in Sfax.",
+                "The user has celiac disease.",
+            ],
+        ),
+        ("ok been living in montreal 3 weeks now", ["The user lives in Montreal."]),
+        (
+            "I teach piano from home in Algiers",
+            ["The user works as a piano teacher.", "The user lives in Algiers."],
+        ),
+        ("I work freelance as a translator now", ["The user works as a translator."]),
+        ("found a room in NDG actually", ["The user lives in NDG."]),
         # "can't stop" is no stop.
         ("I can't stop eating mango", ["The user eats mango."]),
         ("money is tight so i cant stop long", []),

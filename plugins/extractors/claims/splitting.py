@@ -327,6 +327,8 @@ def _starts_statement(text: str) -> bool:
         return True  # "a retired teacher, 68 years of age", "I'm 17 and in 11th grade"
     if re.match(r"[1-9]\d\s+(?:now|today|as\s+of)\b", text, re.I):
         return True  # "birthday yesterday, 28 now": the age now, its "I'm" left out
+    if re.match(lx.CLINICIAN_SAYS, text, re.IGNORECASE):
+        return True  # "..., and the doctor told me I have celiac disease"
     opened = _TIME_OPENING.match(text)
     if opened is not None and _starts_statement(text[opened.end() :]):
         return True  # "... and in my free time i run": a time said first, then the statement
@@ -345,8 +347,15 @@ def _starts_statement(text: str) -> bool:
     second = text.split(" ")[1].casefold().strip(",.!") if len(text.split()) > 1 else ""
     if first in ("was", "were", "got", "get", "gets") and second in PARTICIPLES:
         return True  # "I passed the exam and was promoted to inspector"
-    if first.endswith("ing") and stem(first) in VERBS and second in ("a", "an", "the", "my", "our"):
-        return True  # "I'm 24 and finishing a degree": a second thing the user is doing
+    if (
+        first.endswith("ing")
+        and len(first) > 5
+        and (
+            (stem(first) in VERBS and second in ("a", "an", "the", "my", "our", "some"))
+            or second.isdigit()
+        )
+    ):
+        return True  # "I'm 24 and finishing a degree", "I'm vegan and hosting 6 people"
     # A verb with its subject left out ("... and work as a nurse"), not a gerund in a list.
     return (
         (stem(first) in VERBS or first in IRREGULAR)
@@ -359,8 +368,9 @@ def _starts_statement(text: str) -> bool:
 _TIME_OPENING = re.compile(
     r"(?:in\s+(?:my|our)\s+(?:free|spare|own)\s+time|on\s+(?:the\s+)?weekends?|at\s+weekends?"
     r"|at\s+night|these\s+days|most\s+(?:days|nights|evenings|mornings)|after\s+work"
-    r"|in\s+the\s+(?:evenings?|mornings?)|tomorrow|tonight|(?:next\s+|this\s+)?(?:mon|tues"
-    r"|wednes|thurs|fri|satur|sun)day)\s*,?\s+(?=(?:i|we)\b)",
+    r"|in\s+the\s+(?:evenings?|mornings?)|tomorrow|tonight|yesterday|today|(?:last|this)\s+(?:week"
+    r"|month|year|night|morning)|(?:next\s+|this\s+|last\s+)?(?:mon|tues|wednes|thurs|fri|satur"
+    r"|sun)day)\s*,?\s+(?=(?:i|we)\b|" + lx.CLINICIAN_SAYS + r")",
     re.IGNORECASE,
 )
 

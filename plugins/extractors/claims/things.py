@@ -16,7 +16,7 @@ from plugins.extractors.claims.values import clean_value, split_values
 
 _LEADING_FILLER = re.compile(
     r"^(?:(?:yes|yeah|yep|no|nope|ok|okay|sure|fine)(?:[,!.]+\s*"
-    r"|\s+(?=(?:i|i'm|we|my|update|so|well|yeah|anyway|but|and|got|just|finally|moved|started"
+    r"|\s+(?=(?:i|i'm|we|my|update|so|well|yeah|anyway|but|and|got|just|finally|moved|started|been"
     r"|bought|picked|sold|quit|switched|joined|left|officially)\b))"
     r"|guess\s+who\s+(?=(?:got|just|is|has|finally)\b)"
     r"|(?:[\w ]{1,30}):\s+(?=\S)"

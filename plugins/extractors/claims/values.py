@@ -112,6 +112,7 @@ def clean_value(text: str) -> str:
     value = _DURATION_TAIL.sub("", _APPROXIMATOR_TAIL.sub("", value))
     value = FREQUENCY_TAIL.sub("", value)  # "crossfit 5x a week": crossfit
     value = re.sub(r"(?<=\w)\s+(?:thing|stuff|business)$", "", value)  # "the ankle thing"
+    value = re.sub(r"\s+(?:actually|tbh|honestly|lol|btw|haha+)$", "", value, flags=re.I)
     return value.strip(" \"'.,;:!?")
 
 

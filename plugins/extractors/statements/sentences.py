@@ -65,6 +65,9 @@ _CLINICIAN_SAYS = re.compile(
     r"^(?:(?:so|and|well|ok|okay|update|today|btw)\W+)*" + lx.CLINICIAN_SAYS + r"\s+(?=i\b|i'm\b)",
     re.IGNORECASE,
 )
+# "..., and last week the doctor told me I have celiac disease": a clinician's finding said
+# mid-sentence is the user's own health news too.
+_CLINICIAN_SAID = re.compile(r"\b" + lx.CLINICIAN_SAYS + r"\s+(?=i\b|i'm\b)", re.IGNORECASE)
 QUOTED = re.compile(
     "\"[^\"]*\"|(?<!\\w)'[^']{3,}'(?!\\w)|\u201c[^\u201d]*\u201d|\u2018[^\u2019]{3,}\u2019"
 )
@@ -196,7 +199,7 @@ def _before_report(sentence: str) -> str:
     )
     if label is not None and labelled and (unasked or not _REPORTED.search(label.group("label"))):
         sentence = sentence[label.end() :]  # "update nobody asked for: I'm eating meat again"
-    if _CLINICIAN_SAYS.match(sentence):
+    if _CLINICIAN_SAYS.match(sentence) or _CLINICIAN_SAID.search(sentence):
         return sentence
     reported = _REPORTED.search(sentence)
     if reported is None:
@@ -302,6 +305,8 @@ def _is_statement(sentence: str) -> bool:
         return False
     if _CAPS_EMPHASIS.search(s) and re.search(r"\bjust\b", s, re.I):
         return False
-    if _REPORTED.search(_CLINICIAN_SAYS.sub("", s, count=1)) or _REQUEST.match(s):
+    if _REPORTED.search(
+        _CLINICIAN_SAID.sub("", _CLINICIAN_SAYS.sub("", s, count=1))
+    ) or _REQUEST.match(s):
         return False
     return not re.match(r"^\s*(?:system|assistant|user)\s*:", s, re.I)

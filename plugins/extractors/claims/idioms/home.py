@@ -110,7 +110,7 @@ def home_said_on_the_way(text: str) -> list[Claim] | None:
 
 # "been in cambridge three weeks now": how long the user has lived somewhere new.
 _BEEN_IN_FOR = re.compile(
-    r"^(?:(?:i|we)(?:'ve|\s+have)\s+)?been\s+(?:living\s+)?in\s+(?P<where>[\w'-]+(?:\s+[\w'-]+)?)"
+    r"^(?:(?:i|we)(?:'ve|\s+have)\s+)?been\s+(?:living\s+)?in\s+(?P<where>[\w'-]+(?:\s+(?!\d)[\w'-]+)?)"
     r"\s+(?:for\s+)?(?:a|an|one|two|three|four|five|six|a\s+few|a\s+couple\s+of|\d+)\s+"
     r"(?:days?|weeks?|months?|years?)(?:\s+now)?\b",
     re.IGNORECASE,

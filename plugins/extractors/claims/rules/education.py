@@ -86,7 +86,8 @@ class EducationRules(HealthRules):
             return []
         out = [self.claim("job", f"{subject} teacher")]
         remote = re.search(
-            r"\bonline\s+from\s+(?P<where>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)", rest
+            r"\b(?:online\s+from|from\s+home\s+in)\s+(?P<where>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)",
+            rest,
         )
         if remote is not None:
             # "I teach Spanish online from Quito": where the user teaches from is home.

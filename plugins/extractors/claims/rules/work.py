@@ -225,7 +225,7 @@ class WorkRules(Reading):
         mode = [self.claim("work_mode", "remote")] if remote is not None else []
         rest = re.sub(
             r"^(?:(?:early|late|long|night|day|evening|weekend|double)\s+)?(?:nights|days"
-            r"|weekends|evenings|part[- ]time|full[- ]time|shifts?|remotely|from\s+home"
+            r"|weekends|evenings|part[- ]time|full[- ]time|shifts?|remotely|from\s+home|freelance"
             r"|\d{1,2}(?::\d\d)?\s*(?:-|\u2013|to)\s*\d{1,2}(?::\d\d)?|nine\s+to\s+five)\s+"
             r"(?=as\b|at\b|for\b)",
             "",
