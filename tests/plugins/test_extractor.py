@@ -1098,6 +1098,24 @@ def test_what_is_said_without_its_subject_or_in_passing_is_read(
         ),
         ("I work freelance as a translator now", ["The user works as a translator."]),
         ("found a room in NDG actually", ["The user lives in NDG."]),
+        # A title got; an izakaya opened; "X and I got married".
+        (
+            "My sister Milica just got head chef at a restaurant in Vienna",
+            [
+                "Milica works as a head chef.",
+                "Milica works at a restaurant in Vienna.",
+                "Milica is the user's sister.",
+            ],
+        ),
+        ("I got a tutor for my son", ["The user has a son."]),
+        (
+            "it's been a month since I opened my own izakaya in Tenma",
+            ["The user works at their own izakaya in Tenma."],
+        ),
+        (
+            "Ana and I got married yesterday!!",
+            ["The user is married.", "The user is married to Ana."],
+        ),
         # "can't stop" is no stop.
         ("I can't stop eating mango", ["The user eats mango."]),
         ("money is tight so i cant stop long", []),

@@ -99,9 +99,14 @@ class Reader(IdentityRules, EducationRules, PastimeRules, PossessionRules, PlanR
                 ended = claim.value in lx.ENDED_RELATIONSHIP
                 if self.s.key == "user" and is_name(other, lower_ok=True):
                     name = other[:1].upper() + other[1:]
+                    wed = "spouse" if claim.value == "married" else None  # "Ana and I got married"
                     out.append(
                         replace(
-                            claim, attribute="partner", value="" if ended else name, negated=ended
+                            claim,
+                            attribute="partner",
+                            value="" if ended else name,
+                            negated=ended,
+                            qualifier=wed,
                         )
                     )
                 elif self.s.key != "user":

@@ -73,7 +73,8 @@ def promoted(text: str) -> list[Claim] | None:
 _OWN_BUSINESS = re.compile(
     r"\b(?:opened|started|launched|founded|set\s+up)\s+(?:my|our)\s+own\s+(?P<what>bakery|business"
     r"|shop|store|cafe|café|restaurant|studio|practice|clinic|company|firm|agency|salon|bar|gym"
-    r"|consultancy|startup)(?:\s+in\s+(?P<where>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?))?",
+    r"|consultancy|startup|izakaya|pub|bistro|diner|brewery|bookshop|bookstore|workshop|garage"
+    r"|food\s+truck|stall|hostel|guesthouse|daycare|nursery)(?:\s+in\s+(?P<where>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?))?",
     re.IGNORECASE,
 )
 

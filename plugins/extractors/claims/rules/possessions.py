@@ -56,6 +56,14 @@ class PossessionRules(FamilyRules, WorkRules):
         gift = self._gift(rest, low)
         if gift is not None:
             return gift
+        title = _A_TITLE_GOT.match(rest)
+        if title is not None and self.p.head == stem("get") and not self.p.negated:
+            job = title.group("job")
+            if lx.is_occupation(job) and not vague(job):
+                # "Milica just got head chef at a restaurant in Vienna": the job, as a title.
+                out = [self.claim("job", job, change=True)]
+                org = clean_value(title.group("org") or "")
+                return out + ([] if vague(org) else [self.claim("employer", org, change=True)])
         drug = re.match(r"^(?P<med>[a-z][a-z-]+)\b", low)
         med = drug.group("med") if drug is not None else ""
         medicine = MEDICINE_SHAPED.fullmatch(med) is not None and med not in NOT_MEDICINES
@@ -359,6 +367,12 @@ class PossessionRules(FamilyRules, WorkRules):
         return [] if vague(value) else [self.claim("any", value, negated=True, change=True)]
 
 
+# A title got without an article ("got head chef", not "got a tutor", someone hired).
+_A_TITLE_GOT = re.compile(
+    r"^(?!(?:a|an|the|my|our|some)\s)(?P<job>[a-z][\w -]{2,30}?)(?:\s+(?:job|role|position))?"
+    r"(?:\s+(?:at|with)\s+(?P<org>.+))?$",
+    re.IGNORECASE,
+)
 _KEPT_WHERE = re.compile(
     r"\s+(?:on|at|in)\s+(?:a|an|the|my|our)\s+[\w' -]+?\s+(?:near|in|outside)\s+(?-i:[A-Z])[\w'-]+",
     re.IGNORECASE,

@@ -20,7 +20,8 @@ from plugins.extractors.places import known_place
 _A_BUSINESS = re.compile(
     r"^(?:a|an|my|our|the)\s+(?:(?:small|little|tiny|family|own|busy)\s+)*(?P<what>bakery|cafe|café"
     r"|shop|store|restaurant|salon|bar|pub|hostel|guesthouse|b&b|farm|business|company|clinic"
-    r"|practice|studio|gym|stall|food\s+truck|kiosk|workshop|garage|nursery|daycare)\b"
+    r"|practice|studio|gym|stall|food\s+truck|kiosk|workshop|garage|nursery|daycare|izakaya"
+    r"|bistro|diner|brewery|bookshop|bookstore)\b"
     r"(?:\s+(?:in|near|on|from|out\s+of)\s+(?P<where>(?-i:[A-Z])[\w'-]*(?:[\s-]+(?-i:[A-Z])[\w'-]*)*))?"
     r"(?:,?\s+(?:called|named)\s+(?P<name>(?-i:[A-Z])[\w'&-]*(?:\s+(?:&\s+)?(?-i:[A-Z])[\w'&.-]*)*))?",
     re.IGNORECASE,
