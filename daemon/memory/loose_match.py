@@ -91,28 +91,61 @@ def _things(text: str) -> set[str]:
     return out
 
 
-def loose_relation(new: str, old: str) -> str | None:
+def loose_relation(new: str, old: str, about: frozenset[str] = frozenset()) -> str | None:
     """Return ``"replaces"``, ``"same"`` or None for a statement no claim could be read from.
 
     A statement about someone the old fact does not name ("my brother moved to Boston")
-    never touches it: facts about different people never conflict.
+    never touches it: facts about different people never conflict. ``about`` is the
+    attributes the old fact's claims state: where a user lives or works and who is in their
+    life are not replaced by a loose mention without a word that says so.
     """
+    relation = _loosely_related(new, old)
+    if relation == "replaces" and _still_so(new, old, about):
+        return "same"
+    return relation
+
+
+def _still_so(new: str, old: str, about: frozenset[str]) -> bool:
+    """Whether a loose "replaces" is only the thing named again."""
+    settled = about & {"residence", "employer", "job"} and _anchors(old) & _stems(new)
+    if settled and _ENDED.search(new) is None:
+        # "being vegan in copenhagen is easy these days": the place named again, with only a
+        # "these days", is where the user still is.
+        return True
+    # "my boy Aksel is the reason I haven't slept since June": a person named again is not
+    # replaced by a mention; a birth, a death or a wedding can change a family.
+    return bool(about & _PEOPLE) and _LIFE_EVENT.search(new) is None
+
+
+_PEOPLE = frozenset({"family", "partner", "family_count", "relationship"})
+_ENDED = re.compile(
+    r"\b(?:left|quit|moved|moving|sold|lost|fired|laid\s+off|no\s+longer|anymore|any\s+more"
+    r"|former|ex|used\s+to|gave\s+up|stopped|ended|since\s+(?:the\s+)?(?:promotion|move|merger)"
+    r"|back\s+when|when\s+i\s+was|made\s+me|promoted|full[\s-]time|part[\s-]time|shifted)\b",
+    re.IGNORECASE,
+)
+_LIFE_EVENT = re.compile(
+    r"\b(?:born|arrived|died|passed\s+away|married|divorced|split|engaged|adopted)\b", re.IGNORECASE
+)
+
+
+def _loosely_related(new: str, old: str) -> str | None:
     if _other_person(new, old):
         return None
     # "sushi is my comfort food too": another of a kind is news as well.
-    chat = _IN_PASSING.search(new) or _opens_with(new, anchors(old))
+    chat = _IN_PASSING.search(new) or _opens_with(new, _anchors(old))
     in_passing = chat and not (_marked(_NEWS, new, old) or _ALSO.search(new))
     if not shared_things(new, old):
         # A name the old fact spells with a capital is the same name typed in lower case
         # ("the prius" after "Drives a Toyota Prius", "rex says hi" after "Has a dog named
         # Rex"): enough to say it again in passing, never to replace it.
-        named = in_passing and anchors(old) & word_stems(new) and not _new_specifics(new, old)
+        named = in_passing and _anchors(old) & _stems(new) and not _new_specifics(new, old)
         return "same" if named and not _marked(_CHANGED, new, old) else None
     if _SAID_AGAIN.search(new):
         return "same"
     if _marked(_CHANGED, new, old):
         return "replaces"
-    if in_passing and anchors(old) & word_stems(new) and not _new_specifics(new, old):
+    if in_passing and _anchors(old) & _stems(new) and not _new_specifics(new, old):
         # "filled up the prius today", "rex says hi, he's on my feet": the thing the fact is
         # about is named in passing, in chat, and nothing happened to it, so memory already
         # holds what the statement says.
@@ -134,7 +167,7 @@ def _marked(words: re.Pattern[str], new: str, old: str) -> bool:
     """Whether ``new`` says one of ``words`` of the thing ``old`` names: "new" only counts
     before that thing ("got a new Brompton"), not before a part of it ("my cello needs new
     strings")."""
-    about = _things(old) | anchors(old)
+    about = _things(old) | _anchors(old)
     for match in words.finditer(new):
         if match.group(0).casefold() != "new":
             return True
@@ -158,11 +191,11 @@ _NUMBER = re.compile(r"\b\d+\b(?![-\w])(?!\s+[a-z]+s\b)")
 _ALSO = re.compile(r"\b(?:too|also|as\s+well|either)\b", re.IGNORECASE)
 
 
-def word_stems(text: str) -> set[str]:
+def _stems(text: str) -> set[str]:
     return {stem(normalise(w)) for w in re.findall(r"[\w'-]+", text)}
 
 
-def anchors(old: str) -> set[str]:
+def _anchors(old: str) -> set[str]:
     """What a fact is about: the names in it and the last word of its value."""
     words = [normalise(w) for w in re.findall(r"[\w'-]+", old)]
     last = [w for w in words if w and w not in _COMMON and not w.isdigit()][-1:]

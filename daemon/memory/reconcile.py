@@ -24,7 +24,7 @@ from functools import lru_cache
 from typing import Literal
 
 from daemon.consolidation.rules import judge_pair
-from daemon.memory.loose_match import anchors, loose_relation, word_stems
+from daemon.memory.loose_match import loose_relation
 from daemon.memory.relations import Relation, family_of, kin_kind, positive, relate
 from daemon.memory.values import match_values, subject_key, value_key
 from plugins.extractors import lexicon as lx
@@ -378,18 +378,7 @@ def _generic(claim: Claim) -> bool:
 
 def _loosely(text: str, fact: Known) -> Match:
     """The last resort for a text no specific claim was read from (see ``loose_match``)."""
-    relation = loose_relation(text, fact.text)
-    settled = any(c.attribute in ("residence", "employer", "job") for c in fact.claims)
-    named_again = bool(anchors(fact.text) & word_stems(text))
-    if relation == "replaces" and settled and named_again and not _ENDED.search(text):
-        # "being vegan in copenhagen is easy these days": the place named again, with only a
-        # "these days", is where the user still is.
-        relation = "same"
-    people = any(c.attribute in _PEOPLE for c in fact.claims)
-    if relation == "replaces" and people and not _LIFE_EVENT.search(text):
-        # "my boy Aksel is the reason I haven't slept since June": a person named again is
-        # not replaced by a mention; a birth, a death or a wedding can change a family.
-        relation = "same"
+    relation = loose_relation(text, fact.text, frozenset(c.attribute for c in fact.claims))
     if relation == "same":
         return Match(fact.fact_id, "same", "names it again", 0.6)
     if relation == "replaces":
@@ -397,18 +386,8 @@ def _loosely(text: str, fact: Known) -> Match:
     return Match(fact.fact_id, "none", "", 0.0)
 
 
-_PEOPLE = frozenset({"family", "partner", "family_count", "relationship"})
 _SPOUSE_NAMED = re.compile(
     r"\bmy\s+(?:ex[\s-]?|late\s+|first\s+|former\s+)?(?:husband|wife|spouse|hubby)\b", re.I
-)
-_ENDED = re.compile(
-    r"\b(?:left|quit|moved|moving|sold|lost|fired|laid\s+off|no\s+longer|anymore|any\s+more"
-    r"|former|ex|used\s+to|gave\s+up|stopped|ended|since\s+(?:the\s+)?(?:promotion|move|merger)"
-    r"|back\s+when|when\s+i\s+was|made\s+me|promoted|full[\s-]time|part[\s-]time|shifted)\b",
-    re.IGNORECASE,
-)
-_LIFE_EVENT = re.compile(
-    r"\b(?:born|arrived|died|passed\s+away|married|divorced|split|engaged|adopted)\b", re.IGNORECASE
 )
 
 

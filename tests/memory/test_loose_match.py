@@ -35,3 +35,25 @@ def test_a_statement_relates_by_the_thing_it_names(
     old: str, new: str, relation: str | None
 ) -> None:
     assert loose_relation(new, old) == relation
+
+
+@pytest.mark.parametrize(
+    ("old", "about", "new", "relation"),
+    [
+        # Where the user lives, named again with only "these days", is where they still are.
+        (
+            "Lives in Copenhagen",
+            {"residence"},
+            "being vegan in copenhagen is easy these days",
+            "same",
+        ),
+        ("Lives in Copenhagen", {"residence"}, "moved out of copenhagen these days", "replaces"),
+        # A person named again with a change word is restated; a birth can change a family.
+        ("Has a son named Aksel", {"family"}, "my boy Aksel hasn't slept since June", "same"),
+        ("Has one son named Leo", {"family"}, "Leo's sister was born, two kids now", "replaces"),
+    ],
+)
+def test_a_loose_mention_does_not_replace_a_home_or_a_person_without_saying_so(
+    old: str, about: set[str], new: str, relation: str
+) -> None:
+    assert loose_relation(new, old, frozenset(about)) == relation
