@@ -38,12 +38,17 @@ def _parse(answer: bytes) -> tuple[int, dict[str, str], Any]:
 
 
 async def _send(path: Path, raw: bytes) -> tuple[int, dict[str, str], Any]:
-    """Send raw bytes, read until the daemon closes the connection, parse the answer."""
+    """Send raw bytes, read until the daemon closes the connection, parse the answer.
+
+    A daemon that kept a refused connection open would otherwise hang the test run: the
+    deadline (far above any answer's time) turns that into a failure that says so.
+    """
     reader, writer = await _connect(path)
     try:
         writer.write(raw)
         await writer.drain()
-        return _parse(await reader.read())
+        async with asyncio.timeout(60):
+            return _parse(await reader.read())
     finally:
         writer.close()
 
