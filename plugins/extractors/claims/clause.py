@@ -155,37 +155,11 @@ def claims_of_clause(
     inverted = inverted_claims(text, speaker, greeted=greeted)
     if inverted is not None:
         return inverted, None
-    aged = _AGED_NOUN.match(text)
-    if aged is not None and speaker == "user":
-        # "I'm a 29 year old PhD student at ...": the age, and what the user is.
-        claims, subject = claims_of_clause(
-            f"{aged.group('me')} a {text[aged.end() :]}",
-            speaker=speaker,
-            last_person=last_person,
-            strict=strict,
-            fact_text=fact_text,
-            inherited=inherited,
-            antecedent=antecedent,
-        )
-        return [Claim("user", "age", aged.group("n")), *claims], subject
-    at_age = _AT_AGE.match(text)
-    if at_age is not None and speaker == "user":
-        # "at 34 my knees should not be making these noises": the age, said on the way.
-        claims, subject = claims_of_clause(
-            text[at_age.end() :],
-            speaker=speaker,
-            last_person=last_person,
-            strict=strict,
-            fact_text=fact_text,
-            inherited=inherited,
-            antecedent=antecedent,
-        )
-        return [*claims, Claim("user", "age", at_age.group("n"))], subject
-    here = here_in(text)
-    if here is not None and here[1] and speaker == "user":
-        # "im a nurse on nights at mater hospital here in nairobi": the place said in passing,
-        # and the sentence read without it.
-        residence, rest = here
+    aside = _said_aside(text) if speaker == "user" else None
+    if aside is not None:
+        # "I'm a 29 year old PhD student", "at 34 my knees ...", "im a nurse here in nairobi":
+        # a fact said on the way, and the clause read without it.
+        rest, said, first = aside
         claims, subject = claims_of_clause(
             rest,
             speaker=speaker,
@@ -195,9 +169,11 @@ def claims_of_clause(
             inherited=inherited,
             antecedent=antecedent,
         )
-        if not any(c.attribute == "residence" and c.subject == "user" for c in claims):
-            claims = [*claims, residence]
-        return claims, subject
+        if said.attribute == "residence" and any(
+            c.attribute == "residence" and c.subject == "user" for c in claims
+        ):
+            return claims, subject
+        return ([said, *claims] if first else [*claims, said]), subject
     idiom = idiom_claims(text, speaker)
     if idiom is not None:
         if when is not None and when.casefold() in _NOW_PHRASES:
@@ -479,6 +455,22 @@ def _bare_occupation(text: str) -> bool:
 
 
 _CONDITION_ADJ = "|".join(sorted(map(re.escape, lx.CONDITION_ADJECTIVES), key=len, reverse=True))
+
+
+def _said_aside(text: str) -> tuple[str, Claim, bool] | None:
+    """A fact the user says on the way to the rest of a clause: the rest, the fact, and
+    whether the fact comes before the rest's claims."""
+    aged = _AGED_NOUN.match(text)
+    if aged is not None:
+        rest = f"{aged.group('me')} a {text[aged.end() :]}"
+        return rest, Claim("user", "age", aged.group("n")), True
+    at_age = _AT_AGE.match(text)
+    if at_age is not None:
+        return text[at_age.end() :], Claim("user", "age", at_age.group("n")), False
+    here = here_in(text)
+    if here is not None and here[1]:
+        return here[1], here[0], False
+    return None
 
 
 def _bare_diet(text: str) -> bool:
