@@ -159,7 +159,7 @@ def claims_of_clause(
     if aside is not None:
         # "I'm a 29 year old PhD student", "at 34 my knees ...", "im a nurse here in nairobi":
         # a fact said on the way, and the clause read without it.
-        rest, said, first = aside
+        rest, said, said_first = aside
         claims, subject = claims_of_clause(
             rest,
             speaker=speaker,
@@ -173,7 +173,7 @@ def claims_of_clause(
             c.attribute == "residence" and c.subject == "user" for c in claims
         ):
             return claims, subject
-        return ([said, *claims] if first else [*claims, said]), subject
+        return ([said, *claims] if said_first else [*claims, said]), subject
     idiom = idiom_claims(text, speaker)
     if idiom is not None:
         if when is not None and when.casefold() in _NOW_PHRASES:
