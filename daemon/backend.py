@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from events.clock import Clock
 from events.store.base import EventStore
 from events.store.postgres import PostgresEventStore, is_postgres_url, postgres_engine
-from events.store.sqlite import SqliteEventStore, sqlite_engine
+from events.store.sqlite import BUSY_TIMEOUT, SqliteEventStore, sqlite_engine
 from projections.base import Projection
 from projections.runner import DEFAULT_BATCH_SIZE, ProjectionRunner
 
@@ -76,13 +76,14 @@ class Backend:
             )
         raise ValueError(f"unsupported database URL: {self.database_url}")
 
-    def side_engine(self, file_name: str) -> AsyncEngine:
+    def side_engine(self, file_name: str, *, busy_timeout: float = BUSY_TIMEOUT) -> AsyncEngine:
         """Create a small writing engine for tables kept beside the log (the embedding cache,
         the leases): on SQLite their own file ``file_name`` in the data dir, so they survive a
-        projection rebuild and never contend with the log's writer; on PostgreSQL the database."""
+        projection rebuild and never contend with the log's writer; on PostgreSQL the database.
+        ``busy_timeout``: how long an SQLite statement waits for another's lock."""
         if self.is_sqlite:
             self.data_dir.mkdir(parents=True, exist_ok=True)
-            return sqlite_engine(self.data_dir / file_name, write=True)
+            return sqlite_engine(self.data_dir / file_name, write=True, busy_timeout=busy_timeout)
         assert self.database_url is not None
         return create_async_engine(self.database_url, pool_size=2, hide_parameters=True)
 

@@ -36,7 +36,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from events.clock import Clock, SystemClock, to_micros
-from events.tasks import cancel_and_wait
+from events.tasks import cancel_and_wait, raise_if_cancelling
 
 log = logging.getLogger(__name__)
 
@@ -304,6 +304,7 @@ class LeaseKeeper:
                 else:
                     lease = await self.manager.renew(held, self.ttl)
         except Exception as exc:  # the database is away or stalled: nothing proves we hold it
+            raise_if_cancelling()  # a stop that came back as the call's error is still a stop
             log.warning("lease %s: %s", self.name, exc)
             lease = None
         if held is not None and lease is None:

@@ -31,3 +31,19 @@ async def cancel_and_wait(
             raise
     except errors:
         pass
+
+
+def raise_if_cancelling() -> None:
+    """Raise CancelledError when the current task has been asked to stop.
+
+    A cancellation that lands while a database call is under way can come back as another
+    error: SQLAlchemy's asyncio adapters close the connection the call was using and raise a
+    DBAPI error in its place. A loop that catches ``Exception`` around such a call (to retry
+    on its next turn) then carries on as if nothing had asked it to stop, and whoever
+    cancelled it waits for ever. Such loops call this after handling an error. The count it
+    reads is left by ``Task.cancel()`` until a ``timeout`` or task group that caused it takes it
+    back, so a timeout of the loop's own never counts.
+    """
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError

@@ -30,6 +30,7 @@ from daemon.recall.lexical import LexicalDoc, LexicalIndex
 from daemon.recall.query import Filters
 from daemon.recall.temporal import BoolArray
 from daemon.recall.vector_scan import VectorScan
+from events.tasks import raise_if_cancelling
 from plugins.embedders.base import Embedder, Vectors
 from projections.base import chunks
 from projections.search import docs_table, embed_text, scope_tokens
@@ -355,6 +356,7 @@ class VectorIndex:
             except asyncio.CancelledError:
                 raise
             except Exception:
+                raise_if_cancelling()
                 self.failures += 1
                 await asyncio.sleep(1.0)
                 self._wake.set()

@@ -41,6 +41,7 @@ from daemon.retrospective.slices import (
 from daemon.retrospective.state import Counters, Settings, Usage
 from events.clock import Clock
 from events.retrospective_events import RetrospectiveStarted
+from events.tasks import raise_if_cancelling
 from events.types import ConversationForked
 from plugins.llm.types import LLMError
 from projections.retrospective import ConversationRetro, RunState
@@ -184,6 +185,7 @@ class RunWorker:
         except asyncio.CancelledError:
             raise
         except Exception as exc:
+            raise_if_cancelling()
             log.exception("retrospective.attempt_crashed", run_id=run.run_id)
             await fail("internal", type(exc).__name__, None)
         else:

@@ -23,6 +23,7 @@ from events.clock import Clock
 from events.daemon_events import CompactionAnnounced
 from events.retrospective_events import RetrospectiveSweepCompleted
 from events.store.base import NewEvent, StoredEvent
+from events.tasks import raise_if_cancelling
 from events.types import MessageAppended
 from projections.retrospective import ConversationRetro
 
@@ -86,6 +87,7 @@ class Scheduler:
             except asyncio.CancelledError:
                 raise
             except Exception:
+                raise_if_cancelling()
                 log.exception("retrospective.decide_failed", position=stored.position)
 
     async def _react(self, stored: StoredEvent) -> None:
@@ -150,6 +152,7 @@ class Scheduler:
             except asyncio.CancelledError:
                 raise
             except Exception:
+                raise_if_cancelling()
                 log.exception("retrospective.tick_failed")
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(self.poll_interval):
@@ -236,6 +239,7 @@ class Scheduler:
         except asyncio.CancelledError:
             raise
         except Exception:
+            raise_if_cancelling()
             log.exception("retrospective.run_crashed", run_id=run_id)
         finally:
             self.inflight.pop(run_id, None)

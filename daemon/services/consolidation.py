@@ -42,9 +42,16 @@ log = get_logger("memoryd.consolidation")
 LEASES_FILE = "leases.sqlite3"
 
 
+LEASE_BUSY_TIMEOUT = 2.0
+"""Seconds a lease statement waits for another's lock on SQLite. Lease work runs to deadlines
+of a few seconds (a renewal has a third of the TTL); a statement that waited the default 30 s
+outlived them, and the connection its cancelled caller gave up could not close meanwhile, so
+a stuck lease transaction stalled the daemon's shutdown behind it."""
+
+
 def lease_engine(backend: Backend) -> AsyncEngine:
     """Return the engine the lease table lives on (a file beside the log; the PG database)."""
-    return backend.side_engine(LEASES_FILE)
+    return backend.side_engine(LEASES_FILE, busy_timeout=LEASE_BUSY_TIMEOUT)
 
 
 @dataclass(slots=True)

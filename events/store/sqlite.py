@@ -43,10 +43,24 @@ WAL_SIZE_LIMIT = 4 * 1024 * 1024
 checkpoint runs at about this size)."""
 
 
+BUSY_TIMEOUT = 30.0
+"""Seconds a statement waits for another connection's lock before it fails."""
+
+
 def sqlite_engine(
-    path: Path, *, write: bool, readonly: bool = False, pool_size: int = 4
+    path: Path,
+    *,
+    write: bool,
+    readonly: bool = False,
+    pool_size: int = 4,
+    busy_timeout: float = BUSY_TIMEOUT,
 ) -> AsyncEngine:
-    """Create an aiosqlite engine with memoryd's pragmas; ``write`` takes BEGIN IMMEDIATE."""
+    """Create an aiosqlite engine with memoryd's pragmas; ``write`` takes BEGIN IMMEDIATE.
+
+    ``busy_timeout``: how long a statement waits for a lock. A statement cannot be stopped
+    once it waits inside SQLite (cancelling the task that awaits it leaves it running in the
+    connection's thread), so callers that work to a deadline pass one shorter than it.
+    """
     if readonly:
         url = f"sqlite+aiosqlite:///file:{path}?mode=ro&uri=true"
     else:
@@ -59,7 +73,7 @@ def sqlite_engine(
         hide_parameters=True,
     )
 
-    _set_pragmas(engine.sync_engine, write=write, readonly=readonly)
+    _set_pragmas(engine.sync_engine, write=write, readonly=readonly, busy_timeout=busy_timeout)
     return engine
 
 
@@ -79,7 +93,9 @@ def sqlite_sync_engine(path: Path) -> sa.Engine:
     return engine
 
 
-def _set_pragmas(engine: sa.Engine, *, write: bool, readonly: bool) -> None:
+def _set_pragmas(
+    engine: sa.Engine, *, write: bool, readonly: bool, busy_timeout: float = BUSY_TIMEOUT
+) -> None:
     @sa.event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         # Let us issue BEGIN ourselves (pysqlite's implicit transactions get in the way).
@@ -92,7 +108,7 @@ def _set_pragmas(engine: sa.Engine, *, write: bool, readonly: bool) -> None:
             # size on the disk for good.
             cursor.execute(f"PRAGMA journal_size_limit={WAL_SIZE_LIMIT}")
         cursor.execute("PRAGMA synchronous=FULL")
-        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.execute(f"PRAGMA busy_timeout={round(busy_timeout * 1000)}")
         cursor.execute("PRAGMA secure_delete=ON")
         cursor.execute("PRAGMA cache_size=-65536")
         cursor.close()

@@ -196,6 +196,42 @@ async def test_a_renewal_the_database_does_not_confirm_counts_as_lost(
     assert all(a != b for a, b in itertools.pairwise(flags))
 
 
+class CancellationAsError(LeaseManager):
+    """A lease manager whose renewals, once ``renewing`` is set, wait until cancelled and
+    answer the cancellation with an ordinary error, as SQLAlchemy does when a cancellation
+    lands inside a transaction (it closes the connection and raises PendingRollbackError)."""
+
+    renewing: asyncio.Event
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        super().__init__(engine)
+        self.renewing = asyncio.Event()
+
+    async def renew(self, lease: Lease, ttl: timedelta) -> Lease | None:
+        self.renewing.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            raise sa.exc.PendingRollbackError("invalid transaction", None, None) from None
+        raise AssertionError("unreachable")
+
+
+async def test_a_stop_that_comes_back_as_the_renewal_s_error_still_stops_the_keeper(
+    engine: AsyncEngine,
+) -> None:
+    """The keeper counts a failed renewal as a lost lease and tries again, but a failure that
+    is its own stop arriving must end it: a keeper that went on renewing held the daemon's
+    shutdown for ever (CI hung at test_connections)."""
+    leases = CancellationAsError(engine)
+    await leases.setup()
+    keeper = LeaseKeeper(leases, "job", "me", KEEPER_TTL)
+    keeper.start()
+    await asyncio.wait_for(leases.renewing.wait(), 10)  # stop while a renewal waits
+    async with asyncio.timeout(10):  # never ending was the fault
+        await keeper.stop()
+    assert not keeper.running
+
+
 async def test_a_run_keeper_renews_the_lease_it_was_handed_and_never_retakes_it(
     engine: AsyncEngine,
 ) -> None:
