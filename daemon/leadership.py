@@ -52,6 +52,7 @@ from typing import Protocol
 
 from daemon.logging import get_logger
 from events.leases import Lease, LeaseKeeper, LeaseManager
+from events.tasks import raise_if_cancelling
 
 log = get_logger("memoryd.leadership")
 
@@ -136,7 +137,8 @@ class Leadership:
             task.cancel()
         if self._tasks:
             # Bounded: a task that swallowed its cancellation (Python 3.11's wait_for did, in
-            # a service's lead()) would otherwise hold the daemon's shutdown forever.
+            # a service's lead(); a database call can return it as an error, which _apply
+            # re-raises) would otherwise hold the daemon's shutdown forever.
             done, stuck = await asyncio.wait(self._tasks, timeout=STOP_SECONDS)
             for task in done:
                 if not task.cancelled() and task.exception() is not None:
@@ -184,6 +186,7 @@ class Leadership:
                     try:
                         await service.lead()
                     except Exception:
+                        raise_if_cancelling()
                         log.exception("leadership.lead_failed", service=service.name)
 
     async def _step_down(self) -> None:

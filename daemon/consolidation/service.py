@@ -76,7 +76,7 @@ from events.consolidation_events import (
 )
 from events.leases import Lease, LeaseKeeper, LeaseManager
 from events.store.base import ConcurrencyError, EventStore, NewEvent
-from events.tasks import cancel_and_wait
+from events.tasks import cancel_and_wait, raise_if_cancelling
 from plugins.embedders.base import Embedder
 from plugins.llm.budget import BudgetedProvider
 from plugins.llm.types import ChatMessage, Completion, CompletionRequest, LLMError, LLMProvider
@@ -271,6 +271,7 @@ class ConsolidationService:
             try:
                 await self.tick()
             except Exception as exc:  # a failed pass is logged; the next one tries again
+                raise_if_cancelling()
                 log.warning("consolidation tick failed", error=repr(exc))
 
     async def tick(self) -> list[dict[str, Any]]:

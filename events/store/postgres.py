@@ -42,7 +42,7 @@ from events.clock import Clock
 from events.codec import EventCodec
 from events.migrations import upgrade_if_empty
 from events.store.sql import SqlEventStore
-from events.tasks import cancel_and_wait
+from events.tasks import cancel_and_wait, raise_if_cancelling
 
 log = logging.getLogger(__name__)
 
@@ -196,6 +196,7 @@ class PostgresEventStore(SqlEventStore):
             try:
                 head = await self.head()
             except Exception as exc:  # the database is away; the listener reconnects
+                raise_if_cancelling()
                 log.warning("cannot read the head after a notification (%s); retrying", exc)
                 self._head_stale.set()
                 await asyncio.sleep(0.5)
@@ -226,6 +227,7 @@ class PostgresEventStore(SqlEventStore):
                 self._head_stale.set()
                 await self._watch(conn, lost)
             except Exception as exc:  # whatever broke the connection, start a new one
+                raise_if_cancelling()
                 log.warning("LISTEN connection lost (%s); reconnecting", exc)
             finally:
                 self._listener = None
