@@ -319,6 +319,10 @@ def apply_ablation(args: argparse.Namespace) -> None:
         pool_mix.SCORE_SHARE = args.score_share
     if args.author_factor is not None:
         iterative.AUTHOR_FACTOR = args.author_factor
+    if args.when_factor is not None:
+        iterative.WHEN_FACTOR = args.when_factor
+    if args.window_factor is not None:
+        iterative.WINDOW_FACTOR = args.window_factor
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -350,6 +354,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--score-share", type=float, default=None, help="pass 1 pool's score-fusion share"
     )
     parser.add_argument("--author-factor", type=float, default=None)
+    parser.add_argument("--when-factor", type=float, default=None, help="see iterative.WHEN_FACTOR")
+    parser.add_argument("--window-factor", type=float, default=None, help="see WINDOW_FACTOR")
     parser.add_argument(
         "--conversations",
         default=None,

@@ -462,6 +462,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 "expand_hops=1": [],
                 "iterative": [],
                 "iterative_bridging": [],
+                "iterative_when_in_month": [],
             }
             queries = [corpus.query() for _ in range(args.queries)]
             # The first searches after a load start thread pools and connections and build
@@ -481,11 +482,15 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                     t0 = time.perf_counter()
                     await service.engine.search(req)
                     timings[name].append(time.perf_counter() - t0)
-                for name, force, passes in (
-                    ("iterative", False, STRATEGIES),
-                    ("iterative_bridging", True, ("bridge",)),
+                # The time cues' worst case: a question that asks when and names a month
+                # (two deep reads at once, then the time weighting).
+                month = f"{T0:%B %Y}"
+                for name, force, passes, asked in (
+                    ("iterative", False, STRATEGIES, query),
+                    ("iterative_bridging", True, ("bridge",), query),
+                    ("iterative_when_in_month", False, STRATEGIES, f"When did {query} in {month}?"),
                 ):
-                    req = SearchRequest(query=query, filters=Filters(namespace="scale"))
+                    req = SearchRequest(query=asked, filters=Filters(namespace="scale"))
                     t0 = time.perf_counter()
                     await iterative_search(
                         service.engine.search, req, IterativeOptions(force_hard=force), passes

@@ -217,6 +217,9 @@ class DocColumns:
             m &= ~self.is_message[:n] | in_scope
         if filters.hidden:
             m &= ~np.isin(self.doc_id[:n], np.asarray(filters.hidden, dtype=np.int64))
+        if filters.said_between is not None:
+            start, end = filters.said_between
+            m &= (self.created_at[:n] >= start) & (self.created_at[:n] < end)
         m &= time_mask(filters, self.time_columns(n))
         if filters.tags is not None:
             allowed = np.zeros(n, dtype=np.bool_)

@@ -67,6 +67,8 @@ class Filters:
     include_quarantined: bool = False
     tags: tuple[str, ...] | None = None
     owner: str | tuple[str, ...] | None = None
+    said_between: tuple[int, int] | None = None
+    """``[start, end)`` of ``created_at``: documents said (or written) in that span."""
 
     @property
     def owners(self) -> tuple[str, ...] | None:
@@ -100,6 +102,9 @@ class Filters:
             )
         if self.hidden:
             conds.append(d.doc_id.not_in(self.hidden))
+        if self.said_between is not None:
+            start, end = self.said_between
+            conds.append(sa.and_(d.created_at >= start, d.created_at < end))
         conds.extend(time_conditions(self, d))
         if self.tags is not None:
             t = tags_table.c

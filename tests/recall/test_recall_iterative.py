@@ -4,6 +4,7 @@ fusion across passes, with a scripted search function instead of an index."""
 from __future__ import annotations
 
 import dataclasses
+from datetime import UTC, datetime
 
 import pytest
 
@@ -12,6 +13,8 @@ from daemon.recall.engine import Hit
 from daemon.recall.iterative import (
     AUTHOR_DEPTH,
     AUTHOR_FACTOR,
+    WHEN_FACTOR,
+    WINDOW_FACTOR,
     IterativeOptions,
     author_rerank,
     fuse_passes,
@@ -21,6 +24,8 @@ from daemon.recall.iterative import (
 )
 from daemon.recall.query import Filters, SearchRequest
 from daemon.recall.reformulate import bridge_queries
+from daemon.recall.time_cues import named_window
+from events.clock import to_micros
 
 
 def _hit(doc_id: int, text: str = "", score: float = 1.0) -> Hit:
@@ -218,3 +223,51 @@ async def test_pass_one_reads_deeper_when_the_question_names_someone() -> None:
     plain = await iterative_search(search, _req("what is liked", top_k=3), IterativeOptions())
     assert asked == [3]
     assert "authors" not in plain.explain()
+
+
+def _said(doc_id: int, text: str, score: float, when: datetime) -> Hit:
+    return Hit(doc_id, "message", f"m{doc_id}", text, score, to_micros(when), "c", {})
+
+
+async def test_a_when_question_lifts_the_messages_that_say_when() -> None:
+    day = datetime(2023, 5, 4, tzinfo=UTC)
+    texts = [
+        "My tournament got pushed back, so I tried cooking.",
+        "Gaming tournaments are such a rush.",
+        "I won another regional tournament last week!",
+    ]
+
+    async def search(req: SearchRequest) -> list[Hit]:
+        return [_said(i, t, 1.0 - i / 10, day) for i, t in enumerate(texts)]
+
+    asked = await iterative_search(
+        search, _req("When did Nate win the tournament?", 3), IterativeOptions()
+    )
+    assert [h.doc_id for h in asked.hits] == [2, 0, 1]
+    assert asked.explain()["time"] == {"asks_when": {"factor": WHEN_FACTOR}}
+    plain = await iterative_search(
+        search, _req("Which tournament did Nate win?", 3), IterativeOptions()
+    )
+    assert [h.doc_id for h in plain.hits] == [0, 1, 2]
+    assert "time" not in plain.explain()
+
+
+async def test_a_named_span_adds_what_was_said_then_to_the_pool_and_lifts_it() -> None:
+    early, then = datetime(2022, 1, 5, tzinfo=UTC), datetime(2022, 5, 2, tzinfo=UTC)
+    asked: list[tuple[int, int] | None] = []
+
+    async def search(req: SearchRequest) -> list[Hit]:
+        asked.append(req.filters.said_between)
+        if req.filters.said_between is not None:
+            return [_said(9, "I watched the trilogy last night!", 0.9, then)]
+        return [_said(i, f"movie talk {i}", 1.0 - i / 100, early) for i in range(3)]
+
+    question = "What movie did Joanna watch on 1 May, 2022?"
+    result = await iterative_search(search, _req(question, 2), IterativeOptions())
+    window = named_window(question)
+    assert window is not None
+    assert sorted(asked, key=str) == sorted([None, window], key=str)
+    assert [h.doc_id for h in result.hits] == [9, 0]
+    assert result.hits[0].score > result.hits[1].score
+    span = result.explain()["time"]["window"]
+    assert (span["from"], span["factor"]) == ("2022-05-01T00:00:00+00:00", WINDOW_FACTOR)

@@ -127,6 +127,7 @@ def documents(draw: st.DrawFn) -> dict[str, Any]:
         "live": draw(st.booleans()),
         "owner": draw(st.sampled_from(("user", "agent"))),
         "tags": draw(st.lists(st.sampled_from(("a", "b")), unique=True)),
+        "created_at": draw(times),
     }
 
 
@@ -147,6 +148,7 @@ def request_filters(draw: st.DrawFn, doc_ids: int) -> Filters:
         include_quarantined=timed.include_quarantined,
         tags=draw(st.none() | st.lists(st.sampled_from(("a", "b")), unique=True).map(tuple)),
         owner=draw(st.none() | st.sampled_from(("user", "agent"))),
+        said_between=draw(st.none() | st.tuples(times, times)),
     )
 
 
@@ -162,7 +164,7 @@ def _doc_row(doc_id: int, d: dict[str, Any]) -> dict[str, Any]:
         "text": "",
         "body": "",
         "near": "",
-        "created_at": 0,
+        "created_at": d["created_at"],
         "valid_from": d["valid_from"],
         "valid_to": d["valid_to"],
         "superseded_valid_to": d["superseded_valid_to"],
