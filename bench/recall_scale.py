@@ -460,6 +460,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             timings: dict[str, list[float]] = {
                 "hybrid": [],
                 "expand_hops=1": [],
+                "hybrid_about": [],
                 "iterative": [],
                 "iterative_bridging": [],
                 "iterative_when_in_month": [],
@@ -475,9 +476,15 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 )
                 first_ms.append(round(1000 * (time.perf_counter() - t0), 1))
             for query in queries:
-                for name, hops in (("hybrid", 0), ("expand_hops=1", 1)):
+                # "about": a question that asks for an attribute (the about leg runs and the
+                # subject weighs the best twice top_k).
+                for name, hops, asked in (
+                    ("hybrid", 0, query),
+                    ("expand_hops=1", 1, query),
+                    ("hybrid_about", 0, f"Where does {query} live?"),
+                ):
                     req = SearchRequest(
-                        query=query, filters=Filters(namespace="scale"), expand_hops=hops
+                        query=asked, filters=Filters(namespace="scale"), expand_hops=hops
                     )
                     t0 = time.perf_counter()
                     await service.engine.search(req)

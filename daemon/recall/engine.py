@@ -29,6 +29,7 @@ import orjson
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from daemon.recall.about import asked_about
 from daemon.recall.documents import load_rows, raw_cursor, row_trust
 from daemon.recall.entity_leg import entity_leg
 from daemon.recall.fusion import Candidate, LegHit, decay_multiplier, order, rrf
@@ -41,12 +42,34 @@ from events.clock import Clock, from_micros, to_micros
 from plugins.embedders.base import Vectors
 from projections.messages import conversations_table
 
-DEFAULT_WEIGHTS: dict[str, float] = {"lexical": 1.0, "vector": 1.0, "entity": 1.0}
+ABOUT_WEIGHT = 1.0
+"""Weight of the ``about`` leg (:mod:`daemon.recall.about`) in weighted fusion."""
+OTHER_SUBJECT_FACTOR = 0.7
+"""Score factor of a fact about someone else than the one the question asks about."""
+DEFAULT_WEIGHTS: dict[str, float] = {
+    "lexical": 1.0,
+    "vector": 1.0,
+    "entity": 1.0,
+    "about": ABOUT_WEIGHT,
+}
 READ_YOUR_WRITES_EMBED = 64
 """New documents a refresh embeds itself (more are left to the background indexer)."""
 VECTOR_FLOOR = 0.15
 """Cosine below which the vector leg adds no hit (an embedder may set its own
 ``similarity_floor``): below it a "match" is noise, often a negative cosine."""
+
+
+def _weigh_subject(pool: dict[int, Candidate], rows: dict[int, Any], subject: str) -> None:
+    """Scale the facts in ``rows`` whose subject is someone else than ``subject``."""
+    wanted = subject.casefold()
+    for doc_id, row in rows.items():
+        if row.kind != "fact":
+            continue
+        theirs = orjson.loads(row.metadata_json).get("subject")
+        if isinstance(theirs, str) and theirs and theirs.casefold() != wanted:
+            cand = pool[doc_id]
+            cand.multipliers["subject"] = OTHER_SUBJECT_FACTOR
+            cand.score *= OTHER_SUBJECT_FACTOR
 
 
 @dataclass(slots=True)
@@ -241,6 +264,11 @@ class RecallEngine:
             legs["lexical"] = lexical_leg(conn, req, self.index, self._submit_query)
         if req.entity_match or "entity" in req.legs:
             legs["entity"] = entity_leg(conn, req, self.index)
+        about = asked_about(req.query) if "fact" in req.filters.kinds else None
+        if ABOUT_WEIGHT > 0 and "lexical" in req.legs and about is not None:
+            facts = dataclasses.replace(req.filters, scope=("facts",))
+            asked = dataclasses.replace(req, query=about.query(), filters=facts)
+            legs["about"] = lexical_leg(conn, asked, self.index, self._submit_query)
         if vector_leg is not None:
             legs["vector"] = vector_leg.result()
         if "vector" in legs:
@@ -259,8 +287,17 @@ class RecallEngine:
         if req.expand_hops > 0 and pool:
             expand(conn, req, pool, rows, self.index)
         ranked = [d for d in order({d: c.score for d, c in pool.items()}) if d in rows]
-        ranked = ranked[: req.top_k]
-        shown = load_rows(conn, self.index, ranked, full=True)
+        subject = None if about is None else about.subject
+        if subject is None or OTHER_SUBJECT_FACTOR == 1.0:
+            ranked = ranked[: req.top_k]
+            shown = load_rows(conn, self.index, ranked, full=True)
+        else:
+            # A fact's subject is in its metadata, which only the full rows carry: weigh the
+            # best twice top_k, enough for a fact weighed down to give its place to the next.
+            ranked = ranked[: 2 * req.top_k]
+            shown = load_rows(conn, self.index, ranked, full=True)
+            _weigh_subject(pool, shown, subject)
+            ranked = [d for d in order({d: pool[d].score for d in ranked})][: req.top_k]
         return [self._hit(req, pool[d], shown[d], weights) for d in ranked if d in shown]
 
     @property

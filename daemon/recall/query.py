@@ -36,7 +36,7 @@ from projections.search import docs_table, scope_token, tags_table
 
 Kind = Literal["fact", "message"]
 SCOPES: tuple[str, ...] = ("facts", "messages")
-LEGS: tuple[str, ...] = ("lexical", "vector", "entity")
+LEGS: tuple[str, ...] = ("lexical", "vector", "entity", "about")
 _D = docs_table.c
 
 STOPWORDS = frozenset(

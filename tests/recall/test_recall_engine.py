@@ -16,7 +16,7 @@ import sqlalchemy as sa
 
 import daemon.recall.vectors as vectors_module
 from daemon.backend import Backend
-from daemon.recall.engine import Hit
+from daemon.recall.engine import OTHER_SUBJECT_FACTOR, Hit
 from daemon.recall.query import Filters, Fusion, SearchRequest
 from daemon.recall.service import RecallService, cache_engine, make_embedder
 from events.clock import ManualClock, to_micros
@@ -462,3 +462,29 @@ async def test_a_refresh_reads_every_change_in_parts(
             "m7",
         }
         assert env.service.index.live_count() == 4
+
+
+async def test_a_fact_is_found_by_its_attribute_and_the_asked_subject_ranks_first(
+    backend: Backend,
+) -> None:
+    async with recall_env(backend) as env:
+        await env.add(
+            fact("zagreb", "The user moved to Zagreb.", subject="user", predicate="residence"),
+            fact("erik", "Erik works as a dentist.", subject="Erik", predicate="job"),
+            fact("ux", "The user works as a UX designer.", subject="user", predicate="job"),
+            msg("c1", "m1", "my friend Erik is a dentist and never shuts up about flossing"),
+        )
+        where = await env.search("where do I live?", ("lexical", "vector"), explain=True)
+        assert where[0].id == "zagreb"
+        assert where[0].signals is not None
+        assert "about" in where[0].signals["legs"]
+        job = await env.search("what is my job?", ("lexical", "vector"), explain=True)
+        ranked = [h.id for h in job]
+        assert ranked.index("ux") < ranked.index("erik")
+        erik = next(h for h in job if h.id == "erik")
+        assert erik.signals is not None
+        assert erik.signals["multipliers"]["subject"] == OTHER_SUBJECT_FACTOR
+        theirs = [h.id for h in await env.search("what does Erik do?", ("lexical", "vector"))]
+        assert theirs.index("erik") < theirs.index("ux")
+        messages = await env.search("where do I live?", ("lexical",), scope=("messages",))
+        assert all(h.kind == "message" for h in messages)
