@@ -1121,6 +1121,15 @@ def test_what_is_said_without_its_subject_or_in_passing_is_read(
         ("money is tight so i cant stop long", []),
         # A car named by its brand in lower case, even in a question.
         ("can i fit a sofa in my dacia logan?", ["The user drives a Dacia Logan."]),
+        # An age said as who one is, or tagged after the speaker; not someone else's tag.
+        ("44 yo here, new to running", ["The user is 44 years old."]),
+        ("as a 44 year old woman, is it too late to learn piano?", ["The user is 44 years old."]),
+        (
+            "me (44f) and my husband want to travel to japan",
+            ["The user is 44 years old.", "The user has a husband."],
+        ),
+        ("my husband (45M) snores a lot", ["The user has a husband."]),
+        ("5 minutes here, what do I do", []),
     ],
 )
 def test_what_a_loosely_typed_turn_states_is_read(said: str, facts: list[str]) -> None:

@@ -46,7 +46,17 @@ _OPENING_AS = re.compile(
 )
 _WHO_HERE = re.compile(
     r"^(?:(?:hi|hey|hello|morning|evening|ok|so|hiya)\W+\s*)?"
-    r"(?P<who>(?:an?\s+)?[a-z][\w' -]{1,30}?)\s+here\b\s*(?:[,.!:;]+|\s-+)\s*(?P<rest>.*)$",
+    r"(?P<who>(?:an?\s+)?[a-z0-9][\w' /-]{1,30}?)\s+here\b\s*(?:[,.!:;]+|\s-+)\s*(?P<rest>.*)$",
+    re.IGNORECASE,
+)
+# "as a 41 year old", "44 yo here", "as a 44-year-old woman": an age said as who one is.
+_AGED = re.compile(
+    r"(?:an?\s+)?(?P<n>[1-9]\d)(?:[\s-]*(?:yo|y/o|y\.o\.)|[\s-]+years?[\s-]+old)"
+    r"(?:\s+(?:woman|man|guy|girl|lady|gal|dude|mom|mum|dad|mother|father|female|male|person))?"
+)
+# "me (44f) and my husband", "I (32M) just started": an age tag after the speaker.
+_SELF_AGE_TAG = re.compile(
+    r"^(?P<before>.*?\b(?:i|me)\s*)\((?P<n>[1-9]\d)\s*(?:[mf]|yo|nb)?\)\s*(?P<after>.*)$",
     re.IGNORECASE,
 )
 _SOMEONE = re.compile(r"^someone\s+(?P<how>with|without|who|born)\s+(?P<what>.+)$", re.IGNORECASE)
@@ -73,7 +83,7 @@ def _who_as(who: str) -> str | None:
             "born": f"I was born {what}",
         }.get(someone.group("how").casefold(), f"I {what}")
     words = who.casefold().split()
-    aged = re.fullmatch(r"(?:an?\s+)?(?P<n>[1-9]\d)[\s-]+years?[\s-]+old", who.casefold())
+    aged = _AGED.fullmatch(who.casefold())
     if aged is not None:
         return f"I'm {aged.group('n')}"  # "as a 41 year old I should stretch more"
     if words[-2:] == ["only", "child"]:
@@ -100,6 +110,10 @@ def _how(said: str) -> str:
 def opening_statements(sentence: str) -> list[str]:
     """ "Since we moved to Vancouver in March I keep getting lost": what the opening clause
     says is a statement of its own, and so is the rest."""
+    tagged = _SELF_AGE_TAG.match(sentence.strip())
+    if tagged is not None:
+        rest = f"{tagged.group('before')}{tagged.group('after')}".strip()
+        return [f"I'm {tagged.group('n')}", *opening_statements(rest)]
     been = _BEEN_SINCE.match(sentence.strip())
     if been is not None:
         # "it's been a month since I went pescatarian": what happened then still holds.
