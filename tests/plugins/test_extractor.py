@@ -439,9 +439,10 @@ def test_small_talk_states_nothing(said: str) -> None:
             [
                 "The user works as a 3rd class teacher.",
                 "The user works at a primary school in Cork.",
+                "The user lives in Cork.",
             ],
         ),
-        ("I teach in Cork", ["The user works as a teacher."]),
+        ("I teach in Cork", ["The user works as a teacher.", "The user lives in Cork."]),
         (
             "I am from Brazil but living in Toronto since 2019.",
             ["The user is from Brazil.", "The user lives in Toronto."],
@@ -741,7 +742,11 @@ def test_spoken_and_trade_phrasings_are_read(said: str, facts: list[str]) -> Non
         ("i dont drive so it has to be the bus", ["The user does not drive."]),
         (
             "i work 8-4 at a bakery in Derry as a baker",
-            ["The user works at a bakery in Derry.", "The user works as a baker."],
+            [
+                "The user works at a bakery in Derry.",
+                "The user works as a baker.",
+                "The user lives in Derry.",
+            ],
         ),
         (
             "im a senior tax accountant registered with ACCA",
@@ -823,7 +828,11 @@ def test_a_rank_given_is_the_job_said_before_at_that_rank() -> None:
         ("I started swimming at the lido", ["The user swims at the lido."]),
         (
             "I teach maths at a high school in Accra",
-            ["The user works as a maths teacher.", "The user works at a high school in Accra."],
+            [
+                "The user works as a maths teacher.",
+                "The user works at a high school in Accra.",
+                "The user lives in Accra.",
+            ],
         ),
         # A thing had before is said as had, not as had now.
         ("the old phone was a Pixel 6", ["The user used to use a Pixel 6."]),
@@ -869,7 +878,7 @@ def test_what_was_had_and_where_one_works_are_read(said: str, facts: list[str]) 
         # A statement, then a question joined to it.
         (
             "i work as a tiler in Hobart so maybe you know a good glue?",
-            ["The user works as a tiler in Hobart."],
+            ["The user works as a tiler in Hobart.", "The user lives in Hobart."],
         ),
         # A diet kept since a date is no plan; getting home is owning nothing.
         ("doing paleo since january", ["The user is paleo."]),
@@ -986,7 +995,7 @@ def test_what_is_said_without_its_subject_or_in_passing_is_read(
         ),
         ("signed up for the Comrades in june", ["The user plans to do Comrades in june."]),
         # Driving a taxi or a van for someone is the work; a gift of a pet; animals kept.
-        ("i drive a taxi in Osh", ["The user works as a taxi driver."]),
+        ("i drive a taxi in Osh", ["The user works as a taxi driver.", "The user lives in Osh."]),
         (
             "I drive a van for Hermes out of the depot",
             ["The user works as a van driver.", "The user works at Hermes."],
@@ -1023,7 +1032,10 @@ def test_what_is_said_without_its_subject_or_in_passing_is_read(
         # Running a business is working in it; running is a pastime; a route driven.
         (
             "I run a small bakery in Fort-de-France, mostly bokit",
-            ["The user works at their own bakery in Fort-de-France."],
+            [
+                "The user works at their own bakery in Fort-de-France.",
+                "The user lives in Fort-de-France.",
+            ],
         ),
         ("I run every morning", ["The user runs every morning."]),
         (
@@ -1110,7 +1122,7 @@ def test_what_is_said_without_its_subject_or_in_passing_is_read(
         ("I got a tutor for my son", ["The user has a son."]),
         (
             "it's been a month since I opened my own izakaya in Tenma",
-            ["The user works at their own izakaya in Tenma."],
+            ["The user works at their own izakaya in Tenma.", "The user lives in Tenma."],
         ),
         (
             "Ana and I got married yesterday!!",
@@ -1130,6 +1142,26 @@ def test_what_is_said_without_its_subject_or_in_passing_is_read(
         ),
         ("my husband (45M) snores a lot", ["The user has a husband."]),
         ("5 minutes here, what do I do", []),
+        # The town of the user's work is where they live, unless the turn says otherwise.
+        (
+            "I'm a social worker with the county up in Bemidji. How do I write a case note?",
+            ["The user works as a social worker.", "The user lives in Bemidji."],
+        ),
+        (
+            "I am a pharmacist and I manage a community pharmacy in the Gombe district of "
+            "Kinshasa.",
+            ["The user works as a pharmacist.", "The user lives in Kinshasa."],
+        ),
+        (
+            "I live in Winterthur and work as an actuary in Zurich",
+            ["The user lives in Winterthur.", "The user works as an actuary in Zurich."],
+        ),
+        ("I work in IT at a bank", ["The user works in IT at a bank."]),
+        ("I work at a hotel in the summer", ["The user works at a hotel."]),
+        (
+            "my husband works as a chef in Casablanca",
+            ["The user's husband works as a chef in Casablanca."],
+        ),
     ],
 )
 def test_what_a_loosely_typed_turn_states_is_read(said: str, facts: list[str]) -> None:

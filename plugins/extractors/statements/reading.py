@@ -36,6 +36,7 @@ from plugins.extractors.statements.sentences import (
     statement_sentences,
     without_quoted_message,
 )
+from plugins.extractors.statements.workplace_town import workplace_town
 from plugins.gates.injection import scan, without_injected_blocks
 from plugins.llm.types import TranscriptEntry
 
@@ -195,6 +196,7 @@ def extract_statements(entries: Iterable[TranscriptEntry]) -> list[Statement]:
             # taken back is in no note of the turn either.
             taken_back = _words(said) - _words(claims)
             claims += _wedded(claims, partner)
+            claims += workplace_town(kept.split("\n"), claims)
             claims += [n for n in _notes(kept, names) if not taken_back & _words([n])]
             pet = next((c for c in reversed(claims) if c.attribute == "pet"), None)
             claims += _new_mentions(mentioned, claims)
