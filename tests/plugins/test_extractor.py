@@ -789,6 +789,10 @@ def test_a_correction_takes_back_the_word_said_before() -> None:
         ("user", "I'm a junior analyst at Monzo"),
         ("user", "oops, make it 'senior' not 'junior', I got that wrong"),
     )[-1:] == ["The user works as a senior analyst."]
+    assert _texts(
+        ("user", "I'm 34 and I just lost my job here in Dakar."),
+        ("user", "oops sorry, I am 43 not 34 fingers too fast"),
+    )[-1:] == ["The user is 43 years old."]
 
 
 def test_a_name_put_right_in_the_same_turn_replaces_the_one_said() -> None:
@@ -1065,7 +1069,10 @@ def test_what_is_said_without_its_subject_or_in_passing_is_read(
             ["The user works as a corporal in the army.", "The user lives in Punta Arenas."],
         ),
         ("rent in botafogo went up 20%", ["The user lives in Botafogo."]),
-        ("finished my shift at the bar in Lapa at 2am", ["The user works at the bar in Lapa."]),
+        (
+            "finished my shift at the bar in Lapa at 2am",
+            ["The user works at the bar in Lapa.", "The user lives in Lapa."],
+        ),
         ("i'm on crutches for 6 weeks", []),
         # A commute from somewhere across a bridge; working as a deckhand; "X here" after a
         # greeting; a practice run from somewhere; a pastime someone got the user into; teaching
@@ -1158,9 +1165,17 @@ def test_what_is_said_without_its_subject_or_in_passing_is_read(
         ),
         ("I work in IT at a bank", ["The user works in IT at a bank."]),
         ("I work at a hotel in the summer", ["The user works at a hotel."]),
+        ("I'm in IT support so I made a spreadsheet", ["The user works in IT support."]),
         (
-            "my husband works as a chef in Casablanca",
-            ["The user's husband works as a chef in Casablanca."],
+            "survived my first week at the new gig at Target HQ in Minneapolis",
+            ["The user works at Target HQ.", "The user lives in Minneapolis."],
+        ),
+        (
+            "my husband works as a chef in Casablanca and I teach French",
+            [
+                "The user's husband works as a chef in Casablanca.",
+                "The user works as French teacher.",
+            ],
         ),
     ],
 )

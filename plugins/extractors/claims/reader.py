@@ -29,6 +29,17 @@ from plugins.extractors.claims.things import computer_in, phone_in
 from plugins.extractors.claims.values import clean_value, split_values, vague, when_of
 from plugins.extractors.claims.words import HABITUAL_VERBS, stem, stems
 
+_IN_A_FIELD = re.compile(
+    r"^in\s+(?P<field>(?:IT|HR|PR|QA|tech|sales|marketing|finance|accounting|accounts|admin"
+    r"|retail|logistics|healthcare|hospitality|construction|engineering|insurance|banking"
+    r"|consulting|operations|ops|customer\s+service|customer\s+support|tech\s+support"
+    r"|software|recruitment|recruiting|real\s+estate|media|advertising|publishing|procurement"
+    r"|compliance|cybersecurity|security|payroll)\b(?:\s+(?:support|sales|ops"
+    r"|operations|management|admin))?)(?=[\s,.!?;:]|$)(?!\s+(?-i:[A-Z]))",
+    re.IGNORECASE,
+)
+"""A line of work after "I'm in" ("IT support", "sales"), which the place rule would read as a
+town."""
 _BLOOD_TYPE = re.compile(
     r"^(?:blood\s+type\s+)?(?P<group>ab|a|b|o)\s*(?P<sign>negative|positive|neg|pos|[+-])$",
     re.IGNORECASE,
@@ -335,6 +346,10 @@ class Reader(IdentityRules, EducationRules, PastimeRules, PossessionRules, PlanR
             low,
         ):
             return [self.claim("trait", "parent")]
+        field = _IN_A_FIELD.match(rest)
+        if field is not None and not p.negated:
+            # "I'm in IT support", "im in sales now": the line of work, not a place.
+            return [self.claim("work_field", clean_value(field.group("field")), change=p.change)]
         place = re.match(
             r"^(?:(?:back|over|out|up|down)\s+)?(?:home\s+)?(?:in|at)\s+(?P<where>(?-i:[A-Z])[\w\-]*"
             r"(?:\s+(?-i:[A-Z])[\w\-]*)*)",

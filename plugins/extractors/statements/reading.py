@@ -272,9 +272,11 @@ _LABELS = frozenset(
 )
 
 
-# "sorry i meant leeds not york", "make it 'lead' not 'senior'": the word said before was wrong.
+# "sorry i meant leeds not york", "make it 'lead' not 'senior'", "I am 43 not 34": the word
+# said before was wrong.
 _MEANT = re.compile(
-    r"\b(?:i\s+meant|meant\s+to\s+say|i\s+mean|make\s+it|it'?s|should\s+(?:be|say))\s+"
+    r"\b(?:i\s+meant|meant\s+to\s+say|i\s+mean|make\s+it|it'?s|should\s+(?:be|say)"
+    r"|i'?m|i\s+am)\s+"
     r"['\"\u2018\u201c]?(?P<new>[\w' -]{2,40}?)['\"\u2019\u201d]?\s*,?\s+not\s+"
     r"['\"\u2018\u201c]?(?P<old>[\w' -]{2,40}?)['\"\u2019\u201d]?(?=[\s,.!;:]|$)",
     re.IGNORECASE,

@@ -18,7 +18,8 @@ from plugins.extractors.claims.locations import is_place_like, place_value
 from plugins.extractors.places import known_place
 
 _WORK_ATTRIBUTES = frozenset({"job", "employer", "work", "work_field", "work_mode"})
-_FIRST_PERSON = re.compile(r"^(?:\W*\w+\W+){0,3}?(?:i|i'm|im|i've|ive)\b", re.IGNORECASE)
+_FIRST_PERSON = re.compile(r"^(?:\W*\w+\W+){0,3}?(?:i|i'm|im|i've|ive|my)\b", re.IGNORECASE)
+_SOMEONE_OF_MINE = re.compile(r"\b(?:my|our)\s+(?P<who>[\w-]+(?:\s+[\w-]+)?)", re.IGNORECASE)
 _IN_TOWN = re.compile(
     r"\b(?:(?:up|down|out|over|here|there)\s+)?[Ii]n\s+(?:the\s+[\w ]{2,30}?\s+of\s+)?"
     r"(?P<place>[A-Z][\w.'\u00c0-\u024f-]+(?:\s+[A-Z][\w.'\u00c0-\u024f-]+){0,2}"
@@ -56,6 +57,12 @@ def workplace_town(sentences: Sequence[str], claims: Sequence[Claim]) -> list[Cl
         low = sentence.casefold()
         if not _FIRST_PERSON.search(sentence) or not any(_said(v, low) for v in values):
             continue
+        if any(
+            lx.relation_of(word)
+            for m in _SOMEONE_OF_MINE.finditer(low)
+            for word in m["who"].split()
+        ):
+            continue  # "my husband works in Casablanca and I teach": whose town is unsure
         for match in _IN_TOWN.finditer(sentence):
             town = _town(match.group("place").rstrip("."), sentence[match.end() :])
             if town is not None and not any(e.startswith(town.casefold()) for e in employers):
