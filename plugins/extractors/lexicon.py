@@ -184,6 +184,8 @@ OCCUPATIONS: frozenset[str] = words(
     blogger vlogger housewife homemaker stay-at-home retiree pensioner apprentice
     resident fellow postdoc phd dean registrar curator archivist zookeeper ranger
     lifeguard miner logger courier postman mailman postwoman dispatcher
+    sysadmin devops webdev sparky chippy brickie sparkie actuary notary draftsman draughtsman
+    vicar curate rector deacon vet-tech nail-tech
     """
 )
 _OCCUPATION_SUFFIXES = ("ologist", "ician", "ist", "eer", "smith", "wright")

@@ -1166,6 +1166,13 @@ def test_what_is_said_without_its_subject_or_in_passing_is_read(
         ("I work in IT at a bank", ["The user works in IT at a bank."]),
         ("I work at a hotel in the summer", ["The user works at a hotel."]),
         ("I'm in IT support so I made a spreadsheet", ["The user works in IT support."]),
+        # A disclaimer is no job, and no change of job; a new job said by its first week.
+        ("I'm not a doctor, but is this rash serious?", []),
+        (
+            "I'm the vicar of a rural parish in Norfolk, so I'm hardly a chef myself",
+            ["The user works as a vicar of a rural parish.", "The user lives in Norfolk."],
+        ),
+        ("first week as junior sysadmin done", ["The user works as a junior sysadmin."]),
         (
             "survived my first week at the new gig at Target HQ in Minneapolis",
             ["The user works at Target HQ.", "The user lives in Minneapolis."],

@@ -144,6 +144,13 @@ def claims_of_clause(
     )
     # "I've gone back to eating eggs", "im back to eating meat": started again.
     text = _BACK_TO_DOING.sub("started ", text)
+    # "I'm hardly a chef myself", "far from an expert": not one.
+    text = re.sub(
+        r"\b(i'm|im|i\s+am)\s+(?:hardly|scarcely|barely|far\s+from)\s+(?=an?\s)",
+        r"\1 not ",
+        text,
+        flags=re.I,
+    )
     # "i barely run anymore": as good as stopped.
     text = _BARELY_ANYMORE.sub(r"\g<who> don't ", text)
     # "well. torn meniscus.": an injury said as a bare noun phrase is the user's own.

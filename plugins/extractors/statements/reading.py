@@ -192,6 +192,10 @@ def extract_statements(entries: Iterable[TranscriptEntry]) -> list[Statement]:
             )
             said = [_mind_changed(c, found) for c in claims]
             claims = _meant_instead(entry.text, said)
+            # "I'm not a doctor, but ...", "I'm hardly a chef": a disclaimer, not a change of job.
+            claims = [
+                c for c in claims if not (c.attribute == "job" and c.negated and not c.change)
+            ]
             # "Tashkent — sorry, I meant Samarkand, my phone autocorrects to Tashkent": the word
             # taken back is in no note of the turn either.
             taken_back = _words(said) - _words(claims)
