@@ -1173,6 +1173,12 @@ def test_what_is_said_without_its_subject_or_in_passing_is_read(
             ["The user works as a vicar of a rural parish.", "The user lives in Norfolk."],
         ),
         ("first week as junior sysadmin done", ["The user works as a junior sysadmin."]),
+        # How it came about, then the statement; an idiom's "and" joins no statements.
+        (
+            "so my ferritin was low and after a lot of back and forth I've started eating fish",
+            ["The user eats fish."],
+        ),
+        ("after months of waiting we finally moved to Lyon", ["The user lives in Lyon."]),
         (
             "survived my first week at the new gig at Target HQ in Minneapolis",
             ["The user works at Target HQ.", "The user lives in Minneapolis."],

@@ -144,6 +144,16 @@ def claims_of_clause(
     )
     # "I've gone back to eating eggs", "im back to eating meat": started again.
     text = _BACK_TO_DOING.sub("started ", text)
+    # "after a lot of back-and-forth I've started eating fish", "after months of waiting we
+    # finally moved": how it came about; the statement is what follows.
+    text = re.sub(
+        r"^(?:so\s+|and\s+|but\s+)?(?:after|following)\s+(?:a\s+lot\s+of|lots\s+of|much|all"
+        r"|some|(?:months|weeks|years|days)\s+of)\s+[\w' -]{1,40}?,?\s+(?=(?:i|i've|i'm|we|we've"
+        r"|we're)\s)",
+        "",
+        text,
+        flags=re.I,
+    )
     # "I'm hardly a chef myself", "far from an expert": not one.
     text = re.sub(
         r"\b(i'm|im|i\s+am)\s+(?:hardly|scarcely|barely|far\s+from)\s+(?=an?\s)",

@@ -170,9 +170,21 @@ def _one_edit(a: str, b: str) -> bool:
     return a[i:] == b[i + 1 :]
 
 
+_AND_IDIOMS = re.compile(
+    r"\b(?:back and forth|on and off|off and on|up and down|ups and downs|here and there"
+    r"|now and then|now and again|over and over|again and again|more and more|less and less"
+    r"|trial and error|pros and cons|wear and tear|sick and tired|rock and roll|by and large"
+    r"|odds and ends|bits and pieces|touch and go|give and take|sooner or later)\b",
+    re.IGNORECASE,
+)
+
+
 def sentences(text: str) -> list[str]:
     """Split ``text`` into sentences (at end punctuation, semicolons, dashes and newlines)."""
     text = re.sub(r"([!?])[!?1]+", r"\1", _spell_out(text.translate(QUOTES)))  # "!!!", "?!"
+    # "after a lot of back and forth I've started eating fish": an idiom's "and" joins no
+    # statements.
+    text = _AND_IDIOMS.sub(lambda m: m.group(0).replace(" ", "-"), text)
     # "im kofi 👋 29, barista in leeds": a wave inside an introduction is a comma.
     text = _WAVE_IN_INTRODUCTION.sub(r"\1, ", text)
     # "worth a shot 😂 ok real question: I teach ...": elsewhere an emoji ends what it follows.
@@ -309,6 +321,10 @@ def _starts_statement(text: str) -> bool:
         return True  # "retired this year and no longer works"
     if len(words) > 1 and words[0].casefold() in (MODALS | {"will", "won't", "can't", "never"}):
         return True  # "... and will never be rich": its own clause, with the subject before
+    if re.match(
+        r"(?:after|following)\s+[\w' -]{1,40}?,?\s+(?:i|i've|i'm|we|we've|we're)\s", text, re.I
+    ):
+        return True  # "... and after a lot of back-and-forth I've started eating fish"
     if re.match(r"turning\s+\d", text, re.I):
         return True  # "I'm 29 and turning 30 next week": two statements, one subject
     if re.match(
