@@ -1179,6 +1179,27 @@ def test_what_is_said_without_its_subject_or_in_passing_is_read(
             ["The user eats fish."],
         ),
         ("after months of waiting we finally moved to Lyon", ["The user lives in Lyon."]),
+        # A posting is where one lives; a job said as a position, or as what an employer did.
+        (
+            "I'm a soldier in the Nigerian Army, currently posted to Kaduna.",
+            ["The user works as a soldier in the Nigerian Army.", "The user lives in Kaduna."],
+        ),
+        ("posted to Abuja now, finally a quieter posting", ["The user lives in Abuja."]),
+        ("I've been redeployed to Maiduguri since last week.", ["The user lives in Maiduguri."]),
+        (
+            "I got a permanent lecturer position at the Ukrainian Catholic University!",
+            [
+                "The user works as a lecturer.",
+                "The user works at the Ukrainian Catholic University.",
+            ],
+        ),
+        ("I got a good position on the team", []),
+        ("the hospital took me on as a nurse", ["The user works as a nurse."]),
+        (
+            "guess who's a caseworker at Ross County Children Services now",
+            ["The user works as a caseworker.", "The user works at Ross County Children Services."],
+        ),
+        ("I went vegan at the start of March", ["The user is vegan."]),
         (
             "survived my first week at the new gig at Target HQ in Minneapolis",
             ["The user works at Target HQ.", "The user lives in Minneapolis."],

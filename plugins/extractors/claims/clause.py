@@ -97,6 +97,25 @@ _BARE_AGE_NOW = re.compile(
 )
 
 
+_JOB_POSITION = re.compile(
+    r"\b(?P<got>got|landed|accepted|took|started|have|got\s+offered|was\s+offered)\s+(?:a|an|the)"
+    r"\s+(?:new\s+|permanent\s+|full[- ]time\s+|part[- ]time\s+|temporary\s+|temp\s+)?"
+    r"(?P<job>[\w-]+(?:\s+[\w-]+){0,2}?)\s+(?:position|role|post)\b",
+    re.IGNORECASE,
+)
+
+
+def _as_a_job(match: re.Match[str]) -> str:
+    if not lx.is_occupation(match.group("job")):
+        return match.group(0)  # "I got a good position on the team"
+    return f"{match.group('got')} a job as a {match.group('job')}"
+
+
+_TAKEN_ON_AS = re.compile(
+    r"^(?:they|the\s+\w+|my\s+(?:boss|manager|company|employer))\s+(?:hired|kept|took|brought"
+    r"|signed)\s+me\s+(?:on\s+|back\s+|up\s+)?as\s+(?=an?\s)",
+    re.IGNORECASE,
+)
 _DIET_INTENSIFIER = re.compile(
     r"\b(?:pure|strict|strictly|fully|totally|completely|100%)\s+(?=(?:veg\w*|pescatarian"
     r"|kosher|halal|gluten[- ]free|dairy[- ]free|plant[- ]based)\b)",
@@ -154,6 +173,12 @@ def claims_of_clause(
         text,
         flags=re.I,
     )
+    # "guess who's a caseworker now": the speaker.
+    text = re.sub(r"^guess\s+who(?:'s|\s+is)\s+", "I'm ", text, flags=re.I)
+    # "I got a permanent lecturer position at X": a job as a lecturer.
+    text = _JOB_POSITION.sub(_as_a_job, text)
+    # "they kept me on as a postdoc", "the depot hired me as a dispatcher": the user's job.
+    text = _TAKEN_ON_AS.sub("I work as ", text)
     # "I'm hardly a chef myself", "far from an expert": not one.
     text = re.sub(
         r"\b(i'm|im|i\s+am)\s+(?:hardly|scarcely|barely|far\s+from)\s+(?=an?\s)",
@@ -515,6 +540,8 @@ def _subjectless_ok(text: str, strict: bool) -> bool:
         and words[1] in ("in", "at", "for", "on", "as")
     ):
         return True  # "live in austin" answers where, with its "I" left out
+    if first in ("posted", "deployed", "redeployed", "stationed") and words[1:2] == ["to"]:
+        return True  # "posted to Abuja now": a posting, with its "I" left out
     if first.endswith("ing") and any(word in _GERUND_SUBJECT_VERBS for word in words[1:]):
         # "Losing my job was hard", "Playing games helps me unwind": the -ing phrase is
         # the subject, so the clause says nothing the user did.

@@ -328,8 +328,9 @@ def _starts_statement(text: str) -> bool:
     if re.match(r"turning\s+\d", text, re.I):
         return True  # "I'm 29 and turning 30 next week": two statements, one subject
     if re.match(
-        r"(?:living|working|studying|based|residing|stationed|posted|deployed)\s+(?:in|at|as|for"
-        r"|from)\b",
+        r"(?:currently\s+|now\s+)?(?:living|working|studying|based|residing|stationed|posted"
+        r"|deployed)\s+(?:in|at|as|for|from)\b"
+        r"|(?:currently\s+|now\s+|just\s+)?(?:posted|deployed|redeployed|stationed)\s+to\b",
         text,
         re.I,
     ):

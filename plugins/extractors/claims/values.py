@@ -22,6 +22,7 @@ _TIME_TAIL = re.compile(
     r"|start\s+of\s+\w+|beginning\s+of\s+\w+|moment|new year)|a\s+(?:week|month|year|while"
     r"|bit|few\s+\w+|couple\s+of\s+\w+)|\w+\s+ago)"
     r"(?:\s+\d{1,4}(?:st|nd|rd|th)?)?(?:,?\s+\d{4})?"
+    r"|at\s+the\s+(?:start|beginning|end|turn)\s+of\s+(?:the\s+)?\w+(?:\s+\d{4})?"
     r"|(?:a|one|two|three|four|five|six|seven|eight|nine|ten|\d+|a few|a couple of|several"
     r"|many)\s+(?:days|weeks|months|years|day|week|month|year)\s+ago"
     r"|for\s+(?:the\s+)?(?:past\s+|last\s+)?(?:a|one|two|three|four|five|six|seven|eight"

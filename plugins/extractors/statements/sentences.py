@@ -57,7 +57,9 @@ _REPORTED = re.compile(
     r"|replied"
     # "she claims that", not "insurance claims"; "to quote", not "a quote for the roof".
     r"|according to|claims?(?=\s+(?:that|to\s+(?:be|have)|he|she|they|i|it|we)\b)|claimed"
-    r"|posted|tweeted|(?<=to\s)quote|quote(?=:)|quoted|the (?:email|message|letter"
+    # "posted to Kaduna": a soldier's posting, not a post.
+    r"|posted(?!\s+(?:to|in|at|as|abroad|overseas|back)\b)|tweeted|(?<=to\s)quote|quote(?=:)"
+    r"|quoted|the (?:email|message|letter"
     r"|text|sign|note|ad|article|book|song|movie|show|line) (?:said|says|reads|read))\b",
     re.IGNORECASE,
 )

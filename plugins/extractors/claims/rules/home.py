@@ -40,11 +40,24 @@ class HomeRules(Reading):
         if match is None:
             match = re.match(r"^(?:moved|relocated|transferred)\s+(?:back\s+)?to\s+", low)
             if match is None:
-                return None
+                return self._posted(rest, low)
             return self._moved(rest[match.end() :])
         value = clean_value(rest[match.end() :])
         value = re.split(r"\s+and\s+(?=[a-z])", value, maxsplit=1)[0]  # "Thionville and commute"
         return [] if vague(value) else [self.claim("residence", place_value(value))]
+
+    def _posted(self, rest: str, low: str) -> list[Claim] | None:
+        """ "(currently) posted to Kaduna", "redeployed to Maiduguri since last week": where a
+        posting puts someone is where they live now."""
+        match = re.match(
+            r"^(?:currently\s+|now\s+|just\s+)?(?:posted|deployed|redeployed|reposted|stationed"
+            r"|seconded|reassigned)\s+(?:back\s+)?to\s+",
+            low,
+        )
+        if match is None:
+            return None
+        value = clean_value(rest[match.end() :])
+        return [] if vague(value) else [self.claim("residence", place_value(value), change=True)]
 
     def _live(self, rest: str, low: str) -> list[Claim] | None:
         rest = re.sub(r"^(?:alone|together|happily|full[- ]time)\s+", "", rest, flags=re.I)
