@@ -38,6 +38,19 @@ _A_DEED = re.compile(
 )
 
 
+_LEFT_THE_WORKPLACE = re.compile(
+    r"^(?:my|our|the|their|his|her)\s+(?:[\w'-]+\s+){0,2}?(?:salon|distillery|studio|practice"
+    r"|bakery|pharmacy|surgery|depot|plant|mill|mine|garage|dealership|newsroom|agency|startup"
+    r"|kitchen|clinic|hospital|restaurant|cafe|café|bar|hotel|factory|warehouse|bank|gym"
+    r"|library|office|store|shop|firm|company|school|lab|site)\b(?!\s+(?:at|early|late|today"
+    r"|tonight|yesterday|this\s+(?:morning|afternoon|evening)|for\s+(?:the|a)\s+day|around"
+    r"|in\s+a\s+hurry)\b)",
+    re.IGNORECASE,
+)
+"""A workplace left ("the Lekki salon"); not a place left for the day ("left the office at
+six")."""
+
+
 class WorkRules(Reading):
     """Rules for work: employer, job, joining, quitting, retiring, freelancing."""
 
@@ -369,6 +382,10 @@ class WorkRules(Reading):
         return out
 
     def _leave(self, rest: str, low: str) -> list[Claim] | None:
+        if _LEFT_THE_WORKPLACE.match(low) and not self.p.future:
+            # "I finally left the Lekki salon", "Rogelio left the distillery": the workplace,
+            # so the job there, is over.
+            return [self.claim("employer", "", negated=True, change=True)]
         if re.match(r"^(?:my|our|the|their|his|her)\s+(?:job|position|role|company|firm)\b", low):
             match = re.search(r"\b(?:at|with)\s+(?P<org>.+)$", rest, re.I)
             org = clean_value(match.group("org")) if match else ""
