@@ -53,7 +53,21 @@ CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"\b(?:how old|age)\b", ("age",)),
     (r"\b(?:birthday|when .{0,20}born)\b", ("birthday",)),
     (r"\b(?:diet|eat|eating|vegan|vegetarian|food)\b", ("diet",)),
-    (r"\b(?:car|cars|drive|vehicle|bike|motorbike)\b", ("vehicle", "possession")),
+    (
+        r"\b(?:car|cars|drive|vehicle|bike|motorbike|ride|rides|riding|commute)\b",
+        ("vehicle", "possession"),
+    ),
+    (r"\b(?:phone|laptop|computer|pc|mac)\b", ("phone", "computer", "possession")),
+    (r"\b(?:instrument|instruments|play|plays|playing)\b", ("hobby", "likes")),
+    (r"\b(?:team|fan)\b", ("likes", "fan")),
+    (r"\b(?:name|called)\b", ("name", "nickname")),
+    (r"\b(?:teach|teaching)\b", ("job", "work")),
+    (r"\b(?:training|race|marathon)\b", ("plan", "event", "hobby")),
+    (
+        r"\b(?:friend|friends|boss|manager|colleague|colleagues|coworker|roommate|flatmate"
+        r"|neighbou?r)\b",
+        ("family",),
+    ),
     (r"\b(?:hobby|hobbies|free time|for fun|sport|sports|pastime)\b", ("hobby", "likes")),
     (r"\b(?:like|likes|love|enjoy|favou?rite|prefer)\b", ("likes", "preference", "favourite")),
     (r"\b(?:allergic|allergy|allergies)\b", ("allergy",)),

@@ -23,6 +23,9 @@ from daemon.recall.about import About, asked_about
         ("where does my sister live?", None, {"residence", "family"}),
         ("what are my kids called?", None, {"family"}),
         ("Is Tom allergic to anything?", "Tom", {"allergy"}),
+        ("what do I ride to work?", "user", {"vehicle"}),
+        ("who is my boss?", None, {"family"}),
+        ("what instrument do I play?", "user", {"hobby"}),
     ],
 )
 def test_a_question_names_its_subject_and_attributes(
