@@ -29,6 +29,7 @@ from daemon.memory.relations import Relation, family_of, kin_kind, positive, rel
 from daemon.memory.values import match_values, subject_key, value_key
 from plugins.extractors import lexicon as lx
 from plugins.extractors.claims import Claim, mentions, parse, vague, with_known_names
+from plugins.extractors.statements.sentences import is_statement_clause
 from projections.text import normalise
 
 Outcome = Literal["added", "updated", "deduplicated", "conflict"]
@@ -98,6 +99,14 @@ class Policy:
 
 
 # -- the decision --------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=8192)
+def lasting_attributes(text: str) -> frozenset[str]:
+    """The attributes a chat line states as lasting facts, read as the offline extractor reads
+    a user's turn (strictly: no weighing, asking, joking; durable kinds only)."""
+    said = parse(text, speaker="user", strict=True, fact_text=False, keep=is_statement_clause)
+    return frozenset(c.attribute for c in said)
 
 
 @lru_cache(maxsize=8192)
@@ -300,6 +309,14 @@ def reconcile(
             matches=tuple(matches),
             history=only_an_ending(claims, replaces=True),
         )
+    if same and not specific <= covered:
+        # "being veggie I always get the sad salad at weddings" against "is vegetarian": read
+        # loosely it also "has a sad salad"; read as a lasting statement it only says the diet
+        # memory holds.
+        lasting = lasting_attributes(text)
+        specific = {i for i in specific if claims[i].attribute in lasting} if lasting else specific
+        if _SAID_BEFORE.match(text):
+            specific = covered  # "like I said, I'm an electrician, so ...": said again
     if same and specific <= covered:
         return Verdict(
             "deduplicated",
@@ -316,6 +333,11 @@ def reconcile(
     )
 
 
+_SAID_BEFORE = re.compile(
+    r"^\W*(?:(?:yeah|yes|ok|okay|so|well)\W+)?(?:like|as)\s+i\s+(?:said|mentioned|told\s+you"
+    r"|say)\b",
+    re.IGNORECASE,
+)
 _NEVER = re.compile(
     r"\bnever\b(?!\s+again\b)|\b(?:not|no\s+\w+)\s+ever\b"
     r"|\b(?:in|of|all)\s+my\s+(?:whole\s+|entire\s+)?life\b",

@@ -229,6 +229,21 @@ def _decide(existing: list[str], new: str, provenance: str = "user") -> tuple[st
         (["Has never smoked"], "I've smoked a pack a day for ten years", "conflict", [0]),
         (["Born in Lima"], "as someone born in Cusco I miss the mountains", "conflict", [0]),
         (["Is 41 years old"], "as a 41 year old I should stretch more", "deduplicated", [0]),
+        # Said again with chat around it: only what is read as lasting counts as news.
+        (
+            ["Is vegetarian"],
+            "being veggie I always get the sad salad at weddings",
+            "deduplicated",
+            [0],
+        ),
+        (
+            ["Works as an electrician"],
+            "like I said, I'm an electrician, so I can do the wiring myself",
+            "deduplicated",
+            [0],
+        ),
+        (["Works as a nurse"], "I'm a nurse and I just got a dog", "added", []),
+        (["Works as an electrician"], "like I said, I moved to Leeds", "added", []),
     ],
 )
 def test_decisions(existing: list[str], new: str, outcome: str, targets: list[int]) -> None:
