@@ -142,6 +142,9 @@ CONDITIONS: frozenset[str] = words(
     endometriosis pcos sleep-apnea apnea vertigo anemia anaemia hypothyroidism allergies
     hay-fever concussion tendinitis sciatica shingles flu parkinson parkinson's alzheimer's
     alzheimers dementia ms copd glaucoma osteoporosis
+    malaria dengue typhoid tuberculosis tb pneumonia bronchitis hepatitis hiv measles mumps
+    chickenpox mono glandular-fever sinusitis tonsillitis gastritis ulcer ulcers kidney-stones
+    gallstones prediabetes pre-diabetes cholesterol sepsis meningitis cholera lyme
     """
 )
 INJURIES: frozenset[str] = words(

@@ -244,6 +244,14 @@ def _decide(existing: list[str], new: str, provenance: str = "user") -> tuple[st
         ),
         (["Works as a nurse"], "I'm a nurse and I just got a dog", "added", []),
         (["Works as an electrician"], "like I said, I moved to Leeds", "added", []),
+        # An illness known by name ends when the user recovers from it; a pet put down died.
+        (["Has malaria"], "fully recovered from the malaria, back on the farm", "updated", [0]),
+        (
+            ["Has a cat named Mishti"],
+            "had to put Mishti down yesterday, she was 17",
+            "updated",
+            [0],
+        ),
     ],
 )
 def test_decisions(existing: list[str], new: str, outcome: str, targets: list[int]) -> None:

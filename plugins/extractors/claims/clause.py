@@ -173,6 +173,14 @@ def claims_of_clause(
         text,
         flags=re.I,
     )
+    # "had to put Mishti down yesterday", its "we" left out: a pet's death.
+    text = re.sub(
+        r"^(?:just\s+)?(?:had|have)\s+to\s+put\s+(?P<who>(?-i:[A-Z])[\w'-]+|(?:my|our|the)\s+(?:old\s+)?"
+        r"(?:dog|cat|pup|puppy|kitty|rabbit|bunny|horse|pony|parrot|hamster))\s+down\b",
+        r"\g<who> died",
+        text,
+        flags=re.I,
+    )
     # "guess who's a caseworker now": the speaker.
     text = re.sub(r"^guess\s+who(?:'s|\s+is)\s+", "I'm ", text, flags=re.I)
     # "I got a permanent lecturer position at X": a job as a lecturer.
