@@ -1200,6 +1200,7 @@ def test_what_is_said_without_its_subject_or_in_passing_is_read(
             ["The user works as a caseworker.", "The user works at Ross County Children Services."],
         ),
         ("I went vegan at the start of March", ["The user is vegan."]),
+        ("one month into my new job as a sous chef", ["The user works as a sous chef."]),
         # A workplace left ends the job there; leaving it for the day does not.
         ("I finally left the Lekki salon", ["The user left their job."]),
         ("Rogelio left the distillery", ["Rogelio left their job."]),

@@ -181,6 +181,15 @@ def claims_of_clause(
         text,
         flags=re.I,
     )
+    # "two weeks in as a pharmacy tech at Walgreens", "one month into my new job as a sous
+    # chef": a new job, some time on.
+    text = re.sub(
+        r"^(?:(?:just|already|only)\s+)?(?:\w+|\d+)\s+(?:days?|weeks?|months?)\s+(?:in|into\s+"
+        r"(?:my|the)\s+(?:new\s+)?(?:job|role|position))\s+as\s+(?=an?\s)",
+        "I just started as ",
+        text,
+        flags=re.I,
+    )
     # "guess who's a caseworker now": the speaker.
     text = re.sub(r"^guess\s+who(?:'s|\s+is)\s+", "I'm ", text, flags=re.I)
     # "I got a permanent lecturer position at X": a job as a lecturer.
