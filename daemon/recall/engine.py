@@ -297,7 +297,7 @@ class RecallEngine:
             ranked = ranked[: 2 * req.top_k]
             shown = load_rows(conn, self.index, ranked, full=True)
             _weigh_subject(pool, shown, subject)
-            ranked = [d for d in order({d: pool[d].score for d in ranked})][: req.top_k]
+            ranked = order({d: pool[d].score for d in ranked})[: req.top_k]
         return [self._hit(req, pool[d], shown[d], weights) for d in ranked if d in shown]
 
     @property

@@ -42,7 +42,7 @@ from daemon.recall.difficulty import DEFAULT_THRESHOLD, Difficulty, assess
 from daemon.recall.engine import Hit
 from daemon.recall.fusion import RRF_K
 from daemon.recall.grader import Verdict
-from daemon.recall.pool_mix import mix_pool, with_score
+from daemon.recall.pool_mix import by_score, mix_pool, with_score
 from daemon.recall.query import SearchRequest
 from daemon.recall.reformulate import Reformulation, bridge_queries
 from daemon.recall.time_cues import asks_when, named_window, says_when
@@ -179,15 +179,10 @@ def _scaled(hit: Hit, name: str, factor: float) -> Hit:
     return with_score(hit, hit.score * factor, signals)
 
 
-def _ranked(hits: Sequence[Hit]) -> list[Hit]:
-    order = sorted(range(len(hits)), key=lambda i: -hits[i].score)
-    return [hits[i] for i in order]
-
-
 def author_rerank(hits: Sequence[Hit], names: Sequence[str]) -> list[Hit]:
     """Scale the scores of the messages said by someone the question names by
     :data:`AUTHOR_FACTOR` and rank again (ties keep their order)."""
-    return _ranked(
+    return by_score(
         [_scaled(h, "author", AUTHOR_FACTOR) if by_author(h, names) else h for h in hits]
     )
 
@@ -232,7 +227,7 @@ def time_rerank(hits: Sequence[Hit], cues: TimeCues) -> list[Hit]:
         if cues.window is not None and cues.window[0] <= hit.created_at < cues.window[1]:
             hit = _scaled(hit, "window", WINDOW_FACTOR)
         out.append(hit)
-    return _ranked(out)
+    return by_score(out)
 
 
 def reformulations(

@@ -81,8 +81,12 @@ def mix_pool(hits: Sequence[Hit], share: float | None = None, explain: bool = Tr
             pool = {"rank_part": rank_part, "score_part": score_part, "share": share}
             signals = {**signals, "pool": pool, "final": score}
         mixed.append(with_score(hit, score, signals))
-    order = sorted(range(len(mixed)), key=lambda i: -mixed[i].score)
-    return [mixed[i] for i in order]
+    return by_score(mixed)
+
+
+def by_score(hits: Sequence[Hit]) -> list[Hit]:
+    """``hits`` ranked by score, best first (a stable sort: ties keep their order)."""
+    return sorted(hits, key=lambda h: -h.score)
 
 
 def with_score(hit: Hit, score: float, signals: dict[str, Any] | None) -> Hit:

@@ -22,6 +22,8 @@ import calendar
 import re
 from datetime import UTC, datetime, timedelta
 
+from events.clock import to_micros
+
 REPORT_SLACK_DAYS = 14
 """How long after a named time a message that tells of it may come."""
 
@@ -78,12 +80,8 @@ def says_when(text: str) -> bool:
     return _SAYS_WHEN.search(text) is not None
 
 
-def _micros(when: datetime) -> int:
-    return int(when.timestamp()) * 1_000_000
-
-
 def _span(start: datetime, end: datetime) -> tuple[int, int]:
-    return _micros(start), _micros(end + timedelta(days=REPORT_SLACK_DAYS))
+    return to_micros(start), to_micros(end + timedelta(days=REPORT_SLACK_DAYS))
 
 
 def _is_boundary(question: str, m: re.Match[str]) -> bool:
@@ -101,7 +99,7 @@ def named_window(question: str) -> tuple[int, int] | None:
         m = pattern.search(question)
         if m is None or _is_boundary(question, m):
             continue
-        month, year, day = _MONTHS[m.group(month_group).lower()], int(m.group(year_group)), 0
+        month, year = _MONTHS[m.group(month_group).lower()], int(m.group(year_group))
         day = int(m.group(day_group))
         if 1 <= day <= calendar.monthrange(year, month)[1]:
             start = datetime(year, month, day, tzinfo=UTC)
