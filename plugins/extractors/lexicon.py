@@ -354,7 +354,24 @@ NOT_NAMES: frozenset[str] = words(
     such lonely early late ugly silly lucky sleepy ready lazy crazy angry funny poorly comfy
     cozy cosy curious free off out up down away well unwell better worse alone late sober
     awake asleep alive upset stuck lost bored confused
+    right wrong true smart clever strict nice lovely amazing awesome brilliant perfect sweet
+    cute annoying stubborn patient wonderful hilarious strong fussy picky
     god gosh jesus lord christ heaven heavens g'day gday cheers
+    """
+)
+
+
+# The relations a "she" or a "he" can stand for.
+SHE: frozenset[str] = words(
+    """
+    sister mom mother mum mama wife daughter girlfriend aunt auntie grandma grandmother gran
+    granny nana niece fiancee stepmom stepmother stepsister granddaughter
+    """
+)
+HE: frozenset[str] = words(
+    """
+    brother dad father husband son boyfriend uncle grandpa grandfather grandad granddad nephew
+    fiance stepdad stepfather stepbrother grandson
     """
 )
 

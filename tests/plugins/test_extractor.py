@@ -566,7 +566,10 @@ def test_chat_spelling_is_read(said: str, facts: list[str]) -> None:
         # Work said with a time, a site or a trade word.
         ("I have joined Zoho from this Monday.", ["The user works at Zoho."]),
         ("I am working in Infosys Pune office only.", ["The user works at Infosys."]),
-        ("I work in Google's Dublin office.", ["The user works at Google."]),
+        (
+            "I work in Google's Dublin office.",
+            ["The user works at Google.", "The user works in Google's Dublin office."],
+        ),
         (
             "I'm a postie with Royal Mail.",
             ["The user works as a postie.", "The user works at Royal Mail."],
@@ -609,7 +612,10 @@ def test_chat_spelling_is_read(said: str, facts: list[str]) -> None:
         ),
         (
             "I work with Django at a fintech startup named Qonto.",
-            ["The user works at Qonto."],
+            [
+                "The user works with Django at a fintech startup named Qonto.",
+                "The user works at Qonto.",
+            ],
         ),
         ("Good news, got moved onto the day shift at Nissan!", ["The user works at Nissan."]),
         (
@@ -729,7 +735,10 @@ def test_spoken_and_trade_phrasings_are_read(said: str, facts: list[str]) -> Non
         ),
         # Where the user lives, said on the way to something else.
         ("hosting a games night at my flat in Bergen, snack ideas?", ["The user lives in Bergen."]),
-        ("i commute from Woking to Waterloo every day", ["The user lives in Woking."]),
+        (
+            "i commute from Woking to Waterloo every day",
+            ["The user lives in Woking.", "The user commutes from Woking to Waterloo every day."],
+        ),
         ("heading home to Bristol tomorrow, any podcast recs?", ["The user lives in Bristol."]),
         ("now that we're in Galway the rain is constant", ["The user lives in Galway."]),
         ("now that we're back in dublin the rent is double", ["The user lives in Dublin."]),
@@ -750,7 +759,10 @@ def test_spoken_and_trade_phrasings_are_read(said: str, facts: list[str]) -> Non
         ),
         (
             "im a senior tax accountant registered with ACCA",
-            ["The user works as a senior tax accountant."],
+            [
+                "The user works as a senior tax accountant.",
+                "The user is a senior tax accountant registered with ACCA.",
+            ],
         ),
         # An opening span of time before the statement.
         ("after 20 years in the army I finally retired", ["The user is retired."]),
@@ -767,7 +779,10 @@ def test_spoken_and_trade_phrasings_are_read(said: str, facts: list[str]) -> Non
             "I work from home in Tromsø",
             ["The user works remotely, from home.", "The user lives in Tromsø."],
         ),
-        ("I drive from Zug to Zurich every day", ["The user lives in Zug."]),
+        (
+            "I drive from Zug to Zurich every day",
+            ["The user lives in Zug.", "The user drives from Zug to Zurich every day."],
+        ),
         ("I drive from Zug to Zurich tomorrow", []),
         (
             "I'm doing my dissertation on tidal energy",
@@ -1079,7 +1094,10 @@ def test_what_is_said_without_its_subject_or_in_passing_is_read(
         # online from somewhere.
         (
             "I commute daily across the Oresund Bridge from Malmo",
-            ["The user lives in Malmo."],
+            [
+                "The user lives in Malmo.",
+                "The user commutes daily across the Oresund Bridge from Malmo.",
+            ],
         ),
         ("work on the ferries out of bergen as a deckhand", ["The user works as a deckhand."]),
         ("Hi, marine biologist here.", ["The user works as a marine biologist."]),
@@ -1157,7 +1175,11 @@ def test_what_is_said_without_its_subject_or_in_passing_is_read(
         (
             "I am a pharmacist and I manage a community pharmacy in the Gombe district of "
             "Kinshasa.",
-            ["The user works as a pharmacist.", "The user lives in Kinshasa."],
+            [
+                "The user works as a pharmacist.",
+                "The user lives in Kinshasa.",
+                "The user manages a community pharmacy in the Gombe district of Kinshasa.",
+            ],
         ),
         (
             "I live in Winterthur and work as an actuary in Zurich",
@@ -1444,3 +1466,58 @@ def test_extractor_registers_as_plugin() -> None:
     built = registry.create("extractor", OFFLINE_EXTRACTOR)
     assert isinstance(built, StatementExtractor)
     assert built.name == OFFLINE_EXTRACTOR == EXTRACTOR_NAME
+
+
+@pytest.mark.parametrize(
+    ("messages", "facts"),
+    [
+        # A relative clause about someone of the user's says a fact of its own.
+        (
+            [("user", "My sister Greta, who works as a midwife in Hamburg, read it and says hi.")],
+            ["Greta works as a midwife in Hamburg.", "Greta is the user's sister."],
+        ),
+        (
+            [("user", "my brother Kwame who is in London says speeches should be short")],
+            ["Kwame lives in London.", "Kwame is the user's brother."],
+        ),
+        # A story's character is no one of the user's.
+        ([("user", "My protagonist is a pilot named Rafe who lives in Oslo")], []),
+        # "she" is the one a sentence not kept (someone's words) named.
+        (
+            [
+                ("user", "My granddaughter Giulia set this up for me."),
+                (
+                    "user",
+                    "Grazie. Giulia says I am 25 in my heart. She studies medicine in Bologna.",
+                ),
+            ],
+            ["Giulia is the user's granddaughter.", "Giulia studies medicine in Bologna."],
+        ),
+        (
+            [("user", "my mom says i have to pay for it myself. she's a pharmacist")],
+            ["The user's mom works as a pharmacist."],
+        ),
+        # ... and not when the pronoun cannot be them.
+        ([("user", "my dad says i have to pay for it myself. she's a pharmacist")], []),
+        # "always right" is how the wife is, not her name.
+        ([("user", "my wife is always right")], ["The user has a wife."]),
+    ],
+)
+def test_who_a_sentence_is_about_when_another_sentence_says_it(
+    messages: list[tuple[str, str]], facts: list[str]
+) -> None:
+    assert _texts(*messages) == facts
+
+
+def test_what_a_sentence_says_beyond_what_the_grammar_read_is_kept_as_a_note() -> None:
+    said = "My little brother Chidi is in his third year of medicine at the University of Ibadan"
+    assert _texts(("user", said)) == [
+        "Chidi is the user's brother.",
+        "The user's little brother Chidi is in his third year of medicine at the University of"
+        " Ibadan.",
+    ]
+    # A month or a name the claims hold is nothing more.
+    assert _texts(("user", "Wife Lorraine's a teaching assistant.")) == [
+        "Lorraine works as a teaching assistant.",
+        "The user's wife is Lorraine.",
+    ]

@@ -74,3 +74,28 @@ def test_a_note_makes_no_claims_so_it_replaces_nothing_by_rule() -> None:
     said = Draft("f2", "The user is a nurse at heart.", datetime(2026, 1, 1, tzinfo=UTC))
     assert draft_claims(note) == ()
     assert draft_claims(said) != ()
+
+
+@pytest.mark.parametrize(
+    ("said", "note"),
+    [
+        # The tone at the end of a chat line is no part of the statement.
+        (
+            "we're all software testers at a company in leipzig lol",
+            "They are all software testers at a company in leipzig.",
+        ),
+        # The head clause before "so": the rest is how the user feels about it.
+        (
+            "i coach swimming at the YMCA in Tulsa so i'm always starving lol",
+            "The user coaches swimming at the YMCA in Tulsa.",
+        ),
+    ],
+)
+def test_a_statement_is_noted_without_its_tone_or_its_aside(said: str, note: str) -> None:
+    texts = [s.text for s in extract_statements([TranscriptEntry("m1", "user", said)])]
+    assert texts == [note]
+
+
+def test_a_joke_is_still_no_note() -> None:
+    said = "im basically a professional napper at this point lol"
+    assert extract_statements([TranscriptEntry("m1", "user", said)]) == []

@@ -43,7 +43,7 @@ _FEELING = re.compile(
 # a vampire at this point lol".
 _NOT_MEANT = re.compile(
     r"\b(?:protagonist|character|hero|heroine|villain|plot|story|scene|chapter|novel's|book's"
-    r"|basically|literally|at\s+this\s+point|lol|lmao|haha\w*|jk|kidding|joking|apparently"
+    r"|basically|literally|at\s+this\s+point|jk|kidding|joking|apparently"
     r"|supposedly|swear|honestly)\b|[\U0001F600-\U0001F64F\U0001F900-\U0001F9FF]",
     re.I,
 )
@@ -107,10 +107,19 @@ _AFTER_I = {
 }
 
 
-def note_of(sentence: str) -> str | None:
+# Tone said at the end of a chat line ("... in leipzig lol"): not part of what is stated.
+_TONE_TAIL = re.compile(
+    r"(?:\s+(?:lol|lmao|haha\w*|hehe\w*|xd|tho|though|ngl|tbh)|\s*[\U0001F300-\U0001FAFF\u2600-\u27BF]+)+"
+    r"[\s.!]*$",
+    re.I,
+)
+
+
+def note_of(sentence: str, *, about_others: bool = False) -> str | None:
     """The sentence said over as a note about the user, or None when it is no lasting
-    statement of the user's own."""
-    text = " ".join(sentence.split()).strip(" .!,;:-")
+    statement of the user's own. ``about_others`` lets a sentence about the user's people
+    through, for what the grammar read of it only in part."""
+    text = _TONE_TAIL.sub("", " ".join(sentence.split())).strip(" .!,;:-")
     words = text.split()
     if not 4 <= len(words) <= 30 or not _FIRST_PERSON.match(text):
         return None
@@ -119,9 +128,11 @@ def note_of(sentence: str) -> str | None:
         if refused.search(text):
             return None
     bare = re.sub(_LEAD, "", text, flags=re.I)
-    if _FEELING.match(bare) or _an_event_or_a_moment(bare) or _about_someone_else(bare):
+    if _FEELING.match(bare) or _an_event_or_a_moment(bare):
         return None
-    said = _third_person(words)
+    if not about_others and _about_someone_else(bare):
+        return None
+    said = _third_person(bare.split())  # "also I'm ...": the lead is no part of the note
     return said[:1].upper() + said[1:] + "."
 
 

@@ -11,6 +11,11 @@ import re
 
 from plugins.extractors import lexicon as lx
 from plugins.extractors.claims import labels_an_attribute, leading_label, sentences
+from plugins.extractors.statements.referents import (
+    person_named,
+    relative_clauses,
+    with_antecedent,
+)
 
 _QUESTION_START = re.compile(
     r"^(?:what|how|why|where|when|which|who|whom|whose|do|does|did|should|shall|can|could"
@@ -94,9 +99,13 @@ def statement_sentences(text: str) -> list[str]:
     kept: list[str] = []
     whole = without_quoted_message(text.strip())
     said = sentences(whole)
+    named_unkept: str | None = None  # who the sentence just before, not kept, named
     for i, sentence in enumerate(said):
         if i + 1 < len(said) and _IRONY_AFTER.match(said[i + 1]):
+            named_unkept = None
             continue  # "i totally LOVE working saturdays. said no one ever": taken back at once
+        kept += [s for s in relative_clauses(sentence) if _is_statement(s)]
+        raw = sentence
         # "could you call me Greta from now on?" asks for a name to be used: a statement.
         sentence = (
             _ASKED_TO_CALL.sub("call me ", sentence).rstrip("?")
@@ -107,8 +116,12 @@ def statement_sentences(text: str) -> list[str]:
         sentence = _WEIGHED_TAIL.sub("", _QUESTION_TAIL.sub("", _ASIDE_TAIL.sub("", sentence)))
         sentence = _statement_before_question(_statement_after_request(sentence))
         sentence = _before_report(_MENTION_THAT.sub("", sentence))
+        sentence = with_antecedent(sentence, named_unkept)
         if _is_statement(sentence):
             kept.append(QUOTED.sub(_title_or_blank, sentence).strip())
+            named_unkept = None
+        else:
+            named_unkept = person_named(raw)
     return [s for s in kept if s]
 
 
