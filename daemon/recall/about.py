@@ -38,7 +38,7 @@ CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
         ("job", "work"),
     ),
     (
-        r"\b(?:work(?:s|ing)? (?:for|at)|where .{0,12}work|employer|company|firm)\b",
+        r"\b(?:work(?:s|ing)? (?:for|at)|where .{0,12}work|employer|employed|company|firm)\b",
         ("employer", "work"),
     ),
     (

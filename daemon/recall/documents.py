@@ -41,6 +41,7 @@ _HIT_COLUMNS = (
     _D.valid_to,
     _D.superseded_by,
     _D.name,
+    _D.role,
 )
 
 _WEIGH_ROW = collections.namedtuple("_WEIGH_ROW", [c.name for c in _WEIGH_COLUMNS])  # type: ignore[misc]

@@ -46,6 +46,10 @@ ABOUT_WEIGHT = 1.0
 """Weight of the ``about`` leg (:mod:`daemon.recall.about`) in weighted fusion."""
 OTHER_SUBJECT_FACTOR = 0.7
 """Score factor of a fact about someone else than the one the question asks about."""
+ASSISTANT_FACTOR = 0.6
+"""Score factor of an assistant's message for a question about the user ("what do I do for a
+living?"): the assistant echoes what the user said before ("here are gyms in York") and
+suggests what the user never said; the user's own words and the facts memory holds answer."""
 DEFAULT_WEIGHTS: dict[str, float] = {
     "lexical": 1.0,
     "vector": 1.0,
@@ -60,9 +64,15 @@ VECTOR_FLOOR = 0.15
 
 
 def _weigh_subject(pool: dict[int, Candidate], rows: dict[int, Any], subject: str) -> None:
-    """Scale the facts in ``rows`` whose subject is someone else than ``subject``."""
+    """Scale the facts in ``rows`` whose subject is someone else than ``subject``, and for a
+    question about the user, the assistant's messages."""
     wanted = subject.casefold()
     for doc_id, row in rows.items():
+        if row.kind == "message" and row.role == "assistant" and wanted == "user":
+            cand = pool[doc_id]
+            cand.multipliers["speaker"] = ASSISTANT_FACTOR
+            cand.score *= ASSISTANT_FACTOR
+            continue
         if row.kind != "fact":
             continue
         theirs = orjson.loads(row.metadata_json).get("subject")
@@ -288,7 +298,7 @@ class RecallEngine:
             expand(conn, req, pool, rows, self.index)
         ranked = [d for d in order({d: c.score for d, c in pool.items()}) if d in rows]
         subject = None if about is None else about.subject
-        if subject is None or OTHER_SUBJECT_FACTOR == 1.0:
+        if subject is None or (OTHER_SUBJECT_FACTOR == 1.0 and ASSISTANT_FACTOR == 1.0):
             ranked = ranked[: req.top_k]
             shown = load_rows(conn, self.index, ranked, full=True)
         else:

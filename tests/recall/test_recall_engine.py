@@ -16,7 +16,7 @@ import sqlalchemy as sa
 
 import daemon.recall.vectors as vectors_module
 from daemon.backend import Backend
-from daemon.recall.engine import OTHER_SUBJECT_FACTOR, Hit
+from daemon.recall.engine import ASSISTANT_FACTOR, OTHER_SUBJECT_FACTOR, Hit
 from daemon.recall.query import Filters, Fusion, SearchRequest
 from daemon.recall.service import RecallService, cache_engine, make_embedder
 from events.clock import ManualClock, to_micros
@@ -488,3 +488,27 @@ async def test_a_fact_is_found_by_its_attribute_and_the_asked_subject_ranks_firs
         assert theirs.index("erik") < theirs.index("ux")
         messages = await env.search("where do I live?", ("lexical",), scope=("messages",))
         assert all(h.kind == "message" for h in messages)
+
+
+async def test_for_a_question_about_the_user_the_users_own_words_rank_above_the_assistants(
+    backend: Backend,
+) -> None:
+    async with recall_env(backend) as env:
+        await env.add(
+            msg("c1", "m1", "I work as a barista in Manchester"),
+            msg(
+                "c1",
+                "m2",
+                "Lisbon has a lower cost of living, so working as a barista there pays less",
+                role="assistant",
+            ),
+        )
+        asked = await env.search("what do I do for a living?", ("lexical",), explain=True)
+        ranked = [h.id for h in asked]
+        assert ranked.index("m1") < ranked.index("m2")
+        theirs = next(h for h in asked if h.id == "m2")
+        assert theirs.signals is not None
+        assert theirs.signals["multipliers"]["speaker"] == ASSISTANT_FACTOR
+        # A question about no one in particular weighs the assistant's words like any.
+        plain = await env.search("cost of living barista", ("lexical",), explain=True)
+        assert all("speaker" not in (h.signals or {}).get("multipliers", {}) for h in plain)
