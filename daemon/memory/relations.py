@@ -108,6 +108,19 @@ def _work_mode(value: str) -> str:
     return normalise(value)
 
 
+_HOMES = frozenset(["house", "home", "flat", "apartment", "condo", "bungalow", "cottage"])
+
+
+def _bought_a_home(claim: Claim) -> bool:
+    words = re.findall(r"[\w'-]+", claim.value.casefold())
+    head = next((w for w in words if w in _HOMES), None)
+    return claim.attribute == "possession" and positive(claim) and head is not None
+
+
+def _younger(new: str, old: str) -> bool:
+    return new.isdigit() and old.isdigit() and int(new) < int(old)
+
+
 def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
     """Return how ``new`` bears on ``old`` (same subject assumed): relation, rule, confidence."""
     if new.attribute == old.attribute == "work_mode" and positive(new) and positive(old):
@@ -136,6 +149,9 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
         if old.attribute == "plan" and positive(old) and _same_outing(new.value, old.value):
             return "replaces", "called off", 0.85
         return "none", "", 0.0
+    if _bought_a_home(new) and old.attribute == "housing" and positive(old):
+        # "we bought our first house in Glasgow" ends "rents a flat in Glasgow".
+        return "replaces", "owns the home now", 0.85 if new.change else 0.8
     gave_up = new.attribute == "possession" and new.negated and new.change and positive(old)
     if gave_up and old.attribute in ("hobby", "habit") and _head_in(new.value, old.value):
         # "sold my violin" ends "plays the violin".
@@ -295,6 +311,9 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
     if one_at_a_time and _same_qualifier(new, old):
         if old.attribute == "relationship" and _still_true_beside(new.value, old.value):
             return "none", "", 0.0
+        if new.attribute == "age" and not new.change and _younger(new.value, old.value):
+            # "as a 29 year old" against "is 34": an age never goes down, so one is wrong.
+            return "replaces", "a younger age, which is no change", 0.4
         if new.attribute in _NEVER_CHANGES and not new.change:
             # "born in 1991" against "born in 1988": not a change but one of them is wrong;
             # a correction ("actually ...") is a change and applies.

@@ -243,6 +243,45 @@ def _decide(existing: list[str], new: str, provenance: str = "user") -> tuple[st
             [0],
         ),
         (["Works as a nurse"], "I'm a nurse and I just got a dog", "added", []),
+        # Ways of saying a change that are no grammar rule's first reading.
+        (["Lives in Hamburg"], "we're Munich-based now, the move went smoothly", "updated", [0]),
+        (
+            ["Is a junior accountant at KPMG"],
+            "they bumped me up to senior accountant as of this month",
+            "updated",
+            [0],
+        ),
+        (
+            ["Prefers dogs over cats"],
+            "after fostering kittens I'm a cat person now",
+            "updated",
+            [0],
+        ),
+        (
+            ["User's hobby is surfing"],
+            "gave up surfing after the shoulder injury, I've taken up sailing",
+            "updated",
+            [0],
+        ),
+        (["Has a goldfish called Bubbles"], "RIP Bubbles, we'll miss him", "updated", [0]),
+        (
+            ["The user rents a flat in Glasgow."],
+            "We bought our first house in Glasgow!",
+            "updated",
+            [0],
+        ),
+        (
+            ["The user works at Google as a product designer."],
+            "product designer at Google, yes, that's still me",
+            "deduplicated",
+            [0],
+        ),
+        (
+            ["Works at Amazon"],
+            "As a recruiter at Microsoft I see a lot of bad CVs",
+            "updated",
+            [0],
+        ),
         (["Works as an electrician"], "like I said, I moved to Leeds", "added", []),
         # An illness known by name ends when the user recovers from it; a pet put down died.
         (["Has malaria"], "fully recovered from the malaria, back on the farm", "updated", [0]),
@@ -265,6 +304,10 @@ def test_decisions(existing: list[str], new: str, outcome: str, targets: list[in
         (["Is married to Sam"], "I've never been married", "conflict", [0]),
         (["Was born in 1988"], "I was born in 1991", "conflict", [0]),
         (["Is from Leeds"], "I'm from York", "conflict", [0]),
+        # An age never goes down: one of the two is wrong (a correction says which).
+        (["Is 34 years old"], "as a 29 year old the mortgage stuff scares me", "conflict", [0]),
+        (["Is 34 years old"], "actually I'm 29, that was a typo", "updated", [0]),
+        (["Is 34 years old"], "I'm 35 now", "updated", [0]),
         (["Has two children"], "As someone without kids, I don't get it", "conflict", [0]),
         (["Has two sisters"], "I have no kids", "added", []),
         # ... unless the user says they are correcting it.

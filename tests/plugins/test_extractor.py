@@ -1521,3 +1521,20 @@ def test_what_a_sentence_says_beyond_what_the_grammar_read_is_kept_as_a_note() -
         "Lorraine works as a teaching assistant.",
         "The user's wife is Lorraine.",
     ]
+
+
+@pytest.mark.parametrize(
+    ("said", "facts"),
+    [
+        ("we're Munich-based now", ["The user lives in Munich."]),
+        ("I work for a London-based firm", ["The user works at a London-based firm."]),
+        ("RIP Max, best dog ever", ["Max passed away."]),
+        ("I'm not a morning person", ["The user does not prefer mornings."]),
+        (
+            "As a recruiter at Microsoft I see a lot of bad CVs",
+            ["The user works as a recruiter.", "The user works at Microsoft."],
+        ),
+    ],
+)
+def test_a_standing_said_in_a_set_phrase_is_read(said: str, facts: list[str]) -> None:
+    assert _texts(("user", said)) == facts

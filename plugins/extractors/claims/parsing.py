@@ -122,6 +122,8 @@ def parse(
     out: list[Claim] = []
     last_person: str | None = person_before
     text = _BORN_AND_RAISED.sub("born in", text)
+    text = _PLACE_BASED.sub(_based_in, text)
+    text = _RIP.sub(r"\g<who> passed away. ", text)
     text = _BARE_CONTRACTION.sub(_apostrophe, text)
     for sentence in sentences(name_brackets(text)):
         inherited: Subject | None = None
@@ -246,6 +248,20 @@ def _apostrophe(match: re.Match[str]) -> str:
 
 # "born and raised in Cebu": where the user is from (one clause, not two).
 _BORN_AND_RAISED = re.compile(r"\bborn\s+and\s+(?:raised|bred)\s+in\b", re.IGNORECASE)
+# "we're Munich-based now": based in Munich ("a London-based firm" is the firm's).
+_PLACE_BASED = re.compile(
+    r"(?:\b(?P<be>i'?m|i\s+am|we'?re|we\s+are|am|are|is)\s+|^|(?<=[,.;!]\s))"
+    r"(?P<place>(?-i:[A-Z])[\w'.]+(?:\s+(?-i:[A-Z])[\w'.]+)?)-based\b(?(be)|(?=\s+now\b|\W*$))",
+    re.IGNORECASE,
+)
+
+
+def _based_in(found: re.Match[str]) -> str:
+    return f"{found.group('be') or 'I am'} based in {found.group('place')}"
+
+
+# "RIP Bubbles 🐟": Bubbles died.
+_RIP = re.compile(r"^\W*(?:rip|r\.i\.p\.?)\s+(?P<who>(?-i:[A-Z])[\w'-]+)\b\W*", re.IGNORECASE)
 _MY_RELATIVE = re.compile(rf"\b(?:my|our)\s+(?P<rel>{REL_WORD})\b", re.IGNORECASE)
 _ANOTHER_ONE = re.compile(
     r"\b(?:a\s+(?:second|third|fourth|fifth)|another|one\s+more|an\s+extra)\s+\w"

@@ -14,11 +14,11 @@ from plugins.extractors.places import known_place
 
 _CAPITALISED = r"(?-i:[A-Z])[\w&'.-]+(?:\s+(?-i:[A-Z])[\w&'.-]+){0,3}"
 
-# "I make 68k as a UX designer at Shopify", "I've spent 3 years as a nurse at St Mary's": the
-# job and the employer, whatever the sentence is about.
+# "I make 68k as a UX designer at Shopify", "I've spent 3 years as a nurse at St Mary's", "As a
+# recruiter at Microsoft I see ...": the job and the employer, whatever the sentence is about.
 _AS_A_JOB_AT = re.compile(
-    r"^(?:i|i'm|i\s+am|i've|i\s+have)\b[^,;]*?\bas\s+an?\s+(?P<job>[\w -]{2,40}?)\s+(?:at|for|with)"
-    rf"\s+(?P<org>{_CAPITALISED})",
+    r"^(?:(?:i|i'm|i\s+am|i've|i\s+have)\b[^,;]*?\b)?as\s+an?\s+(?P<job>[\w -]{2,40}?)"
+    rf"\s+(?:at|for|with)\s+(?P<org>{_CAPITALISED})",
     re.IGNORECASE,
 )
 

@@ -137,6 +137,10 @@ class Reader(IdentityRules, EducationRules, PastimeRules, PossessionRules, PlanR
         if thing.startswith("event:"):
             return self._event(thing[6:])
         p = self.p
+        if p.head != "be" and p.progressive and ATTRIBUTE_NOUNS.get(thing) == "hobby":
+            # "my hobby is surfing": the -ing form is the hobby, not something going on.
+            value = clean_value(" ".join([p.said, *p.words]))
+            return [] if vague(value) else [self.claim("hobby", v) for v in split_values(value)]
         if p.head != "be":
             return []
         rest = re.sub(r"^(?:called|named|now)\s+", "", p.rest, flags=re.I)

@@ -77,6 +77,7 @@ _IDIOMS: tuple[Idiom, ...] = (
     work.formerly_at,
     work.shift_at,
     pastimes.my_thing,
+    pastimes.a_kind_of_person,
     identity.maiden_name,
 )
 

@@ -173,6 +173,27 @@ def my_thing(text: str) -> list[Claim] | None:
     return [Claim("user", "likes", value, negated=negated, change=bool(thing.group("now")))]
 
 
+_A_PERSON = re.compile(
+    r"\b(?:i'?m|i\s+am|im)\s+(?P<not>not\s+|never\s+been\s+|no\s+longer\s+)?(?:(?:now|totally|definitely|such|more|more\s+of|fully|officially"
+    r"|a\s+bit\s+of)\s+)*an?\s+(?P<x>cat|dog|morning|night|coffee|tea|beach|mountain|city|summer"
+    r"|winter|book|people|early|indoor|outdoor)\s+(?P<who>person|people|guy|girl|gal)\b"
+    r"(?P<now>\s+now)?",
+    re.IGNORECASE,
+)
+
+
+def a_kind_of_person(text: str) -> list[Claim] | None:
+    said = _A_PERSON.search(text)
+    if said is None:
+        return None
+    # "I'm a cat person now": prefers cats; "a morning person": mornings.
+    what = said.group("x").casefold()
+    value = what if what in ("coffee", "tea", "people") else f"{what}s"
+    now = bool(said.group("now")) or re.search(r"\bnow\b", text, re.IGNORECASE) is not None
+    negated = bool(said.group("not"))
+    return [Claim("user", "preference", value, negated=negated, change=now)]
+
+
 # "training for the Berlin marathon in September": the event the user plans to do.
 _TRAINING_FOR = re.compile(
     r"^(?:i\s*'?m|i\s+am|i\s+have\s+been|i'?ve\s+been)\s+(?:currently\s+)?training\s+for\s+"

@@ -271,7 +271,9 @@ class WorkRules(Reading):
             if value.casefold() in _NOT_EMPLOYERS:
                 return []
             # "works at Google as a software engineer": the job too.
-            role = re.search(r"\s+as\s+(?:an?\s+)?(?P<job>[^,.;!?]+)$", rest[match.end() :], re.I)
+            role = re.search(
+                r"\s+as\s+(?:an?\s+)?(?P<job>[^,.;!?]+)[.!]*$", rest[match.end() :], re.I
+            )
             out = [self.claim("employer", _strip_job(value))]
             if role is not None and lx.is_occupation(clean_value(role.group("job")).casefold()):
                 out.append(self.claim("job", with_article(clean_value(role.group("job")))))
