@@ -1538,3 +1538,23 @@ def test_what_a_sentence_says_beyond_what_the_grammar_read_is_kept_as_a_note() -
 )
 def test_a_standing_said_in_a_set_phrase_is_read(said: str, facts: list[str]) -> None:
     assert _texts(("user", said)) == facts
+
+
+@pytest.mark.parametrize(
+    ("said", "facts"),
+    [
+        (
+            "today was day one at Razorpay as a backend engineer",
+            ["The user works at Razorpay.", "The user works as a backend engineer."],
+        ),
+        (
+            "today was my first day as a transport planner at the Seoul Metropolitan Government",
+            [
+                "The user works as a transport planner.",
+                "The user works at Seoul Metropolitan Government.",
+            ],
+        ),
+    ],
+)
+def test_a_first_day_says_the_job_and_the_employer(said: str, facts: list[str]) -> None:
+    assert _texts(("user", said)) == facts

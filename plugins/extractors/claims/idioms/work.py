@@ -105,8 +105,10 @@ def retired_now(text: str) -> list[Claim] | None:
 
 # "first week as a senior dev": the job now, said by what it brought.
 _FIRST_AS = re.compile(
-    r"\bfirst\s+(?:day|week|month|shift)\s+as\s+(?:an?\s+|the\s+)?(?P<job>[\w -]+?)"
-    r"(?=\s+(?:and|at|but|so|was|is|went|done)\b|[,.!;]|$)",
+    r"\b(?:first\s+(?:day|week|month|shift)|day\s+(?:one|1))\s+as\s+(?:an?\s+|the\s+)?"
+    r"(?P<job>[\w -]+?)(?=\s+(?:and|at|but|so|was|is|went|done)\b|[,.!;]|$)"
+    # "my first day as a transport planner at the Seoul Metropolitan Government": where, too.
+    r"(?:\s+at\s+(?:the\s+)?(?P<org>(?-i:[A-Z])[\w&'-]+(?:\s+(?-i:[A-Z])[\w&'-]+){0,3}))?",
     re.IGNORECASE,
 )
 
@@ -114,9 +116,13 @@ _FIRST_AS = re.compile(
 def first_weeks_as(text: str) -> list[Claim] | None:
     first_as = _FIRST_AS.search(text)
     job = clean_value(first_as.group("job")) if first_as is not None else ""
-    if not job or not lx.is_occupation(job.casefold()):
+    if first_as is None or not job or not lx.is_occupation(job.casefold()):
         return None
-    return [Claim("user", "job", with_article(job), change=True)]
+    out = [Claim("user", "job", with_article(job), change=True)]
+    org = clean_value(first_as.group("org") or "")
+    if org and not vague(org) and not known_place(org):
+        out.append(Claim("user", "employer", org, change=True))
+    return out
 
 
 # "we got acquired by Twiga": the user's employer is the buyer now.
@@ -169,7 +175,7 @@ def notice_handed_in(text: str) -> list[Claim] | None:
 
 _FIRST_DAYS_AT = re.compile(
     r"\b(?:(?:first|second|third|\d+(?:st|nd|rd|th))\s+(?:full\s+)?(?:day|week|month|shift)"
-    r"|(?:day|week|month)\s+\d+)\s+(?:at|with)\s+"
+    r"|(?:day|week|month)\s+(?:\d+|one))\s+(?:at|with)\s+"
     r"(?:(?:the|my)\s+new\s+(?:job|role|gig|place)\s+(?:at|with)\s+)?"
     r"(?:(?P<org>(?-i:[A-Z])[\w&'-]+(?:\s+(?-i:[A-Z])[\w&'-]+)?)"
     # "week 2 at aga khan done": a name typed in lower case, told by what follows it.
@@ -187,7 +193,18 @@ def first_weeks_at(text: str) -> list[Claim] | None:
     org = clean_value(first_days.group("org") or first_days.group("low"))
     if vague(org) or known_place(org):
         return None
-    return [Claim("user", "employer", org, change=True)]
+    out = [Claim("user", "employer", org, change=True)]
+    # "day one at Razorpay as a backend engineer": the job, too.
+    role = _AS_A_JOB.match(text, first_days.end())
+    if role is not None and lx.is_occupation(clean_value(role.group("job")).casefold()):
+        out.append(Claim("user", "job", with_article(clean_value(role.group("job"))), change=True))
+    return out
+
+
+_AS_A_JOB = re.compile(
+    r"\s+as\s+an?\s+(?P<job>[\w -]+?)(?=\s+(?:and|but|so|was|is|at|in|for)\b|[,.!;]|$)",
+    re.IGNORECASE,
+)
 
 
 _BEING_A = re.compile(
