@@ -1558,3 +1558,40 @@ def test_a_standing_said_in_a_set_phrase_is_read(said: str, facts: list[str]) ->
 )
 def test_a_first_day_says_the_job_and_the_employer(said: str, facts: list[str]) -> None:
     assert _texts(("user", said)) == facts
+
+
+@pytest.mark.parametrize(
+    ("said", "facts"),
+    [
+        # A settling is a move.
+        ("finally settled in Cuenca after two months of boxes", ["The user lives in Cuenca."]),
+        ("I settled the bill", []),
+        # "Dad" alone is the user's dad, not the user.
+        (
+            "Dad retired and moved back to Karachi in September.",
+            ["The user's dad is retired.", "The user's dad lives in Karachi."],
+        ),
+        ("Mom and I moved to Leeds", ["The user lives in Leeds."]),
+        # Who the user is and where, in one "as a" opening.
+        (
+            "As a vegan living in Oslo, I'm struggling to get enough protein.",
+            ["The user is vegan.", "The user lives in Oslo."],
+        ),
+        # A chat opener is no part of the statement.
+        (
+            "ngl im a line cook at a waffle spot in atlanta",
+            [
+                "The user works as a line cook at a waffle spot in atlanta.",
+                "The user lives in Atlanta.",
+            ],
+        ),
+        (
+            "I am a notary public in Vienna and I should like to send a reminder.",
+            ["The user works as a notary public.", "The user lives in Vienna."],
+        ),
+    ],
+)
+def test_a_move_a_relative_and_a_standing_said_plainly_are_read(
+    said: str, facts: list[str]
+) -> None:
+    assert _texts(("user", said)) == facts

@@ -72,6 +72,12 @@ _NOT_WHO = frozenset(
 )
 
 
+_LIVING_IN = re.compile(
+    r"(?P<who>.+?)\s+(?:living|based|settled)\s+in\s+(?P<where>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)",
+    re.IGNORECASE,
+)
+
+
 def _who_as(who: str) -> str | None:
     """The statement an "as a ..." opening makes, or None when it says no who."""
     someone = _SOMEONE.match(who)
@@ -82,6 +88,11 @@ def _who_as(who: str) -> str | None:
             "without": f"I have no {what}",
             "born": f"I was born {what}",
         }.get(someone.group("how").casefold(), f"I {what}")
+    living = _LIVING_IN.fullmatch(who)
+    if living is not None:
+        # "as a vegan living in Oslo": who the user is, and where.
+        what = _who_as(living.group("who"))
+        return f"{what} and I live in {living.group('where')}" if what else None
     words = who.casefold().split()
     aged = _AGED.fullmatch(who.casefold())
     if aged is not None:

@@ -125,7 +125,8 @@ def parse(
     text = _PLACE_BASED.sub(_based_in, text)
     text = _RIP.sub(r"\g<who> passed away. ", text)
     text = _BARE_CONTRACTION.sub(_apostrophe, text)
-    for sentence in sentences(name_brackets(text)):
+    for said in sentences(name_brackets(text)):
+        sentence = _BARE_KIN.sub(r"\g<lead>my \g<kin>", said)
         inherited: Subject | None = None
         antecedent: str | None = None
         bare = re.fullmatch(r"(?-i:[A-Z])[\w'-]+[.!]*", sentence.strip())
@@ -260,6 +261,12 @@ def _based_in(found: re.Match[str]) -> str:
     return f"{found.group('be') or 'I am'} based in {found.group('place')}"
 
 
+# "Dad retired and moved back to Karachi": the user's dad, as "my dad" would say.
+_BARE_KIN = re.compile(
+    r"^(?P<lead>\W*)(?P<kin>dad|mum|mom|mama|papa|grandma|grandpa|granny|gran|nana|hubby|wifey)"
+    r"(?=\s+(?!and\b|&|i\b|or\b)[a-z])",
+    re.IGNORECASE,
+)
 # "RIP Bubbles 🐟": Bubbles died.
 _RIP = re.compile(r"^\W*(?:rip|r\.i\.p\.?)\s+(?P<who>(?-i:[A-Z])[\w'-]+)\b\W*", re.IGNORECASE)
 _MY_RELATIVE = re.compile(rf"\b(?:my|our)\s+(?P<rel>{REL_WORD})\b", re.IGNORECASE)

@@ -446,6 +446,7 @@ def _rules() -> tuple[tuple[frozenset[str], _Rule], ...]:
     table: tuple[tuple[str, _Rule], ...] = (
         ("live reside", r._live),
         ("move relocate", r._move),
+        ("settle", r._settle),
         ("grow", r._grow),
         ("come", r._come),
         ("work", r._work),

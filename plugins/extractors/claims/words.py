@@ -138,7 +138,8 @@ def stems(words: str) -> frozenset[str]:
 # Verbs the grammar knows (by stem); a name followed by one of these starts a statement.
 VERBS = stems(
     """
-    live move relocate reside stay work join start begin quit pack leave retire fire hire promote
+    live move relocate settle reside stay work join start begin quit pack leave retire fire hire
+    promote
     become teach study graduate drop marry divorce date see break split separate engage
     have own get adopt buy rescue sell lose like love enjoy adore prefer hate dislike detest
     loathe mind eat drink smoke vape speak play drive ride use switch swap trade transfer

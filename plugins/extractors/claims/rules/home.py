@@ -134,6 +134,14 @@ class HomeRules(Reading):
             return [self.claim("residence", place_value(value), negated=True, change=True)]
         return []
 
+    def _settle(self, rest: str, low: str) -> list[Claim] | None:
+        # "finally settled in Cuenca after two months of boxes": moved there.
+        match = re.match(r"^(?:down\s+|in\s+at\s+)?in(?:to)?\s+", low)
+        if match is None:
+            return []
+        where = re.split(r"\s+(?:after|with|since|for|and|but|so)\b", rest[match.end() :])[0]
+        return self._moved(where)
+
     def _moved(self, target: str) -> list[Claim]:
         value = clean_value(target)
         housing = re.match(
