@@ -264,6 +264,8 @@ def _decide(existing: list[str], new: str, provenance: str = "user") -> tuple[st
             [0],
         ),
         (["Has a goldfish called Bubbles"], "RIP Bubbles, we'll miss him", "updated", [0]),
+        # "no longer has" says a change as a fact text, whoever wrote it.
+        (["The user plays guitar."], "The user no longer has guitars.", "updated", [0]),
         (
             ["The user rents a flat in Glasgow."],
             "We bought our first house in Glasgow!",

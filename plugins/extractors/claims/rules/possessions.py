@@ -124,7 +124,11 @@ class PossessionRules(FamilyRules, WorkRules):
                 return [self.claim(attribute, "", negated=True, qualifier=qualifier)]
         if re.match(r"^(?:an?\s+|my\s+|our\s+)?(?:new\s+)?job\s+(?:at|with)\s+", low):
             value = clean_value(re.sub(r"^.*?\bjob\s+(?:at|with)\s+", "", rest, flags=re.I))
-            return [] if vague(value) else [self.claim("employer", value, change=acquired)]
+            return (
+                []
+                if vague(value)
+                else [self.claim("employer", value, change=acquired or self.p.change)]
+            )
         housing = re.match(
             r"^(?:an?\s+|our\s+own\s+|my\s+own\s+|our\s+|my\s+)?(?:new\s+|small\s+|tiny\s+"
             r"|little\s+|big\s+)?(?:apartment|flat|house|condo|studio|place|home|lease)\s+"
@@ -138,8 +142,12 @@ class PossessionRules(FamilyRules, WorkRules):
                 return []
             if p.head in (stem("own"), stem("buy")):
                 # Owning a house somewhere is a possession (it can be sold), not a residence.
-                return [self.claim("possession", clean_value(strip_det(rest)), change=acquired)]
-            out = [self.claim("residence", place_value(value), change=acquired)]
+                return [
+                    self.claim(
+                        "possession", clean_value(strip_det(rest)), change=acquired or self.p.change
+                    )
+                ]
+            out = [self.claim("residence", place_value(value), change=acquired or self.p.change)]
             if p.head == stem("rent") and not p.negated and not p.past:
                 # "Rents an apartment in Madrid": where, and that the home is rented.
                 out.append(self.claim("housing", "rents their home"))
@@ -234,7 +242,7 @@ class PossessionRules(FamilyRules, WorkRules):
             r"^(?:to|a (?:question|meeting|call|chat|look))\b", value, re.I
         ):
             return []
-        return [self.claim("possession", strip_det(value), change=acquired)]
+        return [self.claim("possession", strip_det(value), change=acquired or self.p.change)]
 
     def _lose(self, rest: str, low: str) -> list[Claim] | None:
         if re.match(r"^(?:my|our|their|his|her)\s+job\b", low):
