@@ -523,6 +523,6 @@ PLANNED_ACTIVITY_VERBS = words(
 PLANNED_VERBS = PLANNED_ACTIVITY_VERBS | words(
     """
     go move start take travel fly drive get buy sell open launch finish learn try apply join
-    leave quit retire marry adopt
+    leave quit retire marry adopt propose visit renovate
     """
 )

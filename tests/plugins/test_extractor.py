@@ -1595,3 +1595,16 @@ def test_a_move_a_relative_and_a_standing_said_plainly_are_read(
     said: str, facts: list[str]
 ) -> None:
     assert _texts(("user", said)) == facts
+
+
+def test_a_correction_takes_back_what_an_earlier_slice_read() -> None:
+    entries = [
+        TranscriptEntry("m0", "assistant", "Sure! Where are you based?", context=True),
+        TranscriptEntry("m1", "user", "york", context=True),
+        TranscriptEntry("m2", "assistant", "Here are a few gyms in York.", context=True),
+        TranscriptEntry("m3", "user", "sorry i meant leeds not york, typing on the bus"),
+    ]
+    found = extract_statements(entries)
+    assert [(s.text, s.claim.change, s.message_id) for s in found] == [
+        ("The user lives in Leeds.", True, "m3")
+    ]

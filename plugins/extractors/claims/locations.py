@@ -8,8 +8,18 @@ from plugins.extractors import lexicon as lx
 from plugins.extractors.claims.phrases import has_date
 from plugins.extractors.places import known_place
 
+# "a two-room apartment in Belgrano", "our HDB flat in Tampines": the home, then the place.
+_HOME_IN = re.compile(
+    r"^(?:(?:a|an|the|our|my|their)\s+)?(?:[\w-]+\s+){0,3}?(?:apartment|flat|house|studio|condo"
+    r"|bungalow|cottage|room|dorm|place|home|townhouse|semi)\s+(?:in|on|near)\s+(?=\S)",
+    re.IGNORECASE,
+)
+
 
 def place_value(value: str) -> str:
+    home = _HOME_IN.match(value)
+    if home is not None:
+        value = value[home.end() :]
     value = re.sub(r"^(?:the\s+)?(?:city|town|village)\s+of\s+", "", value, flags=re.I)
     # "Berlin to lead our new office there": the place, not why.
     value = re.sub(r"\s+(?:in order\s+)?to\s+(?!the\b)[a-z]+\b.*$", "", value)

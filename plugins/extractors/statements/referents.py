@@ -68,7 +68,7 @@ def person_named(sentence: str) -> str | None:
         and not _inside(m.start(), mine)
         and (m.start() > 0 or _SAYS.match(sentence, m.end()) is not None)
     ]
-    people = [m.group(0) for m in mine] + named
+    people = [m.group(0) for m in mine] + [re.sub(r"'s$", "", n) for n in named]
     return people[0] if len(people) == 1 else None
 
 
