@@ -357,6 +357,9 @@ NOT_NAMES: frozenset[str] = words(
     awake asleep alive upset stuck lost bored confused
     right wrong true smart clever strict nice lovely amazing awesome brilliant perfect sweet
     cute annoying stubborn patient wonderful hilarious strong fussy picky
+    previously formerly originally initially once earlier lately recently currently nowadays
+    yesterday today tomorrow tonight next hopefully eventually meanwhile otherwise somehow
+    anyway besides soon
     god gosh jesus lord christ heaven heavens g'day gday cheers
     """
 )

@@ -264,6 +264,9 @@ def _decide(existing: list[str], new: str, provenance: str = "user") -> tuple[st
             [0],
         ),
         (["Has a goldfish called Bubbles"], "RIP Bubbles, we'll miss him", "updated", [0]),
+        # "Previously" is no one's name; "back in the office full time" ends remote work.
+        (["Lives in Boston"], "Previously lived in Boston, now based in Denver", "updated", [0]),
+        (["Works remotely"], "I'm back in the office full time now", "updated", [0]),
         # "no longer has" says a change as a fact text, whoever wrote it.
         (["The user plays guitar."], "The user no longer has guitars.", "updated", [0]),
         (

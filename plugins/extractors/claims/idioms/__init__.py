@@ -26,6 +26,7 @@ _IDIOMS: tuple[Idiom, ...] = (
     health.habit_free,
     pastimes.given_up_as,
     work.new_at,
+    work.back_in_the_office,
     family.went_to_live_with,
     home.rent_in,
     pastimes.got_me_into,

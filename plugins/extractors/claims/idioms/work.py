@@ -282,6 +282,21 @@ def working_in(text: str) -> list[Claim] | None:
 
 
 # "my new boss at DSV is way less micromanagey": the user works at DSV now.
+# "I'm back in the office full time now", "we're back to the office five days a week": the way of
+# working changed from remote.
+_BACK_IN_THE_OFFICE = re.compile(
+    r"\bback\s+(?:in|at|to)\s+the\s+office\b(?=.*\b(?:now|full[\s-]time|every\s+day|five\s+days"
+    r"|5\s+days|for\s+good)\b)|\bback\s+(?:in|at|to)\s+the\s+office\s+(?:full[\s-]time|for\s+good)\b",
+    re.IGNORECASE,
+)
+
+
+def back_in_the_office(text: str) -> list[Claim] | None:
+    if _BACK_IN_THE_OFFICE.search(text) is None:
+        return None
+    return [Claim("user", "work_mode", "in the office", change=True)]
+
+
 _NEW_AT = re.compile(
     r"\bmy\s+new\s+(?:boss|manager|team|job|role|office|colleagues|coworkers|workplace|employer)\s+"
     r"(?:at|with)\s+(?P<org>(?-i:[A-Z])[\w&'-]*(?:\s+(?-i:[A-Z])[\w&'-]*)*)",
