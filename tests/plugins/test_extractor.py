@@ -1608,3 +1608,8 @@ def test_a_correction_takes_back_what_an_earlier_slice_read() -> None:
     assert [(s.text, s.claim.change, s.message_id) for s in found] == [
         ("The user lives in Leeds.", True, "m3")
     ]
+
+
+def test_a_town_named_is_where_the_user_lives() -> None:
+    said = "we live just outside Austin, in a little town called Dripping Springs"
+    assert _texts(("user", said))[0] == "The user lives in Dripping Springs."

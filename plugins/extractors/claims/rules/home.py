@@ -28,6 +28,13 @@ def arriving_from(r: Reading, rest: str, low: str) -> list[Claim] | None:
     return [] if vague(value) else [r.claim("residence", place_value(value))]
 
 
+_TOWN_CALLED = re.compile(
+    r"\b(?:town|village|suburb|city|hamlet|neighbou?rhood|place|island)\s+(?:called|named)\s+"
+    r"(?P<town>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+){0,2})",
+    re.IGNORECASE,
+)
+
+
 class HomeRules(Reading):
     """Rules for where someone lives, moved to, grew up, comes from, and travels."""
 
@@ -61,6 +68,10 @@ class HomeRules(Reading):
 
     def _live(self, rest: str, low: str) -> list[Claim] | None:
         rest = re.sub(r"^(?:alone|together|happily|full[- ]time)\s+", "", rest, flags=re.I)
+        called = _TOWN_CALLED.search(rest)
+        if called is not None:
+            # "just outside Austin, in a little town called Dripping Springs": the town named.
+            return [self.claim("residence", clean_value(called.group("town")))]
         # "i live across the border in Thionville", "just over the river in Leith".
         rest = re.sub(
             r"^(?:just\s+)?(?:across|over|up|down)\s+(?:the\s+)?(?:border|river|road|street|bay|hill"
