@@ -156,9 +156,11 @@ def extract_statements(entries: Iterable[TranscriptEntry]) -> list[Statement]:
             entry = replace(entry, text=own_words)
         # A correction may take back what an earlier retrospective already read ("york", then
         # "sorry i meant leeds not york" in the next slice): the context turns' statements too.
-        said = [*earlier, *found]
+        said_so_far = [*earlier, *found]
         corrected = (
-            None if entry.context else _corrected(entry.text, said) or _ranked(entry.text, said)
+            None
+            if entry.context
+            else _corrected(entry.text, said_so_far) or _ranked(entry.text, said_so_far)
         )
         if corrected is not None:
             text = render(corrected)
