@@ -1613,3 +1613,11 @@ def test_a_correction_takes_back_what_an_earlier_slice_read() -> None:
 def test_a_town_named_is_where_the_user_lives() -> None:
     said = "we live just outside Austin, in a little town called Dripping Springs"
     assert _texts(("user", said))[0] == "The user lives in Dripping Springs."
+
+
+def test_me_and_my_partner_is_both_of_us() -> None:
+    assert _texts(("user", "me and my girlfriend Hana live in Sapporo")) == [
+        "The user lives in Sapporo.",
+        "The user's girlfriend is Hana.",
+        "Hana lives in Sapporo.",
+    ]

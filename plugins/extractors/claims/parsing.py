@@ -124,6 +124,7 @@ def parse(
     text = _BORN_AND_RAISED.sub("born in", text)
     text = _PLACE_BASED.sub(_based_in, text)
     text = _RIP.sub(r"\g<who> passed away. ", text)
+    text = _ME_AND_MY.sub(r"\g<lead>\g<who> and I", text)
     text = _BARE_CONTRACTION.sub(_apostrophe, text)
     for said in sentences(name_brackets(text)):
         sentence = _BARE_KIN.sub(r"\g<lead>my \g<kin>", said)
@@ -265,6 +266,13 @@ def _based_in(found: re.Match[str]) -> str:
 _BARE_KIN = re.compile(
     r"^(?P<lead>\W*)(?P<kin>dad|mum|mom|mama|papa|grandma|grandpa|granny|gran|nana|hubby|wifey)"
     r"(?=\s+(?!and\b|&|i\b|or\b)[a-z])",
+    re.IGNORECASE,
+)
+# "me and my girlfriend Hana live in Sapporo": said the way "my girlfriend Hana and I" reads.
+_ME_AND_MY = re.compile(
+    rf"(?P<lead>^|[,.!?;]\s+)(?:me|i)\s+(?:and|&)\s+(?P<who>(?:my|our)\s+(?:\w+\s+)?{REL_WORD}"
+    r"(?:\s+(?-i:[A-Z])[\w'-]*)?)"
+    r"(?=\s+(?:are|were|live|lived|have|had|moved|just|got|both|still|now)\b)",
     re.IGNORECASE,
 )
 # "RIP Bubbles 🐟": Bubbles died.
