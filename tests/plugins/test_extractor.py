@@ -1621,3 +1621,14 @@ def test_me_and_my_partner_is_both_of_us() -> None:
         "The user's girlfriend is Hana.",
         "Hana lives in Sapporo.",
     ]
+
+
+@pytest.mark.parametrize(
+    ("said", "facts"),
+    [
+        ("my mum is visiting me in Leeds this weekend", ["The user lives in Leeds."]),
+        ("can you visit me in the hospital", []),
+    ],
+)
+def test_a_visit_to_the_user_says_where_they_live(said: str, facts: list[str]) -> None:
+    assert _texts(("user", said)) == facts

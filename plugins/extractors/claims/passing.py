@@ -59,8 +59,19 @@ def passing_claims(text: str) -> list[Claim] | None:
     offer = _OFFER_FROM.search(text)
     if offer is not None and not known_place(offer.group("org")):
         return [Claim("user", "employer", clean_value(offer.group("org")), change=True)]
+    visit = _VISIT_ME_IN.search(text)
+    if visit is not None and not vague(clean_value(visit.group("where"))):
+        # "my sister is coming to visit me in Amman": where the user is, for the visitor.
+        return [Claim("user", "residence", place_value(clean_value(visit.group("where"))))]
     here = here_in(text)
     return None if here is None else [here[0]]
+
+
+_VISIT_ME_IN = re.compile(
+    rf"\b(?:visit(?:ing|s)?|see|seeing|stay(?:ing)?\s+with)\s+me\s+(?:here\s+)?in\s+"
+    rf"(?P<where>{_CAPITALISED})",
+    re.IGNORECASE,
+)
 
 
 def here_in(text: str) -> tuple[Claim, str] | None:
