@@ -68,18 +68,26 @@ def _weigh_subject(pool: dict[int, Candidate], rows: dict[int, Any], subject: st
     question about the user, the assistant's messages."""
     wanted = subject.casefold()
     for doc_id, row in rows.items():
-        if row.kind == "message" and row.role == "assistant" and wanted == "user":
+        scale = _subject_scale(row, wanted)
+        if scale is not None:
+            name, factor = scale
             cand = pool[doc_id]
-            cand.multipliers["speaker"] = ASSISTANT_FACTOR
-            cand.score *= ASSISTANT_FACTOR
-            continue
-        if row.kind != "fact":
-            continue
-        theirs = orjson.loads(row.metadata_json).get("subject")
-        if isinstance(theirs, str) and theirs and theirs.casefold() != wanted:
-            cand = pool[doc_id]
-            cand.multipliers["subject"] = OTHER_SUBJECT_FACTOR
-            cand.score *= OTHER_SUBJECT_FACTOR
+            cand.multipliers[name] = factor
+            cand.score *= factor
+
+
+def _subject_scale(row: Any, wanted: str) -> tuple[str, float] | None:
+    """The multiplier a row takes for a question about ``wanted``, if any."""
+    if row.kind == "message":
+        if row.role == "assistant" and wanted == "user":
+            return "speaker", ASSISTANT_FACTOR
+        return None
+    if row.kind != "fact":
+        return None
+    theirs = orjson.loads(row.metadata_json).get("subject")
+    if isinstance(theirs, str) and theirs and theirs.casefold() != wanted:
+        return "subject", OTHER_SUBJECT_FACTOR
+    return None
 
 
 @dataclass(slots=True)

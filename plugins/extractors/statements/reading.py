@@ -27,6 +27,7 @@ from plugins.extractors.claims import (
 )
 from plugins.extractors.claims.phrases import with_article
 from plugins.extractors.statements.notes import note_of
+from plugins.extractors.statements.referents import OPENING_PRONOUN
 from plugins.extractors.statements.render import render
 from plugins.extractors.statements.sentences import (
     HYPOTHETICAL,
@@ -179,7 +180,7 @@ def extract_statements(entries: Iterable[TranscriptEntry]) -> list[Statement]:
         # One parse over the turn's kept sentences: "we got a cat! her name is Waffles".
         kept = "\n".join(statement_sentences(with_known_names(name_brackets(entry.text), names)))
         if kept:
-            opening = _OPENING_PRONOUN.match(kept)
+            opening = OPENING_PRONOUN.match(kept)
             mentioned = mentions(_mention_text(entry.text, names))
             # "she lives in Leeds btw", the turn after "my sister Priya ...": Priya; or the one
             # this turn named in a sentence that states nothing ("help me write a card for my
@@ -187,7 +188,7 @@ def extract_statements(entries: Iterable[TranscriptEntry]) -> list[Statement]:
             before = None
             for candidate in (_last_person(mentioned), person):
                 if before is None and candidate is not None and opening is not None:
-                    pronoun = opening.group(1).casefold()
+                    pronoun = opening.group("pronoun").casefold()
                     before = candidate[0] if candidate[1] in (None, pronoun) else None
             claims = parse(
                 kept,
@@ -529,9 +530,6 @@ def _mention_text(text: str, names: set[str]) -> str:
         if not (SARCASM.search(sentence) or HYPOTHETICAL.match(sentence.strip()))
     ]
     return "\n".join(meant)
-
-
-_OPENING_PRONOUN = re.compile(r"^\W*(she|he)\b", re.IGNORECASE)
 
 
 def _last_person(claims: Sequence[Claim]) -> tuple[str, str | None] | None:

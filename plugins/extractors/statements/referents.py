@@ -39,7 +39,8 @@ _MY_PERSON = re.compile(
 )
 _NAMED = re.compile(rf"\b(?-i:{NAME_TOKEN})")
 _SAYS = re.compile(r"\s+(?:says|said|thinks|told|tells|reckons|keeps|wants|asked|asks)\b")
-_OPENING_PRONOUN = re.compile(r"^(?P<lead>\W*)(?P<pronoun>she|he)(?P<be>'s|\s+is)?\b", re.I)
+OPENING_PRONOUN = re.compile(r"^(?P<lead>\W*)(?P<pronoun>she|he)(?P<be>'s|\s+is)?\b", re.I)
+"""A "she" or "he" opening a sentence (and the "is" that may follow it)."""
 
 
 def relative_clauses(sentence: str) -> list[str]:
@@ -75,7 +76,7 @@ def person_named(sentence: str) -> str | None:
 def with_antecedent(sentence: str, person: str | None) -> str:
     """ "she's a pharmacist" said just after a sentence that named "my mom" and was not kept:
     "my mom is a pharmacist". Unchanged when the pronoun cannot be that person."""
-    opening = _OPENING_PRONOUN.match(sentence)
+    opening = OPENING_PRONOUN.match(sentence)
     if opening is None or person is None:
         return sentence
     relation = _MY_PERSON.match(person)
