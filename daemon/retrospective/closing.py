@@ -90,6 +90,7 @@ def drafts(
             injection=r.injection,
             trust_user_statements=trust_user_statements,
             auto_promote=auto_promote,
+            fact_text=r.text,
         )
         tags = {*r.tags, RETROSPECTIVE_TAG}
         if r.injection:
