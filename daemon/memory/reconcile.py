@@ -191,7 +191,11 @@ def _kin_named_against(text: str, fact: Known) -> bool:
     }
     if not nones:
         return False
-    named = {kin_kind(c.qualifier or "") for c in mentions(text) if c.attribute == "family"}
+    named = {
+        kin_kind(c.qualifier or "")
+        for c in mentions(text)
+        if c.attribute == "family" or (c.attribute == "family_count" and c.value != "0")
+    }
     return bool(nones & named)
 
 
@@ -340,7 +344,8 @@ _SAID_BEFORE = re.compile(
 )
 _NEVER = re.compile(
     r"\bnever\b(?!\s+again\b)|\b(?:not|no\s+\w+)\s+ever\b"
-    r"|\b(?:in|of|all)\s+my\s+(?:whole\s+|entire\s+)?life\b",
+    r"|\b(?:in|of|all)\s+my\s+(?:whole\s+|entire\s+)?life\b|\bmy\s+(?:whole|entire)\s+life\b"
+    r"|\bsince\s+(?:birth|i\s+was\s+born)\b",
     re.IGNORECASE,
 )
 CONTRADICTION = 0.4
@@ -394,8 +399,9 @@ _OWNED = frozenset(["phone", "computer", "vehicle"])
 
 
 def _generic(claim: Claim) -> bool:
-    """A claim of a bare verb or state, which no rule relates to a fact's attribute."""
-    return claim.attribute.startswith("verb:") or claim.attribute == "state"
+    """A claim of a bare verb or state, or a meal, which no rule relates to a fact's
+    attribute but by what it eats."""
+    return claim.attribute.startswith("verb:") or claim.attribute in ("state", "meal")
 
 
 def _loosely(text: str, fact: Known) -> Match:

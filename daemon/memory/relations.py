@@ -274,6 +274,10 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
             # "Used to live in Boston" and then "Lives in Boston" again is a change; without a
             # marker the two can both hold (a past and a present).
             return "replaces", "true again", 0.6
+        if not new.negated and not new.change:
+            # "I smoke a pack a day" against "is a non-smoker": one is wrong, or it changed
+            # unsaid; a person decides (a change word applies it: "smoking again").
+            return "replaces", "the opposite, with no change said", 0.4
         return "replaces", "negation" if new.negated else "the opposite", 0.9
     # Different values.
     if new.alternative and positive(old) and match_values(new.alternative, old.value) != "differs":
@@ -523,6 +527,42 @@ _WHY = re.compile(r"\s+(?:after|because|since|due\s+to|thanks\s+to|once|when)\s+
 _WEDDING = frozenset({"wedding", "getting married", "marriage", "married"})
 
 
+def _consumed(value: str) -> set[str]:
+    """The stems of what is eaten or drunk, with "alcohol" for any drink of it."""
+    key = set(value_key(value))
+    if any(w.strip(".,!") in lx.ALCOHOL for w in value.casefold().split()):
+        key.add(stem("alcohol"))
+    return key
+
+
+def _takes_what_is_avoided(new: Claim, old: Claim) -> tuple[Relation, str, float] | None:
+    """Eating or drinking (a meal, or a habit) what a diet, a condition or an abstinence rules
+    out. Said as a change ("eating meat again") it ends the old fact; said plainly ("had three
+    beers at the game", "I drink milk every night, no issues") one of the two is wrong, or it
+    changed unsaid: a person decides."""
+    took = _consumed(new.value)
+    if old.attribute == "habit" and old.negated:
+        avoided = _consumed(old.value) - {stem("eat"), stem("drink")}
+        hit = bool(avoided) and avoided <= took
+    elif old.attribute == "diet" and positive(old):
+        hit = bool(took & {stem(w) for w in lx.DIET_EXCLUDES.get(old.value.casefold(), ())})
+    elif old.attribute == "condition" and positive(old):
+        excluded = {
+            stem(w)
+            for word, foods in lx.CONDITION_EXCLUDES.items()
+            if word in old.value.casefold().replace("-", " ").split()
+            for w in foods
+        }
+        hit = bool(took & excluded)
+    else:
+        return None
+    if not hit:
+        return "none", "", 0.0
+    if new.attribute == "habit" and new.change:
+        return "replaces", "takes what it avoided, now", 0.85
+    return "replaces", f"takes what the {old.attribute} rules out", 0.4
+
+
 def _cross_attribute(new: Claim, old: Claim) -> tuple[Relation, str, float] | None:
     """Rules between two attributes (a diet and an eating habit, a breakup and a partner)."""
     pair = (new.attribute, old.attribute)
@@ -549,7 +589,11 @@ def _cross_attribute(new: Claim, old: Claim) -> tuple[Relation, str, float] | No
         if new.value.casefold() in _WEDDING and old.value in ("in a relationship", "dating"):
             return "replaces", "engaged now", 0.8
         return "none", "", 0.0
-    eats = new.attribute.startswith("verb:eat") or pair[0] == "habit"
+    if pair[0] in ("meal", "habit") and positive(new) and not old.past:
+        avoided = _takes_what_is_avoided(new, old)
+        if avoided is not None:
+            return avoided
+    eats = new.attribute.startswith("verb:eat") or pair[0] in ("habit", "meal")
     if eats and old.attribute == "allergy" and positive(new) and positive(old) and not new.past:
         # "I've eaten peanut butter every day of my life" against "allergic to peanuts".
         if set(value_key(new.value)) & set(value_key(old.value)):
@@ -578,11 +622,8 @@ def _cross_attribute(new: Claim, old: Claim) -> tuple[Relation, str, float] | No
     if pair == ("habit", "diet") and positive(old):
         eaten = set(value_key(new.value))
         excluded = {stem(w) for w in lx.DIET_EXCLUDES.get(old.value.casefold(), ())}
-        if eaten & excluded:
-            if new.negated:
-                return "same", "the diet excludes it", 0.8
-            if not new.past:
-                return "replaces", "a habit the diet excludes", 0.8
+        if eaten & excluded and new.negated:
+            return "same", "the diet excludes it", 0.8
         return "none", "", 0.0
     if pair in (("habit", "likes"), ("likes", "habit")) and not new.past and not old.past:
         # "I drink coffee every morning now" ends "can't stand coffee", and the other way.

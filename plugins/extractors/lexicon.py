@@ -133,6 +133,29 @@ DIET_EXCLUDES: dict[str, frozenset[str]] = {
     "plant-based": _MEAT | _SEAFOOD | _ANIMAL_PRODUCE,
     "pescatarian": _MEAT,
 }
+ALCOHOL: frozenset[str] = words(
+    """
+    alcohol booze beer beers lager lagers ale ales pint pints wine wines vodka whisky whiskey
+    gin rum tequila cocktail cocktails margarita margaritas champagne prosecco cider sake
+    bourbon brandy mezcal shots
+    """
+)
+_GLUTEN = frozenset(["gluten", "bread", "pasta", "pizza", "wheat", "noodles", "croissant"])
+_DAIRY = frozenset(["dairy", "milk", "cheese", "butter", "yogurt", "yoghurt", "ice-cream", "cream"])
+# What a condition rules out: "I drink milk every night" against "is lactose intolerant".
+CONDITION_EXCLUDES: dict[str, frozenset[str]] = {
+    "lactose": _DAIRY,
+    "dairy": _DAIRY,
+    "celiac": _GLUTEN,
+    "coeliac": _GLUTEN,
+    "gluten": _GLUTEN,
+}
+# What one eats or drinks, by the head noun: "had a great steak at dinner" is a meal, not a
+# possession; "a couple of beers after work" is drinking.
+DRINKS: frozenset[str] = ALCOHOL | words("coffee coffees espresso latte lattes tea soda coke milk")
+FOOD_AND_DRINK: frozenset[str] = (
+    _MEAT | _SEAFOOD | _ANIMAL_PRODUCE | _GLUTEN | _DAIRY | DRINKS | words("sushi curry")
+)
 
 CONDITIONS: frozenset[str] = words(
     """

@@ -315,6 +315,18 @@ def test_decisions(existing: list[str], new: str, outcome: str, targets: list[in
         (["Is 34 years old"], "I'm 35 now", "updated", [0]),
         (["Has two children"], "As someone without kids, I don't get it", "conflict", [0]),
         (["Has two sisters"], "I have no kids", "added", []),
+        # Eating or drinking what a diet, a condition or an abstinence rules out: a meal
+        # contradicts; the habit said as a change ends it.
+        (["Is vegetarian"], "we had lamb chops for lunch on Sunday", "conflict", [0]),
+        (["Doesn't drink"], "I had two glasses of wine at the wedding", "conflict", [0]),
+        (["Is teetotal"], "I have a pint with the lads every Friday", "conflict", [0]),
+        (["Is a non-smoker"], "I smoke ten a day, it's bad", "conflict", [0]),
+        (["Is coeliac"], "I eat pasta most nights and I'm fine", "conflict", [0]),
+        (["Does not drink alcohol"], "I drink wine again these days", "updated", [0]),
+        (["Is vegan"], "my sister had a burger yesterday", "added", []),
+        # A life-long place is no move.
+        (["Lives in Cork"], "I've lived in Galway my entire life", "conflict", [0]),
+        (["Lives in Cork"], "born in Galway and never left", "conflict", [0]),
         # ... unless the user says they are correcting it.
         (["Was born in 1988"], "Actually I was born in 1991", "updated", [0]),
         # A change said as such still applies.

@@ -315,6 +315,11 @@ def test_small_talk_states_nothing(said: str) -> None:
             "if i won the lottery i'd buy a vineyard. realistically tho i'm a librarian in Ohio",
             ["The user works as a librarian.", "The user lives in Ohio."],
         ),
+        # A bare "realistically" after no joke is an adverb: nothing before it is taken back.
+        (
+            "I live in Gdansk. What can I realistically grow on a balcony?",
+            ["The user lives in Gdansk."],
+        ),
         ("my mom has early-stage Parkinson's", ["The user's mom has early-stage Parkinson's."]),
         ("we've got a 3-bed in Columbus", ["The user lives in Columbus."]),
         (
@@ -1238,6 +1243,21 @@ def test_what_is_said_without_its_subject_or_in_passing_is_read(
                 "The user works as French teacher.",
             ],
         ),
+        # A perfect with a time up to now still holds; without one it happened once.
+        ("I've lived in Tampere for six years", ["The user lives in Tampere."]),
+        ("I have worked at Nokia since 2015", ["The user works at Nokia."]),
+        ("I've lived in Paris", ["The user used to live in Paris."]),
+        ("born in Cusco and never left", ["The user is from Cusco.", "The user lives in Cusco."]),
+        # What was done to the speaker, its "I was" left out.
+        ("promoted to charge nurse yesterday!!", ["The user works as a charge nurse."]),
+        ("Accenture let me go last week", ["The user was laid off from Accenture."]),
+        ("turned 45 on sunday", ["The user is 45 years old."]),
+        ("hit 70 last month, feeling it", ["The user is 70 years old."]),
+        ("I hit 500 subscribers today", []),
+        ("my four kids are asleep finally", ["The user has 4 kids."]),
+        # A meal is no fact; a habit is.
+        ("had a burger and fries for lunch", []),
+        ("I have a glass of wine most evenings", ["The user drinks wine."]),
     ],
 )
 def test_what_a_loosely_typed_turn_states_is_read(said: str, facts: list[str]) -> None:

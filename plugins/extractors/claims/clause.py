@@ -90,6 +90,28 @@ _BARE_INJURY = re.compile(
     r"(?:\s+(?:ligament|tendon|disc|disk|muscle|bone))?)\s*[.!]*$",
     re.IGNORECASE,
 )
+_SUBJECTLESS_STATE = re.compile(
+    r"^(?P<adv>(?:(?:just|finally|officially|recently|now|fully|newly|basically|completely)\s+)*)"
+    r"(?P<what>(?P<done>promoted\s+to|hired\s+as|made\s+redundant|let\s+go|laid\s+off)"
+    r"|unemployed|jobless|pregnant|single|divorced|widowed|sober)\b",
+    re.IGNORECASE,
+)
+
+
+_LET_ME_GO = re.compile(
+    r"^(?P<who>(?:the|my|our)\s+[\w'-]+|(?-i:[A-Z])[\w'&.-]+(?:\s+(?-i:[A-Z])[\w'&.-]+)?)\s+"
+    r"(?:(?:finally|just)\s+)?(?:let\s+me\s+go(?=\s*$|\s*[,.!;]|\s+(?:on|last|yesterday|today"
+    r"|this|after|in)\b)|laid\s+me\s+off|fired\s+me|sacked\s+me|made\s+me\s+redundant"
+    r"|cut\s+(?:my|our)\s+(?:whole\s+|entire\s+)?(?:team|job|role|position|department))\b",
+    re.IGNORECASE,
+)
+
+
+def _with_subject(found: re.Match[str]) -> str:
+    be = "I was" if found.group("done") else "I'm"
+    return f"{be} {found.group('adv')}{found.group('what')}"
+
+
 _BARE_AGE_NOW = re.compile(
     r"^(?:(?:also|and|plus|so|officially|well|finally)\s+)*(?P<n>[1-9]\d)\s+"
     r"(?=(?:now|as\s+of|today|officially|years?\s+old)\b)",
@@ -192,6 +214,11 @@ def claims_of_clause(
     )
     # "guess who's a caseworker now": the speaker.
     text = re.sub(r"^guess\s+who(?:'s|\s+is)\s+", "I'm ", text, flags=re.I)
+    # "officially unemployed lol", "promoted to senior nurse last week": a state or what was
+    # done to the speaker, its "I'm" / "I was" left out.
+    text = _SUBJECTLESS_STATE.sub(_with_subject, text)
+    # "the agency let me go on Friday", "Ubisoft cut our whole team": the speaker lost the job.
+    text = _LET_ME_GO.sub(r"I was laid off from \g<who>", text)
     # "I got a permanent lecturer position at X": a job as a lecturer.
     text = _JOB_POSITION.sub(_as_a_job, text)
     # "they kept me on as a postdoc", "the depot hired me as a dispatcher": the user's job.
@@ -557,6 +584,8 @@ def _subjectless_ok(text: str, strict: bool) -> bool:
         and words[1] in ("in", "at", "for", "on", "as")
     ):
         return True  # "live in austin" answers where, with its "I" left out
+    if first in ("hit", "turned", "reached") and len(words) > 1 and words[1].isdigit():
+        return True  # "hit 60 last weekend!": a birthday, its "I" left out
     if first in ("posted", "deployed", "redeployed", "stationed") and words[1:2] == ["to"]:
         return True  # "posted to Abuja now": a posting, with its "I" left out
     if first.endswith("ing") and any(word in _GERUND_SUBJECT_VERBS for word in words[1:]):

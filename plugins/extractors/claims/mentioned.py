@@ -7,7 +7,7 @@ import re
 
 from plugins.extractors import lexicon as lx
 from plugins.extractors.claims.model import Claim
-from plugins.extractors.claims.phrases import relation_claim
+from plugins.extractors.claims.phrases import number, relation_claim
 from plugins.extractors.claims.subjects import NAME_TOKEN, REL_WORD, is_name
 from plugins.extractors.places import known_place
 
@@ -40,7 +40,8 @@ _KEPT_BARE = frozenset(
 )
 
 _MENTION = re.compile(
-    r"\b(?:my|our)\s+(?:(?:little|big|older|younger|oldest|youngest|eldest|baby|teenage|teen"
+    r"\b(?:my|our)\s+(?:(?P<count>two|three|four|five|six|2|3|4|5|6)\s+)?"
+    r"(?:(?:little|big|older|younger|oldest|youngest|eldest|baby|teenage|teen"
     r"|new|adult|grown|twin|toddler|infant|newborn|\d+[- ]?(?:yo|year[- ]old))\s+)?"
     rf"(?P<rel>{REL_WORD})(?!['\w-])"
     rf"(?:,?\s+(?P<names>(?-i:{NAME_TOKEN})(?:\s*(?:,|and|&)\s*(?-i:{NAME_TOKEN}))*))?",
@@ -229,7 +230,12 @@ def mentions(text: str) -> list[Claim]:
         said_of = _SAID_OF.search(text[: match.start()])
         if not names and rel in _KEPT_BARE and said_of is None:
             # Not "my basil plant is basically my child": what something is likened to.
-            out.append(Claim("user", "family", rel, qualifier=rel))
+            count = match.group("count")
+            if count and match.group("rel").casefold().endswith("s"):
+                # "my three kids are driving me crazy": how many there are.
+                out.append(Claim("user", "family_count", str(number(count)), qualifier=rel))
+            else:
+                out.append(Claim("user", "family", rel, qualifier=rel))
     for match in _CAR_MENTION.finditer(text):
         brand = match.group("brand").casefold()
         if brand in lx.CAR_BRANDS and brand not in ("mini", "golf", "jeep"):

@@ -59,6 +59,7 @@ MULTI_VALUED: frozenset[str] = frozenset(
         "any",
         "work",
         "medication",
+        "meal",
     }
 )
 

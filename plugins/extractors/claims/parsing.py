@@ -122,6 +122,7 @@ def parse(
     out: list[Claim] = []
     last_person: str | None = person_before
     text = _BORN_AND_RAISED.sub("born in", text)
+    text = _NEVER_LEFT.sub(r"born in \g<place> and I still live in \g<place>", text)
     text = _PLACE_BASED.sub(_based_in, text)
     text = _RIP.sub(r"\g<who> passed away. ", text)
     text = _ME_AND_MY.sub(r"\g<lead>\g<who> and I", text)
@@ -250,6 +251,13 @@ def _apostrophe(match: re.Match[str]) -> str:
 
 # "born and raised in Cebu": where the user is from (one clause, not two).
 _BORN_AND_RAISED = re.compile(r"\bborn\s+and\s+(?:raised|bred)\s+in\b", re.IGNORECASE)
+# "born in Christchurch and never left": lives there still.
+_NEVER_LEFT = re.compile(
+    r"\bborn\s+in\s+(?P<place>(?-i:[A-Z])[\w'.-]+(?:\s+(?-i:[A-Z])[\w'.-]+)*)\s*,?\s+"
+    r"(?:and|but)\s+(?:i\s+)?(?:(?:have\s+|'ve\s+)?never\s+(?:left|moved\s+away)"
+    r"|still\s+live\s+(?:there|here))\b",
+    re.IGNORECASE,
+)
 # "we're Munich-based now": based in Munich ("a London-based firm" is the firm's).
 _PLACE_BASED = re.compile(
     r"(?:\b(?P<be>i'?m|i\s+am|we'?re|we\s+are|am|are|is)\s+|^|(?<=[,.;!]\s))"

@@ -85,6 +85,7 @@ def predicate(rest: str) -> Predicate | None:
     """Read auxiliaries, negation and adverbs off the front; return the head and the rest."""
     words = _expand(rest)
     p = Predicate(words=[], head="")
+    perfect = False  # "have lived": the state may run up to now
     i = 0
     while i < len(words):
         raw = words[i]
@@ -143,6 +144,8 @@ def predicate(rest: str) -> Predicate | None:
         elif w in ("have", "has", "'ve", "had") and _perfect(words, i + 1):
             if w == "had":
                 p.past = True
+            else:
+                perfect = True
         elif w in ("got", "get", "gets", "getting") and _peek(words, i + 1) in PARTICIPLES:
             p.change = True
             p.progressive = p.progressive or w == "getting"
@@ -198,7 +201,9 @@ def predicate(rest: str) -> Predicate | None:
             p.head = stem(w)
             p.said = w
             # "I lived in Paris", "I worked at Google": a state told in the simple past is over.
-            p.past = p.past or w in _STATES_OVER
+            # "I've lived in Lisbon for 10 years" still does; "I've lived in Paris" did once.
+            lasting = perfect and _UNTIL_NOW.search(" ".join(words[i + 1 :])) is not None
+            p.past = p.past or (w in _STATES_OVER and not lasting)
             if w.endswith("ing") and len(w) > 4:
                 p.progressive = True
             after = words[i + 1 :]
@@ -215,6 +220,13 @@ def predicate(rest: str) -> Predicate | None:
 
 
 _STATES_OVER = frozenset({"lived", "worked", "studied", "taught", "owned"})
+# A time that runs up to now: with a perfect ("have lived ... since 2019") the state holds.
+_UNTIL_NOW = re.compile(
+    r"\b(?:for\s+(?:the\s+(?:past|last)\s+)?(?:\w+\s+)?(?:years?|months?|weeks?|decades?|ages"
+    r"|a\s+while|a\s+long\s+time)|since|(?:all\s+)?my\s+(?:whole\s+|entire\s+)?life"
+    r"|\w+\s+years\s+now)\b",
+    re.IGNORECASE,
+)
 
 
 def _trailing(words: list[str], p: Predicate) -> list[str]:

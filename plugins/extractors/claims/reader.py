@@ -329,12 +329,16 @@ class Reader(IdentityRules, EducationRules, PastimeRules, PossessionRules, PlanR
             return [self.claim("trait", "sober")]
         habit = re.match(
             r"^(?:an?\s+)?(?P<ex>ex-|former\s+|reformed\s+)?(?:heavy\s+|social\s+|light\s+"
-            r"|occasional\s+|chain\s+|daily\s+)?(?P<what>smoker|drinker|vaper)\b",
+            r"|occasional\s+|chain\s+|daily\s+)?(?P<non>non-?\s?)?(?P<what>smoker|drinker|vaper"
+            r"|teetotal(?:l?er)?)\b",
             low,
         )
         if habit is not None:
-            verb = {"smoker": "smokes", "drinker": "drinks alcohol", "vaper": "vapes"}
-            return [self.claim("habit", verb[habit.group("what")], past=bool(habit.group("ex")))]
+            what = habit.group("what")
+            # "a non-smoker", "teetotal": the habit, denied, so smoking again contradicts it.
+            denied = bool(habit.group("non")) or what.startswith("teetotal")
+            verb = {"smoker": "smokes", "vaper": "vapes"}.get(what, "drinks alcohol")
+            return [self.claim("habit", verb, past=bool(habit.group("ex")), negated=denied)]
         player = re.match(
             r"^(?:an?\s+)?(?:keen\s+|avid\s+|big\s+)?(?P<game>[\w\-]+(?:\s+[\w\-]+)?)"
             r"\s+player\b",
@@ -491,6 +495,7 @@ def _rules() -> tuple[tuple[frozenset[str], _Rule], ...]:
         ("go", r._go_by),
         ("pick", r._pick_up),
         ("turn", r._turn),
+        ("hit reach", r._hit_an_age),
         ("recover", r._recover),
         ("suffer", r._suffer),
         ("call", r._call),

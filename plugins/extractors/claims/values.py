@@ -10,7 +10,8 @@ _TIME_TAIL = re.compile(
     r"\s+(?P<when>(?:(?:on|at)\s+(?:the\s+)?weekends?|on\s+(?:mon|tues|wednes|thurs|fri|satur"
     r"|sun)days|most\s+(?:days|mornings|evenings|nights|weekends)|in\s+the\s+evenings"
     r"|(?:last|this|next|early|late|every|each)\s+(?:\w+\s+)?"
-    r"(?:week|month|year|summer|winter|spring|fall|autumn|weekend|night|monday|tuesday"
+    r"(?:week|month|year|summer|winter|spring|fall|autumn|weekend|night|day|monday"
+    r"|tuesday"
     r"|wednesday|thursday|friday|saturday|sunday|decade|semester|term|quarter|mon|tue|tues"
     r"|wed|thu|thur|thurs|fri|sat|sun)s?\.?"
     r"|(?:in|since|on|by|until|till|from|starting|as of|back in|around|before|after|during"
@@ -36,6 +37,8 @@ _TIME_TAIL = re.compile(
     r"|full time|for good"
     r"|(?:once|twice|three\s+times|four\s+times|\d+\s+times|a\s+few\s+times|a\s+couple\s+of\s+times)"
     r"\s+(?:a|per|every)\s+(?:day|week|fortnight|month|year)"
+    r"|(?:all\s+)?my\s+(?:whole\s+|entire\s+)?life|since\s+i\s+was\s+(?:born|\w+)"
+    r"|(?:this|yesterday|tomorrow|last)\s+(?:morning|afternoon|evening)"
     r"|too|also|as well|either|ever since|originally|though|lol|haha|btw|\(.*?\)))\b.*$",
     re.IGNORECASE,
 )
@@ -184,3 +187,14 @@ def split_values(value: str) -> list[str]:
 def vague(value: str) -> bool:
     """Return True if ``value`` points outside the statement ("that", "it", "something")."""
     return not value or _VAGUE.match(value) is not None
+
+
+# "every single day of my life", "most nights", "for years": a habit told, not one time.
+_HABITUAL = re.compile(
+    r"^(?:every|each|most|all|for|since|on\s+weekends|daily|nightly|always|usually)\b", re.I
+)
+
+
+def habitual(when: str) -> bool:
+    """Return True if a time said is a habit's ("most evenings"), not one occasion's."""
+    return _HABITUAL.match(when) is not None

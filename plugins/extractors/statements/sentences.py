@@ -92,7 +92,11 @@ _CAPS_EMPHASIS = re.compile(r"\b(?:LOVE|ADORE|ENJOY|LIKE|BEST|GREAT|AMAZING|FUN)
 def statement_sentences(text: str) -> list[str]:
     """Return the sentences of a user's turn that can state a fact (see the module doc)."""
     sincere = _SINCERE.search(text)
-    if sincere is not None:
+    plain_adverb = sincere is not None and sincere.group(0).strip(" ,:.!?").casefold() in (
+        "realistically",
+        "but realistically",
+    )
+    if sincere is not None and (not plain_adverb or _JOKED.search(text[: sincere.start()])):
         # "lol jk I'm a billionaire astronaut. for real tho I work as a nurse": what came
         # before "for real" was the joke; only what follows it is said in earnest.
         return statement_sentences(text[sincere.end() :])
@@ -131,6 +135,13 @@ _SINCERE = re.compile(
     r"|no but really|but really|srsly tho|realistically(?:\s+(?:tho|though))?)\b[,:.!]*\s*"
     # "irl I'm a nurse" opens what is earnest; "i'm a welder irl" says the earnest thing itself.
     r"|(?:^|[.!?,;]\s*|\b(?:but|ok|okay)\s+)(?:in real life|irl|out of character|ooc)\b[,:.!]*\s*",
+    re.IGNORECASE,
+)
+# What makes the words before a bare "realistically" a joke or a daydream; without it ("I live
+# in Chennai. What can I realistically change?") it is an adverb and takes nothing back.
+_JOKED = re.compile(
+    r"\b(?:jk|j/k|lol|lmao|rofl|haha\w*|kidding|joking|jokes?|/s|if\s+i|i'?d|would|dream\w*"
+    r"|imagine|pretend\w*|role\s*-?play)\b|[\U0001F602\U0001F923\U0001F61C\U0001F609]",
     re.IGNORECASE,
 )
 _TITLE_SMALL_WORDS = frozenset({"a", "an", "the", "of", "and", "in", "on", "to", "for", "at"})

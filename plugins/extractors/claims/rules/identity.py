@@ -106,6 +106,19 @@ class IdentityRules(Reading):
             return [self.claim("likes", value, negated=True, change=True, qualifier=CHANGED_MIND)]
         return [] if self.strict else None
 
+    def _hit_an_age(self, rest: str, low: str) -> list[Claim] | None:
+        """ "hit 60 last weekend!", "reached 40 this year": a birthday, told by its number
+        alone ("hit 60 mph", "hit 100 followers" name a unit)."""
+        match = re.match(
+            r"^(?:the\s+big\s+)?(?P<n>\d{2,3}|[a-z]+(?:-[a-z]+)?)(?:\s+years?\s+old)?"
+            r"(?=\s*$|\s*[!.,;]|\s+(?:last|this|yesterday|today|on|in|and|lol)\b)",
+            low,
+        )
+        n = number(match.group("n")) if match is not None else None
+        if n is None or not 13 <= n <= 110 or self.p.negated or self.p.future:
+            return [] if self.strict else None
+        return [self.claim("age", str(n), change=True)]
+
     def _turn(self, rest: str, low: str) -> list[Claim] | None:
         became = re.match(
             r"^(?:me\s+)?into\s+(?:an?\s+)?(?:(?:total|big|real|huge|complete)\s+)?"

@@ -9,7 +9,14 @@ from plugins.extractors.claims.model import Claim
 from plugins.extractors.claims.phrases import as_gerund, diet_of, strip_det, third_person
 from plugins.extractors.claims.rules.home import HomeRules
 from plugins.extractors.claims.things import computer_in, is_vehicle_named, phone_in, vehicle_in
-from plugins.extractors.claims.values import OFTEN, QUANTITY, clean_value, split_values, vague
+from plugins.extractors.claims.values import (
+    OFTEN,
+    QUANTITY,
+    clean_value,
+    habitual,
+    split_values,
+    vague,
+)
 from plugins.extractors.claims.words import HABITUAL_VERBS, IRREGULAR, stem, stems
 
 
@@ -125,10 +132,12 @@ class PastimeRules(HomeRules):
             return []
         said = self.p.said.casefold()
         once = (said in IRREGULAR or said.endswith("ed")) and not self.p.negated
-        if once and (self.when or re.match(r"^(?:an?|the|this|that|some|one|\d+)\s", value, re.I)):
-            # "ate a shoe", "ate meat yesterday": a meal, not what the user eats.
-            return [] if self.strict else None
         verb = {stem("eat"): "eats", stem("drink"): "drinks"}.get(self.p.head, "eats")
+        one_time = self.when is not None and not habitual(self.when)
+        if once and (one_time or re.match(r"^(?:an?|the|this|that|some|one|\d+)\s", value, re.I)):
+            # "ate a shoe", "ate meat yesterday": a meal, not what the user eats; kept only to
+            # compare ("had three beers" against "does not drink").
+            return [] if self.strict else [self.claim("meal", f"{verb} {strip_det(value)}")]
         return [self.claim("habit", f"{verb} {strip_det(value)}")]
 
     def _speak(self, rest: str, low: str) -> list[Claim] | None:

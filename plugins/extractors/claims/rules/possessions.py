@@ -14,7 +14,13 @@ from plugins.extractors.claims.rules.home import arriving_from
 from plugins.extractors.claims.rules.work import WorkRules
 from plugins.extractors.claims.subjects import EVENT_ALT, is_name
 from plugins.extractors.claims.things import computer_in, pets_in, phone_in, vehicle_in
-from plugins.extractors.claims.values import clean_value, split_values, vague, when_of
+from plugins.extractors.claims.values import (
+    clean_value,
+    habitual,
+    split_values,
+    vague,
+    when_of,
+)
 from plugins.extractors.claims.words import stem, stems
 
 # "got into oregon state", "got into med school": admitted to a school, however it is typed.
@@ -217,6 +223,9 @@ class PossessionRules(FamilyRules, WorkRules):
         )
         if match is not None:
             return [self.claim("degree", clean_value(rest))]
+        consumed = self._consumed(rest, low)
+        if consumed is not None:
+            return consumed
         vehicle = vehicle_in(rest)
         if vehicle is not None:
             return [self.claim("vehicle", vehicle, change=p.change or acquired)]
@@ -243,6 +252,32 @@ class PossessionRules(FamilyRules, WorkRules):
         ):
             return []
         return [self.claim("possession", strip_det(value), change=acquired or self.p.change)]
+
+    def _consumed(self, rest: str, low: str) -> list[Claim] | None:
+        """ "had a great steak at dinner", "I have a couple of beers after work": eating or
+        drinking, read by the head noun. Once (past, or now) it is a meal, which contradicts a
+        diet but is no fact to keep; as a habit it is one."""
+        p = self.p
+        if p.head != stem("have") or p.negated or p.future or p.modal:
+            return None
+        phrase = re.split(
+            r",|\s+(?:at|for|with|after|before|in|on|by|last|yesterday|tonight"
+            r"|this|every|most|and|but|so|because)\b",
+            low,
+            maxsplit=1,
+        )[0]
+        said = [w.strip(".!?") for w in phrase.split()]
+        head = said[-1] if said else ""
+        if head in _DISHES:  # "lamb chops", "a chicken sandwich": the dish of what is named
+            head = next((w for w in said if w in lx.FOOD_AND_DRINK), "")
+        if head not in lx.FOOD_AND_DRINK:
+            return None
+        verb = "drinks" if head in lx.DRINKS else "eats"
+        value = f"{verb} {head}"
+        one_time = self.when is not None and not habitual(self.when)
+        if p.past or p.said.casefold() in ("had", "having") or p.progressive or one_time:
+            return [] if self.strict else [self.claim("meal", value)]
+        return [self.claim("habit", value)]
 
     def _lose(self, rest: str, low: str) -> list[Claim] | None:
         if re.match(r"^(?:my|our|their|his|her)\s+job\b", low):
@@ -392,6 +427,10 @@ _DRIVEN_FOR_WORK = re.compile(
     r"(?:\s+on\s+the\s+(?P<route>[\w\u2013' -]{2,40}?\s+(?:route|line|run)))?"
     r"(?:[^,.;]*?\bfor\s+(?P<org>(?-i:[A-Z])[\w&'-]*(?:\s+(?-i:[A-Z])[\w&'-]*)*))?",
     re.IGNORECASE,
+)
+_DISHES = lx.words(
+    "chops roast stew pie sandwich sandwiches soup salad tacos taco roll rolls skewers kebab"
+    " wings nuggets fillet fillets shake shakes curry"
 )
 _HOUSING_VERBS = stems("have own rent buy get sign lease find")
 

@@ -83,7 +83,9 @@ class WorkRules(Reading):
             if role is not None and lx.is_occupation(clean_value(role.group("job")).casefold()):
                 out.append(self.claim("job", with_article(clean_value(role.group("job")))))
             return out
-        match = re.match(r"^(?:fired|laid off|let go|sacked|made redundant)\b(?:\s+from)?\s*", low)
+        match = re.match(
+            r"^(?:fired|laid off|let go|sacked|made redundant)\b(?:\s+(?:from|by))?\s*", low
+        )
         if match is not None:
             value = clean_value(rest[match.end() :])
             value = "" if vague(value) or value.casefold() in ("my job", "work") else value
