@@ -1255,6 +1255,19 @@ def test_what_is_said_without_its_subject_or_in_passing_is_read(
         ("hit 70 last month, feeling it", ["The user is 70 years old."]),
         ("I hit 500 subscribers today", []),
         ("my four kids are asleep finally", ["The user has 4 kids."]),
+        # What the rest of a "here in X" sentence says, kept as a note when no rule reads it.
+        (
+            "I sell insurance to farmers here in Tartu",
+            ["The user lives in Tartu.", "The user sells insurance to farmers."],
+        ),
+        ("I sell cars", []),  # a trade, not a sale
+        ("just off a night shift as a paramedic", ["The user works as a paramedic."]),
+        ("long day ahead at Unilever, wish me luck", ["The user works at Unilever."]),
+        ("they made me duty manager on the night team!!", ["The user works as a duty manager."]),
+        ("so Stripe poached me, started monday", ["The user works at Stripe."]),
+        ("I'm doing a master's in geology at Uppsala", ["The user studies geology at Uppsala."]),
+        ("I'm doing my carpentry apprenticeship", ["The user studies carpentry."]),
+        ("we're getting married on 21 September", ["The user's wedding is on 21 September."]),
         # A meal is no fact; a habit is.
         ("had a burger and fries for lunch", []),
         ("I have a glass of wine most evenings", ["The user drinks wine."]),

@@ -107,6 +107,33 @@ _LET_ME_GO = re.compile(
 )
 
 
+_POACHED_ME = re.compile(
+    r"^(?:so\s+|and\s+|then\s+)?(?P<who>(?-i:[A-Z])[\w'&.-]+(?:\s+(?-i:[A-Z])[\w'&.-]+)?)\s+"
+    r"(?:(?:finally|just)\s+)?(?:poached|headhunted|snapped)\s+me(?:\s+up)?\b",
+    re.IGNORECASE,
+)
+
+
+_COURSE = r"(?:master'?s|masters|phd|ph\.d\.?|degree|diploma|bachelor'?s|apprenticeship|course|mba)"
+_DOING_A_COURSE = re.compile(
+    rf"\bdoing\s+(?:an?|my|the)\s+(?:{_COURSE}(?:\s+degree)?\s+in\s+(?P<field>[\w-]+(?:\s+[\w-]+)?)"
+    rf"|(?P<kind>(?!{_COURSE}\b)[\w-]+(?:\s+[\w-]+)?)\s+{_COURSE})\b",
+    re.IGNORECASE,
+)
+_DOING_AT_SCHOOL = re.compile(
+    r"\bdoing\s+(?P<field>[a-z][\w-]+(?:\s+[a-z][\w-]+)?)\s+at\s+"
+    r"(?=(?:the\s+)?(?:\w+\s+){0,3}?(?:University|Uni|College|Polytechnic|Institute|School)\b)",
+    re.IGNORECASE,
+)
+_TRAINING_AS = re.compile(
+    r"\b(?:i'?m|i\s+am)\s+(?:now\s+)?training\s+(?:as|to\s+be(?:come)?)\s+(?:an?\s+)", re.IGNORECASE
+)
+
+
+def _studying(found: re.Match[str]) -> str:
+    return f"studying {found.group('field') or found.group('kind')}"
+
+
 def _with_subject(found: re.Match[str]) -> str:
     be = "I was" if found.group("done") else "I'm"
     return f"{be} {found.group('adv')}{found.group('what')}"
@@ -219,6 +246,13 @@ def claims_of_clause(
     text = _SUBJECTLESS_STATE.sub(_with_subject, text)
     # "the agency let me go on Friday", "Ubisoft cut our whole team": the speaker lost the job.
     text = _LET_ME_GO.sub(r"I was laid off from \g<who>", text)
+    # "doing a master's in economics at UCL", "doing my hairdressing apprenticeship",
+    # "doing economics at University of Ghana": what the speaker studies.
+    text = _DOING_A_COURSE.sub(_studying, text)
+    text = _DOING_AT_SCHOOL.sub(r"studying \g<field> at ", text)
+    text = _TRAINING_AS.sub(r"I'm a trainee ", text)
+    # "so Spotify poached me": the speaker works there now.
+    text = _POACHED_ME.sub(r"I work at \g<who> now", text)
     # "I got a permanent lecturer position at X": a job as a lecturer.
     text = _JOB_POSITION.sub(_as_a_job, text)
     # "they kept me on as a postdoc", "the depot hired me as a dispatcher": the user's job.

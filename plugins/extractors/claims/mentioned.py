@@ -7,7 +7,7 @@ import re
 
 from plugins.extractors import lexicon as lx
 from plugins.extractors.claims.model import Claim
-from plugins.extractors.claims.phrases import number, relation_claim
+from plugins.extractors.claims.phrases import number, relation_claim, with_article
 from plugins.extractors.claims.subjects import NAME_TOKEN, REL_WORD, is_name
 from plugins.extractors.places import known_place
 
@@ -136,8 +136,15 @@ _WORKPLACE = re.compile(
     r"\b(?:work|working|job|intern|interning)\b[^.!?]*?\bat\s+an?\s+[\w -]{2,40}?\s+"
     r"(?:named|called)\s+(?P<named>(?-i:[A-Z])[\w&'-]+(?:\s+(?-i:[A-Z])[\w&'-]+){0,2})"
     r"|\b(?:on\s+(?:permanent\s+|regular\s+)?(?:nights|days|lates|earlies)"
-    r"|(?:day|night|early|late|morning|evening|weekend|graveyard)\s+shifts?)\s+at\s+"
+    r"|(?:day|night|early|late|morning|evening|weekend|graveyard|double|long|first)\s+shifts?"
+    r"|long\s+day(?:\s+ahead)?)\s+at\s+"
     r"(?P<org>(?-i:[A-Z])[\w&'-]+(?:\s+(?-i:[A-Z])[\w&'-]+){0,2})",
+    re.IGNORECASE,
+)
+# "just got off a double shift as a line cook": the job the shift is worked in.
+_SHIFT_AS = re.compile(
+    r"\b(?:my|a|the|double|night|day|long|first|another)\s+shifts?\s+as\s+an?\s+"
+    r"(?P<job>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)(?=\s+(?:at|in|for|with|and|so|but)\b|[,.!?]|$)",
     re.IGNORECASE,
 )
 
@@ -193,6 +200,9 @@ def _in_passing(text: str) -> list[Claim]:
         org = match.group("named") or match.group("org")
         if not known_place(org):
             out.append(Claim("user", "employer", org))
+    shift = _SHIFT_AS.search(text)
+    if shift is not None and lx.is_occupation(shift.group("job").casefold()):
+        out.append(Claim("user", "job", with_article(shift.group("job").casefold())))
     born = _NEW_CHILDREN.search(text)
     if born is not None:
         relation = _CHILD_WORD.get(born.group("kind").casefold(), "child")

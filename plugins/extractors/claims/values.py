@@ -22,6 +22,8 @@ _TIME_TAIL = re.compile(
     r"|weekend|summer|winter|spring|fall|autumn|morning|evening|past|future|end\s+of\s+\w+"
     r"|start\s+of\s+\w+|beginning\s+of\s+\w+|moment|new year)|a\s+(?:week|month|year|while"
     r"|bit|few\s+\w+|couple\s+of\s+\w+)|\w+\s+ago)"
+    # "on 14 June", "on the 3rd of May": the month after the day.
+    r"(?:\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?)?"
     r"(?:\s+\d{1,4}(?:st|nd|rd|th)?)?(?:,?\s+\d{4})?"
     r"|at\s+the\s+(?:start|beginning|end|turn)\s+of\s+(?:the\s+)?\w+(?:\s+\d{4})?"
     r"|(?:a|one|two|three|four|five|six|seven|eight|nine|ten|\d+|a few|a couple of|several"

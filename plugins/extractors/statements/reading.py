@@ -25,6 +25,7 @@ from plugins.extractors.claims import (
     vague,
     with_known_names,
 )
+from plugins.extractors.claims.passing import here_in
 from plugins.extractors.claims.phrases import with_article
 from plugins.extractors.statements.notes import note_of
 from plugins.extractors.statements.referents import OPENING_PRONOUN
@@ -346,6 +347,13 @@ def _notes(kept: str, names: set[str]) -> list[Claim]:
         )
         read += mentions(_mention_text(sentence, names))
         read += workplace_town([sentence], read)
+        here = here_in(sentence)
+        if here is not None and all(c.attribute == "residence" for c in read):
+            # "I test software for a bank here in Tbilisi": where, read; what the rest says, as
+            # a note when no rule reads it.
+            rest = note_of(here[1])
+            if rest is not None:
+                out.append(Claim("user", NOTE, rest))
         if read:
             out += _residual_notes(sentence, read)
             continue

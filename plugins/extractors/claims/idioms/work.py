@@ -53,10 +53,12 @@ def offer_turned_down(text: str) -> list[Claim] | None:
 
 _PROMOTED_ME = re.compile(
     r"\b(?:promoted|bumped|moved)\s+me\s+(?:up\s+)?to\s+(?:an?\s+|the\s+)?(?P<job>[\w -]{2,40}?)"
-    r"(?=\s*[!.,;?]|\s+(?:and|but|so|now|today|yesterday|last|this|at|in|from|as|effective)\b|\s*$)"
+    r"(?=\s*[!.,;?]|\s+(?:and|but|so|now|today|yesterday|last|this|at|in|on|from|as|effective"
+    r"|for|over)\b|\s*$)"
     r"|\b(?:made\s+me|(?:got|was|been|just\s+got)\s+made)\s+(?:an?\s+|the\s+)?"
     r"(?P<made>[\w -]{2,40}?)"
-    r"(?=\s*[!.,;?]|\s+(?:and|but|so|now|today|yesterday|last|this|at|in|from|as|effective)\b|\s*$)",
+    r"(?=\s*[!.,;?]|\s+(?:and|but|so|now|today|yesterday|last|this|at|in|on|from|as|effective"
+    r"|for|over)\b|\s*$)",
     re.IGNORECASE,
 )
 

@@ -292,6 +292,10 @@ class PossessionRules(FamilyRules, WorkRules):
             return self._switch(rest, low)  # "traded in the corolla for a Subaru Outback"
         if self.p.head == stem("trade"):
             rest = re.sub(r"^in\s+", "", rest, flags=re.I)  # "traded in my car"
+        said = self.p.said.casefold()
+        if said in ("sell", "sells", "trade", "trades") and not self.p.negated:
+            # "I sell insurance to farmers": the present simple tells a trade, not a sale.
+            return [] if self.strict else None
         value = clean_value(re.split(r"\s+(?:to|for)\s+", rest, maxsplit=1)[0])
         if vague(value):
             return []
