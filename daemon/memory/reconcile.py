@@ -269,7 +269,7 @@ def reconcile(
             match = _by_text(text, fact, (similarity or {}).get(fact.fact_id, 0.0))
             if match.relation == "same":
                 covered.update(range(len(claims)))
-        if match.relation == "none" and not specific:
+        if match.relation == "none" and (not specific or _taken_up_beside_a_verb(claims)):
             match = _loosely(text, fact)
         if match.relation != "replaces" and _kin_named_against(text, fact):
             match = Match(fact.fact_id, "replaces", "a relative said to be none", CONTRADICTION)
@@ -396,6 +396,17 @@ def only_an_ending(claims: Sequence[Claim], *, replaces: bool) -> bool:
 
 _PASTIMES = frozenset(["activity", "likes"])
 _OWNED = frozenset(["phone", "computer", "vehicle"])
+
+
+def _taken_up_beside_a_verb(claims: Sequence[Claim]) -> bool:
+    """ "haven't touched my violin in two years, it's all pottery now": a pastime taken up
+    beside a bare verb about what was dropped, which the text rules read against each fact."""
+    taken = [c for c in claims if not _generic(c)]
+    return (
+        len(taken) < len(claims)
+        and bool(taken)
+        and all(c.change and family_of(c.attribute) in _PASTIMES for c in taken)
+    )
 
 
 def _generic(claim: Claim) -> bool:

@@ -1268,6 +1268,25 @@ def test_what_is_said_without_its_subject_or_in_passing_is_read(
         ("I'm doing a master's in geology at Uppsala", ["The user studies geology at Uppsala."]),
         ("I'm doing my carpentry apprenticeship", ["The user studies carpentry."]),
         ("we're getting married on 21 September", ["The user's wedding is on 21 September."]),
+        ("we keep a kosher kitchen, so no cheeseburgers", ["The user is kosher."]),
+        (
+            "I used to be big into rugby but these days it's all cycling",
+            ["The user used to like rugby.", "The user likes cycling."],
+        ),
+        ("it's all good now", []),
+        ("Mild latex allergy here, anything to watch for?", ["The user is allergic to latex."]),
+        (
+            "driving from home (Graz) to Split on Friday",
+            ["The user lives in Graz."],
+        ),
+        (
+            "off to see my sister Noor, she lives in Doha now",
+            ["Noor lives in Doha.", "Noor is the user's sister."],
+        ),
+        (
+            "I'm an accountant for a shipping company",
+            ["The user works as an accountant for a shipping company."],
+        ),
         # A meal is no fact; a habit is.
         ("had a burger and fries for lunch", []),
         ("I have a glass of wine most evenings", ["The user drinks wine."]),

@@ -134,6 +134,13 @@ def _studying(found: re.Match[str]) -> str:
     return f"studying {found.group('field') or found.group('kind')}"
 
 
+_BARE_ALLERGY = re.compile(
+    r"^(?:(?:severe|bad|serious|mild|major)\s+)?(?P<what>[a-z][\w-]+(?:\s+[a-z][\w-]+)?)\s+allergy"
+    r"(?:\s+here)?(?=\s*[,.!]|\s*$)",
+    re.IGNORECASE,
+)
+
+
 def _with_subject(found: re.Match[str]) -> str:
     be = "I was" if found.group("done") else "I'm"
     return f"{be} {found.group('adv')}{found.group('what')}"
@@ -251,6 +258,8 @@ def claims_of_clause(
     text = _DOING_A_COURSE.sub(_studying, text)
     text = _DOING_AT_SCHOOL.sub(r"studying \g<field> at ", text)
     text = _TRAINING_AS.sub(r"I'm a trainee ", text)
+    # "Severe shellfish allergy here, I carry an EpiPen": the speaker's allergy, said bare.
+    text = _BARE_ALLERGY.sub(r"I have a \g<what> allergy", text)
     # "so Spotify poached me": the speaker works there now.
     text = _POACHED_ME.sub(r"I work at \g<who> now", text)
     # "I got a permanent lecturer position at X": a job as a lecturer.

@@ -123,6 +123,16 @@ def parse(
     last_person: str | None = person_before
     text = _BORN_AND_RAISED.sub("born in", text)
     text = _NEVER_LEFT.sub(r"born in \g<place> and I still live in \g<place>", text)
+    # "Flying from home (Ulaanbaatar) to Seoul": where home is, said in brackets.
+    home = _HOME_NAMED.search(text)
+    if home is not None:
+        named = _HOME_NAMED.sub(r"\g<lead>\g<place>", text).rstrip()
+        end = "" if named.endswith((".", "!", "?")) else "."
+        text = f"{named}{end} I live in {home.group('place')}."
+    # "we keep a halal kitchen", "I keep kosher": the household's diet is the speaker's.
+    text = _KEEP_A_DIET.sub(r"I'm \g<diet>", text)
+    # "... but these days it's all padel": what the speaker is into now (its own clause).
+    text = _ALL_IT_IS.sub(r"I'm into \g<what> now", text)
     text = _PLACE_BASED.sub(_based_in, text)
     text = _RIP.sub(r"\g<who> passed away. ", text)
     text = _ME_AND_MY.sub(r"\g<lead>\g<who> and I", text)
@@ -251,6 +261,23 @@ def _apostrophe(match: re.Match[str]) -> str:
 
 # "born and raised in Cebu": where the user is from (one clause, not two).
 _BORN_AND_RAISED = re.compile(r"\bborn\s+and\s+(?:raised|bred)\s+in\b", re.IGNORECASE)
+_KEEP_A_DIET = re.compile(
+    r"\b(?:we|i)\s+keep\s+(?:an?\s+)?(?P<diet>halal|kosher|vegan|vegetarian|gluten-free)"
+    r"(?:\s+(?:kitchen|home|house|household))?\b",
+    re.IGNORECASE,
+)
+_ALL_IT_IS = re.compile(
+    r"\b(?:(?P<now>these\s+days|now|nowadays),?\s+)?it'?s\s+all\s+"
+    r"(?!(?:good|fine|ok|okay|gone|over|done|set|sorted|new|same|right|well|great|fun|about|over)\b)"
+    r"(?P<what>[\w-]+(?:\s+(?-i:[A-Z])[\w.-]+)*)"
+    r"(?=\s+(?:for\s+me|now|these\s+days|nowadays)\b|,?\s+(?:\w+\s+)?times?\s+a\s+week\b"
+    r"|(?(now)\s*[,.!]|(?!))|(?(now)\s*$|(?!)))",
+    re.IGNORECASE,
+)
+_HOME_NAMED = re.compile(
+    r"(?P<lead>\b(?:from|back\s+to|to)\s+)home\s+\((?P<place>(?-i:[A-Z])[\w'.-]+(?:\s+(?-i:[A-Z])[\w'.-]+)?)\)",
+    re.IGNORECASE,
+)
 # "born in Christchurch and never left": lives there still.
 _NEVER_LEFT = re.compile(
     r"\bborn\s+in\s+(?P<place>(?-i:[A-Z])[\w'.-]+(?:\s+(?-i:[A-Z])[\w'.-]+)*)\s*,?\s+"

@@ -32,6 +32,13 @@ _RELATIVE = re.compile(
     r"|read|reads|asked|asks|helped|sent|gave|will|would|can|could|and|but)\b|$)",
     re.IGNORECASE,
 )
+# "to visit my brother Bat-Erdene, he lives in Seoul now": the pronoun right after the person.
+_PRONOUN_AFTER = re.compile(
+    rf"(?P<who>{_PERSON}),\s+(?P<pronoun>she|he)(?P<be>'s|\s+is)?\s+(?P<what>(?:is|was|works|lives"
+    r"|studies|teaches|runs|owns|has|moved|just|now|still|also|recently|got|in|a|an|the)\b"
+    r"[^,;:.!?]*)",
+    re.IGNORECASE,
+)
 _MY_PERSON = re.compile(
     rf"\b(?:my|our)\s+(?:(?:best|old|little|big|older|younger|twin|late)\s+)?(?P<rel>{REL_WORD})"
     rf"(?:\s+(?P<name>(?-i:{NAME_TOKEN})))?",
@@ -46,7 +53,7 @@ OPENING_PRONOUN = re.compile(r"^(?P<lead>\W*)(?P<pronoun>she|he)(?P<be>'s|\s+is)
 def relative_clauses(sentence: str) -> list[str]:
     """ "My sister Greta, who works as a midwife in Hamburg, read it": the relative clauses
     about a person, said as sentences of their own ("My sister Greta works as a midwife in
-    Hamburg.")."""
+    Hamburg."); "my brother Bat-Erdene, he lives in Seoul now" too."""
     out: list[str] = []
     for found in _RELATIVE.finditer(re.sub(r"\bwho's\b", "who is", sentence, flags=re.I)):
         who, what = found.group("who"), found.group("what").strip()
@@ -54,6 +61,17 @@ def relative_clauses(sentence: str) -> list[str]:
             continue  # "a pilot named Rafe who lives in Oslo" may be a story's; "my" is meant
         if len(what.split()) >= 2:
             out.append(f"{who} {what}.")
+    for found in _PRONOUN_AFTER.finditer(sentence):
+        who, what = found.group("who"), found.group("what").strip()
+        mine = _MY_PERSON.match(who)
+        if mine is None or len(what.split()) < 2:
+            continue
+        rel = mine.group("rel").casefold().rstrip("s")
+        pronoun = found.group("pronoun").casefold()
+        if (pronoun == "he" and rel in lx.SHE) or (pronoun == "she" and rel in lx.HE):
+            continue
+        be = " is" if found.group("be") else ""
+        out.append(f"{who}{be} {what}.")
     return out
 
 

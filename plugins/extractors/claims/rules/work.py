@@ -109,6 +109,9 @@ class WorkRules(Reading):
         return None
 
     def _occupation(self, rest: str) -> list[Claim] | None:
+        # "a sales rep for a cement company": who the work is for, which a value's "for a ..."
+        # cut would lose.
+        for_a = _FOR_A_BUSINESS.search(rest)
         text = clean_value(rest)
         # "a research assistant at NTNU working on battery models": what the work is about.
         text = re.sub(
@@ -228,6 +231,8 @@ class WorkRules(Reading):
             and (prep != "in" or not is_place_like(clean_value(org)))
         ):
             job_text = f"{job_text} {prep} {clean_value(org)}"
+        if for_a is not None and org is None:
+            job_text = f"{job_text} for {for_a.group('org')}"
         out = [self.claim("job", job_text)]
         if named and not vague(employer):
             out.append(self.claim("employer", employer))
@@ -520,6 +525,15 @@ _NOT_EMPLOYERS = frozenset(
         "office",
     ]
 ) | {"night", "nights", "home", "weekends", "the weekend", "the moment", "my desk", "the office"}
+
+
+_FOR_A_BUSINESS = re.compile(
+    r"^[^,;.!?]*?\s+for\s+(?P<org>an?\s+(?:[\w-]+\s+){0,3}?(?:company|firm|agency|startup|bank"
+    r"|charity|hospital|school|nonprofit|non-profit|ngo|consultancy|brand|business|chain|retailer"
+    r"|supplier|manufacturer|publisher|studio|council|airline|hotel|restaurant|clinic|fintech"
+    r"|group|family|magazine|newspaper|paper|website|app))\b",
+    re.IGNORECASE,
+)
 
 
 def _org_named(text: str) -> str:
