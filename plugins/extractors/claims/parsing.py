@@ -126,9 +126,9 @@ def parse(
     # "Flying from home (Ulaanbaatar) to Seoul": where home is, said in brackets.
     home = _HOME_NAMED.search(text)
     if home is not None:
-        named = _HOME_NAMED.sub(r"\g<lead>\g<place>", text).rstrip()
-        end = "" if named.endswith((".", "!", "?")) else "."
-        text = f"{named}{end} I live in {home.group('place')}."
+        homed = _HOME_NAMED.sub(r"\g<lead>\g<place>", text).rstrip()
+        end = "" if homed.endswith((".", "!", "?")) else "."
+        text = f"{homed}{end} I live in {home.group('place')}."
     # "we keep a halal kitchen", "I keep kosher": the household's diet is the speaker's.
     text = _KEEP_A_DIET.sub(r"I'm \g<diet>", text)
     # "... but these days it's all padel": what the speaker is into now (its own clause).
