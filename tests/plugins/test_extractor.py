@@ -1287,6 +1287,20 @@ def test_what_is_said_without_its_subject_or_in_passing_is_read(
             "I'm an accountant for a shipping company",
             ["The user works as an accountant for a shipping company."],
         ),
+        # Earnest sentences before a joke that "seriously though" takes back are kept.
+        (
+            "I teach piano in Ghent. What if I became a rock star lol. seriously though, "
+            "how do I price lessons?",
+            ["The user works as a piano teacher.", "The user lives in Ghent."],
+        ),
+        (
+            "I'm starting a master's in hydrology at the University of Oulu this month!",
+            ["The user studies hydrology at the University of Oulu."],
+        ),
+        (
+            "I run the front desk at a vet clinic in Cork and my boss sent me this:",
+            ["The user runs the front desk at a vet clinic in Cork."],
+        ),
         # A meal is no fact; a habit is.
         ("had a burger and fries for lunch", []),
         ("I have a glass of wine most evenings", ["The user drinks wine."]),

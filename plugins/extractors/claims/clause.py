@@ -116,7 +116,7 @@ _POACHED_ME = re.compile(
 
 _COURSE = r"(?:master'?s|masters|phd|ph\.d\.?|degree|diploma|bachelor'?s|apprenticeship|course|mba)"
 _DOING_A_COURSE = re.compile(
-    rf"\bdoing\s+(?:an?|my|the)\s+(?:{_COURSE}(?:\s+degree)?\s+in\s+(?P<field>[\w-]+(?:\s+[\w-]+)?)"
+    rf"\b(?:doing|starting|beginning|finishing|studying\s+for)\s+(?:an?|my|the)\s+(?:{_COURSE}(?:\s+degree)?\s+in\s+(?P<field>[\w-]+(?:\s+[\w-]+)?)"
     rf"|(?P<kind>(?!{_COURSE}\b)[\w-]+(?:\s+[\w-]+)?)\s+{_COURSE})\b",
     re.IGNORECASE,
 )

@@ -359,7 +359,7 @@ def _notes(kept: str, names: set[str]) -> list[Claim]:
             continue
         # "4 days a week, I do my lifting at a PureGym": the part that is the user speaking.
         # "i coach swimming at the YMCA in Tulsa so i'm always starving": the head clause.
-        head = re.split(r"\s+(?:so|because|cause|cuz|but)\s+", sentence, maxsplit=1)[0]
+        head = re.split(r"\s+(?:so|because|cause|cuz|but|and)\s+", sentence, maxsplit=1)[0]
         parts = [sentence, *re.split(r",\s+|;\s+|\s+-\s+", sentence)[1:]]
         for part in parts + ([head] if head != sentence else []):
             note = note_of(part)

@@ -98,8 +98,15 @@ def statement_sentences(text: str) -> list[str]:
     )
     if sincere is not None and (not plain_adverb or _JOKED.search(text[: sincere.start()])):
         # "lol jk I'm a billionaire astronaut. for real tho I work as a nurse": what came
-        # before "for real" was the joke; only what follows it is said in earnest.
-        return statement_sentences(text[sincere.end() :])
+        # before "for real" was the joke; only what follows it is said in earnest. The
+        # sentences before the first one a joke marks ("I'm an engineer at Atlassian. What if
+        # I moved to Mars lol ... seriously though") were earnest too.
+        before = sentences(text[: sincere.start()])
+        # With no marker the joke is the sentence just before "for real".
+        last = max(len(before) - 1, 0)
+        first_joke = next((i for i, s in enumerate(before) if _JOKED.search(s)), last)
+        earnest = " ".join(before[:first_joke])
+        return statement_sentences(f"{earnest} {text[sincere.end() :]}".strip())
     kept: list[str] = []
     whole = without_quoted_message(text.strip())
     said = sentences(whole)
