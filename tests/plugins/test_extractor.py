@@ -500,7 +500,7 @@ def test_phrasing_is_read_for_what_it_says(said: str, facts: list[str]) -> None:
         ("we got a puppy!!! a beagle, calling him rex", ["The user has a puppy named Rex."]),
         ("already ate a shoe", []),
         ("my boss is kevin :( we'll see", ["Kevin is the user's boss."]),
-        ("tore my acl playing 5 a side", ["The user has torn acl."]),
+        ("tore my acl playing 5 a side", ["The user has torn acl.", "The user plays 5 a side."]),
         ("meanwhile im still a barista lol", ["The user works as a barista."]),
         (
             "ok update im seeing someone new, his name is marco 😊",
@@ -1301,6 +1301,21 @@ def test_what_is_said_without_its_subject_or_in_passing_is_read(
             "I run the front desk at a vet clinic in Cork and my boss sent me this:",
             ["The user runs the front desk at a vet clinic in Cork."],
         ),
+        (
+            "broke my wrist playing volleyball, typing one-handed",
+            ["The user has broken wrist.", "The user plays volleyball."],
+        ),
+        (
+            "I work in procurement at Heineken",
+            ["The user works at Heineken.", "The user works in procurement."],
+        ),
+        (
+            "opened a cafe called Blue Door in Tromsø last spring",
+            ["The user works at their own cafe Blue Door in Tromsø."],
+        ),
+        ("I turn 30 on 4 May!", ["The user is 30 years old.", "The user's birthday is 4 May."]),
+        ("yeah I'm in leeds so maybe", ["The user lives in Leeds."]),
+        ("got let go during the merger", ["The user was let go."]),
         # A meal is no fact; a habit is.
         ("had a burger and fries for lunch", []),
         ("I have a glass of wine most evenings", ["The user drinks wine."]),

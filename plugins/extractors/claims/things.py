@@ -151,3 +151,17 @@ def phone_in(rest: str) -> str | None:
 def phone_name(value: str) -> str:
     """ "iphone 12" is an iPhone 12, "pixel 9" a Pixel 9, however it was typed."""
     return " ".join(PHONE_CASE.get(w.casefold(), w) for w in value.split())
+
+
+_PLAYING = re.compile(
+    r"\b(?:playing|at)\s+(?P<game>basketball|football|soccer|rugby|tennis|squash|hockey|netball"
+    r"|volleyball|cricket|baseball|softball|badminton|padel|pickleball|futsal|handball|golf"
+    r"|ultimate|lacrosse|(?:5|five|7|seven)[- ]a[- ]side)\b",
+    re.IGNORECASE,
+)
+
+
+def game_played(text: str) -> str | None:
+    """The game an injury was got at ("broke my ankle playing basketball"), if one is named."""
+    found = _PLAYING.search(text)
+    return found.group("game").casefold() if found is not None else None

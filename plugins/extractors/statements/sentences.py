@@ -252,7 +252,9 @@ def _before_report(sentence: str) -> str:
 # "I'm a product manager at Shopify, and considering Wharton": what is weighed comes after.
 _WEIGHED_TAIL = re.compile(
     r",?\s+(?:and|but)\s+(?:i'm\s+|im\s+|am\s+)?(?:thinking|considering|wondering|debating"
-    r"|hoping|planning on|tempted|torn)\b.*$|,\s+(?:maybe|perhaps|probably)\b.*$",
+    r"|hoping|planning on|tempted|torn)\b.*$|,\s+(?:maybe|perhaps|probably)\b.*$"
+    # "yeah I'm in toronto so maybe": what follows "so maybe" is weighed, not what led to it.
+    r"|,?\s+so\s+(?:maybe|perhaps|probably)\b.*$",
     re.IGNORECASE,
 )
 

@@ -72,11 +72,19 @@ def promoted(text: str) -> list[Claim] | None:
     return [Claim("user", "job", with_article(clean_value(job)), change=True)]
 
 
+_BUSINESSES = (
+    r"bakery|business|shop|store|cafe|café|restaurant|studio|practice|clinic|company|firm|agency"
+    r"|salon|bar|gym|consultancy|startup|izakaya|pub|bistro|diner|brewery|bookshop|bookstore"
+    r"|workshop|garage|food\s+truck|stall|hostel|guesthouse|daycare|nursery"
+)
 _OWN_BUSINESS = re.compile(
-    r"\b(?:opened|started|launched|founded|set\s+up)\s+(?:my|our)\s+own\s+(?P<what>bakery|business"
-    r"|shop|store|cafe|café|restaurant|studio|practice|clinic|company|firm|agency|salon|bar|gym"
-    r"|consultancy|startup|izakaya|pub|bistro|diner|brewery|bookshop|bookstore|workshop|garage"
-    r"|food\s+truck|stall|hostel|guesthouse|daycare|nursery)(?:\s+in\s+(?P<where>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?))?",
+    r"\b(?:opened|started|launched|founded|set\s+up)\s+(?:(?:my|our)\s+own\s+(?P<what>"
+    + _BUSINESSES
+    + r")|an?\s+(?:little\s+|small\s+|new\s+)?(?P<kind>"
+    + _BUSINESSES
+    + r")\s+(?:called|named)\s+(?P<name>(?-i:[A-Z])[\w'&-]*(?:\s+(?:(?:y|e|de|del|da|la|le|of"
+    r"|and|&|the|on)\s+)?(?-i:[A-Z])[\w'&-]*){0,4}))"
+    r"(?:\s+in\s+(?P<where>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?))?",
     re.IGNORECASE,
 )
 
@@ -87,7 +95,9 @@ def own_business(text: str) -> list[Claim] | None:
         return None
     # "opened my own bakery in Savannah": the user's work now, their own.
     where = f" in {own.group('where').strip()}" if own.group("where") else ""
-    return [Claim("user", "employer", f"their own {own.group('what')}{where}", change=True)]
+    # "opened a bakery called Pan y Miel": the user's own, by its name.
+    what = own.group("what") or f"{own.group('kind')} {own.group('name')}"
+    return [Claim("user", "employer", f"their own {what}{where}", change=True)]
 
 
 # "first monday of retirement": a change said by what it brought.

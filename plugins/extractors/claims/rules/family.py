@@ -9,6 +9,7 @@ from plugins.extractors.claims.model import Claim
 from plugins.extractors.claims.phrases import diet_of, has_date, number, relation_claim
 from plugins.extractors.claims.reading import Reading
 from plugins.extractors.claims.subjects import REL_WORD, is_name
+from plugins.extractors.claims.things import game_played
 from plugins.extractors.claims.values import clean_value, split_values, vague, when_of
 from plugins.extractors.claims.words import stem
 
@@ -191,7 +192,11 @@ class FamilyRules(Reading):
             if self.p.head == stem("break") and re.match(r"^(?:my|her|his)\s+\w+", low):
                 part = clean_value(re.sub(r"^(?:my|her|his)\s+", "", rest, flags=re.I))
                 part = re.split(r"\s+\w+ing\b", part, maxsplit=1)[0]
-                return [self.claim("condition", f"broken {part}", change=True)]
+                out = [self.claim("condition", f"broken {part}", change=True)]
+                game = game_played(rest)
+                if game is not None and self.s.key == "user":
+                    out.append(self.claim("hobby", f"plays {game}"))
+                return out
             return [] if self.strict else None
         who = clean_value(rest[match.end() :])
         who = "" if vague(who) or re.match(r"^(?:my|our)\b", who, re.I) else who

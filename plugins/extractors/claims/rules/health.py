@@ -7,6 +7,7 @@ import re
 from plugins.extractors.claims.model import Claim
 from plugins.extractors.claims.phrases import strip_det
 from plugins.extractors.claims.rules.work import WorkRules
+from plugins.extractors.claims.things import game_played
 from plugins.extractors.claims.values import clean_value, split_values, vague
 from plugins.extractors.claims.words import stem
 
@@ -53,7 +54,12 @@ class HealthRules(WorkRules):
         if vague(part) or len(part.split()) > 3:
             return []
         said = _INJURED.get(self.p.head, f"{self.p.head}ed")
-        return [self.claim("condition", f"{said} {part}", change=True)]
+        out = [self.claim("condition", f"{said} {part}", change=True)]
+        game = game_played(rest)
+        if game is not None and self.s.key == "user":
+            # "tore my acl playing 5 a side": a game the user plays.
+            out.append(self.claim("hobby", f"plays {game}"))
+        return out
 
     def _smoke(self, rest: str, low: str) -> list[Claim] | None:
         verb = "smokes" if self.p.head == stem("smoke") else "vapes"

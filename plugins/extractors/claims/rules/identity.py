@@ -137,11 +137,14 @@ class IdentityRules(Reading):
         ahead = self.when is not None and re.match(
             r"(?:tomorrow|next|on|in|this|soon)\b", self.when, re.IGNORECASE
         )
+        # "I turn 40 on 30 November": the day is the birthday.
+        day = _ON_A_DAY.search(rest)
+        birthday = [self.claim("birthday", day.group("day"))] if day is not None else []
         if self.p.progressive or self.p.future or (ahead and self.p.said != "turned"):
             # "turning 30 next saturday": the age a birthday brings, kept unless the same
             # sentence says the age now ("I'm 29 and turning 30": 29).
-            return [self.claim("age", str(n), change=True, qualifier=TURNING)]
-        return [self.claim("age", str(n), change=True)]
+            return [self.claim("age", str(n), change=True, qualifier=TURNING), *birthday]
+        return [self.claim("age", str(n), change=True), *birthday]
 
     def _call(self, rest: str, low: str) -> list[Claim] | None:
         match = re.match(r"^(?:me|him|her)\s+", low)
@@ -149,3 +152,11 @@ class IdentityRules(Reading):
             return [] if self.strict else None
         value = clean_value(rest[match.end() :])
         return [] if vague(value) else [self.claim("nickname", value)]
+
+
+_MONTH = "|".join(sorted(lx.MONTHS, key=len, reverse=True))
+_ON_A_DAY = re.compile(
+    rf"\bon\s+(?:the\s+)?(?P<day>\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTH})\b"
+    rf"|(?:{_MONTH})\s+\d{{1,2}}(?:st|nd|rd|th)?)\b",
+    re.IGNORECASE,
+)

@@ -89,7 +89,11 @@ class WorkRules(Reading):
         if match is not None:
             value = clean_value(rest[match.end() :])
             value = "" if vague(value) or value.casefold() in ("my job", "work") else value
-            how = match.group(0).split(" from")[0].strip()
+            if re.match(r"(?:in|during|after|before|on|with|because|due)\b", value, re.I):
+                value = ""  # "let go in the restructuring": when or why, not from where
+            if match.group(0).rstrip().endswith(" by") and not value[:1].isupper():
+                value = ""  # "fired by my boss": who did it, not the employer
+            how = re.split(r"\s+(?:from|by)\b", match.group(0))[0].strip()
             return [
                 self.claim("employer", _strip_job(value), negated=True, change=True, qualifier=how)
             ]
@@ -284,6 +288,10 @@ class WorkRules(Reading):
             out = [self.claim("employer", _strip_job(value))]
             if role is not None and lx.is_occupation(clean_value(role.group("job")).casefold()):
                 out.append(self.claim("job", with_article(clean_value(role.group("job")))))
+            line = re.match(r"^in\s+(?P<field>[a-z][\w -]*?)\s+(?:at|for)\s+$", low[: match.end()])
+            if line is not None and not is_place_like(line.group("field")):
+                # "I work in compliance at Bradesco": the line of work, and where.
+                out.append(self.claim("work_field", strip_det(line.group("field"))))
             return out
         how = re.match(
             r"^(?:fully\s+|mostly\s+|completely\s+)?(?P<how>from home|remotely|remote)\b", low
