@@ -28,7 +28,7 @@ from daemon.memory.loose_match import loose_relation
 from daemon.memory.relations import Relation, family_of, kin_kind, positive, relate
 from daemon.memory.values import match_values, subject_key, value_key
 from plugins.extractors import lexicon as lx
-from plugins.extractors.claims import Claim, mentions, parse, vague, with_known_names
+from plugins.extractors.claims import INJURY, Claim, mentions, parse, vague, with_known_names
 from plugins.extractors.statements.sentences import is_statement_clause
 from projections.text import normalise
 
@@ -184,6 +184,11 @@ def _kin_named_against(text: str, fact: Known) -> bool:
     )
     if never_wed and _SPOUSE_NAMED.search(text):
         return True  # "my ex-husband and I still co-parent" against "has never been married"
+    single = any(
+        c.attribute == "relationship" and c.value == "single" and positive(c) for c in fact.claims
+    )
+    if single and _PARTNER_NAMED.search(text):
+        return True  # "my husband is cooking tonight" against "is single"
     nones = {
         kin_kind(old.qualifier or "")
         for old in fact.claims
@@ -197,6 +202,34 @@ def _kin_named_against(text: str, fact: Known) -> bool:
         if c.attribute == "family" or (c.attribute == "family_count" and c.value != "0")
     }
     return bool(nones & named)
+
+
+def _said_in_passing(text: str, fact: Known) -> Match | None:
+    """ "cast came off today and the doctor cleared me" against "has a broken leg": what the
+    text says in passing (read as the extractor reads it) that ends a fact."""
+    healed = [c for c in mentions(text) if c.attribute == "condition" and c.value == INJURY]
+    for new in healed:
+        for old in fact.claims:
+            relation, rule, confidence = relate(new, old)
+            if relation == "replaces":
+                return Match(fact.fact_id, relation, rule, confidence)
+    return None
+
+
+_ONLY_ONE_CHILD = re.compile(
+    r"\b(?:one|a\s+single|an\s+only)\s+(?:child|kid|son|daughter|baby)\b", re.IGNORECASE
+)
+_ANOTHER_CHILD = re.compile(
+    r"\b(?:our|my)\s+(?:second|third|fourth|new)\s+(?:baby|child|kid|son|daughter|little\s+one)\b"
+    r"|\bwelcomed\s+our\s+(?:second|third|fourth)\b",
+    re.IGNORECASE,
+)
+
+
+def _one_more_child(text: str, fact: Known) -> bool:
+    """ "our second baby arrived!" against "has one daughter, Noor": the count said is over
+    ("my sister's second baby" is hers)."""
+    return bool(_ONLY_ONE_CHILD.search(fact.text)) and bool(_ANOTHER_CHILD.search(text))
 
 
 def _match(new_claims: Sequence[Claim], known: Known) -> tuple[Match, set[int]]:
@@ -273,6 +306,10 @@ def reconcile(
             match = _loosely(text, fact)
         if match.relation != "replaces" and _kin_named_against(text, fact):
             match = Match(fact.fact_id, "replaces", "a relative said to be none", CONTRADICTION)
+        elif match.relation != "replaces" and _one_more_child(text, fact):
+            match = Match(fact.fact_id, "replaces", "one more child than said", 0.8)
+        elif match.relation != "replaces":
+            match = _said_in_passing(text, fact) or match
         matches.append(match)
     if _CORRECTION.search(text):
         # "Actually I was born in 1991": the user corrects what memory holds, so a replacement
@@ -427,6 +464,13 @@ def _loosely(text: str, fact: Known) -> Match:
 
 _SPOUSE_NAMED = re.compile(
     r"\bmy\s+(?:ex[\s-]?|late\s+|first\s+|former\s+)?(?:husband|wife|spouse|hubby)\b", re.I
+)
+
+
+_PARTNER_NAMED = re.compile(
+    r"\bmy\s+(?:husband|wife|spouse|hubby|boyfriend|girlfriend|bf|gf|fianc[eé]e?|partner)\b"
+    r"(?!\s+(?:and\s+i\s+)?(?:broke|split|left|divorced))",
+    re.I,
 )
 
 

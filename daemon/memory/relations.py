@@ -10,7 +10,7 @@ from typing import Literal
 
 from daemon.memory.values import date_key, match_values, value_key
 from plugins.extractors import lexicon as lx
-from plugins.extractors.claims import Claim, stem
+from plugins.extractors.claims import INJURY, Claim, stem
 from projections.text import normalise
 
 Relation = Literal["same", "replaces", "none"]
@@ -588,6 +588,13 @@ def _cross_attribute(new: Claim, old: Claim) -> tuple[Relation, str, float] | No
         # "Sam and I are getting married in June" ends "dating Sam": engaged now.
         if new.value.casefold() in _WEDDING and old.value in ("in a relationship", "dating"):
             return "replaces", "engaged now", 0.8
+        return "none", "", 0.0
+    if pair == ("condition", "condition") and new.negated and new.value == INJURY:
+        # "cast came off today and the doctor cleared me" ends "has a broken leg"; a lasting
+        # illness ("has asthma") is no injury and stays.
+        hurt = set(old.value.casefold().split()) & (lx.INJURIES | {"injury", "injured"})
+        if positive(old) and hurt:
+            return "replaces", "the injury healed", 0.8
         return "none", "", 0.0
     if pair[0] in ("meal", "habit") and positive(new) and not old.past:
         avoided = _takes_what_is_avoided(new, old)

@@ -298,6 +298,10 @@ CONDITION_ADJECTIVES: dict[str, str] = {
     "pregnant": "pregnant",
     "hypertensive": "hypertension",
     "insomniac": "insomnia",
+    "prediabetic": "prediabetes",
+    "pre-diabetic": "prediabetes",
+    "hypothyroid": "hypothyroidism",
+    "bipolar": "bipolar disorder",
 }
 TRAITS: frozenset[str] = words(
     """

@@ -324,6 +324,24 @@ def test_decisions(existing: list[str], new: str, outcome: str, targets: list[in
         (["Is coeliac"], "I eat pasta most nights and I'm fine", "conflict", [0]),
         (["Does not drink alcohol"], "I drink wine again these days", "updated", [0]),
         (["Is vegan"], "my sister had a burger yesterday", "added", []),
+        # A partner named against "single"; one more child than the count said; an injury
+        # that healed, said in passing.
+        (["Is single"], "my girlfriend thinks I work too much", "conflict", [0]),
+        (
+            ["Has one son, Emil"],
+            "our second baby is due to arrive any day, wait, she's here!",
+            "updated",
+            [0],
+        ),
+        (["Has one son, Emil"], "my sister's second baby arrived", "added", []),
+        (
+            ["Has a sprained wrist"],
+            "physio cleared me this morning, back on the bike",
+            "updated",
+            [0],
+        ),
+        (["Has asthma"], "physio cleared me this morning", "added", []),
+        (["Is prediabetic"], "I'm no longer prediabetic, the diet worked", "updated", [0]),
         # A life-long place is no move.
         (["Lives in Cork"], "I've lived in Galway my entire life", "conflict", [0]),
         (["Lives in Cork"], "born in Galway and never left", "conflict", [0]),

@@ -182,7 +182,10 @@ def test_small_talk_states_nothing(said: str) -> None:
             ],
         ),
         ("we go camping most weekends", ["The user goes camping."]),
-        ("cast is off and I'm back to bouldering", ["The user goes bouldering."]),
+        (
+            "cast is off and I'm back to bouldering",
+            ["The user goes bouldering.", "The user's injury has healed."],
+        ),
         (
             "planning to run the Chicago marathon in october",
             ["The user plans to run the Chicago marathon in october."],
@@ -701,7 +704,10 @@ def test_chat_spelling_is_read(said: str, facts: list[str]) -> None:
         ("I'm 29 and turning 30 next saturday", ["The user is 29 years old."]),
         ("my grandad turns 100 on friday", ["The user's grandad is 100 years old."]),
         ("Sam's officially my husband", ["The user's husband is Sam."]),
-        ("physio cleared me, back to running.", ["The user goes running."]),
+        (
+            "physio cleared me, back to running.",
+            ["The user goes running.", "The user's injury has healed."],
+        ),
         # "he" or "she" after a relative the turn named without a name.
         (
             "My dad is visiting next week. He is vegetarian.",
@@ -1316,6 +1322,9 @@ def test_what_is_said_without_its_subject_or_in_passing_is_read(
         ("I turn 30 on 4 May!", ["The user is 30 years old.", "The user's birthday is 4 May."]),
         ("yeah I'm in leeds so maybe", ["The user lives in Leeds."]),
         ("got let go during the merger", ["The user was let go."]),
+        ("we're officially Galway people now", ["The user lives in Galway."]),
+        ("cast came off on friday!!", ["The user's injury has healed."]),
+        ("my dad's cast came off on friday", []),
         # A meal is no fact; a habit is.
         ("had a burger and fries for lunch", []),
         ("I have a glass of wine most evenings", ["The user drinks wine."]),

@@ -28,6 +28,7 @@ from plugins.extractors.claims.mentioned import mentions
 from plugins.extractors.claims.model import (
     CHANGED_MIND,
     EXCLUSIVE_VERBS,
+    INJURY,
     MULTI_VALUED,
     NOTE,
     SINGLE_VALUED,
@@ -54,6 +55,7 @@ __all__ = [
     "EVENT_NOUNS",
     "EXCLUSIVE_VERBS",
     "HANDLE_NOUNS",
+    "INJURY",
     "MULTI_VALUED",
     "NOTE",
     "SINGLE_VALUED",

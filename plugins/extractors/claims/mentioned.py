@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from plugins.extractors import lexicon as lx
-from plugins.extractors.claims.model import Claim
+from plugins.extractors.claims.model import INJURY, Claim
 from plugins.extractors.claims.phrases import number, relation_claim, with_article
 from plugins.extractors.claims.subjects import NAME_TOKEN, REL_WORD, is_name
 from plugins.extractors.places import known_place
@@ -149,6 +149,20 @@ _SHIFT_AS = re.compile(
 )
 
 
+_HEALED = re.compile(
+    r"\b(?:hamstring|knee|ankle|acl|wrist|shoulder|back|leg|arm|foot|hip|elbow|ribs?|finger|toe"
+    r"|collarbone|injury)(?:'s|\s+is|\s+has|\s+finally)?\s+(?:fully\s+|finally\s+)?healed\b"
+    r"|\b(?:i'?m|i\s+am|i've|i\s+have)\s+(?:now\s+)?(?:fully|completely)\s+recovered\b"
+    r"|\bcast(?:'s|\s+is|\s+came|\s+has\s+come)\s+off\b"
+    r"|\b(?:doctor|physio|doc|surgeon)\s+(?:has\s+|just\s+)?cleared\s+me\b"
+    r"|\bback\s+to\s+full\s+training\b",
+    re.IGNORECASE,
+)
+_SOMEONE_ELSES = re.compile(
+    r"\b(?:my|our)\s+(?:\w+\s+)?(?:mom|mum|dad|son|daughter|wife|husband|partner|sister|brother"
+    r"|friend|dog|cat|kid|boy|girl)(?:'s)?\b|\b(?:his|her|their)\s+(?:cast|knee|ankle|leg|arm)\b",
+    re.IGNORECASE,
+)
 # "compared to Glasgow where I live now": where the user lives, even inside a question.
 _WHERE_I_LIVE = re.compile(
     r"\b(?P<where>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?),?\s+where\s+(?:i|we)\s+"
@@ -209,6 +223,11 @@ def _in_passing(text: str) -> list[Claim]:
         for name in re.split(r"\s*(?:,|and|&)\s*", born.group("names")):
             if is_name(name):
                 out.append(Claim("user", "family", name, change=True, qualifier=relation))
+    if _HEALED.search(text) and not _SOMEONE_ELSES.search(text):
+        # "hamstring's healed", "cast came off today": an injury is over.
+        out.append(
+            Claim("user", "condition", INJURY, negated=True, change=True, qualifier="healed")
+        )
     allergic = _ALLERGIC_TO_IT.search(text)
     if allergic is not None:
         out.append(Claim("user", "allergy", allergic.group("what").casefold()))

@@ -78,6 +78,10 @@ TURNING = "turning"
 CHANGED_MIND = "changed mind"
 """The qualifier of "changed my mind about X": the opposite of what was held before."""
 
+INJURY = "injury"
+"""The value of a healed injury's claim ("cast came off today"): which injury is not said,
+only that one is over."""
+
 NOTE = "note"
 """The attribute of a note: a lasting statement no rule read, its whole sentence said over as
 the value. It makes no claim a rule could compare, so it never replaces a fact by rule."""

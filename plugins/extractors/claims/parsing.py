@@ -129,6 +129,8 @@ def parse(
         homed = _HOME_NAMED.sub(r"\g<lead>\g<place>", text).rstrip()
         end = "" if homed.endswith((".", "!", "?")) else "."
         text = f"{homed}{end} I live in {home.group('place')}."
+    # "we're officially Da Nang people now": where the speaker lives.
+    text = _PLACE_PEOPLE.sub(r"I live in \g<place>", text)
     # "we keep a halal kitchen", "I keep kosher": the household's diet is the speaker's.
     text = _KEEP_A_DIET.sub(r"I'm \g<diet>", text)
     # "... but these days it's all padel": what the speaker is into now (its own clause).
@@ -272,6 +274,11 @@ _ALL_IT_IS = re.compile(
     r"(?P<what>[\w-]+(?:\s+(?-i:[A-Z])[\w.-]+)*)"
     r"(?=\s+(?:for\s+me|now|these\s+days|nowadays)\b|,?\s+(?:\w+\s+)?times?\s+a\s+week\b"
     r"|(?(now)\s*[,.!]|(?!))|(?(now)\s*$|(?!)))",
+    re.IGNORECASE,
+)
+_PLACE_PEOPLE = re.compile(
+    r"\b(?:we'?re|we\s+are|i'?m|i\s+am)\s+(?:(?:officially|now|finally|proper|true)\s+)*"
+    r"(?P<place>(?-i:[A-Z])[\w'.-]+(?:\s+(?-i:[A-Z])[\w'.-]+){0,2})\s+(?:people|folks|locals)\b",
     re.IGNORECASE,
 )
 _HOME_NAMED = re.compile(

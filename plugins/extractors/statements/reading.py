@@ -507,6 +507,8 @@ def _new_mentions(mentioned: Sequence[Claim], said: Sequence[Claim]) -> list[Cla
             continue
         if (claim.attribute, claim.value.casefold()) in stated:
             continue  # "I quit my job at Deloitte" says more of Deloitte than the mention
+        if claim.qualifier == "healed" and any(c.qualifier == "healed" for c in said):
+            continue  # "cast came off, elbow still stiff": the elbow said what healed
         out.append(claim)
     return out
 
