@@ -1325,6 +1325,23 @@ def test_what_is_said_without_its_subject_or_in_passing_is_read(
         ("we're officially Galway people now", ["The user lives in Galway."]),
         ("cast came off on friday!!", ["The user's injury has healed."]),
         ("my dad's cast came off on friday", []),
+        # What follows a "jk" is earnest; what came before it was the joke.
+        (
+            "im basically a millionaire lol jk i drive a forklift at a depot in Soweto",
+            ["The user works as a forklift driver.", "The user lives in Soweto."],
+        ),
+        (
+            "postdoc in ecology at UCT, studying fynbos",
+            ["The user works as a postdoc in ecology.", "The user works at UCT."],
+        ),
+        ("got the paramedic job!! start in March", ["The user works as a paramedic."]),
+        ("I got the Glasgow job", []),
+        ("we completed on a semi in Leyton", ["The user has a semi in Leyton."]),
+        (
+            "I'm a roofer, 20 years, cardiff area",
+            ["The user works as a roofer.", "The user lives in Cardiff."],
+        ),
+        ("it's an hour from us in Dundee", ["The user lives in Dundee."]),
         # A meal is no fact; a habit is.
         ("had a burger and fries for lunch", []),
         ("I have a glass of wine most evenings", ["The user drinks wine."]),

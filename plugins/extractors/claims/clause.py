@@ -11,7 +11,7 @@ from plugins.extractors.claims.inverted import inverted_claims
 from plugins.extractors.claims.locations import lower_case_place
 from plugins.extractors.claims.model import Claim
 from plugins.extractors.claims.passing import here_in
-from plugins.extractors.claims.phrases import diet_of, strip_det
+from plugins.extractors.claims.phrases import diet_of, strip_det, with_article
 from plugins.extractors.claims.predicates import Predicate, predicate
 from plugins.extractors.claims.reader import Reader
 from plugins.extractors.claims.splitting import COMPLEMENT_START, NAMING, NO_MORE
@@ -141,6 +141,20 @@ _BARE_ALLERGY = re.compile(
 )
 
 
+_GOT_THE_JOB = re.compile(
+    r"^(?P<lead>(?:i\s+)?(?:finally\s+|just\s+)?)got\s+the\s+(?P<job>[\w-]+(?:\s+[\w-]+)?)\s+"
+    r"(?:job|position|role|post)\b",
+    re.IGNORECASE,
+)
+
+
+def _the_job_got(found: re.Match[str]) -> str:
+    job = found.group("job")
+    if job[:1].isupper() or not lx.is_occupation(job.casefold()):
+        return found.group(0)  # "got the Manchester job": where, not what
+    return f"I'm now {with_article(job)}"
+
+
 def _with_subject(found: re.Match[str]) -> str:
     be = "I was" if found.group("done") else "I'm"
     return f"{be} {found.group('adv')}{found.group('what')}"
@@ -260,6 +274,8 @@ def claims_of_clause(
     text = _TRAINING_AS.sub(r"I'm a trainee ", text)
     # "Severe shellfish allergy here, I carry an EpiPen": the speaker's allergy, said bare.
     text = _BARE_ALLERGY.sub(r"I have a \g<what> allergy", text)
+    # "got the lecturer job!!": the job now.
+    text = _GOT_THE_JOB.sub(_the_job_got, text)
     # "so Spotify poached me": the speaker works there now.
     text = _POACHED_ME.sub(r"I work at \g<who> now", text)
     # "I got a permanent lecturer position at X": a job as a lecturer.
@@ -574,7 +590,12 @@ def _bare_occupation(text: str) -> bool:
     longest = 4 if words and _YEAR_OF_STUDY.match(words[0]) else 3
     # One word will do when a place follows it: "waitress at a diner in marietta".
     one = re.match(r"^(\S+)\s+(?:at|in)\s+(?:a|an|the)\s", text.casefold())
-    shortest = 0 if one is not None and stem(one.group(1)) not in VERBS else 1
+    # ... or when the one word is a trade of its own: "postdoc in marine biology at UTas".
+    alone = re.match(r"^(\S+)\s+(?:at|in)\s", text.casefold())
+    known = alone is not None and alone.group(1) in lx.OCCUPATIONS
+    shortest = (
+        0 if (one is not None or known) and stem(words[0] if words else "") not in VERBS else 1
+    )
     return (
         len(parts) == 2
         and shortest < len(words) <= longest

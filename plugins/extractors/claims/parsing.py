@@ -18,6 +18,7 @@ from plugins.extractors.claims.subjects import (
     name_shaped,
     starts_predicate,
 )
+from plugins.extractors.places import known_place
 
 # A one-word sentence that exclaims rather than names ("we got a dog! Finally.").
 _EXCLAIMED = frozenset(
@@ -129,6 +130,11 @@ def parse(
         homed = _HOME_NAMED.sub(r"\g<lead>\g<place>", text).rstrip()
         end = "" if homed.endswith((".", "!", "?")) else "."
         text = f"{homed}{end} I live in {home.group('place')}."
+    # "we completed on a terrace house in Armley": bought it (a sale completes).
+    text = _COMPLETED_ON.sub(r"\g<who> bought ", text)
+    # "It's about 40 mins from us in Wolverhampton", "yeah i'm a plumber, bristol area".
+    text = _FROM_US_IN.sub(r"\g<lead>. I live in \g<place>.", text)
+    text = _PLACE_AREA.sub(_area_lived_in, text)
     # "we're officially Da Nang people now": where the speaker lives.
     text = _PLACE_PEOPLE.sub(r"I live in \g<place>", text)
     # "we keep a halal kitchen", "I keep kosher": the household's diet is the speaker's.
@@ -276,6 +282,31 @@ _ALL_IT_IS = re.compile(
     r"|(?(now)\s*[,.!]|(?!))|(?(now)\s*$|(?!)))",
     re.IGNORECASE,
 )
+_COMPLETED_ON = re.compile(
+    r"\b(?P<who>we|i)\s+(?:just\s+|finally\s+|officially\s+)?completed\s+on\s+(?=(?:a|an|the|our|my)\s+"
+    r"(?:\w+\s+){0,2}?(?:house|flat|home|apartment|condo|cottage|bungalow|terrace|semi)\b)",
+    re.IGNORECASE,
+)
+_FROM_US_IN = re.compile(
+    r"(?P<lead>\b(?:from|to|near)\s+us)\s+(?:here\s+)?in\s+"
+    r"(?P<place>(?-i:[A-Z])[\w'.-]+(?:\s+(?-i:[A-Z])[\w'.-]+)?)",
+    re.IGNORECASE,
+)
+_PLACE_AREA = re.compile(
+    r"(?P<lead>,\s*|^)(?:the\s+)?(?P<place>[\w'-]+(?:\s+[\w'-]+)?)\s+area(?P<end>\s*[.!,]|\s*$)",
+    re.IGNORECASE,
+)
+
+
+def _area_lived_in(found: re.Match[str]) -> str:
+    """ "yeah i'm a plumber, 15 yrs, bristol area": a known place said as an area is where
+    the speaker lives; any other "X area" is left as it was."""
+    place = found.group("place")
+    if not known_place(place):
+        return found.group(0)
+    return f". I live in {place[:1].upper() + place[1:]}{found.group('end')}"
+
+
 _PLACE_PEOPLE = re.compile(
     r"\b(?:we'?re|we\s+are|i'?m|i\s+am)\s+(?:(?:officially|now|finally|proper|true)\s+)*"
     r"(?P<place>(?-i:[A-Z])[\w'.-]+(?:\s+(?-i:[A-Z])[\w'.-]+){0,2})\s+(?:people|folks|locals)\b",

@@ -139,7 +139,9 @@ def statement_sentences(text: str) -> list[str]:
 _SINCERE = re.compile(
     r"(?:^|[.!?,;]\s*|\s)(?:but\s+|ok\s+|okay\s+)?(?:for real(?:\s+(?:tho|though))?|seriously"
     r"\s+(?:tho|though)|but seriously|jok(?:es|ing) aside|in all seriousness|real talk"
-    r"|no but really|but really|srsly tho|realistically(?:\s+(?:tho|though))?)\b[,:.!]*\s*"
+    r"|no but really|but really|srsly tho|realistically(?:\s+(?:tho|though))?"
+    # "im basically a professional napper 😂 jk i work night security": after the "jk".
+    r"|(?:lol\s+|haha\s+)?(?:jk|j/k|just\s+kidding)(?=[,:.!\s]+\S+\s+\S+\s+\S+))\b[,:.!]*\s*"
     # "irl I'm a nurse" opens what is earnest; "i'm a welder irl" says the earnest thing itself.
     r"|(?:^|[.!?,;]\s*|\b(?:but|ok|okay)\s+)(?:in real life|irl|out of character|ooc)\b[,:.!]*\s*",
     re.IGNORECASE,
