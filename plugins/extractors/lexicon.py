@@ -27,6 +27,8 @@ RELATIONS: frozenset[str] = words(
     doctor dentist landlord landlady classmate teacher coach twin godmother godfather
     stepchild godson goddaughter gf bf hubby mate grandad granddad gran nan nana nanna grampa
     gramps mam toddler newborn mamma mamá mãe maman mutti
+    kuya nani nanu dadi abuela abuelo abuelita abuelito nonna
+    nonno babcia dziadek babu amma appa
     """
 ) | {"best friend", "best mate"}
 PARTNER_RELATIONS: frozenset[str] = words(
@@ -396,13 +398,15 @@ NOT_NAMES: frozenset[str] = words(
 SHE: frozenset[str] = words(
     """
     sister mom mother mum mama wife daughter girlfriend aunt auntie grandma grandmother gran
-    granny nana niece fiancee stepmom stepmother stepsister granddaughter
+    granny nana niece fiancee stepmom stepmother stepsister granddaughter amma nani
+    dadi abuela abuelita nonna babcia
     """
 )
 HE: frozenset[str] = words(
     """
     brother dad father husband son boyfriend uncle grandpa grandfather grandad granddad nephew
-    fiance stepdad stepfather stepbrother grandson
+    fiance stepdad stepfather stepbrother grandson appa kuya nanu abuelo abuelito
+    nonno dziadek babu
     """
 )
 
@@ -432,6 +436,21 @@ _CANONICAL = {
     "mãe": "mother",
     "maman": "mother",
     "mutti": "mother",
+    "amma": "mother",
+    "appa": "father",
+    "kuya": "brother",
+    "nani": "grandmother",
+    "dadi": "grandmother",
+    "abuela": "grandmother",
+    "abuelita": "grandmother",
+    "nonna": "grandmother",
+    "babcia": "grandmother",
+    "nanu": "grandfather",
+    "abuelo": "grandfather",
+    "abuelito": "grandfather",
+    "nonno": "grandfather",
+    "dziadek": "grandfather",
+    "babu": "grandfather",
     "kid": "child",
     "toddler": "child",
     "newborn": "child",

@@ -1342,6 +1342,22 @@ def test_what_is_said_without_its_subject_or_in_passing_is_read(
             ["The user works as a roofer.", "The user lives in Cardiff."],
         ),
         ("it's an hour from us in Dundee", ["The user lives in Dundee."]),
+        ("my kuya Marco lives in Davao", ["Marco lives in Davao.", "Marco is the user's kuya."]),
+        ("Lola is my cat", ["The user has a cat named Lola."]),
+        (
+            "Deloitte kept me on full time as a junior auditor!",
+            ["The user works at Deloitte.", "The user works as a junior auditor."],
+        ),
+        (
+            "I'm 41, a GP in Leeds",
+            ["The user is 41 years old.", "The user works as GP.", "The user lives in Leeds."],
+        ),
+        ("Korean food is my absolute favourite now", ["The user's favourite food is Korean food."]),
+        ("it's my favourite", []),
+        (
+            "I'll be 50 on 9 March, send help",
+            ["The user is 50 years old.", "The user's birthday is 9 March."],
+        ),
         # A meal is no fact; a habit is.
         ("had a burger and fries for lunch", []),
         ("I have a glass of wine most evenings", ["The user drinks wine."]),

@@ -186,6 +186,12 @@ _TAKEN_ON_AS = re.compile(
     r"|signed)\s+me\s+(?:on\s+|back\s+|up\s+)?as\s+(?=an?\s)",
     re.IGNORECASE,
 )
+_NAMED_TOOK_ME_ON_AS = re.compile(
+    r"^(?:and\s+)?(?P<who>(?-i:[A-Z])[\w'&.-]+(?:\s+(?-i:[A-Z])[\w'&.-]+)?)\s+(?:hired|kept|took"
+    r"|brought|signed)\s+me\s+(?:on\s+|back\s+|up\s+)?(?:(?:full[- ]time|part[- ]time"
+    r"|permanently)\s+)?as\s+(?=an?\s)",
+    re.IGNORECASE,
+)
 _DIET_INTENSIFIER = re.compile(
     r"\b(?:pure|strict|strictly|fully|totally|completely|100%)\s+(?=(?:veg\w*|pescatarian"
     r"|kosher|halal|gluten[- ]free|dairy[- ]free|plant[- ]based)\b)",
@@ -280,8 +286,11 @@ def claims_of_clause(
     text = _POACHED_ME.sub(r"I work at \g<who> now", text)
     # "I got a permanent lecturer position at X": a job as a lecturer.
     text = _JOB_POSITION.sub(_as_a_job, text)
-    # "they kept me on as a postdoc", "the depot hired me as a dispatcher": the user's job.
+    # "they kept me on as a postdoc", "the depot hired me as a dispatcher": the user's job;
+    # "Irembo kept me on full time as a junior developer": and where.
+    text = _NAMED_TOOK_ME_ON_AS.sub(r"I work at \g<who> as ", text)
     text = _TAKEN_ON_AS.sub("I work as ", text)
+
     # "I'm hardly a chef myself", "far from an expert": not one.
     text = re.sub(
         r"\b(i'm|im|i\s+am)\s+(?:hardly|scarcely|barely|far\s+from)\s+(?=an?\s)",

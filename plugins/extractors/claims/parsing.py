@@ -135,6 +135,12 @@ def parse(
     # "It's about 40 mins from us in Wolverhampton", "yeah i'm a plumber, bristol area".
     text = _FROM_US_IN.sub(r"\g<lead>. I live in \g<place>.", text)
     text = _PLACE_AREA.sub(_area_lived_in, text)
+    # "I'm 27, a software engineer at Digikala": the age, then the job.
+    text = _AGE_THEN_JOB.sub(r"\g<age>. I'm ", text)
+    # "Ethiopian food is my absolute favourite now": the favourite said the other way round.
+    text = _IS_MY_FAVOURITE.sub(_my_favourite, text)
+    # "I'll be 35 on 2 August": the birthday too.
+    text = _BE_AGE_ON.sub(r"\g<lead>. My birthday is \g<day>", text)
     # "we're officially Da Nang people now": where the speaker lives.
     text = _PLACE_PEOPLE.sub(r"I live in \g<place>", text)
     # "we keep a halal kitchen", "I keep kosher": the household's diet is the speaker's.
@@ -307,6 +313,43 @@ def _area_lived_in(found: re.Match[str]) -> str:
     return f". I live in {place[:1].upper() + place[1:]}{found.group('end')}"
 
 
+_AGE_THEN_JOB = re.compile(
+    r"(?P<age>\b(?:i'?m|i\s+am|im)\s+\d{1,2})(?:\s*,|\s+and)\s+(?=an?\s+[\w-]+)", re.IGNORECASE
+)
+_KINDS = lx.words(
+    "food cuisine dish meal drink music band artist singer song album film movie show book"
+    " author sport team game player season colour color city country place holiday"
+)
+_IS_MY_FAVOURITE = re.compile(
+    r"(?:(?<=^)|(?<=[.!?]\s)|(?<=,\s))(?P<what>(?-i:[A-Z])?[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+"
+    r"(?:is|are|has\s+always\s+been|have\s+always\s+been)\s+my\s+"
+    r"(?:absolute\s+|all[- ]time\s+|new\s+|total\s+|ultimate\s+)?fav(?:ou?rite|e)\b"
+    r"(?:\s+(?P<kind>[a-z]+))?",
+    re.IGNORECASE,
+)
+
+
+def _my_favourite(found: re.Match[str]) -> str:
+    what, kind = found.group("what"), (found.group("kind") or "").casefold()
+    if what.casefold().split()[0] in ("it", "this", "that", "he", "she", "they", "which", "who"):
+        return found.group(0)  # "it's my favourite": what "it" is, another sentence says
+    last = what.casefold().split()[-1]
+    if kind in _KINDS:
+        return f"my favourite {kind} is {what}"
+    if kind and kind not in ("now", "these", "nowadays", "too", "lol", "tbh", "honestly"):
+        return found.group(0)  # "Tuesday is my favourite day": a kind not known here
+    tail = f" {found.group('kind')}" if found.group("kind") else ""
+    if last in _KINDS:
+        return f"my favourite {last} is {what}{tail}"
+    return f"I love {what}{tail}"
+
+
+_MONTH_WORD = "|".join(sorted(lx.MONTHS, key=len, reverse=True))
+_BE_AGE_ON = re.compile(
+    rf"(?P<lead>\b(?:i'?ll|i\s+will)\s+be\s+\d{{1,3}})\s+on\s+(?:the\s+)?(?P<day>\d{{1,2}}"
+    rf"(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTH_WORD})|(?:{_MONTH_WORD})\s+\d{{1,2}}(?:st|nd|rd|th)?)\b",
+    re.IGNORECASE,
+)
 _PLACE_PEOPLE = re.compile(
     r"\b(?:we'?re|we\s+are|i'?m|i\s+am)\s+(?:(?:officially|now|finally|proper|true)\s+)*"
     r"(?P<place>(?-i:[A-Z])[\w'.-]+(?:\s+(?-i:[A-Z])[\w'.-]+){0,2})\s+(?:people|folks|locals)\b",
