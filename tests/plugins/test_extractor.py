@@ -1358,6 +1358,12 @@ def test_what_is_said_without_its_subject_or_in_passing_is_read(
             "I'll be 50 on 9 March, send help",
             ["The user is 50 years old.", "The user's birthday is 9 March."],
         ),
+        ("im 17 so my dad says no motorbike", ["The user is 17 years old."]),
+        (
+            "Pleased to share that I've joined Monzo as a data analyst",
+            ["The user works at Monzo.", "The user works as a data analyst."],
+        ),
+        ("these days I swim at the lido before work", ["The user swims at the lido."]),
         # A meal is no fact; a habit is.
         ("had a burger and fries for lunch", []),
         ("I have a glass of wine most evenings", ["The user drinks wine."]),

@@ -38,6 +38,10 @@ _LEADING_FILLER = re.compile(
     r"|(?:because|cause|cuz|bc)(?=\s+(?:i|i'm|we|we're|my|our)\b)"
     r"|(?:also|plus)(?=\s+(?:my|our)\s)"
     r"|news|good news|big news|guess what|just so you know|for the record|for context"
+    # "Happy to inform that I have joined Thoughtworks": the news is what follows.
+    r"|(?:i'?m\s+|i\s+am\s+)?(?:happy|glad|pleased|excited|proud|thrilled|delighted)\s+to\s+(?:inform"
+    r"|share|announce|say|report|tell\s+you)(?:\s+(?:you|everyone))?(?:\s+that)?"
+    r"(?=\s+(?:i|i'm|i've|im|we|we're|we've|my|our)\b)"
     r"|(?:like|as)\s+(?:i(?:'ve|\s+have)?\s+(?:said|mentioned|told\s+you|explained|wrote))"
     r"(?:\s+(?:before|earlier|already))?"
     r"|remember(?=\s+(?:i|i'm|im|that|my|we|we're)\b)"

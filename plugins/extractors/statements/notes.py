@@ -20,7 +20,11 @@ from plugins.extractors.claims import stem, third_person
 from plugins.extractors.claims.values import OFTEN
 from plugins.extractors.claims.words import IRREGULAR, VERBS
 
-_LEAD = r"^(?:(?:so|and|but|also|btw|plus|oh|ok|okay|well)\s+)?"
+# "now I go to the bouldering gym instead": a lead, and the change it marks, is no part of it.
+_LEAD = (
+    r"^(?:(?:so|and|but|also|btw|plus|oh|ok|okay|well)\s+)?"
+    r"(?:(?:now|these\s+days|nowadays|lately)\s*,?\s+)?"
+)
 _FIRST_PERSON = re.compile(_LEAD + r"(?:i|i'm|im|i've|ive|my|we|we're|we've|our)\b", re.I)
 _ADDRESSED = re.compile(r"\b(?:you|u|ya|your|yours|thank|thanks|thx|ty|pls|please)\b", re.I)
 _OF_THE_MOMENT = re.compile(

@@ -246,9 +246,13 @@ def _before_report(sentence: str) -> str:
         return sentence[then.end() :]
     head = sentence[: reported.start()]
     cuts = list(re.finditer(r",\s+|\s+(?:and|but|so)\s+", head))
-    if not cuts or len(head[: cuts[-1].start()].split()) < 3:
+    if not cuts:
         return sentence
-    return head[: cuts[-1].start()].strip()
+    own = head[: cuts[-1].start()].strip()
+    # "im 16 so my mom says ...": a short clause is the user's own when it says "I'm".
+    if len(own.split()) < 3 and not re.match(r"(?:i'?m|im|i\s+am)\s", own, re.IGNORECASE):
+        return sentence
+    return own
 
 
 # "I'm a product manager at Shopify, and considering Wharton": what is weighed comes after.

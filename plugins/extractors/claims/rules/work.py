@@ -378,7 +378,12 @@ class WorkRules(Reading):
         if _MEMBERSHIP.search(value):
             # Joining a club, a programme or a group is something the user does, not a job.
             return [self.claim("hobby", f"belongs to {value}")] if not self.p.negated else []
-        return [self.claim("employer", value, change=True)]
+        out = [self.claim("employer", value, change=True)]
+        role = re.search(r"\bas\s+(?:an?\s+)?(?P<job>[^,.;!?]+)", rest, re.IGNORECASE)
+        if role is not None and lx.is_occupation(clean_value(role.group("job")).casefold()):
+            # "joined Monzo as a data analyst": the job there too.
+            out.append(self.claim("job", with_article(clean_value(role.group("job"))), change=True))
+        return out
 
     def _new_job(self, tail: str) -> list[Claim]:
         out = []
