@@ -1364,6 +1364,17 @@ def test_what_is_said_without_its_subject_or_in_passing_is_read(
             ["The user works at Monzo.", "The user works as a data analyst."],
         ),
         ("these days I swim at the lido before work", ["The user swims at the lido."]),
+        ("am a joiner in Bolton", ["The user works as a joiner.", "The user lives in Bolton."]),
+        ("Am I a bad tenant?", []),
+        (
+            "can you fix the menu for my baking business in Nairobi?",
+            ["The user works at their own baking business."],
+        ),
+        (
+            "the business is called Tidy Nest, we clean offices",
+            ["The user works at their own business Tidy Nest."],
+        ),
+        ("just did a night shift in resus at Groote Schuur", ["The user works at Groote Schuur."]),
         # A meal is no fact; a habit is.
         ("had a burger and fries for lunch", []),
         ("I have a glass of wine most evenings", ["The user drinks wine."]),

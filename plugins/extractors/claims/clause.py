@@ -686,7 +686,7 @@ def _subjectless_ok(text: str, strict: bool) -> bool:
     if first in ("a", "an"):
         noun = []
         for word in words[1:5]:
-            if word in ("as", "at", "in", "for", "since", "from", "now", "with"):
+            if word in ("as", "at", "in", "for", "since", "from", "now", "with", "based", "living"):
                 break
             noun.append(word)
         return lx.is_occupation(" ".join(noun))

@@ -137,8 +137,19 @@ _WORKPLACE = re.compile(
     r"(?:named|called)\s+(?P<named>(?-i:[A-Z])[\w&'-]+(?:\s+(?-i:[A-Z])[\w&'-]+){0,2})"
     r"|\b(?:on\s+(?:permanent\s+|regular\s+)?(?:nights|days|lates|earlies)"
     r"|(?:day|night|early|late|morning|evening|weekend|graveyard|double|long|first)\s+shifts?"
+    r"(?:\s+(?:in|on)\s+(?:the\s+)?[a-z][\w-]*)?"
     r"|long\s+day(?:\s+ahead)?)\s+at\s+"
     r"(?P<org>(?-i:[A-Z])[\w&'-]+(?:\s+(?-i:[A-Z])[\w&'-]+){0,2})",
+    re.IGNORECASE,
+)
+_MY_BUSINESS = re.compile(
+    # Not "opened my own bakery in Savannah", which the business rule reads whole.
+    r"(?<!opened\s)(?<!started\s)(?<!launched\s)(?<!founded\s)(?<!set up\s)"
+    r"\bmy\s+(?:own\s+|little\s+|small\s+|new\s+)?(?P<kind>(?!own\b)[a-z][\w-]+\s+)?"
+    r"(?P<what>business|bakery|salon|startup|food\s+truck|catering\s+company)\b"
+    r"(?:,?\s+(?:is\s+)?(?:called\s+|named\s+)?(?P<name>(?-i:[A-Z])[\w'&-]+(?:\s+(?-i:[A-Z])[\w'&-]+){0,3}))?"
+    r"|\b(?:the\s+|our\s+)?business\s+is\s+(?:called\s+)?(?P<name2>(?-i:[A-Z])[\w'&-]+"
+    r"(?:\s+(?-i:[A-Z])[\w'&-]+){0,3})",
     re.IGNORECASE,
 )
 # "just got off a double shift as a line cook": the job the shift is worked in.
@@ -214,6 +225,13 @@ def _in_passing(text: str) -> list[Claim]:
         org = match.group("named") or match.group("org")
         if not known_place(org):
             out.append(Claim("user", "employer", org))
+    own = _MY_BUSINESS.search(text)
+    if own is not None:
+        # "a website for my catering business in Kampala", "business is Nakato Kitchen".
+        name = own.group("name") or own.group("name2")
+        kind = own.group("kind") or ""
+        what = f"their own {kind}{own.group('what') or 'business'}" + (f" {name}" if name else "")
+        out.append(Claim("user", "employer", what))
     shift = _SHIFT_AS.search(text)
     if shift is not None and lx.is_occupation(shift.group("job").casefold()):
         out.append(Claim("user", "job", with_article(shift.group("job").casefold())))

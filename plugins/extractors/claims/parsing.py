@@ -135,6 +135,8 @@ def parse(
     # "It's about 40 mins from us in Wolverhampton", "yeah i'm a plumber, bristol area".
     text = _FROM_US_IN.sub(r"\g<lead>. I live in \g<place>.", text)
     text = _PLACE_AREA.sub(_area_lived_in, text)
+    # "am a self employed plumber in glasgow": its "I" left out.
+    text = re.sub(r"(?:^|(?<=[.!?]\s))am\s+(?=an?\s)", "I am ", text, flags=re.I)
     # "I'm 27, a software engineer at Digikala": the age, then the job.
     text = _AGE_THEN_JOB.sub(r"\g<age>. I'm ", text)
     # "Ethiopian food is my absolute favourite now": the favourite said the other way round.

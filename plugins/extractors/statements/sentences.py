@@ -128,6 +128,9 @@ def statement_sentences(text: str) -> list[str]:
         sentence = _statement_before_question(_statement_after_request(sentence))
         sentence = _before_report(_MENTION_THAT.sub("", sentence))
         sentence = with_antecedent(sentence, named_unkept)
+        # "am a self employed plumber in glasgow": a statement with its "I" left out, not
+        # the question "am I ...".
+        sentence = re.sub(r"^(\W*)am\s+(?=an?\s)", r"\1I am ", sentence, flags=re.I)
         if _is_statement(sentence):
             kept.append(QUOTED.sub(_title_or_blank, sentence).strip())
             named_unkept = None
