@@ -1375,6 +1375,23 @@ def test_what_is_said_without_its_subject_or_in_passing_is_read(
             ["The user works at their own business Tidy Nest."],
         ),
         ("just did a night shift in resus at Groote Schuur", ["The user works at Groote Schuur."]),
+        (
+            "im 52, welder in Gdynia",
+            [
+                "The user is 52 years old.",
+                "The user works as a welder.",
+                "The user lives in Gdynia.",
+            ],
+        ),
+        (
+            "moved to Lyon for a sous chef job at Bocuse",
+            [
+                "The user lives in Lyon.",
+                "The user works as a sous chef.",
+                "The user works at Bocuse.",
+            ],
+        ),
+        ("pulled a double at Mercy General again", ["The user works at Mercy General."]),
         # A meal is no fact; a habit is.
         ("had a burger and fries for lunch", []),
         ("I have a glass of wine most evenings", ["The user drinks wine."]),

@@ -138,7 +138,13 @@ _WORKPLACE = re.compile(
     r"|\b(?:on\s+(?:permanent\s+|regular\s+)?(?:nights|days|lates|earlies)"
     r"|(?:day|night|early|late|morning|evening|weekend|graveyard|double|long|first)\s+shifts?"
     r"(?:\s+(?:in|on)\s+(?:the\s+)?[a-z][\w-]*)?"
-    r"|long\s+day(?:\s+ahead)?)\s+at\s+"
+    r"|long\s+day(?:\s+ahead)?|(?:got\s+off|did|pulled|finished)\s+a\s+double)\s+at\s+(?:the\s+)?"
+    r"(?P<org>(?-i:[A-Z])[\w&'-]+(?:\s+(?-i:[A-Z])[\w&'-]+){0,2})",
+    re.IGNORECASE,
+)
+_FOR_A_JOB_AT = re.compile(
+    r"\b(?:for|got|took|landed|start(?:ed|ing)?)\s+(?:a|an|my|the)\s+(?:new\s+)?"
+    r"(?P<job>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)\s+(?:job|role|position|post)\s+(?:at|with)\s+"
     r"(?P<org>(?-i:[A-Z])[\w&'-]+(?:\s+(?-i:[A-Z])[\w&'-]+){0,2})",
     re.IGNORECASE,
 )
@@ -225,6 +231,11 @@ def _in_passing(text: str) -> list[Claim]:
         org = match.group("named") or match.group("org")
         if not known_place(org):
             out.append(Claim("user", "employer", org))
+    job_at = _FOR_A_JOB_AT.search(text)
+    if job_at is not None and lx.is_occupation(job_at.group("job").casefold()):
+        # "moved to Berlin for a data analyst job at Zalando": the job and where.
+        out.append(Claim("user", "job", with_article(job_at.group("job").casefold())))
+        out.append(Claim("user", "employer", job_at.group("org")))
     own = _MY_BUSINESS.search(text)
     if own is not None:
         # "a website for my catering business in Kampala", "business is Nakato Kitchen".

@@ -138,7 +138,7 @@ def parse(
     # "am a self employed plumber in glasgow": its "I" left out.
     text = re.sub(r"(?:^|(?<=[.!?]\s))am\s+(?=an?\s)", "I am ", text, flags=re.I)
     # "I'm 27, a software engineer at Digikala": the age, then the job.
-    text = _AGE_THEN_JOB.sub(r"\g<age>. I'm ", text)
+    text = _AGE_THEN_JOB.sub(_age_then_job, text)
     # "Ethiopian food is my absolute favourite now": the favourite said the other way round.
     text = _IS_MY_FAVOURITE.sub(_my_favourite, text)
     # "I'll be 35 on 2 August": the birthday too.
@@ -316,8 +316,19 @@ def _area_lived_in(found: re.Match[str]) -> str:
 
 
 _AGE_THEN_JOB = re.compile(
-    r"(?P<age>\b(?:i'?m|i\s+am|im)\s+\d{1,2})(?:\s*,|\s+and)\s+(?=an?\s+[\w-]+)", re.IGNORECASE
+    r"(?P<age>\b(?:i'?m|i\s+am|im)\s+\d{1,2})(?:\s*,|\s+and)\s+(?=(?P<article>an?\s+)?(?P<word>[\w-]+))",
+    re.IGNORECASE,
 )
+
+
+def _age_then_job(found: re.Match[str]) -> str:
+    """ "I'm 27, a software engineer", "im 39, nurse in porto alegre": the age, then the job
+    (a bare noun only when it is a trade)."""
+    if found.group("article") is None and found.group("word").casefold() not in lx.OCCUPATIONS:
+        return found.group(0)
+    return f"{found.group('age')}. I'm " + ("" if found.group("article") else "a ")
+
+
 _KINDS = lx.words(
     "food cuisine dish meal drink music band artist singer song album film movie show book"
     " author sport team game player season colour color city country place holiday"
