@@ -114,10 +114,7 @@ _POACHED_ME = re.compile(
 )
 
 
-_COURSE = (
-    r"(?:master'?s|masters|phd|ph\.d\.?|degree|diploma|bachelor'?s|apprenticeship|course|mba|msc"
-    r"|bsc|mphil|llm|ma|ba|pgce)"
-)
+_COURSE = r"(?:master'?s|masters|phd|ph\.d\.?|degree|diploma|bachelor'?s|apprenticeship|course|mba)"
 _DOING_A_COURSE = re.compile(
     rf"\b(?:doing|starting|beginning|finishing|studying\s+for)\s+(?:an?|my|the)\s+(?:{_COURSE}(?:\s+degree)?\s+in\s+(?P<field>[\w-]+(?:\s+[\w-]+)?)"
     rf"|(?P<kind>(?!{_COURSE}\b)[\w-]+(?:\s+[\w-]+)?)\s+{_COURSE})\b",
