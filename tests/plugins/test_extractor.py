@@ -1392,6 +1392,12 @@ def test_what_is_said_without_its_subject_or_in_passing_is_read(
             ],
         ),
         ("pulled a double at Mercy General again", ["The user works at Mercy General."]),
+        (
+            "well, that's me retired as of today",
+            ["The user is retired.", "The user left their job."],
+        ),
+        ("just got my first job at greggs!!", ["The user works at greggs."]),
+        ("im 17 btw so can I work nights?", ["The user is 17 years old."]),
         # A meal is no fact; a habit is.
         ("had a burger and fries for lunch", []),
         ("I have a glass of wine most evenings", ["The user drinks wine."]),

@@ -266,6 +266,14 @@ def claims_of_clause(
         text,
         flags=re.I,
     )
+    # "well that's me retired!": the speaker, now.
+    text = re.sub(
+        r"\bthat'?s\s+me\s+(?=(?:retired|done|qualified|graduated|moved|engaged|married"
+        r"|divorced|unemployed|sober|vegan|vegetarian|single)\b)",
+        "I'm now ",
+        text,
+        flags=re.I,
+    )
     # "guess who's a caseworker now": the speaker.
     text = re.sub(r"^guess\s+who(?:'s|\s+is)\s+", "I'm ", text, flags=re.I)
     # "officially unemployed lol", "promoted to senior nurse last week": a state or what was

@@ -128,7 +128,11 @@ class PossessionRules(FamilyRules, WorkRules):
             if attribute is not None:
                 qualifier = lx.relation_of(kind) if attribute == "family" else None
                 return [self.claim(attribute, "", negated=True, qualifier=qualifier)]
-        if re.match(r"^(?:an?\s+|my\s+|our\s+)?(?:new\s+)?job\s+(?:at|with)\s+", low):
+        if re.match(
+            r"^(?:an?\s+|my\s+|our\s+)?(?:(?:new|first|second|dream|summer|weekend|part-time"
+            r"|full-time|proper)\s+)?job\s+(?:at|with)\s+",
+            low,
+        ):
             value = clean_value(re.sub(r"^.*?\bjob\s+(?:at|with)\s+", "", rest, flags=re.I))
             return (
                 []
