@@ -1398,6 +1398,10 @@ def test_what_is_said_without_its_subject_or_in_passing_is_read(
         ),
         ("just got my first job at greggs!!", ["The user works at greggs."]),
         ("im 17 btw so can I work nights?", ["The user is 17 years old."]),
+        (
+            "a friend dragged me to a salsa class and now im hooked",
+            ["The user likes salsa."],
+        ),
         # A meal is no fact; a habit is.
         ("had a burger and fries for lunch", []),
         ("I have a glass of wine most evenings", ["The user drinks wine."]),

@@ -145,6 +145,8 @@ def parse(
     text = _BE_AGE_ON.sub(r"\g<lead>. My birthday is \g<day>", text)
     # "we're officially Da Nang people now": where the speaker lives.
     text = _PLACE_PEOPLE.sub(r"I live in \g<place>", text)
+    # "a coworker dragged me to a bouldering gym and im hooked": into it now.
+    text = _HOOKED.sub(r"I'm into \g<what> now", text)
     # "we keep a halal kitchen", "I keep kosher": the household's diet is the speaker's.
     text = _KEEP_A_DIET.sub(r"I'm \g<diet>", text)
     # "... but these days it's all padel": what the speaker is into now (its own clause).
@@ -366,6 +368,12 @@ _BE_AGE_ON = re.compile(
 _PLACE_PEOPLE = re.compile(
     r"\b(?:we'?re|we\s+are|i'?m|i\s+am)\s+(?:(?:officially|now|finally|proper|true)\s+)*"
     r"(?P<place>(?-i:[A-Z])[\w'.-]+(?:\s+(?-i:[A-Z])[\w'.-]+){0,2})\s+(?:people|folks|locals)\b",
+    re.IGNORECASE,
+)
+_HOOKED = re.compile(
+    r"\b(?:\w+\s+){0,3}?(?:taught|got|dragged|introduced|took|brought)\s+me\s+(?:to\s+|into\s+|on\s+)?"
+    r"(?:a\s+|the\s+|some\s+)?(?P<what>[a-z][\w-]+)(?:\s+(?:gym|class|classes|club|lessons|session))?"
+    r"[^.!?]*?\b(?:and|now)\s+(?:i'?m|i\s+am|im)\s+(?:totally\s+|completely\s+|so\s+|now\s+)?hooked\b",
     re.IGNORECASE,
 )
 _HOME_NAMED = re.compile(
