@@ -148,6 +148,22 @@ _FOR_A_JOB_AT = re.compile(
     r"(?P<org>(?-i:[A-Z])[\w&'-]+(?:\s+(?-i:[A-Z])[\w&'-]+){0,2})",
     re.IGNORECASE,
 )
+
+
+def _said_by_me(before: str) -> bool:
+    """Whether the sentence a mention ends is the user's own doing ("I moved to Berlin for a
+    job at ..."), not a relative's ("Tom's just moved to London, got a sous chef job at ...")."""
+    clause = re.split(r"[.!?]\s+", before)[-1]
+    mine = re.search(r"\b(?:i|i'm|im|i've|ive)\b", clause, re.IGNORECASE) or re.match(
+        r"^\W*(?:(?:just|finally|so)\s+)?[a-z]+ed\b",
+        clause,  # "moved to Lyon for ...", its "I" left out
+    )
+    someone_else = re.search(
+        r"\b(?:he|she|they|his|her|their)\b|(?-i:[A-Z])[a-z]+'s\b", clause, re.IGNORECASE
+    )
+    return mine is not None and someone_else is None
+
+
 _MY_BUSINESS = re.compile(
     # Not "opened my own bakery in Savannah", which the business rule reads whole.
     r"(?<!opened\s)(?<!started\s)(?<!launched\s)(?<!founded\s)(?<!set up\s)"
@@ -232,7 +248,11 @@ def _in_passing(text: str) -> list[Claim]:
         if not known_place(org):
             out.append(Claim("user", "employer", org))
     job_at = _FOR_A_JOB_AT.search(text)
-    if job_at is not None and lx.is_occupation(job_at.group("job").casefold()):
+    if (
+        job_at is not None
+        and lx.is_occupation(job_at.group("job").casefold())
+        and _said_by_me(text[: job_at.start()])
+    ):
         # "moved to Berlin for a data analyst job at Zalando": the job and where.
         out.append(Claim("user", "job", with_article(job_at.group("job").casefold())))
         out.append(Claim("user", "employer", job_at.group("org")))
