@@ -1402,6 +1402,16 @@ def test_what_is_said_without_its_subject_or_in_passing_is_read(
             "a friend dragged me to a salsa class and now im hooked",
             ["The user likes salsa."],
         ),
+        # Who is speaking, introduced: "<trade> here", a trade opening a sentence.
+        ("civil engineer here, 29, quick question", ["The user works as a civil engineer."]),
+        ("long time lurker here", []),
+        ("Midwife with the NHS in Bath, 12 years", ["The user works as a midwife."]),
+        (
+            "got the keys to our own flat in Leith today!",
+            ["The user lives in Leith."],
+        ),
+        ("shifted to Bengaluru last month for work", ["The user lives in Bengaluru."]),
+        ("I shifted to a new team", []),
         # A meal is no fact; a habit is.
         ("had a burger and fries for lunch", []),
         ("I have a glass of wine most evenings", ["The user drinks wine."]),

@@ -608,7 +608,7 @@ def _bare_occupation(text: str) -> bool:
     # One word will do when a place follows it: "waitress at a diner in marietta".
     one = re.match(r"^(\S+)\s+(?:at|in)\s+(?:a|an|the)\s", text.casefold())
     # ... or when the one word is a trade of its own: "postdoc in marine biology at UTas".
-    alone = re.match(r"^(\S+)\s+(?:at|in)\s", text.casefold())
+    alone = re.match(r"^(\S+)\s+(?:at|in|with|for)\s", text.casefold())
     known = alone is not None and alone.group(1) in lx.OCCUPATIONS
     shortest = (
         0 if (one is not None or known) and stem(words[0] if words else "") not in VERBS else 1

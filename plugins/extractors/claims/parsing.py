@@ -135,6 +135,14 @@ def parse(
     # "It's about 40 mins from us in Wolverhampton", "yeah i'm a plumber, bristol area".
     text = _FROM_US_IN.sub(r"\g<lead>. I live in \g<place>.", text)
     text = _PLACE_AREA.sub(_area_lived_in, text)
+    # "Paramedic with the Welsh Ambulance Service": a trade opening a sentence, not a name.
+    text = _OPENING_TRADE.sub(lambda m: m.group(0).casefold(), text)
+    # "architect here, 31", "freelance ios dev in osaka here": who is speaking, introduced.
+    text = _TRADE_HERE.sub(_trade_here, text)
+    # "collected keys to my own 4-room in Punggol": moved in.
+    text = _KEYS_TO.sub(r"\g<lead>moved into ", text)
+    # "shifted to pune last month": moved (Indian English).
+    text = _SHIFTED_TO.sub(_shifted, text)
     # "am a self employed plumber in glasgow": its "I" left out.
     text = re.sub(r"(?:^|(?<=[.!?]\s))am\s+(?=an?\s)", "I am ", text, flags=re.I)
     # "I'm 27, a software engineer at Digikala": the age, then the job.
@@ -329,6 +337,50 @@ def _age_then_job(found: re.Match[str]) -> str:
     if found.group("article") is None and found.group("word").casefold() not in lx.OCCUPATIONS:
         return found.group(0)
     return f"{found.group('age')}. I'm " + ("" if found.group("article") else "a ")
+
+
+_OPENING_TRADE = re.compile(
+    "(?:(?<=^)|(?<=[.!?]\\s))(?:"
+    + "|".join(
+        sorted((w.capitalize() for w in lx.OCCUPATIONS if "-" not in w), key=len, reverse=True)
+    )
+    + r")(?=\s+(?:at|in|with|for)\s)"
+)
+_TRADE_HERE = re.compile(
+    r"(?:(?<=^)|(?<=[.!?]\s)|(?<=,\s)|(?<=\bhere\s)|(?<=!\s))(?P<np>(?:an?\s+)?[a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}?)"
+    r"(?P<where>\s+(?:in|at|with|for)\s+[\w' -]{2,40}?)?\s+here(?=\s*[,.!]|\s*$)",
+    re.IGNORECASE,
+)
+
+
+def _trade_here(found: re.Match[str]) -> str:
+    np = re.sub(r"^an?\s+", "", found.group("np"))
+    trade = re.sub(r"^(?:freelance|self-employed|senior|junior|retired)\s+", "", np.casefold())
+    if not lx.is_occupation(trade) or trade.split()[-1] in _NOT_TRADES:
+        return found.group(0)
+    return f"I'm a {np}{found.group('where') or ''}"
+
+
+# "long time lurker here", "big fan here": who is speaking, but no trade.
+_NOT_TRADES = lx.words(
+    "here there lurker fan reader listener follower user beginner newbie member viewer"
+    " subscriber customer lover noob"
+)
+_KEYS_TO = re.compile(
+    r"(?P<lead>\b(?:i|we)\s+|^|(?<=[.!?]\s))(?:(?:just|finally)\s+)?(?:collected|got|picked\s+up)\s+"
+    r"(?:the\s+)?keys\s+(?:to|for)\s+(?=(?:my|our)\s)",
+    re.IGNORECASE,
+)
+_SHIFTED_TO = re.compile(
+    r"\bshifted\s+to\s+(?P<place>[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)", re.IGNORECASE
+)
+
+
+def _shifted(found: re.Match[str]) -> str:
+    place = found.group("place")
+    if not (place[:1].isupper() or known_place(place)):
+        return found.group(0)  # "shifted to a new role": not a place
+    return f"moved to {place}"
 
 
 _KINDS = lx.words(
