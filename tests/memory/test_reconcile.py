@@ -342,6 +342,9 @@ def test_decisions(existing: list[str], new: str, outcome: str, targets: list[in
         ),
         (["Has asthma"], "physio cleared me this morning", "added", []),
         (["Is prediabetic"], "I'm no longer prediabetic, the diet worked", "updated", [0]),
+        # Another person's offer is theirs.
+        (["Works as a nurse at St Mary's"], "my wife accepted an offer from Ocado", "added", []),
+        (["Works as a nurse at St Mary's"], "just accepted an offer from Ocado!", "updated", [0]),
         # A life-long place is no move.
         (["Lives in Cork"], "I've lived in Galway my entire life", "conflict", [0]),
         (["Lives in Cork"], "born in Galway and never left", "conflict", [0]),

@@ -37,9 +37,11 @@ ON_A_TRIP = re.compile(
 )
 
 
-# "I accepted the offer from Monzo": the employer to be.
+# "I accepted the offer from Monzo": the employer to be ("my husband accepted an offer from
+# Meta" is his).
 _OFFER_FROM = re.compile(
-    rf"\b(?:accepted|took|signed)\s+(?:the|an|their|a)\s+(?:job\s+)?offer\s+(?:from|at|with)\s+"
+    r"(?:^\W*|\b(?:i|i've|ive|we|we've)\s+)(?:(?:just|finally|officially|have|already)\s+)*"
+    rf"(?:accepted|took|signed)\s+(?:the|an|their|a)\s+(?:job\s+)?offer\s+(?:from|at|with)\s+"
     rf"(?P<org>{_CAPITALISED})",
     re.IGNORECASE,
 )
