@@ -73,7 +73,7 @@ async def test_preview_conflicts_are_about_one_subject_and_include_queued_ones(
         # Once, whether the rules saw it or only the write's reconciliation did.
         assert len(pairs) == 1
         assert pairs[0][0] == [diet, body["fact_id"]]
-        assert pairs[0][1] in ("a habit the diet excludes", "reconciliation: " + body["reason"])
+        assert pairs[0][1] in ("takes what the diet rules out", "reconciliation: " + body["reason"])
 
 
 async def test_preview_does_not_flag_facts_that_are_both_true(tmp_path: Path) -> None:
