@@ -176,7 +176,7 @@ def _kin_said_to_be_none(new: Claim, old: Claim) -> bool:
     return kin_kind(new.subject.removeprefix("user's ")) == kin_kind(old.qualifier or "")
 
 
-def _kin_named_against(text: str, fact: Known) -> bool:
+def _kin_named_against(text: str, mentioned: Sequence[Claim], fact: Known) -> bool:
     """ "my older brother and i share a car" against "is an only child": the way the user
     names a relative says there is one, whatever the sentence is about."""
     never_wed = any(
@@ -198,16 +198,16 @@ def _kin_named_against(text: str, fact: Known) -> bool:
         return False
     named = {
         kin_kind(c.qualifier or "")
-        for c in mentions(text)
+        for c in mentioned
         if c.attribute == "family" or (c.attribute == "family_count" and c.value != "0")
     }
     return bool(nones & named)
 
 
-def _said_in_passing(text: str, fact: Known) -> Match | None:
+def _said_in_passing(mentioned: Sequence[Claim], fact: Known) -> Match | None:
     """ "cast came off today and the doctor cleared me" against "has a broken leg": what the
     text says in passing (read as the extractor reads it) that ends a fact."""
-    healed = [c for c in mentions(text) if c.attribute == "condition" and c.value == INJURY]
+    healed = [c for c in mentioned if c.attribute == "condition" and c.value == INJURY]
     for new in healed:
         for old in fact.claims:
             relation, rule, confidence = relate(new, old)
@@ -290,6 +290,8 @@ def reconcile(
         if named != text:
             claims = claims_of(named)
             specific = {i for i, c in enumerate(claims) if not _generic(c)}
+    # What the text says in passing ("my brother", "cast came off"), read once for every fact.
+    mentioned = mentions(text) if known else []
     for fact in known:
         if normalise(fact.text) == exact:
             matches.append(Match(fact.fact_id, "same", "same text", 1.0))
@@ -304,12 +306,12 @@ def reconcile(
                 covered.update(range(len(claims)))
         if match.relation == "none" and (not specific or _taken_up_beside_a_verb(claims)):
             match = _loosely(text, fact)
-        if match.relation != "replaces" and _kin_named_against(text, fact):
+        if match.relation != "replaces" and _kin_named_against(text, mentioned, fact):
             match = Match(fact.fact_id, "replaces", "a relative said to be none", CONTRADICTION)
         elif match.relation != "replaces" and _one_more_child(text, fact):
             match = Match(fact.fact_id, "replaces", "one more child than said", 0.8)
         elif match.relation != "replaces":
-            match = _said_in_passing(text, fact) or match
+            match = _said_in_passing(mentioned, fact) or match
         matches.append(match)
     if _CORRECTION.search(text):
         # "Actually I was born in 1991": the user corrects what memory holds, so a replacement
