@@ -9,6 +9,7 @@ from dataclasses import replace
 from plugins.extractors import lexicon as lx
 from plugins.extractors.claims.clause import claims_of_clause
 from plugins.extractors.claims.model import TURNING, Claim
+from plugins.extractors.claims.phrases import ON_A_DAY
 from plugins.extractors.claims.splitting import clauses, sentences
 from plugins.extractors.claims.subjects import (
     NOT_NAME_SUFFIX,
@@ -411,12 +412,7 @@ def _my_favourite(found: re.Match[str]) -> str:
     return f"I love {what}{tail}"
 
 
-_MONTH_WORD = "|".join(sorted(lx.MONTHS, key=len, reverse=True))
-_BE_AGE_ON = re.compile(
-    rf"(?P<lead>\b(?:i'?ll|i\s+will)\s+be\s+\d{{1,3}})\s+on\s+(?:the\s+)?(?P<day>\d{{1,2}}"
-    rf"(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTH_WORD})|(?:{_MONTH_WORD})\s+\d{{1,2}}(?:st|nd|rd|th)?)\b",
-    re.IGNORECASE,
-)
+_BE_AGE_ON = re.compile(rf"(?P<lead>\b(?:i'?ll|i\s+will)\s+be\s+\d{{1,3}})\s+{ON_A_DAY}", re.I)
 _PLACE_PEOPLE = re.compile(
     r"\b(?:we'?re|we\s+are|i'?m|i\s+am)\s+(?:(?:officially|now|finally|proper|true)\s+)*"
     r"(?P<place>(?-i:[A-Z])[\w'.-]+(?:\s+(?-i:[A-Z])[\w'.-]+){0,2})\s+(?:people|folks|locals)\b",

@@ -131,6 +131,14 @@ def date_phrase(text: str) -> str:
     return re.split(r",|\s+(?:at|with|in the|because|so)\s+", text.strip(" .!"), maxsplit=1)[0]
 
 
+_MONTH = "|".join(sorted(lx.MONTHS, key=len, reverse=True))
+ON_A_DAY = (
+    rf"\bon\s+(?:the\s+)?(?P<day>\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTH})"
+    rf"|(?:{_MONTH})\s+\d{{1,2}}(?:st|nd|rd|th)?)\b"
+)
+"""A pattern: "on 30 November", "on the 3rd of May", "on March 3rd"; the date is ``day``."""
+
+
 def has_date(text: str) -> bool:
     low = text.casefold()
     if re.search(r"\b\d{1,2}(?:st|nd|rd|th)\b|\b\d{4}\b|\b\d{1,2}/\d{1,2}\b", low):

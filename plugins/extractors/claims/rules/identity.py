@@ -8,7 +8,7 @@ from plugins.extractors import lexicon as lx
 from plugins.extractors.claims.idioms import NOT_LIKED_KINDS
 from plugins.extractors.claims.locations import place_value
 from plugins.extractors.claims.model import CHANGED_MIND, TURNING, Claim
-from plugins.extractors.claims.phrases import has_date, number
+from plugins.extractors.claims.phrases import ON_A_DAY, has_date, number
 from plugins.extractors.claims.reading import Reading
 from plugins.extractors.claims.subjects import ATTRIBUTE_NOUNS, HANDLE_NOUNS, is_name, name_shaped
 from plugins.extractors.claims.values import clean_value, vague
@@ -154,9 +154,4 @@ class IdentityRules(Reading):
         return [] if vague(value) else [self.claim("nickname", value)]
 
 
-_MONTH = "|".join(sorted(lx.MONTHS, key=len, reverse=True))
-_ON_A_DAY = re.compile(
-    rf"\bon\s+(?:the\s+)?(?P<day>\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTH})\b"
-    rf"|(?:{_MONTH})\s+\d{{1,2}}(?:st|nd|rd|th)?)\b",
-    re.IGNORECASE,
-)
+_ON_A_DAY = re.compile(ON_A_DAY, re.IGNORECASE)
