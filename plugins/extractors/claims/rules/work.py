@@ -79,9 +79,9 @@ class WorkRules(Reading):
             if vague(value):
                 return []
             out = [self.claim("employer", value, change=p_change(self.p, low))]
-            role = re.search(r"\bas\s+(?:an?\s+)?(?P<job>[^,.;!?]+)", rest, re.I)
-            if role is not None and lx.is_occupation(clean_value(role.group("job")).casefold()):
-                out.append(self.claim("job", with_article(clean_value(role.group("job")))))
+            role = _role_named(rest)
+            if role is not None:
+                out.append(self.claim("job", role))
             return out
         match = re.match(
             r"^(?:fired|laid off|let go|sacked|made redundant)\b(?:\s+(?:from|by))?\s*", low
@@ -379,10 +379,9 @@ class WorkRules(Reading):
             # Joining a club, a programme or a group is something the user does, not a job.
             return [self.claim("hobby", f"belongs to {value}")] if not self.p.negated else []
         out = [self.claim("employer", value, change=True)]
-        role = re.search(r"\bas\s+(?:an?\s+)?(?P<job>[^,.;!?]+)", rest, re.IGNORECASE)
-        if role is not None and lx.is_occupation(clean_value(role.group("job")).casefold()):
-            # "joined Monzo as a data analyst": the job there too.
-            out.append(self.claim("job", with_article(clean_value(role.group("job"))), change=True))
+        role = _role_named(rest)
+        if role is not None:
+            out.append(self.claim("job", role, change=True))  # "joined Monzo as a data analyst"
         return out
 
     def _new_job(self, tail: str) -> list[Claim]:
@@ -547,6 +546,14 @@ _FOR_A_BUSINESS = re.compile(
     r"|group|family|magazine|newspaper|paper|website|app))\b",
     re.IGNORECASE,
 )
+
+
+def _role_named(text: str) -> str | None:
+    """The job an "as ..." names ("hired by Shopify as a data analyst"), when it is a trade."""
+    role = re.search(r"\bas\s+(?:an?\s+)?(?P<job>[^,.;!?]+)", text, re.IGNORECASE)
+    if role is None or not lx.is_occupation(clean_value(role.group("job")).casefold()):
+        return None
+    return with_article(clean_value(role.group("job")))
 
 
 def _org_named(text: str) -> str:
