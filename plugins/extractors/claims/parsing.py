@@ -9,7 +9,7 @@ from dataclasses import replace
 from plugins.extractors import lexicon as lx
 from plugins.extractors.claims.clause import claims_of_clause
 from plugins.extractors.claims.model import TURNING, Claim
-from plugins.extractors.claims.phrases import ON_A_DAY
+from plugins.extractors.claims.plain import said_plainly
 from plugins.extractors.claims.splitting import clauses, sentences
 from plugins.extractors.claims.subjects import (
     NOT_NAME_SUFFIX,
@@ -19,7 +19,6 @@ from plugins.extractors.claims.subjects import (
     name_shaped,
     starts_predicate,
 )
-from plugins.extractors.places import known_place
 
 # A one-word sentence that exclaims rather than names ("we got a dog! Finally.").
 _EXCLAIMED = frozenset(
@@ -123,47 +122,7 @@ def parse(
     """
     out: list[Claim] = []
     last_person: str | None = person_before
-    text = _BORN_AND_RAISED.sub("born in", text)
-    text = _NEVER_LEFT.sub(r"born in \g<place> and I still live in \g<place>", text)
-    # "Flying from home (Ulaanbaatar) to Seoul": where home is, said in brackets.
-    home = _HOME_NAMED.search(text)
-    if home is not None:
-        homed = _HOME_NAMED.sub(r"\g<lead>\g<place>", text).rstrip()
-        end = "" if homed.endswith((".", "!", "?")) else "."
-        text = f"{homed}{end} I live in {home.group('place')}."
-    # "we completed on a terrace house in Armley": bought it (a sale completes).
-    text = _COMPLETED_ON.sub(r"\g<who> bought ", text)
-    # "It's about 40 mins from us in Wolverhampton", "yeah i'm a plumber, bristol area".
-    text = _FROM_US_IN.sub(r"\g<lead>. I live in \g<place>.", text)
-    text = _PLACE_AREA.sub(_area_lived_in, text)
-    # "Paramedic with the Welsh Ambulance Service": a trade opening a sentence, not a name.
-    text = _OPENING_TRADE.sub(lambda m: m.group(0).casefold(), text)
-    # "architect here, 31", "freelance ios dev in osaka here": who is speaking, introduced.
-    text = _TRADE_HERE.sub(_trade_here, text)
-    # "collected keys to my own 4-room in Punggol": moved in.
-    text = _KEYS_TO.sub(r"\g<lead>moved into ", text)
-    # "shifted to pune last month": moved (Indian English).
-    text = _SHIFTED_TO.sub(_shifted, text)
-    # "am a self employed plumber in glasgow": its "I" left out.
-    text = re.sub(r"(?:^|(?<=[.!?]\s))am\s+(?=an?\s)", "I am ", text, flags=re.I)
-    # "I'm 27, a software engineer at Digikala": the age, then the job.
-    text = _AGE_THEN_JOB.sub(_age_then_job, text)
-    # "Ethiopian food is my absolute favourite now": the favourite said the other way round.
-    text = _IS_MY_FAVOURITE.sub(_my_favourite, text)
-    # "I'll be 35 on 2 August": the birthday too.
-    text = _BE_AGE_ON.sub(r"\g<lead>. My birthday is \g<day>", text)
-    # "we're officially Da Nang people now": where the speaker lives.
-    text = _PLACE_PEOPLE.sub(r"I live in \g<place>", text)
-    # "a coworker dragged me to a bouldering gym and im hooked": into it now.
-    text = _HOOKED.sub(r"I'm into \g<what> now", text)
-    # "we keep a halal kitchen", "I keep kosher": the household's diet is the speaker's.
-    text = _KEEP_A_DIET.sub(r"I'm \g<diet>", text)
-    # "... but these days it's all padel": what the speaker is into now (its own clause).
-    text = _ALL_IT_IS.sub(r"I'm into \g<what> now", text)
-    text = _PLACE_BASED.sub(_based_in, text)
-    text = _RIP.sub(r"\g<who> passed away. ", text)
-    text = _ME_AND_MY.sub(r"\g<lead>\g<who> and I", text)
-    text = _BARE_CONTRACTION.sub(_apostrophe, text)
+    text = said_plainly(text)
     for said in sentences(name_brackets(text)):
         sentence = _BARE_KIN.sub(r"\g<lead>my \g<kin>", said)
         inherited: Subject | None = None
@@ -255,213 +214,12 @@ def parse(
     return out
 
 
-# "i dont drive", "im a nurse", "we havent": contractions typed without the apostrophe.
-_CONTRACTED = {
-    "dont": "don't",
-    "doesnt": "doesn't",
-    "didnt": "didn't",
-    "cant": "can't",
-    "isnt": "isn't",
-    "arent": "aren't",
-    "wasnt": "wasn't",
-    "werent": "weren't",
-    "havent": "haven't",
-    "hasnt": "hasn't",
-    "hadnt": "hadn't",
-    "couldnt": "couldn't",
-    "shouldnt": "shouldn't",
-    "wouldnt": "wouldn't",
-    "im": "I'm",
-    "ive": "I've",
-    "youre": "you're",
-    "theyre": "they're",
-    "thats": "that's",
-    "whats": "what's",
-    "shes": "she's",
-}
-_BARE_CONTRACTION = re.compile(r"\b(?:" + "|".join(_CONTRACTED) + r")\b", re.IGNORECASE)
-
-
-def _apostrophe(match: re.Match[str]) -> str:
-    return _CONTRACTED[match.group(0).casefold()]
-
-
-# "born and raised in Cebu": where the user is from (one clause, not two).
-_BORN_AND_RAISED = re.compile(r"\bborn\s+and\s+(?:raised|bred)\s+in\b", re.IGNORECASE)
-_KEEP_A_DIET = re.compile(
-    r"\b(?:we|i)\s+keep\s+(?:an?\s+)?(?P<diet>halal|kosher|vegan|vegetarian|gluten-free)"
-    r"(?:\s+(?:kitchen|home|house|household))?\b",
-    re.IGNORECASE,
-)
-_ALL_IT_IS = re.compile(
-    r"\b(?:(?P<now>these\s+days|now|nowadays),?\s+)?it'?s\s+all\s+"
-    r"(?!(?:good|fine|ok|okay|gone|over|done|set|sorted|new|same|right|well|great|fun|about|over)\b)"
-    r"(?P<what>[\w-]+(?:\s+(?-i:[A-Z])[\w.-]+)*)"
-    r"(?=\s+(?:for\s+me|now|these\s+days|nowadays)\b|,?\s+(?:\w+\s+)?times?\s+a\s+week\b"
-    r"|(?(now)\s*[,.!]|(?!))|(?(now)\s*$|(?!)))",
-    re.IGNORECASE,
-)
-_COMPLETED_ON = re.compile(
-    r"\b(?P<who>we|i)\s+(?:just\s+|finally\s+|officially\s+)?completed\s+on\s+(?=(?:a|an|the|our|my)\s+"
-    r"(?:\w+\s+){0,2}?(?:house|flat|home|apartment|condo|cottage|bungalow|terrace|semi)\b)",
-    re.IGNORECASE,
-)
-_FROM_US_IN = re.compile(
-    r"(?P<lead>\b(?:from|to|near)\s+us)\s+(?:here\s+)?in\s+"
-    r"(?P<place>(?-i:[A-Z])[\w'.-]+(?:\s+(?-i:[A-Z])[\w'.-]+)?)",
-    re.IGNORECASE,
-)
-_PLACE_AREA = re.compile(
-    r"(?P<lead>,\s*|^)(?:the\s+)?(?P<place>[\w'-]+(?:\s+[\w'-]+)?)\s+area(?P<end>\s*[.!,]|\s*$)",
-    re.IGNORECASE,
-)
-
-
-def _area_lived_in(found: re.Match[str]) -> str:
-    """ "yeah i'm a plumber, 15 yrs, bristol area": a known place said as an area is where
-    the speaker lives; any other "X area" is left as it was."""
-    place = found.group("place")
-    if not known_place(place):
-        return found.group(0)
-    return f". I live in {place[:1].upper() + place[1:]}{found.group('end')}"
-
-
-_AGE_THEN_JOB = re.compile(
-    r"(?P<age>\b(?:i'?m|i\s+am|im)\s+\d{1,2})(?:\s*,|\s+and)\s+(?=(?P<article>an?\s+)?(?P<word>[\w-]+))",
-    re.IGNORECASE,
-)
-
-
-def _age_then_job(found: re.Match[str]) -> str:
-    """ "I'm 27, a software engineer", "im 39, nurse in porto alegre": the age, then the job
-    (a bare noun only when it is a trade)."""
-    if found.group("article") is None and found.group("word").casefold() not in lx.OCCUPATIONS:
-        return found.group(0)
-    return f"{found.group('age')}. I'm " + ("" if found.group("article") else "a ")
-
-
-_OPENING_TRADE = re.compile(
-    "(?:(?<=^)|(?<=[.!?]\\s))(?:"
-    + "|".join(
-        sorted((w.capitalize() for w in lx.OCCUPATIONS if "-" not in w), key=len, reverse=True)
-    )
-    + r")(?=\s+(?:at|in|with|for)\s)"
-)
-_TRADE_HERE = re.compile(
-    r"(?:(?<=^)|(?<=[.!?]\s)|(?<=,\s)|(?<=\bhere\s)|(?<=!\s))(?P<np>(?:an?\s+)?[a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}?)"
-    r"(?P<where>\s+(?:in|at|with|for)\s+[\w' -]{2,40}?)?\s+here(?=\s*[,.!]|\s*$)",
-    re.IGNORECASE,
-)
-
-
-def _trade_here(found: re.Match[str]) -> str:
-    np = re.sub(r"^an?\s+", "", found.group("np"))
-    trade = re.sub(r"^(?:freelance|self-employed|senior|junior|retired)\s+", "", np.casefold())
-    if not lx.is_occupation(trade) or trade.split()[-1] in _NOT_TRADES:
-        return found.group(0)
-    return f"I'm a {np}{found.group('where') or ''}"
-
-
-# "long time lurker here", "big fan here": who is speaking, but no trade.
-_NOT_TRADES = lx.words(
-    "here there lurker fan reader listener follower user beginner newbie member viewer"
-    " subscriber customer lover noob"
-)
-_KEYS_TO = re.compile(
-    r"(?P<lead>\b(?:i|we)\s+|^|(?<=[.!?]\s))(?:(?:just|finally)\s+)?(?:collected|got|picked\s+up)\s+"
-    r"(?:the\s+)?keys\s+(?:to|for)\s+(?=(?:my|our)\s)",
-    re.IGNORECASE,
-)
-_SHIFTED_TO = re.compile(
-    r"\bshifted\s+to\s+(?P<place>[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)", re.IGNORECASE
-)
-
-
-def _shifted(found: re.Match[str]) -> str:
-    place = found.group("place")
-    if not (place[:1].isupper() or known_place(place)):
-        return found.group(0)  # "shifted to a new role": not a place
-    return f"moved to {place}"
-
-
-_KINDS = lx.words(
-    "food cuisine dish meal drink music band artist singer song album film movie show book"
-    " author sport team game player season colour color city country place holiday"
-)
-_IS_MY_FAVOURITE = re.compile(
-    r"(?:(?<=^)|(?<=[.!?]\s)|(?<=,\s))(?P<what>(?-i:[A-Z])?[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+"
-    r"(?:is|are|has\s+always\s+been|have\s+always\s+been)\s+my\s+"
-    r"(?:absolute\s+|all[- ]time\s+|new\s+|total\s+|ultimate\s+)?fav(?:ou?rite|e)\b"
-    r"(?:\s+(?P<kind>[a-z]+))?",
-    re.IGNORECASE,
-)
-
-
-def _my_favourite(found: re.Match[str]) -> str:
-    what, kind = found.group("what"), (found.group("kind") or "").casefold()
-    if what.casefold().split()[0] in ("it", "this", "that", "he", "she", "they", "which", "who"):
-        return found.group(0)  # "it's my favourite": what "it" is, another sentence says
-    last = what.casefold().split()[-1]
-    if kind in _KINDS:
-        return f"my favourite {kind} is {what}"
-    if kind and kind not in ("now", "these", "nowadays", "too", "lol", "tbh", "honestly"):
-        return found.group(0)  # "Tuesday is my favourite day": a kind not known here
-    tail = f" {found.group('kind')}" if found.group("kind") else ""
-    if last in _KINDS:
-        return f"my favourite {last} is {what}{tail}"
-    return f"I love {what}{tail}"
-
-
-_BE_AGE_ON = re.compile(rf"(?P<lead>\b(?:i'?ll|i\s+will)\s+be\s+\d{{1,3}})\s+{ON_A_DAY}", re.I)
-_PLACE_PEOPLE = re.compile(
-    r"\b(?:we'?re|we\s+are|i'?m|i\s+am)\s+(?:(?:officially|now|finally|proper|true)\s+)*"
-    r"(?P<place>(?-i:[A-Z])[\w'.-]+(?:\s+(?-i:[A-Z])[\w'.-]+){0,2})\s+(?:people|folks|locals)\b",
-    re.IGNORECASE,
-)
-_HOOKED = re.compile(
-    r"\b(?:\w+\s+){0,3}?(?:taught|got|dragged|introduced|took|brought)\s+me\s+(?:to\s+|into\s+|on\s+)?"
-    r"(?:a\s+|the\s+|some\s+)?(?P<what>[a-z][\w-]+)(?:\s+(?:gym|class|classes|club|lessons|session))?"
-    r"[^.!?]*?\b(?:and|now)\s+(?:i'?m|i\s+am|im)\s+(?:totally\s+|completely\s+|so\s+|now\s+)?hooked\b",
-    re.IGNORECASE,
-)
-_HOME_NAMED = re.compile(
-    r"(?P<lead>\b(?:from|back\s+to|to)\s+)home\s+\((?P<place>(?-i:[A-Z])[\w'.-]+(?:\s+(?-i:[A-Z])[\w'.-]+)?)\)",
-    re.IGNORECASE,
-)
-# "born in Christchurch and never left": lives there still.
-_NEVER_LEFT = re.compile(
-    r"\bborn\s+in\s+(?P<place>(?-i:[A-Z])[\w'.-]+(?:\s+(?-i:[A-Z])[\w'.-]+)*)\s*,?\s+"
-    r"(?:and|but)\s+(?:i\s+)?(?:(?:have\s+|'ve\s+)?never\s+(?:left|moved\s+away)"
-    r"|still\s+live\s+(?:there|here))\b",
-    re.IGNORECASE,
-)
-# "we're Munich-based now": based in Munich ("a London-based firm" is the firm's).
-_PLACE_BASED = re.compile(
-    r"(?:\b(?P<be>i'?m|i\s+am|we'?re|we\s+are|am|are|is)\s+|^|(?<=[,.;!]\s))"
-    r"(?P<place>(?-i:[A-Z])[\w'.]+(?:\s+(?-i:[A-Z])[\w'.]+)?)-based\b(?(be)|(?=\s+now\b|\W*$))",
-    re.IGNORECASE,
-)
-
-
-def _based_in(found: re.Match[str]) -> str:
-    return f"{found.group('be') or 'I am'} based in {found.group('place')}"
-
-
 # "Dad retired and moved back to Karachi": the user's dad, as "my dad" would say.
 _BARE_KIN = re.compile(
     r"^(?P<lead>\W*)(?P<kin>dad|mum|mom|mama|papa|grandma|grandpa|granny|gran|nana|hubby|wifey)"
     r"(?=\s+(?!and\b|&|i\b|or\b)[a-z])",
     re.IGNORECASE,
 )
-# "me and my girlfriend Hana live in Sapporo": said the way "my girlfriend Hana and I" reads.
-_ME_AND_MY = re.compile(
-    rf"(?P<lead>^|[,.!?;]\s+)(?:me|i)\s+(?:and|&)\s+(?P<who>(?:my|our)\s+(?:\w+\s+)?{REL_WORD}"
-    r"(?:\s+(?-i:[A-Z])[\w'-]*)?)"
-    r"(?=\s+(?:are|were|live|lived|have|had|moved|just|got|both|still|now)\b)",
-    re.IGNORECASE,
-)
-# "RIP Bubbles 🐟": Bubbles died.
-_RIP = re.compile(r"^\W*(?:rip|r\.i\.p\.?)\s+(?P<who>(?-i:[A-Z])[\w'-]+)\b\W*", re.IGNORECASE)
 _MY_RELATIVE = re.compile(rf"\b(?:my|our)\s+(?P<rel>{REL_WORD})\b", re.IGNORECASE)
 _ANOTHER_ONE = re.compile(
     r"\b(?:a\s+(?:second|third|fourth|fifth)|another|one\s+more|an\s+extra)\s+\w"
