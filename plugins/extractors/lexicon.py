@@ -53,13 +53,16 @@ PETS: frozenset[str] = words(
     dog puppy pup cat kitten kitty rabbit bunny hamster guinea-pig parrot bird budgie
     canary fish goldfish turtle tortoise snake lizard gecko iguana horse pony ferret rat
     mouse chicken chickens hen goat pig cockatiel hedgehog chinchilla axolotl dragon
+    tabby moggy ragdoll sphynx calico tortie cockatoo macaw lovebird tarantula
     """
 )
 DOG_BREEDS: frozenset[str] = words(
     """
     labrador lab retriever golden poodle beagle corgi husky pug dachshund bulldog terrier
     shepherd collie chihuahua spaniel greyhound whippet rottweiler boxer doodle labradoodle
-    goldendoodle shiba schnauzer maltese pomeranian
+    goldendoodle shiba schnauzer maltese pomeranian kelpie heeler cavoodle cockapoo cavapoo
+    staffy staffie frenchie dalmatian doberman weimaraner vizsla akita samoyed malamute mastiff
+    lurcher sheltie bichon pointer setter ridgeback basenji mutt westie yorkie cavalier
     """
 )
 

@@ -53,6 +53,13 @@ def said_plainly(text: str) -> str:
     text = _HOOKED.sub(r"I'm into \g<what> now", text)
     # "we keep a halal kitchen", "I keep kosher": the household's diet is the speaker's.
     text = _KEEP_A_DIET.sub(r"I'm \g<diet>", text)
+    # "any taco recipe without cilantro? can't stand it": "it" is no thing; "can't stand
+    # cilantro, tastes like soap" is the speaker's dislike, its "I" left out.
+    text = CANT_STAND.sub("I can't stand ", text)
+    # "two months in and I'm staying vegan": the diet, said again.
+    text = _STAYING_ON.sub(r"I'm \g<diet>", text)
+    # "quit keto, now doing Mediterranean style", "I'm on the carnivore diet": how they eat.
+    text = _DOING_A_DIET.sub(r"\g<lead>I follow a \g<diet> diet", text)
     # "... but these days it's all padel": what the speaker is into now (its own clause).
     text = _ALL_IT_IS.sub(r"I'm into \g<what> now", text)
     text = _PLACE_BASED.sub(_based_in, text)
@@ -97,6 +104,23 @@ _BORN_AND_RAISED = re.compile(r"\bborn\s+and\s+(?:raised|bred)\s+in\b", re.IGNOR
 _KEEP_A_DIET = re.compile(
     r"\b(?:we|i)\s+keep\s+(?:an?\s+)?(?P<diet>halal|kosher|vegan|vegetarian|gluten-free)"
     r"(?:\s+(?:kitchen|home|house|household))?\b",
+    re.IGNORECASE,
+)
+CANT_STAND = re.compile(
+    r"(?:^|(?<=[.!?,;]\s)|(?<=\bbut\s))(?:can'?t|cannot)\s+stand\s+"
+    r"(?!(?:it|this|that|them|him|her|he|she|they|you|when|how|people|being|the\s+thought)\b)",
+    re.IGNORECASE,
+)
+_STAYING_ON = re.compile(
+    r"\b(?:i'?m|i\s+am|we'?re|we\s+are)\s+(?:staying|remaining|sticking\s+with\s+being)\s+"
+    rf"(?P<diet>{'|'.join(sorted(lx.DIETS, key=len, reverse=True))})\b",
+    re.IGNORECASE,
+)
+_DOING_A_DIET = re.compile(
+    r"(?P<lead>^|[,;]\s*|\b(?:now|and)\s+)(?:(?:i'?m|i\s+am|we'?re)\s+)?(?:now\s+)?"
+    r"(?:doing|on|following|trying|eating)\s+(?:the\s+|a\s+)?"
+    r"(?P<diet>(?!(?:same|whole|usual|normal|new|strict|proper|special|crash|liquid|fad)\b)"
+    r"[a-z][\w-]+)\s+(?:diet|style|way\s+of\s+eating)\b",
     re.IGNORECASE,
 )
 _ALL_IT_IS = re.compile(

@@ -66,7 +66,7 @@ def pets_in(rest: str) -> list[str]:
         r"^(?P<count>a couple of|a pair of|a new|another|a second|an?|one|two|three|four|five"
         r"|\d+)?\s*"
         r"(?:(?:new|little|old|young|rescue|senior|adopted|sweet|big|small|fluffy|black|white"
-        r"|grey|gray|orange|brown|tabby|ginger|german|golden|border|french|english|jack|retired"
+        r"|grey|gray|orange|brown|ginger|german|golden|border|french|english|jack|retired"
         r"|racing|ex-racing|stray|tiny|huge|elderly|lovely|gorgeous|shy|three-legged)\s+)*"
         r"(?P<kind>(?:[\w\-]+\s+)?[\w\-]+?)s?(?:\s*,?\s*(?:named|called)?\s+"
         r"(?P<names>(?:(?:Mr|Mrs|Ms|Dr|Sir|Lady|Lord|Captain|Prof)\.?\s+)?[^.;!?]+))?"

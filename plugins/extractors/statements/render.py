@@ -154,8 +154,11 @@ def render(claim: Claim) -> str | None:
         text = f"{whose} surname is {v}"
     elif a == "nickname":
         text = f"{who} goes by {v}"
-    elif a == "diet":
+    elif a == "diet" and v.casefold() in lx.DIETS:
         text = f"{who} is no longer {v}" if neg or past else f"{who} is {v}"
+    elif a == "diet":
+        # "the Mediterranean diet": a way of eating, not a word for the eater.
+        text = f"{who} no longer follows a {v} diet" if neg or past else f"{who} follows a {v} diet"
     elif a == "allergy":
         text = f"{who} is not allergic to {v}" if neg else f"{who} is allergic to {v}"
     elif a == "condition":

@@ -173,10 +173,13 @@ def new_home_in(text: str) -> list[Claim] | None:
 
 
 _HOME_IN = re.compile(
-    r"(?:^|,\s*|\b(?:we|i|we've|i've)\s+)(?:(?:just|finally)\s+)?"
-    r"(?:(?P<bought>closed\s+on|bought|moved\s+into)"
-    r"|split|share|rent|renting|sharing|splitting|(?:'ve\s+)?got|have|found)\s+(?:a|an|our|my)\s+"
-    r"(?:new\s+|little\s+|shared\s+|small\s+|tiny\s+)?(?:house|home|flat|apartment|condo|place"
+    r"(?:^|,\s*|\b(?:we|i|we've|i've)(?=['\s])\s*)(?:(?:just|finally)\s+)?"
+    r"(?:(?P<bought>closed\s+on|bought|moved\s+into)|(?P<signed>signed\s+(?:for|on))"
+    r"|split|share|rent|renting|sharing|splitting|(?:'ve\s+)?got|have|found"
+    # "I'm in an apartment in Lakewood now": where the user is housed.
+    r"|(?:'m|\s*am|'re|\s*are)\s+(?:now\s+|currently\s+)?in)\s+(?:a|an|our|my)\s+"
+    r"(?:(?:new|little|shared|small|tiny|big|cosy|cozy|rented|[\w]+-(?:room|bed|bedroom))\s+)"
+    r"{0,2}(?:house|home|flat|apartment|condo|place"
     r"|room|studio|townhouse"
     r"|\d-bed(?:room)?(?:\s+(?:house|flat|apartment))?)"
     r"(?:\s+with(?:\s+\w+){1,3}?)?\s+in\s+(?P<where>[\w .'-]+)",  # "with two friends in X"
@@ -192,7 +195,8 @@ def home_in(text: str) -> list[Claim] | None:
     place = place_value(clean_value(home.group("where")))
     if vague(place) or not (place[:1].isupper() or known_place(place)):
         return None
-    out = [Claim("user", "residence", place, change=bool(home.group("bought")))]
+    moved = bool(home.group("bought") or home.group("signed"))
+    out = [Claim("user", "residence", place, change=moved)]
     if home.group("bought"):
         out.append(Claim("user", "housing", "owns their home", change=True))
     return out
