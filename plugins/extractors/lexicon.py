@@ -28,7 +28,7 @@ RELATIONS: frozenset[str] = words(
     stepchild godson goddaughter gf bf hubby mate grandad granddad gran nan nana nanna grampa
     gramps mam toddler newborn mamma mamá mãe maman mutti
     kuya nani nanu dadi abuela abuelo abuelita abuelito nonna
-    nonno babcia dziadek babu amma appa
+    nonno babcia dziadek babu amma appa aunty auntie
     """
 ) | {"best friend", "best mate"}
 PARTNER_RELATIONS: frozenset[str] = words(
@@ -400,7 +400,7 @@ NOT_NAMES: frozenset[str] = words(
 # The relations a "she" or a "he" can stand for.
 SHE: frozenset[str] = words(
     """
-    sister mom mother mum mama wife daughter girlfriend aunt auntie grandma grandmother gran
+    sister mom mother mum mama wife daughter girlfriend aunt auntie aunty grandma grandmother gran
     granny nana niece fiancee stepmom stepmother stepsister granddaughter amma nani
     dadi abuela abuelita nonna babcia
     """
@@ -418,6 +418,8 @@ HE: frozenset[str] = words(
 _CANONICAL = {
     "mom": "mother",
     "mum": "mother",
+    "aunty": "aunt",
+    "auntie": "aunt",
     "mommy": "mother",
     "mummy": "mother",
     "dad": "father",

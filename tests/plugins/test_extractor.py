@@ -520,7 +520,7 @@ def test_phrasing_is_read_for_what_it_says(said: str, facts: list[str]) -> None:
         ),
         (
             "My partner Daniel and I got engaged",
-            ["The user is engaged.", "The user's partner is Daniel."],
+            ["The user is engaged.", "The user is engaged to Daniel."],
         ),
         ("i'm more of a chess guy", ["The user likes chess."]),
         (
@@ -628,7 +628,7 @@ def test_chat_spelling_is_read(said: str, facts: list[str]) -> None:
         ("Good news, got moved onto the day shift at Nissan!", ["The user works at Nissan."]),
         (
             "I proposed to Sofia and she said yes!!!",
-            ["The user is engaged.", "The user's partner is Sofia."],
+            ["The user is engaged.", "The user is engaged to Sofia."],
         ),
         ("I proposed to Sofia and she said no.", []),
         # A gift, a new post, a school.
@@ -842,7 +842,7 @@ def test_a_rank_given_is_the_job_said_before_at_that_rank() -> None:
             "I am a retired mining engineer living in Ndola.",
             [
                 "The user is retired.",
-                "The user used to work as a mining engineer.",
+                "The user is a retired mining engineer.",
                 "The user lives in Ndola.",
             ],
         ),
@@ -976,7 +976,7 @@ def test_what_is_said_without_its_subject_or_in_passing_is_read(
             "I am a retired nurse, 71 years of age, residing in Kandy",
             [
                 "The user is retired.",
-                "The user used to work as a nurse.",
+                "The user is a retired nurse.",
                 "The user is 71 years old.",
                 "The user lives in Kandy.",
             ],
@@ -1808,4 +1808,58 @@ def test_me_and_my_partner_is_both_of_us() -> None:
     ],
 )
 def test_a_visit_to_the_user_says_where_they_live(said: str, facts: list[str]) -> None:
+    assert _texts(("user", said)) == facts
+
+
+@pytest.mark.parametrize(
+    ("said", "facts"),
+    [
+        # kinds of dog and cat, and a home the user is in or signed for
+        ("we rescued a staffy called Tyson", ["The user has a staffy named Tyson."]),
+        ("I've got a ginger tabby named Pumpkin", ["The user has a tabby named Pumpkin."]),
+        ("we're in a tiny two-bed flat in Leith now", ["The user lives in Leith."]),
+        ("just signed for a studio in Bilbao", ["The user lives in Bilbao."]),
+        ("I'm in a band in Leeds", ["The user is in a band in Leeds."]),
+        # a diet said as a way of eating, or said again
+        ("honestly I'm on the carnivore diet", ["The user is carnivore."]),
+        ("we eat nordic style these days", ["The user follows a nordic diet."]),
+        ("six months on and I'm staying vegetarian", ["The user is vegetarian."]),
+        ("I'm on a strict diet", ["The user is on a strict diet."]),
+        # a dislike with its "I" left out; "can't stand it" names nothing
+        ("can't stand mushrooms, the texture is awful", ["The user can't stand mushrooms."]),
+        ("can't stand it when the bus is late", []),
+        # "stays in" is where one lives; a stay for a time is a visit
+        ("my aunty stays in Ibadan", ["The user's aunty lives in Ibadan."]),
+        ("I'm staying in Porto for two weeks", []),
+        ("we stayed in Nice", []),
+        # joined, as an intern, or some time in as the new job
+        (
+            "officially signed with Siemens as a controls engineer",
+            ["The user works at Siemens.", "The user works as a controls engineer."],
+        ),
+        (
+            "doing a summer internship at Philips",
+            ["The user works as an intern.", "The user works at Philips."],
+        ),
+        ("three weeks in as store manager", ["The user works as a store manager."]),
+        # a name of two words after a relation
+        (
+            "my wife Mei Ling hates hiking",
+            ["Mei Ling hates hiking.", "The user's wife is Mei Ling."],
+        ),
+        ("my son Omar Tuesday", ["Omar is the user's son."]),
+        # retired, said as what they were
+        (
+            "I'm a retired firefighter",
+            ["The user is retired.", "The user is a retired firefighter."],
+        ),
+        # engaged to whoever the turn names
+        (
+            "Femi proposed last night and I said yes!",
+            ["The user is engaged.", "The user is engaged to Femi."],
+        ),
+        ("my brother Femi proposed to his girlfriend", ["Femi is the user's brother."]),
+    ],
+)
+def test_kinds_homes_diets_and_names_said_in_chat_are_read(said: str, facts: list[str]) -> None:
     assert _texts(("user", said)) == facts

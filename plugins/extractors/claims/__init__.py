@@ -27,6 +27,7 @@ punctuation, contractions); what it cannot place it leaves out rather than guess
 from plugins.extractors.claims.mentioned import mentions
 from plugins.extractors.claims.model import (
     CHANGED_MIND,
+    ENGAGED_TO,
     EXCLUSIVE_VERBS,
     INJURY,
     MULTI_VALUED,
@@ -52,6 +53,7 @@ from plugins.extractors.claims.words import stem
 __all__ = [
     "ATTRIBUTE_NOUNS",
     "CHANGED_MIND",
+    "ENGAGED_TO",
     "EVENT_NOUNS",
     "EXCLUSIVE_VERBS",
     "HANDLE_NOUNS",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from plugins.extractors import lexicon as lx
-from plugins.extractors.claims.model import INJURY, Claim
+from plugins.extractors.claims.model import ENGAGED_TO, INJURY, Claim
 from plugins.extractors.claims.phrases import number, relation_claim, with_article
 from plugins.extractors.claims.subjects import NAME_TOKEN, REL_WORD, is_name
 from plugins.extractors.places import known_place
@@ -44,9 +44,19 @@ _MENTION = re.compile(
     r"(?:(?:little|big|older|younger|oldest|youngest|eldest|baby|teenage|teen"
     r"|new|adult|grown|twin|toddler|infant|newborn|\d+[- ]?(?:yo|year[- ]old))\s+)?"
     rf"(?P<rel>{REL_WORD})(?!['\w-])"
-    rf"(?:,?\s+(?P<names>(?-i:{NAME_TOKEN})(?:\s*(?:,|and|&)\s*(?-i:{NAME_TOKEN}))*))?",
+    rf"(?:,?\s+(?P<names>(?-i:{NAME_TOKEN}(?:\s+[A-Z][a-z][\w'-]*)?)"
+    rf"(?:\s*(?:,|and|&)\s*(?-i:{NAME_TOKEN}))*))?",
     re.IGNORECASE,
 )
+
+
+def _one_name(words: str) -> str:
+    """ "Wei Ming" is one name; "Maya Tuesday" is Maya, then a day."""
+    first, _, second = words.partition(" ")
+    if second and is_name(second) and second.casefold() not in lx.MONTHS | lx.WEEKDAYS:
+        return words
+    return first
+
 
 _CAR_MENTION = re.compile(
     r"\b(?:my|our)\s+(?:(?:old|new|trusty|used|little|\d{4})\s+)*"
@@ -124,8 +134,12 @@ _TRIP_TO = re.compile(
 )
 
 # "I proposed to Sofia on Christmas Eve and she said yes!!!": engaged now.
+# "Tom proposed in June so we're engaged!!": the one who proposed, to the user.
 _PROPOSED = re.compile(
-    rf"\bi\s+(?:just\s+|finally\s+)?proposed\s+to\s+(?P<name>(?-i:{NAME_TOKEN}))", re.IGNORECASE
+    rf"\bi\s+(?:just\s+|finally\s+)?proposed\s+to\s+(?P<name>(?-i:{NAME_TOKEN}))"
+    rf"|(?:^|[.!?:,]\s*|\band\s+)(?P<proposer>(?-i:{NAME_TOKEN}))\s+(?:just\s+|finally\s+)?"
+    r"(?:proposed|popped\s+the\s+question)(?!\s+to\s+(?!me\b))",
+    re.IGNORECASE,
 )
 _REFUSED = re.compile(r"\bsaid\s+no\b|\bturned\s+me\s+down\b|\brejected\b", re.IGNORECASE)
 
@@ -284,9 +298,10 @@ def _in_passing(text: str) -> list[Claim]:
         if known_place(match.group("where")):
             out.append(Claim("user", "residence", match.group("where")))
     proposed = _PROPOSED.search(text)
-    if proposed is not None and is_name(proposed.group("name")) and not _REFUSED.search(text):
+    to_whom = proposed and (proposed.group("name") or proposed.group("proposer"))
+    if to_whom and is_name(to_whom) and not _REFUSED.search(text):
         out.append(Claim("user", "relationship", "engaged", change=True))
-        out.append(Claim("user", "partner", proposed.group("name"), qualifier="partner"))
+        out.append(Claim("user", "partner", to_whom, qualifier=ENGAGED_TO))
     return out
 
 
@@ -300,8 +315,8 @@ def mentions(text: str) -> list[Claim]:
         if rel == "twin" and match.group("rel").casefold().endswith("s"):
             rel = "child"  # "our twins Leo and Mia" are the user's children
         names = re.split(r"\s*(?:,|and|&)\s*", match.group("names") or "")
-        names = [re.sub(r"'s$", "", n) for n in names if n]
-        names = [n for n in names if is_name(n)]
+        names = [_one_name(re.sub(r"'s$", "", n)) for n in names if n]
+        names = [n for n in names if is_name(n.split()[0])]
         for name in names:
             attribute, value, qualifier = relation_claim(rel, name)
             out.append(Claim("user", attribute, value, qualifier=qualifier))

@@ -78,6 +78,10 @@ TURNING = "turning"
 CHANGED_MIND = "changed mind"
 """The qualifier of "changed my mind about X": the opposite of what was held before."""
 
+ENGAGED_TO = "fiance"
+"""The qualifier of a partner the user got engaged to in the same breath ("Akosua and I got
+engaged"), said as "engaged to Akosua"; "my fiancée Nusrat" keeps the word it was said with."""
+
 INJURY = "injury"
 """The value of a healed injury's claim ("cast came off today"): which injury is not said,
 only that one is over."""

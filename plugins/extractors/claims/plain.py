@@ -56,6 +56,12 @@ def said_plainly(text: str) -> str:
     # "any taco recipe without cilantro? can't stand it": "it" is no thing; "can't stand
     # cilantro, tastes like soap" is the speaker's dislike, its "I" left out.
     text = CANT_STAND.sub("I can't stand ", text)
+    # "signed with Microsoft as a senior engineer", "accepted a job at Aldi": joined.
+    text = _SIGNED_WITH.sub(r"\g<lead>I joined ", text)
+    # "doing an internship at Volvo in Curitiba", "interning at Bosch": an intern there.
+    text = _INTERNSHIP_AT.sub(r"\g<lead>I'm an intern at ", text)
+    # "two months in as head chef now": the job now.
+    text = _TIME_IN_AS.sub(r"\g<lead>I'm now ", text)
     # "two months in and I'm staying vegan": the diet, said again.
     text = _STAYING_ON.sub(r"I'm \g<diet>", text)
     # "quit keto, now doing Mediterranean style", "I'm on the carnivore diet": how they eat.
@@ -106,6 +112,24 @@ _KEEP_A_DIET = re.compile(
     r"(?:\s+(?:kitchen|home|house|household))?\b",
     re.IGNORECASE,
 )
+_LEAD_IN = (
+    r"(?P<lead>^|[.!?,;:]\s*|\band\s+|\bso\s+)(?:(?:i|we)\s+)?(?:i'?m\s+|i\s+am\s+|i'?ve\s+)?"
+)
+_SIGNED_WITH = re.compile(
+    _LEAD_IN + r"(?:just\s+|finally\s+|officially\s+)?(?:signed\s+(?:on\s+)?with"
+    r"|accepted\s+(?:a|an|the)\s+(?:job|position|role|post)\s+(?:at|with))\s+(?=(?-i:[A-Z]))",
+    re.IGNORECASE,
+)
+_INTERNSHIP_AT = re.compile(
+    _LEAD_IN + r"(?:(?:doing|starting|started|got|landed|on|beginning)\s+(?:an?|my|the)\s+"
+    r"(?:[\w-]+\s+){0,2}?internship|interning)\s+(?:at|with)\s+(?=(?-i:[A-Z]))",
+    re.IGNORECASE,
+)
+_TIME_IN_AS = re.compile(
+    r"(?P<lead>^|[.!?,;:]\s*|\band\s+)(?:\d+|a|one|two|three|four|five|six|a\s+few|a\s+couple\s+of)"
+    r"\s+(?:days?|weeks?|months?|years?)\s+in\s+as\s+(?=(?:an?\s+)?[\w-]+)",
+    re.IGNORECASE,
+)
 CANT_STAND = re.compile(
     r"(?:^|(?<=[.!?,;]\s)|(?<=\bbut\s))(?:can'?t|cannot)\s+stand\s+"
     r"(?!(?:it|this|that|them|him|her|he|she|they|you|when|how|people|being|the\s+thought)\b)",
@@ -117,8 +141,9 @@ _STAYING_ON = re.compile(
     re.IGNORECASE,
 )
 _DOING_A_DIET = re.compile(
-    r"(?P<lead>^|[,;]\s*|\b(?:now|and)\s+)(?:(?:i'?m|i\s+am|we'?re)\s+)?(?:now\s+)?"
-    r"(?:doing|on|following|trying|eating)\s+(?:the\s+|a\s+)?"
+    r"(?P<lead>^|[,;]\s*|\b(?:now|and|honestly|currently|mostly)\s+)"
+    r"(?:(?:i'?m|i\s+am|we'?re|i|we)\s+)?(?:now\s+)?"
+    r"(?:doing|on|following|trying|eating|eat|follow)\s+(?:the\s+|a\s+)?"
     r"(?P<diet>(?!(?:same|whole|usual|normal|new|strict|proper|special|crash|liquid|fad)\b)"
     r"[a-z][\w-]+)\s+(?:diet|style|way\s+of\s+eating)\b",
     re.IGNORECASE,

@@ -449,6 +449,7 @@ def _rules() -> tuple[tuple[frozenset[str], _Rule], ...]:
     r = Reader
     table: tuple[tuple[str, _Rule], ...] = (
         ("live reside", r._live),
+        ("stay", r._stay),
         ("move relocate", r._move),
         ("settle", r._settle),
         ("grow", r._grow),

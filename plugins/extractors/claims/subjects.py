@@ -466,6 +466,15 @@ def _leading_name(rest: str) -> tuple[str | None, str]:
         return None, rest
     if not word[:1].isupper() and starts_predicate(after) is not True:
         return None, rest
+    if word[:1].isupper() and not comma:
+        # "my husband Wei Ming loves it": a name of two words, both capitalised.
+        second = re.match(r"^((?-i:[A-Z])[a-z][\w'\-]*)(,?)(?:\s+|$)(.*)$", after)
+        if (
+            second is not None
+            and is_name(second.group(1))
+            and second.group(1).casefold() not in lx.MONTHS | lx.WEEKDAYS
+        ):
+            return f"{word} {second.group(1)}", second.group(3)
     if word[:1].isupper() or comma or starts_predicate(after):
         # "my daughter maya": a name typed in lower case is still a name.
         return word[:1].upper() + word[1:], after

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from plugins.extractors import lexicon as lx
 from plugins.extractors.claims import (
     CHANGED_MIND,
+    ENGAGED_TO,
     NOTE,
     Claim,
     labels_an_attribute,
@@ -209,7 +210,7 @@ def extract_statements(entries: Iterable[TranscriptEntry]) -> list[Statement]:
             # "Tashkent — sorry, I meant Samarkand, my phone autocorrects to Tashkent": the word
             # taken back is in no note of the turn either.
             taken_back = _words(said) - _words(claims)
-            claims += _wedded(claims, partner)
+            claims = _engaged_to(claims + _wedded(claims, partner))
             claims += workplace_town(kept.split("\n"), claims)
             claims += [n for n in _notes(kept, names) if not taken_back & _words([n])]
             pet = next((c for c in reversed(claims) if c.attribute == "pet"), None)
@@ -319,6 +320,26 @@ def _wedded(claims: Sequence[Claim], partner: Claim | None) -> list[Claim]:
 
 
 _COURTING = frozenset(["fiance", "boyfriend", "girlfriend", "partner"])
+
+
+def _engaged_to(claims: list[Claim]) -> list[Claim]:
+    """ "sam and i are engaged!!": the partner the turn names is who the user is engaged to."""
+    engaged = any(
+        c.subject == "user" and c.attribute == "relationship" and c.value == "engaged"
+        for c in claims
+        if not (c.negated or c.past)
+    )
+    if not engaged:
+        return claims
+    return [
+        replace(c, qualifier=ENGAGED_TO)
+        if c.subject == "user"
+        and c.attribute == "partner"
+        and not (c.negated or c.past)
+        and lx.canonical_relations(c.qualifier or "partner") in _COURTING
+        else c
+        for c in claims
+    ]
 
 
 def _corrected(text: str, found: Sequence[Statement]) -> Claim | None:

@@ -7,6 +7,7 @@ import re
 from plugins.extractors import lexicon as lx
 from plugins.extractors.claims import (
     CHANGED_MIND,
+    ENGAGED_TO,
     NOTE,
     Claim,
     is_school_stage,
@@ -113,6 +114,9 @@ def render(claim: Claim) -> str | None:
             text = f"{who} retired from {q}" if q else f"{who} is retired"
         elif v.startswith("teaches "):
             text = f"{who} {v}"
+        elif past and q == "retired":
+            # "I'm a retired nurse": what they were, said the way they said it.
+            text = f"{who} is a retired {_ARTICLE.sub('', v)}"
         else:
             verb = "used to work" if past else "no longer works" if neg else "works"
             text = f"{who} {verb} as {_article(v)}"
@@ -140,7 +144,11 @@ def render(claim: Claim) -> str | None:
             text = f"{who} is no longer with {v}" if v else None
         else:
             text = (
-                f"{who} is married to {v}" if q == "spouse" else f"{whose} {q or 'partner'} is {v}"
+                f"{who} is married to {v}"
+                if q == "spouse"
+                else f"{who} is engaged to {v}"
+                if q == ENGAGED_TO
+                else f"{whose} {q or 'partner'} is {v}"
             )
     elif a == "age":
         text = f"{who} is in their {v}" if v.endswith("s") else f"{who} is {v} years old"
@@ -324,3 +332,6 @@ def render(claim: Claim) -> str | None:
     if text is None:
         return None
     return text + when + "."
+
+
+_ARTICLE = re.compile(r"^(?:an?|the)\s+", re.IGNORECASE)

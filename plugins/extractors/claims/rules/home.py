@@ -35,6 +35,14 @@ _TOWN_CALLED = re.compile(
 )
 
 
+_FOR_A_TIME = re.compile(
+    r"\b(?:for\s+(?:a|the|two|three|\d+|a\s+few|a\s+couple\s+of)\s+(?:\w+\s+)?"
+    r"(?:days?|nights?|weeks?|months?|weekend)|until|till|over\s+(?:the\s+)?(?:weekend|summer"
+    r"|holidays?|christmas))\b|\b(?:hotel|hostel|airbnb)\b",
+    re.IGNORECASE,
+)
+
+
 class HomeRules(Reading):
     """Rules for where someone lives, moved to, grew up, comes from, and travels."""
 
@@ -110,6 +118,16 @@ class HomeRules(Reading):
         value = clean_value(rest[match.end() :])
         value = re.split(r"\s+and\s+(?=[a-z])", value, maxsplit=1)[0]  # "Thionville and commute"
         return [] if vague(value) else [self.claim("residence", place_value(value))]
+
+    def _stay(self, rest: str, low: str) -> list[Claim] | None:
+        """ "my mother stays in Osaka", "I stay in Lekki": where one lives, as said in India,
+        Nigeria or South Africa; "I'm staying in Rome for a week" is a visit."""
+        p = self.p
+        if p.said.casefold() not in ("stay", "stays") or p.progressive or p.negated or p.modal:
+            return None  # "we stayed in Kyoto": a trip
+        if re.match(r"^in\s+(?-i:[A-Z])", rest) is None or _FOR_A_TIME.search(rest):
+            return None
+        return self._live(rest, low)
 
     def _move(self, rest: str, low: str) -> list[Claim] | None:
         inside = re.match(r"^in\s+with\s+.+?\s+(?:in|near)\s+(?P<where>.+)$", rest, re.I)

@@ -144,7 +144,9 @@ class WorkRules(Reading):
             # "a retired mining engineer living in Lusaka": retired, and what they were.
             out = [
                 self.claim("job", "retired"),
-                self.claim("job", with_article(retired.group("job")), past=True),
+                self.claim(
+                    "job", with_article(retired.group("job")), past=True, qualifier="retired"
+                ),
             ]
             if retired.group("where"):
                 out.append(self.claim("residence", place_value(retired.group("where"))))
