@@ -28,7 +28,7 @@ RELATIONS: frozenset[str] = words(
     stepchild godson goddaughter gf bf hubby mate grandad granddad gran nan nana nanna grampa
     gramps mam toddler newborn mamma mamá mãe maman mutti
     kuya nani nanu dadi abuela abuelo abuelita abuelito nonna
-    nonno babcia dziadek babu amma appa aunty auntie
+    nonno babcia dziadek babu amma appa aunty auntie lad lass
     """
 ) | {"best friend", "best mate"}
 PARTNER_RELATIONS: frozenset[str] = words(
@@ -400,15 +400,16 @@ NOT_NAMES: frozenset[str] = words(
 # The relations a "she" or a "he" can stand for.
 SHE: frozenset[str] = words(
     """
-    sister mom mother mum mama wife daughter girlfriend aunt auntie aunty grandma grandmother gran
-    granny nana niece fiancee stepmom stepmother stepsister granddaughter amma nani
+    sister mom mother mum mama wife daughter girlfriend aunt auntie aunty lass
+    grandma grandmother gran granny nana niece fiancee stepmom stepmother stepsister
+    granddaughter amma nani
     dadi abuela abuelita nonna babcia
     """
 )
 HE: frozenset[str] = words(
     """
     brother dad father husband son boyfriend uncle grandpa grandfather grandad granddad nephew
-    fiance stepdad stepfather stepbrother grandson appa kuya nanu abuelo abuelito
+    fiance stepdad stepfather stepbrother grandson appa kuya nanu abuelo abuelito lad
     nonno dziadek babu
     """
 )
@@ -419,6 +420,8 @@ _CANONICAL = {
     "mom": "mother",
     "mum": "mother",
     "aunty": "aunt",
+    "lad": "son",
+    "lass": "daughter",
     "auntie": "aunt",
     "mommy": "mother",
     "mummy": "mother",

@@ -1863,3 +1863,39 @@ def test_a_visit_to_the_user_says_where_they_live(said: str, facts: list[str]) -
 )
 def test_kinds_homes_diets_and_names_said_in_chat_are_read(said: str, facts: list[str]) -> None:
     assert _texts(("user", said)) == facts
+
+
+@pytest.mark.parametrize(
+    ("said", "facts"),
+    [
+        # names joined by "and" are split at the word, not inside a name
+        (
+            "my daughters Sandra and Andrea are at uni",
+            ["Sandra is the user's daughter.", "Andrea is the user's daughter."],
+        ),
+        # a British "lad", an age before what they are doing
+        ("my lad Rory is 9", ["Rory is 9 years old.", "Rory is the user's lad."]),
+        ("im 52 and training for a triathlon", ["The user is 52 years old."]),
+        # an office's town, a home said to be somewhere, a home by its bedrooms
+        ("I got transferred to the Nairobi office", ["The user lives in Nairobi."]),
+        ("our flat is in Stockbridge", ["The user lives in Stockbridge."]),
+        ("my old house is in Stockbridge", []),
+        (
+            "we just bought a 2br condo in Astoria",
+            ["The user lives in Astoria.", "The user owns their home."],
+        ),
+        # a job got, by its title or its employer; a short "eng"; a post somewhere
+        ("got the senior data analyst job!", ["The user works as a senior data analyst."]),
+        ("finally got the job at Arup", ["The user works at Arup."]),
+        (
+            "platform eng at Monzo",
+            ["The user works as a platform engineer.", "The user works at Monzo."],
+        ),
+        (
+            "began a fellowship at Johns Hopkins",
+            ["The user works as a fellow.", "The user works at Johns Hopkins."],
+        ),
+    ],
+)
+def test_names_offices_homes_and_posts_said_in_chat_are_read(said: str, facts: list[str]) -> None:
+    assert _texts(("user", said)) == facts

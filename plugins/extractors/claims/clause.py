@@ -142,8 +142,16 @@ _BARE_ALLERGY = re.compile(
 
 
 _GOT_THE_JOB = re.compile(
-    r"^(?P<lead>(?:i\s+)?(?:finally\s+|just\s+)?)got\s+the\s+(?P<job>[\w-]+(?:\s+[\w-]+)?)\s+"
+    r"^(?P<lead>(?:i\s+)?(?:finally\s+|just\s+)?)got\s+the\s+(?P<job>[\w-]+(?:\s+[\w-]+){0,2}?)\s+"
     r"(?:job|position|role|post)\b",
+    re.IGNORECASE,
+)
+
+
+# "I got the job at the British Council!!": works there now.
+_GOT_THE_JOB_AT = re.compile(
+    r"^(?:i\s+)?(?:finally\s+|just\s+|officially\s+)?(?:got|landed|accepted)\s+the\s+(?:job"
+    r"|position|role|post|offer)\s+(?:at|with|from)\s+(?=(?:the\s+)?(?-i:[A-Z]))",
     re.IGNORECASE,
 )
 
@@ -290,6 +298,7 @@ def claims_of_clause(
     text = _BARE_ALLERGY.sub(r"I have a \g<what> allergy", text)
     # "got the lecturer job!!": the job now.
     text = _GOT_THE_JOB.sub(_the_job_got, text)
+    text = _GOT_THE_JOB_AT.sub("I joined ", text)
     # "so Spotify poached me": the speaker works there now.
     text = _POACHED_ME.sub(r"I work at \g<who> now", text)
     # "I got a permanent lecturer position at X": a job as a lecturer.

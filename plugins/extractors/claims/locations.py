@@ -21,6 +21,14 @@ def place_value(value: str) -> str:
     if home is not None:
         value = value[home.end() :]
     value = re.sub(r"^(?:the\s+)?(?:city|town|village)\s+of\s+", "", value, flags=re.I)
+    # "transferred to Tokyo office", "posted to the Lagos branch": the place the office is in.
+    value = re.sub(
+        r"^(?:the\s+|our\s+)?((?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)\s+(?:office|branch"
+        r"|hq|headquarters|site|campus|plant|depot|store)\b",
+        r"\1",
+        value,
+        flags=re.I,
+    )
     # "Berlin to lead our new office there": the place, not why.
     value = re.sub(r"\s+(?:in order\s+)?to\s+(?!the\b)[a-z]+\b.*$", "", value)
     if value.islower() and known_place(value):

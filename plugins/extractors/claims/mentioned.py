@@ -283,7 +283,7 @@ def _in_passing(text: str) -> list[Claim]:
     born = _NEW_CHILDREN.search(text)
     if born is not None:
         relation = _CHILD_WORD.get(born.group("kind").casefold(), "child")
-        for name in re.split(r"\s*(?:,|and|&)\s*", born.group("names")):
+        for name in re.split(r"\s*(?:,|\band\b|&)\s*", born.group("names")):
             if is_name(name):
                 out.append(Claim("user", "family", name, change=True, qualifier=relation))
     if _HEALED.search(text) and not _SOMEONE_ELSES.search(text):
@@ -314,7 +314,7 @@ def mentions(text: str) -> list[Claim]:
         rel = lx.relation_of(match.group("rel")) or ""
         if rel == "twin" and match.group("rel").casefold().endswith("s"):
             rel = "child"  # "our twins Leo and Mia" are the user's children
-        names = re.split(r"\s*(?:,|and|&)\s*", match.group("names") or "")
+        names = re.split(r"\s*(?:,|\band\b|&)\s*", match.group("names") or "")
         names = [_one_name(re.sub(r"'s$", "", n)) for n in names if n]
         names = [n for n in names if is_name(n.split()[0])]
         for name in names:

@@ -59,9 +59,15 @@ def said_plainly(text: str) -> str:
     # "signed with Microsoft as a senior engineer", "accepted a job at Aldi": joined.
     text = _SIGNED_WITH.sub(r"\g<lead>I joined ", text)
     # "doing an internship at Volvo in Curitiba", "interning at Bosch": an intern there.
-    text = _INTERNSHIP_AT.sub(r"\g<lead>I'm an intern at ", text)
+    text = _INTERNSHIP_AT.sub(_post_at, text)
     # "two months in as head chef now": the job now.
     text = _TIME_IN_AS.sub(r"\g<lead>I'm now ", text)
+    # "backend eng at zalando": the trade, its short form said out.
+    text = _ENG_AT.sub("engineer", text)
+    # "My flat is in Croydon and I live alone": where the speaker lives.
+    text = _MY_HOME_IS_IN.sub("I live in ", text)
+    # "I'm 41 and doing about 25k a week": the age, then what they are doing.
+    text = _AGE_AND_DOING.sub(r"\g<age>, and ", text)
     # "two months in and I'm staying vegan": the diet, said again.
     text = _STAYING_ON.sub(r"I'm \g<diet>", text)
     # "quit keto, now doing Mediterranean style", "I'm on the carnivore diet": how they eat.
@@ -121,14 +127,41 @@ _SIGNED_WITH = re.compile(
     re.IGNORECASE,
 )
 _INTERNSHIP_AT = re.compile(
-    _LEAD_IN + r"(?:(?:doing|starting|started|got|landed|on|beginning)\s+(?:an?|my|the)\s+"
-    r"(?:[\w-]+\s+){0,2}?internship|interning)\s+(?:at|with)\s+(?=(?-i:[A-Z]))",
+    _LEAD_IN + r"(?:(?:doing|starting|started|got|landed|on|beginning|began)\s+(?:an?|my|the)\s+"
+    r"(?:[\w-]+\s+){0,2}?(?P<post>internship|postdoc|residency|fellowship|apprenticeship)"
+    r"|(?P<interning>interning))\s+(?:at|with)\s+(?=(?-i:[A-Z]))",
     re.IGNORECASE,
 )
+_HOLDER = {
+    "internship": "an intern",
+    "postdoc": "a postdoc",
+    "residency": "a resident",
+    "fellowship": "a fellow",
+    "apprenticeship": "an apprentice",
+}
+
+
+def _post_at(found: re.Match[str]) -> str:
+    """ "doing an internship at Volvo", "starting a postdoc at UCSF": what they are there."""
+    post = (found.group("post") or "internship").casefold()
+    return f"{found.group('lead')}I'm {_HOLDER[post]} at "
+
+
 _TIME_IN_AS = re.compile(
     r"(?P<lead>^|[.!?,;:]\s*|\band\s+)(?:\d+|a|one|two|three|four|five|six|a\s+few|a\s+couple\s+of)"
     r"\s+(?:days?|weeks?|months?|years?)\s+in\s+as\s+(?=(?:an?\s+)?[\w-]+)",
     re.IGNORECASE,
+)
+_ENG_AT = re.compile(
+    r"(?<=\w\s)eng(?=\s+(?:at|@|for|with|in)\s)|(?<=\s)eng(?=\s*(?:[.,!]|$))", re.IGNORECASE
+)
+_MY_HOME_IS_IN = re.compile(
+    r"\b(?:my|our)\s+(?:(?:new|own|little|tiny|rented|current|shared)\s+)?(?:flat|house|home"
+    r"|apartment|place|condo|pad|bungalow|cottage)\s+(?:is|'s)\s+(?:now\s+)?in\s+(?=(?-i:[A-Z]))",
+    re.IGNORECASE,
+)
+_AGE_AND_DOING = re.compile(
+    r"(?P<age>\b(?:i'?m|i\s+am)\s+(?:\d{1,2}|1[01]\d))\s+and\s+(?=\w+ing\b)", re.IGNORECASE
 )
 CANT_STAND = re.compile(
     r"(?:^|(?<=[.!?,;]\s)|(?<=\bbut\s))(?:can'?t|cannot)\s+stand\s+"

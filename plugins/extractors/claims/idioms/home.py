@@ -178,7 +178,8 @@ _HOME_IN = re.compile(
     r"|split|share|rent|renting|sharing|splitting|(?:'ve\s+)?got|have|found"
     # "I'm in an apartment in Lakewood now": where the user is housed.
     r"|(?:'m|\s*am|'re|\s*are)\s+(?:now\s+|currently\s+)?in)\s+(?:a|an|our|my)\s+"
-    r"(?:(?:new|little|shared|small|tiny|big|cosy|cozy|rented|[\w]+-(?:room|bed|bedroom))\s+)"
+    r"(?:(?:new|little|shared|small|tiny|big|cosy|cozy|rented|[\w]+-(?:room|bed|bedroom)"
+    r"|\d+\s*(?:br|bd|bhk|bed|bedroom))\s+)"
     r"{0,2}(?:house|home|flat|apartment|condo|place"
     r"|room|studio|townhouse"
     r"|\d-bed(?:room)?(?:\s+(?:house|flat|apartment))?)"
