@@ -99,10 +99,27 @@ def loose_relation(new: str, old: str, about: frozenset[str] = frozenset()) -> s
     attributes the old fact's claims state: where a user lives or works and who is in their
     life are not replaced by a loose mention without a word that says so.
     """
+    if "diet" in about and _diet_named_again(new, old):
+        return "same"
     relation = _loosely_related(new, old)
     if relation == "replaces" and _still_so(new, old, about):
         return "same"
     return relation
+
+
+_NOT_SO = re.compile(
+    r"\b(?:not|no|never|stopped|quit|gave\s+up|anymore|any\s+more|used\s+to|cheat\w*|except)\b"
+    r"|n't\b",
+    re.IGNORECASE,
+)
+
+
+def _diet_named_again(new: str, old: str) -> bool:
+    """ "any good halal butchers in Leicester?" against "follows a halal diet": the diet's
+    word said of what is eaten or bought, with nothing said against it, is the diet again."""
+    held = {w for w in normalise(old).split() if w in lx.DIETS}
+    said = re.findall(r"[\w-]+", new.casefold())
+    return bool(held & set(said)) and not _NOT_SO.search(new) and not _CHANGED.search(new)
 
 
 def _still_so(new: str, old: str, about: frozenset[str]) -> bool:

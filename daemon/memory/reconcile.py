@@ -204,11 +204,34 @@ def _kin_named_against(text: str, mentioned: Sequence[Claim], fact: Known) -> bo
     return bool(nones & named)
 
 
+_MY_PET = re.compile(
+    r"\b(?:my|our)\s+(?:(?:two|three|four|\d)\s+)?(?:(?:old|little|rescue|senior|baby|sweet)\s+)?"
+    r"(?P<kind>[a-z-]+)\b",
+    re.IGNORECASE,
+)
+
+
+def _pet_named_against(text: str, fact: Known) -> bool:
+    """ "walking my beagle at 6am" against "has no pets": the way the user names a pet says
+    there is one (a change, "we adopted a cat", is read as a claim)."""
+    no_pets = any(
+        c.attribute == "pet" and c.negated and not c.value and c.subject == "user"
+        for c in fact.claims
+    )
+    return no_pets and any(lx.is_pet(m.group("kind")) for m in _MY_PET.finditer(text))
+
+
 def _said_in_passing(mentioned: Sequence[Claim], fact: Known) -> Match | None:
-    """ "cast came off today and the doctor cleared me" against "has a broken leg": what the
-    text says in passing (read as the extractor reads it) that ends a fact."""
-    healed = [c for c in mentioned if c.attribute == "condition" and c.value == INJURY]
-    for new in healed:
+    """ "cast came off today and the doctor cleared me" against "has a broken leg", "we
+    welcomed our third" against "has two children": what the text says in passing (read as
+    the extractor reads it) that ends a fact."""
+    passing = [
+        c
+        for c in mentioned
+        if (c.attribute == "condition" and c.value == INJURY)
+        or (c.attribute == "family_count" and c.change)
+    ]
+    for new in passing:
         for old in fact.claims:
             relation, rule, confidence = relate(new, old)
             if relation == "replaces":
@@ -306,7 +329,9 @@ def reconcile(
                 covered.update(range(len(claims)))
         if match.relation == "none" and (not specific or _taken_up_beside_a_verb(claims)):
             match = _loosely(text, fact)
-        if match.relation != "replaces" and _kin_named_against(text, mentioned, fact):
+        if match.relation != "replaces" and _pet_named_against(text, fact):
+            match = Match(fact.fact_id, "replaces", "a pet said to be none", CONTRADICTION)
+        elif match.relation != "replaces" and _kin_named_against(text, mentioned, fact):
             match = Match(fact.fact_id, "replaces", "a relative said to be none", CONTRADICTION)
         elif match.relation != "replaces" and _one_more_child(text, fact):
             match = Match(fact.fact_id, "replaces", "one more child than said", 0.8)

@@ -121,12 +121,25 @@ def _younger(new: str, old: str) -> bool:
     return new.isdigit() and old.isdigit() and int(new) < int(old)
 
 
+def _proper_names(value: str) -> set[str]:
+    """The capitalised words of a value ("the LSE master's": lse), which name a place."""
+    return {w.casefold() for w in re.findall(r"\b(?-i:[A-Z])[\w&-]+", value)}
+
+
+def _years_older(new: str, old: str) -> int:
+    return int(new) - int(old) if new.isdigit() and old.isdigit() else 0
+
+
 def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
     """Return how ``new`` bears on ``old`` (same subject assumed): relation, rule, confidence."""
     if new.attribute == old.attribute == "work_mode" and positive(new) and positive(old):
         if _work_mode(new.value) == _work_mode(old.value):
             return "same", "same way of working", 1.0
         return "replaces", "works another way now", 0.9 if new.change else 0.8
+    left_a_course = new.attribute == old.attribute == "education" and new.negated and new.change
+    if left_a_course and positive(old) and _proper_names(new.value) & _proper_names(old.value):
+        # "dropped out of the LSE master's" ends "is doing a master's in economics at LSE".
+        return "replaces", "left the course", 0.85
     # "switched from coffee to tea", "moved from Boston to Seattle": the old value is named.
     if new.previous and positive(old) and match_values(new.previous, old.value) != "differs":
         return "replaces", "names the previous value", 0.95
@@ -179,6 +192,11 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
         ):
             return "replaces", "switched to another", 0.7
         return "none", "", 0.0
+    if new.attribute == old.attribute == "plan" and positive(old) and positive(new):
+        moved = new.when and new.change and _same_outing(new.value, old.value)
+        if moved and _rescheduled(new, old):
+            # "pushed the Japan trip back to October" moves "visit Japan in April 2025".
+            return "replaces", "a new date", 0.85
     if old.attribute == "plan" and positive(old) and positive(new):
         verb, _, planned = old.value.partition(" ")
         moved = new.attribute == "residence" and stem(verb) in (stem("move"), stem("relocate"))
@@ -318,6 +336,15 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
         if new.attribute == "age" and not new.change and _younger(new.value, old.value):
             # "as a 29 year old" against "is 34": an age never goes down, so one is wrong.
             return "replaces", "a younger age, which is no change", 0.4
+        birthday = new.change and new.qualifier == "turning"
+        if (
+            new.attribute == "age"
+            and (not new.change or birthday)
+            and _years_older(new.value, old.value) > (3 if birthday else 2)
+        ):
+            # "I'm 58 and thinking about retirement" against "is 22": no birthday said, and
+            # years that no conversation spans; one of the two is wrong.
+            return "replaces", "years older with no birthday said", 0.4
         if new.attribute in _NEVER_CHANGES and not new.change:
             # "born in 1991" against "born in 1988": not a change but one of them is wrong;
             # a correction ("actually ...") is a change and applies.

@@ -124,10 +124,44 @@ _MEAT = frozenset(
         "brisket",
         "duck",
         "mutton",
+        "ribeye",
+        "sirloin",
+        "t-bone",
+        "filet",
+        "chorizo",
+        "prosciutto",
+        "kebab",
+        "shawarma",
+        "pulled pork",
+        "meatballs",
+        "hot dog",
+        "hotdog",
+        "pastrami",
+        "goat",
+        "wagyu",
+        "carnitas",
+        "bulgogi",
     ]
 )
 _SEAFOOD = frozenset(
-    ["fish", "seafood", "salmon", "tuna", "shrimp", "prawns", "shellfish", "cod", "crab"]
+    [
+        "fish",
+        "seafood",
+        "salmon",
+        "tuna",
+        "shrimp",
+        "prawns",
+        "shellfish",
+        "cod",
+        "crab",
+        "lobster",
+        "oysters",
+        "mussels",
+        "scallops",
+        "squid",
+        "calamari",
+        "sashimi",
+    ]
 )
 _ANIMAL_PRODUCE = frozenset(
     ["dairy", "cheese", "eggs", "egg", "milk", "butter", "yogurt", "yoghurt", "honey"]

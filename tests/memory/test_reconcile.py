@@ -604,3 +604,42 @@ def test_keys() -> None:
     assert value_key("three cats") == value_key("3 cat")
     assert match_values("Seattle, WA", "Seattle") == "narrower"
     assert match_values("Portland", "Boston") == "differs"
+
+
+@pytest.mark.parametrize(
+    ("existing", "new", "outcome"),
+    [
+        # A trip moved to another date is the planned trip, not a second one.
+        (
+            ["Plans to visit Peru in May 2026"],
+            "we've pushed the Peru trip back to August",
+            "updated",
+        ),
+        (["Plans to visit Peru in May 2026"], "we pushed the Chile trip to August", "added"),
+        # An age said in passing restates; years older with no birthday said contradicts.
+        (["Age: 38"], "as a 38 year old, should I get a colonoscopy?", "deduplicated"),
+        (["User is 25"], "I'm 61 and thinking about downsizing", "conflict"),
+        (["User is 47"], "my 70th is coming up in June", "conflict"),
+        (["User is 29"], "my 30th is next month!", "updated"),
+        # A meal against a diet, said with a superlative, is still a meal.
+        (["Is vegetarian"], "had the most incredible sirloin of my life last night", "conflict"),
+        # An allergy outgrown, a coffee convert, a third child, a course finished or left.
+        (["Allergic to eggs"], "turns out I've outgrown my egg allergy", "updated"),
+        (["Prefers tea over coffee"], "I've become a real coffee person this year", "updated"),
+        (["Has two children"], "we welcomed our third little one on Friday", "updated"),
+        (["Has two kids: Ana (5) and Rui (2)"], "we had our third baby on Friday", "updated"),
+        (["Is studying for an MSc in Physics at Leeds"], "graduated from Leeds in July", "updated"),
+        (["Is doing a PhD in history at UCL"], "I dropped out of the UCL PhD", "updated"),
+        (["Is doing a PhD in history at UCL"], "my brother dropped out of the UCL PhD", "added"),
+        # A diet's word said of food or a shop is the diet again; against it, not.
+        (["Follows a kosher diet"], "where can I find kosher bakeries in Antwerp?", "deduplicated"),
+        (["Follows a halal diet"], "I'm not halal anymore", "updated"),
+        # A pet the user names against "no pets" is a contradiction.
+        (["Has no pets"], "my two hamsters keep me up at night", "conflict"),
+        (["Has no pets"], "my neighbour's dog keeps barking", "added"),
+        # Engaged to someone, then married to them.
+        (["The user is engaged to Ines."], "my husband Ines says hi", "updated"),
+    ],
+)
+def test_changes_said_in_chat_are_related(existing: list[str], new: str, outcome: str) -> None:
+    assert _decide(existing, new)[0] == outcome

@@ -157,8 +157,10 @@ def inverted_claims(text: str, speaker: str, *, greeted: bool = False) -> list[C
         and kind_of.group("x").casefold() not in NOT_LIKED_KINDS
         and not kind_of.group("x").casefold().endswith(("ive", "ous", "ful", "al", "ent", "ant"))
     ):
-        # "i'm more of a chess guy", "I'm a big coffee person": what the user likes.
-        return [Claim(speaker, "likes", clean_value(kind_of.group("x")))]
+        # "i'm more of a chess guy", "I'm a big coffee person": what the user likes; "I'm a
+        # coffee person now" likes it as a change.
+        now = re.search(r"\b(?:now|these\s+days|nowadays)\b", text[kind_of.end() :], re.I)
+        return [Claim(speaker, "likes", clean_value(kind_of.group("x")), change=bool(now))]
     if _CALLED_OFF.match(text):
         return [
             Claim(speaker, "relationship", "engaged", negated=True, change=True),

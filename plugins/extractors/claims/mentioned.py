@@ -50,6 +50,17 @@ _MENTION = re.compile(
 )
 
 
+_ORDINALS = {"second": 2, "third": 3, "fourth": 4, "fifth": 5, "2nd": 2, "3rd": 3, "4th": 4}
+_NTH = r"second|third|fourth|fifth|2nd|3rd|4th"
+_NTH_CHILD = re.compile(
+    rf"\b(?:we|i)\s+(?:just\s+|finally\s+)?(?:welcomed|had)\s+our\s+(?P<nth>{_NTH})"
+    r"(?:\s+(?:baby|child|kid|little\s+one|son|daughter|boy|girl))?\b"
+    rf"|\b(?:our|my)\s+(?P<born>{_NTH})\s+(?:baby|child|kid|little\s+one|son|daughter)\s+"
+    r"(?:arrived|was\s+born|is\s+here|came)\b",
+    re.IGNORECASE,
+)
+
+
 def _one_name(words: str) -> str:
     """ "Wei Ming" is one name; "Maya Tuesday" is Maya, then a day."""
     first, _, second = words.partition(" ")
@@ -329,6 +340,11 @@ def mentions(text: str) -> list[Claim]:
                 out.append(Claim("user", "family_count", str(number(count)), qualifier=rel))
             else:
                 out.append(Claim("user", "family", rel, qualifier=rel))
+    nth = _NTH_CHILD.search(text)
+    if nth is not None:
+        # "we welcomed our third on Sunday": one child more, so three now.
+        count = _ORDINALS[(nth.group("nth") or nth.group("born")).casefold()]
+        out.append(Claim("user", "family_count", str(count), change=True, qualifier="child"))
     for match in _CAR_MENTION.finditer(text):
         brand = match.group("brand").casefold()
         if brand in lx.CAR_BRANDS and brand not in ("mini", "golf", "jeep"):

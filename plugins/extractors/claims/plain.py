@@ -66,6 +66,16 @@ def said_plainly(text: str) -> str:
     text = _ENG_AT.sub("engineer", text)
     # "My flat is in Croydon and I live alone": where the speaker lives.
     text = _MY_HOME_IS_IN.sub("I live in ", text)
+    # "Has two kids: Leo (7) and Mia (4)": how many, then who.
+    text = _COUNT_COLON.sub(r"\g<count>, ", text)
+    # "I've outgrown my peanut allergy": no longer allergic.
+    text = _OUTGROWN.sub(r"I'm no longer allergic to \g<what>", text)
+    # "I've become a total coffee convert", "think I've become a horror fan": what they love now.
+    text = _BECOME_A_FAN.sub(_fan_of, text)
+    # "my 60th is coming up in May": a birthday.
+    text = _MY_NTH.sub(r"\g<nth> birthday", text)
+    # "As a 45 year old bloke, is it too late to learn guitar?": the speaker's age.
+    text = _AS_AN_AGE.sub(r"I'm \g<age>. \g<0>", text)
     # "I'm 41 and doing about 25k a week": the age, then what they are doing.
     text = _AGE_AND_DOING.sub(r"\g<age>, and ", text)
     # "two months in and I'm staying vegan": the diet, said again.
@@ -158,6 +168,41 @@ _ENG_AT = re.compile(
 _MY_HOME_IS_IN = re.compile(
     r"\b(?:my|our)\s+(?:(?:new|own|little|tiny|rented|current|shared)\s+)?(?:flat|house|home"
     r"|apartment|place|condo|pad|bungalow|cottage)\s+(?:is|'s)\s+(?:now\s+)?in\s+(?=(?-i:[A-Z]))",
+    re.IGNORECASE,
+)
+_COUNT_COLON = re.compile(
+    r"(?P<count>\b(?:has|have|got)\s+(?:two|three|four|five|six|\d)\s+(?:kids|children|sons"
+    r"|daughters|boys|girls|cats|dogs|siblings|brothers|sisters|grandchildren|grandkids))\s*:\s*",
+    re.IGNORECASE,
+)
+_OUTGROWN = re.compile(
+    r"\b(?:i'?ve\s+|i\s+have\s+|i\s+)?(?:officially\s+|finally\s+|actually\s+)?(?:outgrown|outgrew"
+    r"|grown\s+out\s+of|grew\s+out\s+of)\s+(?:my|the)\s+(?P<what>[\w-]+(?:\s+[\w-]+)?)\s+allergy\b",
+    re.IGNORECASE,
+)
+_BECOME_A_FAN = re.compile(
+    r"\b(?:(?:i\s+)?think\s+)?(?:i'?ve\s+|i\s+have\s+|i\s+)?(?:officially\s+|finally\s+|now\s+)?(?:become|turned\s+into"
+    r"|converted\s+into)\s+(?:a|an)\s+(?:total\s+|complete\s+|full[\s-]on\s+|real\s+|massive\s+"
+    r"|huge\s+|proper\s+|big\s+)?(?P<what>[\w-]+)\s+(?:person|convert|drinker|lover|fan|addict"
+    r"|fiend)\b(?:\s+now\b)?"
+    # "I'm a cat person now" is a preference the grammar reads itself.
+    r"|\bi'?m\s+(?:a|an)\s+(?:total\s+|complete\s+|real\s+)?(?P<now>[\w-]+)\s+(?:convert"
+    r"|drinker|fan)\s+now\b",
+    re.IGNORECASE,
+)
+
+
+def _fan_of(found: re.Match[str]) -> str:
+    return f"I love {found.group('what') or found.group('now')} now."
+
+
+_MY_NTH = re.compile(
+    r"(?P<nth>\bmy\s+[1-9]\d?(?:st|nd|rd|th))(?=\s+(?:is|'s)\s+(?:coming\s+up|next|soon|in|on"
+    r"|this|tomorrow|approaching|around))",
+    re.IGNORECASE,
+)
+_AS_AN_AGE = re.compile(
+    r"(?:^|(?<=[.!?]\s))as\s+an?\s+(?P<age>[1-9]\d?)[\s-]*(?:years?|yrs?|y/?o)(?:[\s-]*old)?\b",
     re.IGNORECASE,
 )
 _AGE_AND_DOING = re.compile(

@@ -119,7 +119,8 @@ class EducationRules(HealthRules):
         """ "studying for a bachelor's in biology": the subject of the degree."""
         match = re.match(
             r"^for\s+(?:a|an|my|the|her|his)\s+(?:\w+'?s?\s+)?(?:degree|diploma|bachelor'?s|master'?s"
-            r"|masters|phd|doctorate|certificate)(?:\s+degree)?\s+in\s+(?P<x>.+)$",
+            r"|masters|phd|doctorate|certificate|bsc|msc|ba|ma|bs|ms|beng|meng|mphil|llm|mba)"
+            r"(?:\s+degree)?\s+in\s+(?P<x>.+)$",
             rest,
             re.I,
         )

@@ -46,8 +46,9 @@ class FamilyRules(Reading):
                 if state in lx.ENDED_RELATIONSHIP:
                     out.append(self.claim("partner", who, negated=True, change=True))
                 else:
-                    spouse = "spouse" if state == "married" else None  # "married to Sam"
-                    out.append(self.claim("partner", who, qualifier=spouse))
+                    # "married to Sam", "engaged to Sam": who, and as what.
+                    kind = {"married": "spouse", "engaged": "fiance"}.get(state)
+                    out.append(self.claim("partner", who, qualifier=kind))
         return out
 
     def _relation_named(self, rest: str) -> list[Claim] | None:

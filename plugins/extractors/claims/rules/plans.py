@@ -35,7 +35,12 @@ class PlanRules(Reading):
         return [self.claim("any", value, negated=True, change=True)]
 
     def _reschedule(self, rest: str, low: str) -> list[Claim] | None:
-        match = re.match(r"^(?P<what>.+?)\s+(?:to|until|till)\s+(?P<when>.+)$", rest, re.I)
+        # "pushed the Japan trip back to October": "back" says which way, not what.
+        match = re.match(
+            r"^(?P<what>.+?)\s+(?:(?:back|forward|up|out|ahead)\s+)?(?:to|until|till)\s+(?P<when>.+)$",
+            rest,
+            re.I,
+        )
         what = clean_value(
             re.sub(r"^(?:my|our|the)\s+", "", match.group("what") if match else rest, flags=re.I)
         )

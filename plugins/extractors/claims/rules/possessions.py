@@ -265,8 +265,9 @@ class PossessionRules(FamilyRules, WorkRules):
         if p.head != stem("have") or p.negated or p.future or p.modal:
             return None
         phrase = re.split(
-            r",|\s+(?:at|for|with|after|before|in|on|by|last|yesterday|tonight"
-            r"|this|every|most|and|but|so|because)\b",
+            r",|\s+(?:at|for|with|after|before|in|on|by|last|yesterday|tonight|of\s+my\s+life"
+            r"|this|every|most\s+(?:days|nights|evenings|mornings|weekends|weeks)|and|but|so"
+            r"|because)\b",
             low,
             maxsplit=1,
         )[0]
