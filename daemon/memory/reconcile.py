@@ -441,7 +441,8 @@ def only_an_ending(claims: Sequence[Claim], *, replaces: bool) -> bool:
     fact's closed valid time; a past habit ("used to smoke") or an ending of a thing memory
     cannot place ("quit wayfair") says nothing current. An ending that names no value says
     how things stand now ("was laid off", "graduated"), and "no longer eats meat" with nothing
-    to replace is the current diet: both stay.
+    to replace is the current diet: both stay. A home, a job or a thing left behind ("moved
+    out of tampines") is history whether or not memory held it.
     """
     if not claims or any(positive(c) or not (c.change or c.past) for c in claims):
         return False
@@ -453,6 +454,9 @@ def only_an_ending(claims: Sequence[Claim], *, replaces: bool) -> bool:
     return replaces or all(
         (c.past and (family_of(c.attribute) in _PASTIMES or c.attribute in _OWNED))
         or (c.negated and c.change and c.attribute in _OWNED)  # "my old golf finally died"
+        # "moved out of tampines", "resigned from Infosys": where they no longer live or work
+        # is no current fact, even when memory never held it.
+        or (c.negated and c.change and c.attribute in _LEFT_BEHIND)
         or c.attribute == "any"
         for c in claims
     )
@@ -460,6 +464,7 @@ def only_an_ending(claims: Sequence[Claim], *, replaces: bool) -> bool:
 
 _PASTIMES = frozenset(["activity", "likes"])
 _OWNED = frozenset(["phone", "computer", "vehicle"])
+_LEFT_BEHIND = frozenset(["residence", "employer", "job", "possession"])
 
 
 def _taken_up_beside_a_verb(claims: Sequence[Claim]) -> bool:

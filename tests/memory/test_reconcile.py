@@ -643,3 +643,18 @@ def test_keys() -> None:
 )
 def test_changes_said_in_chat_are_related(existing: list[str], new: str, outcome: str) -> None:
     assert _decide(existing, new)[0] == outcome
+
+
+@pytest.mark.parametrize(
+    ("new", "history"),
+    [
+        ("moved out of Tampines last week", True),
+        ("I resigned from Infosys", True),
+        ("I sold my kayak", True),
+        ("I quit smoking", False),
+        ("I no longer eat meat", False),
+        ("got laid off yesterday", False),
+    ],
+)
+def test_a_home_or_job_left_behind_is_history_even_unknown(new: str, history: bool) -> None:
+    assert reconcile(new, claims_of(new), []).history is history

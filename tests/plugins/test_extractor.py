@@ -1899,3 +1899,16 @@ def test_kinds_homes_diets_and_names_said_in_chat_are_read(said: str, facts: lis
 )
 def test_names_offices_homes_and_posts_said_in_chat_are_read(said: str, facts: list[str]) -> None:
     assert _texts(("user", said)) == facts
+
+
+@pytest.mark.parametrize(
+    ("said", "facts"),
+    [
+        ("I resigned from Unilever", ["The user quit their job at Unilever."]),
+        ("I resigned from my job at the council", ["The user quit their job at the council."]),
+        ("I'm resigning myself to a long winter", []),
+        ("I'm resigning on Friday", []),
+    ],
+)
+def test_resigning_ends_a_job(said: str, facts: list[str]) -> None:
+    assert _texts(("user", said)) == facts

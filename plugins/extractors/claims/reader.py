@@ -462,7 +462,7 @@ def _rules() -> tuple[tuple[frozenset[str], _Rule], ...]:
         ("lose", r._lose),
         ("sell trade", r._sell),
         ("leave", r._leave),
-        ("quit stop abandon ditch", r._quit),
+        ("quit stop abandon ditch resign", r._quit),
         ("pack jack", r._packed_in),
         ("cut", r._cut_out),
         ("retire", r._retire),

@@ -427,6 +427,28 @@ class WorkRules(Reading):
         return self._quit(rest[match.end() :], low[match.end() :])
 
     def _quit(self, rest: str, low: str) -> list[Claim] | None:
+        p = self.p
+        if p.head == stem("resign") and (
+            p.negated or p.modal or p.future or p.progressive or re.match(r"^(?:myself|to)\b", low)
+        ):
+            return []  # "resigning myself to it", "I'm resigning next week": not yet, or not so
+        if p.head == stem("resign"):
+            # "I resigned from Infosys", "resigned from my job at the bank", "I resigned".
+            at = re.match(
+                r"^from\s+(?:(?:my|the|our)\s+(?:job|position|role|post)(?:\s+(?:at|with)\s+|$))?",
+                rest,
+                re.I,
+            )
+            org = clean_value(rest[at.end() :]) if at else ""
+            return [
+                self.claim(
+                    "employer",
+                    "" if vague(org) else org,
+                    negated=True,
+                    change=True,
+                    qualifier="quit",
+                )
+            ]
         if not rest.strip(" .!") or self.p.negated:
             return []  # "i cant stop long", "can't stop eating chocolate": nothing ended
         if re.match(r"^(?:my|the|our|their|his|her)\s+(?:job|position|role)\b", low):
