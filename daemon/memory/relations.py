@@ -340,10 +340,11 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
         if (
             new.attribute == "age"
             and (not new.change or birthday)
-            and _years_older(new.value, old.value) > (3 if birthday else 2)
+            and _years_older(new.value, old.value) > 5
         ):
             # "I'm 58 and thinking about retirement" against "is 22": no birthday said, and
-            # years that no conversation spans; one of the two is wrong.
+            # years that no conversation spans; one of the two is wrong. A few years is more
+            # likely an age put right ("I'm not 32, I'm 35") than a mistake.
             return "replaces", "years older with no birthday said", 0.4
         if new.attribute in _NEVER_CHANGES and not new.change:
             # "born in 1991" against "born in 1988": not a change but one of them is wrong;
