@@ -78,6 +78,9 @@ CAR_BRANDS: frozenset[str] = words(
     hyundai chevy chevrolet jeep prius civic corolla camry golf fiat peugeot renault skoda
     porsche lexus mini jaguar polestar rivian dacia lada proton perodua tata maruti mahindra
     geely byd chery opel vauxhall citroen mitsubishi isuzu daihatsu suzuki seat saab
+    rav4 cr-v crv hr-v outback forester impreza crosstrek yaris hilux mustang tacoma tundra
+    highlander accord passat tiguan octavia fabia qashqai tucson sportage elantra cx-5 cx5
+    mazda3 wrangler landcruiser prado corsa astra sandero
     """
 )
 PHONES: frozenset[str] = words("iphone android pixel samsung galaxy oneplus blackberry")

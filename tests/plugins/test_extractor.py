@@ -1912,3 +1912,18 @@ def test_names_offices_homes_and_posts_said_in_chat_are_read(said: str, facts: l
 )
 def test_resigning_ends_a_job(said: str, facts: list[str]) -> None:
     assert _texts(("user", said)) == facts
+
+
+@pytest.mark.parametrize(
+    ("said", "facts"),
+    [
+        (
+            "traded the golf in on friday and we got a 2022 Tucson",
+            ["The user no longer has a golf.", "The user drives 2022 Tucson."],
+        ),
+        ("sold the A7, got the Z6 instead", ["The user no longer has A7.", "The user has Z6."]),
+        ("sold my flat and got a divorce", ["The user no longer has a flat."]),
+    ],
+)
+def test_what_was_got_for_what_was_sold_is_read(said: str, facts: list[str]) -> None:
+    assert _texts(("user", said)) == facts

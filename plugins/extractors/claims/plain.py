@@ -66,6 +66,10 @@ def said_plainly(text: str) -> str:
     text = _ENG_AT.sub("engineer", text)
     # "My flat is in Croydon and I live alone": where the speaker lives.
     text = _MY_HOME_IS_IN.sub("I live in ", text)
+    # "traded the civic in last weekend, we got a 2023 rav4": sold one, and got the other.
+    text = _TRADED_X_IN.sub(r"\g<verb> in \g<what>", text)
+    if _SOLD.search(text):
+        text = _GOT_INSTEAD.sub(r"\g<lead>I bought \g<det> ", text)
     # "Has two kids: Leo (7) and Mia (4)": how many, then who.
     text = _COUNT_COLON.sub(r"\g<count>, ", text)
     # "I've outgrown my peanut allergy": no longer allergic.
@@ -168,6 +172,17 @@ _ENG_AT = re.compile(
 _MY_HOME_IS_IN = re.compile(
     r"\b(?:my|our)\s+(?:(?:new|own|little|tiny|rented|current|shared)\s+)?(?:flat|house|home"
     r"|apartment|place|condo|pad|bungalow|cottage)\s+(?:is|'s)\s+(?:now\s+)?in\s+(?=(?-i:[A-Z]))",
+    re.IGNORECASE,
+)
+_TRADED_X_IN = re.compile(
+    r"\b(?P<verb>traded|trading|traded\s+my)\s+(?P<what>(?:the|my|our)\s+[\w-]+(?:\s+[\w-]+)?)\s+in\b",
+    re.IGNORECASE,
+)
+_SOLD = re.compile(r"\b(?:sold|traded\s+in|flogged|got\s+rid\s+of)\b", re.IGNORECASE)
+_GOT_INSTEAD = re.compile(
+    r"(?P<lead>[,;]\s*(?:and\s+|then\s+|so\s+)?|\s(?:and|then|so)\s+)(?:(?:we|i)\s+)?(?:just\s+)?"
+    # what was got is named as a model is ("a 2023 rav4", "the X100V"), not "a new one"
+    r"(?:got|bought|picked\s+up)\s+(?P<det>a|an|the)\s+(?=(?:new\s+|used\s+)?[\w-]*(?-i:[A-Z0-9]))",
     re.IGNORECASE,
 )
 _COUNT_COLON = re.compile(
