@@ -101,6 +101,8 @@ def loose_relation(new: str, old: str, about: frozenset[str] = frozenset()) -> s
     """
     if "diet" in about and _diet_named_again(new, old):
         return "same"
+    if about & _PASTIME and _pastime_named_again(new, old):
+        return "same"
     relation = _loosely_related(new, old)
     if relation == "replaces" and _still_so(new, old, about):
         return "same"
@@ -108,7 +110,8 @@ def loose_relation(new: str, old: str, about: frozenset[str] = frozenset()) -> s
 
 
 _NOT_SO = re.compile(
-    r"\b(?:not|no|never|stopped|quit|gave\s+up|anymore|any\s+more|used\s+to|cheat\w*|except)\b"
+    r"\b(?:not|no|never|stopped|quit|gave\s+up|anymore|any\s+more|used\s+to|cheat\w*|except"
+    r"|gone\s+off|went\s+off|lost\s+interest|bored\s+of|sick\s+of|fed\s+up|over\s+it)\b"
     r"|n't\b",
     re.IGNORECASE,
 )
@@ -120,6 +123,23 @@ def _diet_named_again(new: str, old: str) -> bool:
     held = {w for w in normalise(old).split() if w in lx.DIETS}
     said = re.findall(r"[\w-]+", new.casefold())
     return bool(held & set(said)) and not _NOT_SO.search(new) and not _CHANGED.search(new)
+
+
+_PASTIME = frozenset({"hobby", "activity", "likes"})
+
+
+def _pastime_named_again(new: str, old: str) -> bool:
+    """ "kiln day at pottery class" against "hobby is pottery", "Stanage was perfect for
+    climbing" against "enjoys rock climbing": the pastime done again, nothing said against it."""
+    named = _anchors(old) & _stems(new)
+    if not named or _NOT_SO.search(new) or _ENDED.search(new) or _ALSO.search(new):
+        return False  # "sushi is my comfort food too": another of a kind, which is news
+    # "went bass fishing" against "plays the bass": the word in another sense.
+    words = [normalise(w) for w in re.findall(r"[\w'-]+", new)]
+    return not any(
+        stem(w) in named and i + 1 < len(words) and words[i + 1].endswith("ing")
+        for i, w in enumerate(words)
+    )
 
 
 def _still_so(new: str, old: str, about: frozenset[str]) -> bool:

@@ -206,19 +206,27 @@ def _kin_named_against(text: str, mentioned: Sequence[Claim], fact: Known) -> bo
 
 _MY_PET = re.compile(
     r"\b(?:my|our)\s+(?:(?:two|three|four|\d)\s+)?(?:(?:old|little|rescue|senior|baby|sweet)\s+)?"
-    r"(?P<kind>[a-z-]+)\b",
+    r"(?P<kind>[a-z0-9-]+)(?:'s)?\b",
     re.IGNORECASE,
 )
 
 
-def _pet_named_against(text: str, fact: Known) -> bool:
-    """ "walking my beagle at 6am" against "has no pets": the way the user names a pet says
-    there is one (a change, "we adopted a cat", is read as a claim)."""
-    no_pets = any(
-        c.attribute == "pet" and c.negated and not c.value and c.subject == "user"
+def _owned_named_against(text: str, fact: Known) -> bool:
+    """ "walking my beagle at 6am" against "has no pets", "my Golf's MOT is due" against
+    "doesn't own a car": the way the user names a pet or a car says there is one (a change,
+    "we adopted a cat", is read as a claim)."""
+    none = {
+        c.attribute
         for c in fact.claims
+        if c.negated and not c.change and c.subject == "user"
+        if (c.attribute == "pet" and not c.value)
+        or (c.attribute == "vehicle" and c.value in ("", "car"))
+    }
+    named = [m.group("kind").casefold() for m in _MY_PET.finditer(text)]
+    return bool(
+        ("pet" in none and any(lx.is_pet(k) for k in named))
+        or ("vehicle" in none and any(k in ("car", *lx.CAR_BRANDS) for k in named))
     )
-    return no_pets and any(lx.is_pet(m.group("kind")) for m in _MY_PET.finditer(text))
 
 
 def _said_in_passing(mentioned: Sequence[Claim], fact: Known) -> Match | None:
@@ -236,6 +244,17 @@ def _said_in_passing(mentioned: Sequence[Claim], fact: Known) -> Match | None:
             relation, rule, confidence = relate(new, old)
             if relation == "replaces":
                 return Match(fact.fact_id, relation, rule, confidence)
+    # "my manager at Meta wants slides" against "works at Google": an employer named on the way
+    # to something else says the user works there, as if memory knew it; nothing is said to
+    # have changed, so another employer is a contradiction, and the same one is said again.
+    named = [c for c in mentioned if c.attribute == "employer" and positive(c) and not c.change]
+    for new in named:
+        for old in fact.claims:
+            relation, rule, _ = relate(new, old)
+            if relation == "replaces":
+                return Match(fact.fact_id, relation, f"{rule}, named in passing", CONTRADICTION)
+            if relation == "same":
+                return Match(fact.fact_id, relation, "the employer named in passing", 0.6)
     return None
 
 
@@ -305,14 +324,13 @@ def reconcile(
     exact = normalise(text)
     # "can't see myself leaving" read as a bare verb says nothing a fact could hold: the
     # attributes memory knows decide, and a text with none of them falls back to its words.
+    # "it's been a month since we had to put rex down", "maya moved from porto to lisbon": a
+    # name memory holds, typed in lower case, is that name (the grammar reads names by their
+    # capital).
+    named = with_known_names(text, _names_known(known))
+    if named != text:
+        claims = claims_of(named)
     specific = {i for i, c in enumerate(claims) if not _generic(c)}
-    if not specific:
-        # "it's been a month since we had to put rex down": a name memory holds, typed in
-        # lower case, is that name (the grammar reads names by their capital).
-        named = with_known_names(text, _names_known(known))
-        if named != text:
-            claims = claims_of(named)
-            specific = {i for i, c in enumerate(claims) if not _generic(c)}
     # What the text says in passing ("my brother", "cast came off"), read once for every fact.
     mentioned = mentions(text) if known else []
     for fact in known:
@@ -329,8 +347,8 @@ def reconcile(
                 covered.update(range(len(claims)))
         if match.relation == "none" and (not specific or _taken_up_beside_a_verb(claims)):
             match = _loosely(text, fact)
-        if match.relation != "replaces" and _pet_named_against(text, fact):
-            match = Match(fact.fact_id, "replaces", "a pet said to be none", CONTRADICTION)
+        if match.relation != "replaces" and _owned_named_against(text, fact):
+            match = Match(fact.fact_id, "replaces", "a pet or car said to be none", CONTRADICTION)
         elif match.relation != "replaces" and _kin_named_against(text, mentioned, fact):
             match = Match(fact.fact_id, "replaces", "a relative said to be none", CONTRADICTION)
         elif match.relation != "replaces" and _one_more_child(text, fact):
@@ -342,11 +360,13 @@ def reconcile(
         # "Actually I was born in 1991": the user corrects what memory holds, so a replacement
         # that would otherwise only contradict applies.
         matches = [_corrected(m) if m.relation == "replaces" else m for m in matches]
-    elif not any(c.change for c in claims):
+    elif not any(c.change for c in claims) or _PRESUPPOSED.match(text):
         # "I've never been married" against "is married to Sam", or "I've smoked a pack a day
         # for 15 years" against "has never smoked": nothing ended, so it is no update; one of
         # the two is wrong, and a person decides which.
-        says_never = _NEVER.search(text) is not None
+        # "As a high school teacher I get summers off" against "is a lawyer": said in passing,
+        # as if memory knew it, so nothing is said to have changed.
+        says_never = _NEVER.search(text) is not None or _PRESUPPOSED.match(text) is not None
         said_never = {f.fact_id for f in known if _NEVER.search(f.text)}
         matches = [
             _contradicted(m)
@@ -411,6 +431,9 @@ _NEVER = re.compile(
     r"|\b(?:in|of|all)\s+my\s+(?:whole\s+|entire\s+)?life\b|\bmy\s+(?:whole|entire)\s+life\b"
     r"|\bsince\s+(?:birth|i\s+was\s+born)\b",
     re.IGNORECASE,
+)
+_PRESUPPOSED = re.compile(
+    r"^\W*as\s+(?:an?\s+(?!\d)|someone\s+who|a\s+person\s+who)", re.IGNORECASE
 )
 CONTRADICTION = 0.4
 """The confidence of a replacement that contradicts rather than changes: below every

@@ -281,10 +281,11 @@ def _decide(existing: list[str], new: str, provenance: str = "user") -> tuple[st
             "deduplicated",
             [0],
         ),
+        # Said "as a ...", as if memory knew it: another employer is queued for a person.
         (
             ["Works at Amazon"],
             "As a recruiter at Microsoft I see a lot of bad CVs",
-            "updated",
+            "conflict",
             [0],
         ),
         (["Works as an electrician"], "like I said, I moved to Leeds", "added", []),
@@ -658,3 +659,47 @@ def test_changes_said_in_chat_are_related(existing: list[str], new: str, outcome
 )
 def test_a_home_or_job_left_behind_is_history_even_unknown(new: str, history: bool) -> None:
     assert reconcile(new, claims_of(new), []).history is history
+
+
+@pytest.mark.parametrize(
+    ("existing", "new", "outcome"),
+    [
+        # A name memory holds, typed in lower case, even beside other claims.
+        (
+            ["Brother Tomas lives in Braga"],
+            "tomas moved from braga to faro, so my trips got longer",
+            "updated",
+        ),
+        # Moves said as a move made, a move back home, a relocation since, a settling in.
+        (["Lives in Quito"], "we finally made the move to Cuenca in May", "updated"),
+        (["Lives in Quito"], "since relocating to Cuenca in May I sleep better", "updated"),
+        (["Lives in Quito"], "settling into Cuenca now, slowly", "updated"),
+        # A car or a pet named against "none"; someone else's is not the user's.
+        (["Doesn't own a car"], "my Corolla needs new tyres again", "conflict"),
+        (["Doesn't own a car"], "my dad's car needs new tyres", "added"),
+        # "As a ..." says as if memory knew it: a different job is a contradiction.
+        (
+            ["Works as an accountant"],
+            "As a primary school teacher, how do I pace a lesson?",
+            "conflict",
+        ),
+        (["Works as an accountant"], "As an accountant I dread April", "deduplicated"),
+        (
+            ["Works at Aldi"],
+            "As someone who's been at Lidl for three years, am I due a raise?",
+            "conflict",
+        ),
+        # An employer named on the way to something else.
+        (["Works at Siemens"], "my manager at Bosch wants the report by noon", "conflict"),
+        (["Works at Siemens"], "my manager at Siemens is on leave", "deduplicated"),
+        # A pastime done again; another sense of its word, or one of a kind, is news.
+        (
+            ["Hobby: bouldering"],
+            "bouldering session was brutal tonight, forearms are gone",
+            "deduplicated",
+        ),
+        (["Plays the bass"], "went bass fishing with my uncle", "added"),
+    ],
+)
+def test_things_said_in_passing_are_related(existing: list[str], new: str, outcome: str) -> None:
+    assert _decide(existing, new)[0] == outcome

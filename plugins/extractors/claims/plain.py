@@ -66,6 +66,15 @@ def said_plainly(text: str) -> str:
     text = _ENG_AT.sub("engineer", text)
     # "My flat is in Croydon and I live alone": where the speaker lives.
     text = _MY_HOME_IS_IN.sub("I live in ", text)
+    # "As someone who's been at Coles for six years, how do I ...": the speaker has.
+    text = _AS_SOMEONE_WHO.sub("I've ", text)
+    # "I've been at Coles for six years", "been at Arup since 2019": where they work.
+    text = _BEEN_AT.sub(r"I work at \g<org>. I have been there \g<how_long>", text)
+    # "made the move to Hobart", "moved back home to Gdańsk", "since relocating to Vienna in
+    # March", "settling into Darwin now": moved.
+    text = _MADE_THE_MOVE.sub("moved to ", text)
+    text = _SINCE_MOVING.sub(r"I moved to \g<place>\g<when>. ", text)
+    text = _SETTLING_INTO.sub(r"\g<lead>I've moved to ", text)
     # "traded the civic in last weekend, we got a 2023 rav4": sold one, and got the other.
     text = _TRADED_X_IN.sub(r"\g<verb> in \g<what>", text)
     if _SOLD.search(text):
@@ -172,6 +181,31 @@ _ENG_AT = re.compile(
 _MY_HOME_IS_IN = re.compile(
     r"\b(?:my|our)\s+(?:(?:new|own|little|tiny|rented|current|shared)\s+)?(?:flat|house|home"
     r"|apartment|place|condo|pad|bungalow|cottage)\s+(?:is|'s)\s+(?:now\s+)?in\s+(?=(?-i:[A-Z]))",
+    re.IGNORECASE,
+)
+_AS_SOMEONE_WHO = re.compile(
+    r"^as\s+(?:someone|a\s+person|somebody)\s+who(?:'s|\s+has|'ve|\s+have)\s+(?=been\s)",
+    re.IGNORECASE,
+)
+_BEEN_AT = re.compile(
+    r"\b(?:i'?ve|i\s+have)\s+been\s+(?:working\s+)?at\s+"
+    r"(?P<org>(?-i:[A-Z])[\w&'.-]+(?:\s+(?-i:[A-Z])[\w&'.-]+){0,2})\s+"
+    r"(?P<how_long>for\s+(?:over\s+|almost\s+|nearly\s+)?(?:\d+|a|one|two|three|four|five|six|seven"
+    r"|eight|nine|ten|a\s+few|a\s+couple\s+of)\s+(?:years?|months?)|since\s+(?:19|20)\d\d)",
+    re.IGNORECASE,
+)
+_MADE_THE_MOVE = re.compile(
+    r"\b(?:made\s+the\s+(?:big\s+)?move|moved\s+back\s+home|relocated)\s+to\s+", re.IGNORECASE
+)
+_SINCE_MOVING = re.compile(
+    r"\bsince\s+(?:relocating|moving|the\s+move)\s+(?:back\s+)?to\s+"
+    r"(?P<place>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)"
+    r"(?P<when>\s+(?:in|last)\s+(?-i:[A-Z]?)[a-z]+)?,?\s*",
+    re.IGNORECASE,
+)
+_SETTLING_INTO = re.compile(
+    r"(?P<lead>^|[.!?]\s+|,\s*|\band\s+)(?:(?:i'?m|we'?re|i\s+am|we\s+are)\s+)?(?:still\s+)?"
+    r"settling\s+in(?:to)?\s+(?=(?-i:[A-Z]))",
     re.IGNORECASE,
 )
 _TRADED_X_IN = re.compile(

@@ -169,6 +169,10 @@ class HomeRules(Reading):
         if match is None:
             return []
         where = re.split(r"\s+(?:after|with|since|for|and|but|so)\b", rest[match.end() :])[0]
+        if re.match(
+            r"^(?:the|my|our|a)\s+(?:new\s+)?(?:job|role|routine|team|school|course)\b", where, re.I
+        ):
+            return []  # "still settling into the new job": no home
         return self._moved(where)
 
     def _moved(self, target: str) -> list[Claim]:
