@@ -219,14 +219,23 @@ def _owned_named_against(text: str, fact: Known) -> bool:
         c.attribute
         for c in fact.claims
         if c.negated and not c.change and c.subject == "user"
-        if (c.attribute == "pet" and not c.value)
+        if (c.attribute in ("pet", "allergy") and not c.value)
         or (c.attribute == "vehicle" and c.value in ("", "car"))
     }
     named = [m.group("kind").casefold() for m in _MY_PET.finditer(text)]
     return bool(
         ("pet" in none and any(lx.is_pet(k) for k in named))
         or ("vehicle" in none and any(k in ("car", *lx.CAR_BRANDS) for k in named))
+        or ("allergy" in none and _MY_ALLERGY.search(text) is not None)
     )
+
+
+# "my bee sting allergy", "I'm allergic to latex", "I carry an EpiPen"; not "my son's allergy".
+_MY_ALLERGY = re.compile(
+    r"\bmy\s+(?![\w-]+'s\b)(?:[\w-]+\s+){0,2}?allerg(?:y|ies)\b|\bi'?m\s+allergic\b"
+    r"|\bi\s+am\s+allergic\b|\bi\s+carry\s+an?\s+epi-?pen\b",
+    re.IGNORECASE,
+)
 
 
 def _said_in_passing(mentioned: Sequence[Claim], fact: Known) -> Match | None:
@@ -348,7 +357,9 @@ def reconcile(
         if match.relation == "none" and (not specific or _taken_up_beside_a_verb(claims)):
             match = _loosely(text, fact)
         if match.relation != "replaces" and _owned_named_against(text, fact):
-            match = Match(fact.fact_id, "replaces", "a pet or car said to be none", CONTRADICTION)
+            match = Match(
+                fact.fact_id, "replaces", "a pet, car or allergy said to be none", CONTRADICTION
+            )
         elif match.relation != "replaces" and _kin_named_against(text, mentioned, fact):
             match = Match(fact.fact_id, "replaces", "a relative said to be none", CONTRADICTION)
         elif match.relation != "replaces" and _one_more_child(text, fact):

@@ -121,6 +121,9 @@ def _younger(new: str, old: str) -> bool:
     return new.isdigit() and old.isdigit() and int(new) < int(old)
 
 
+_FREELANCE = re.compile(r"\b(?:freelance|freelancer|self-employed|contractor)\b", re.IGNORECASE)
+
+
 def _proper_names(value: str) -> set[str]:
     """The capitalised words of a value ("the LSE master's": lse), which name a place."""
     return {w.casefold() for w in re.findall(r"\b(?-i:[A-Z])[\w&-]+", value)}
@@ -136,6 +139,10 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
         if _work_mode(new.value) == _work_mode(old.value):
             return "same", "same way of working", 1.0
         return "replaces", "works another way now", 0.9 if new.change else 0.8
+    in_house = new.attribute == "employer" and positive(new) and new.change and positive(old)
+    if in_house and old.attribute == "job" and _FREELANCE.search(old.value):
+        # "Lionbridge hired me full-time" ends "works as a freelance translator".
+        return "replaces", "employed, no longer freelance", 0.8
     left_a_course = new.attribute == old.attribute == "education" and new.negated and new.change
     if left_a_course and positive(old) and _proper_names(new.value) & _proper_names(old.value):
         # "dropped out of the LSE master's" ends "is doing a master's in economics at LSE".
@@ -400,7 +407,11 @@ def _platforms(value: str) -> set[str]:
 
 _OUTING_WORDS = frozenset(
     stem(w)
-    for w in ["trip", "vacation", "holiday", "visit", "journey", "travel", "tour", "plan", "go"]
+    for w in [
+        *("trip", "vacation", "holiday", "visit", "journey", "travel", "tour", "plan", "go"),
+        # "gave up my London Marathon place", "the house purchase is off": the same plan
+        *("place", "spot", "entry", "ticket", "booking", "purchase", "buy", "my", "the"),
+    ]
 )
 
 

@@ -703,3 +703,34 @@ def test_a_home_or_job_left_behind_is_history_even_unknown(new: str, history: bo
 )
 def test_things_said_in_passing_are_related(existing: list[str], new: str, outcome: str) -> None:
     assert _decide(existing, new)[0] == outcome
+
+
+@pytest.mark.parametrize(
+    ("existing", "new", "outcome"),
+    [
+        (
+            ["Cycles competitively"],
+            "since the crash I've stopped cycling and switched to yoga",
+            "updated",
+        ),
+        (["Runs marathons"], "I can't run anymore, so I swim instead", "updated"),
+        (["Works as a freelance illustrator"], "Pixar hired me full-time!", "updated"),
+        (
+            ["Plans a trip to Oslo in spring"],
+            "the Oslo trip is off for now",
+            "updated",
+        ),
+        (
+            ["Plans to run the Paris Marathon in April"],
+            "deferred my Paris Marathon entry to 2027",
+            "updated",
+        ),
+        (["Has asthma"], "my asthma is finally in remission, says the consultant", "updated"),
+        (["Has no known allergies"], "I carry an EpiPen for wasps", "conflict"),
+        (["Has no known allergies"], "my daughter's egg allergy is back", "added"),
+    ],
+)
+def test_endings_and_allergies_said_in_chat_are_related(
+    existing: list[str], new: str, outcome: str
+) -> None:
+    assert _decide(existing, new)[0] == outcome

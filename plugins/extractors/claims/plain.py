@@ -70,6 +70,17 @@ def said_plainly(text: str) -> str:
     text = _AS_SOMEONE_WHO.sub("I've ", text)
     # "I've been at Coles for six years", "been at Arup since 2019": where they work.
     text = _BEEN_AT.sub(r"I work at \g<org>. I have been there \g<how_long>", text)
+    # "Since the knee surgery I've stopped running": why, before what is said.
+    text = _SINCE_THE_EVENT.sub("", text)
+    # "stopped running entirely and switched to rowing": two changes, not one.
+    text = _STOPPED_AND.sub(r"\g<stop> \g<what>. I ", text)
+    text = _CANT_ANYMORE.sub(r"I've stopped \g<doing>", text)
+    # "Lionbridge hired me full-time": works there now.
+    text = _HIRED_ME.sub(r"I joined \g<org>", text)
+    # "so the house purchase is off for now": called off.
+    text = _IS_OFF.sub(r"we cancelled the \g<what>", text)
+    # "my diabetes is officially in remission": no longer has it.
+    text = _IN_REMISSION.sub(r"I no longer have \g<what>", text)
     # "made the move to Hobart", "moved back home to Gdańsk", "since relocating to Vienna in
     # March", "settling into Darwin now": moved.
     text = _MADE_THE_MOVE.sub("moved to ", text)
@@ -181,6 +192,38 @@ _ENG_AT = re.compile(
 _MY_HOME_IS_IN = re.compile(
     r"\b(?:my|our)\s+(?:(?:new|own|little|tiny|rented|current|shared)\s+)?(?:flat|house|home"
     r"|apartment|place|condo|pad|bungalow|cottage)\s+(?:is|'s)\s+(?:now\s+)?in\s+(?=(?-i:[A-Z]))",
+    re.IGNORECASE,
+)
+_SINCE_THE_EVENT = re.compile(
+    # not "since the divorce", which says something of its own
+    r"^since\s+(?:the|my|our)\s+(?:[\w'-]+\s+){0,3}?(?:surgery|operation|accident|injury"
+    r"|replacement|crash|fall)\s*,?\s+(?=(?:i|we)\b)",
+    re.IGNORECASE,
+)
+_STOPPED_AND = re.compile(
+    # the speaker's own: "he quit Sony and moved to Osaka" is his
+    r"(?P<stop>\b(?:i'?ve|i\s+have|i|we'?ve|we)\s+(?:just\s+|completely\s+)?(?:stopped|quit"
+    r"|gave\s+up))\s+(?P<what>\w+)(?:\s+(?:entirely|completely|altogether))?"
+    r"\s+and\s+(?=(?:switched|moved|taken|took|started|picked|now)\b)",
+    re.IGNORECASE,
+)
+_CANT_ANYMORE = re.compile(
+    r"\bi\s+(?:can'?t|cannot)\s+(?P<doing>run|swim|cycle|climb|dance|play\s+\w+|lift)\s+"
+    r"(?:any\s*more|now)\b",
+    re.IGNORECASE,
+)
+_HIRED_ME = re.compile(
+    r"\b(?P<org>(?-i:[A-Z])[\w&'.-]+(?:\s+(?-i:[A-Z])[\w&'.-]+)?)\s+(?:just\s+|finally\s+|officially\s+)?"
+    r"hired\s+me\b",
+    re.IGNORECASE,
+)
+_IS_OFF = re.compile(
+    r"\b(?:the|our|my)\s+(?P<what>[\w-]+(?:\s+[\w-]+)?)\s+is\s+(?:officially\s+)?(?:off|cancelled"
+    r"|canceled|not\s+happening)\b(?:\s+for\s+now\b)?",
+    re.IGNORECASE,
+)
+_IN_REMISSION = re.compile(
+    r"\bmy\s+(?P<what>[\w-]+(?:\s+[\w-]+)?)\s+is\s+(?:now\s+|officially\s+|finally\s+)*in\s+remission\b",
     re.IGNORECASE,
 )
 _AS_SOMEONE_WHO = re.compile(

@@ -56,7 +56,7 @@ _TRANSIENT = re.compile(
 
 _CANCEL = stems("cancel scrap")
 
-_RESCHEDULE = stems("postpone reschedule push delay move bump")
+_RESCHEDULE = stems("postpone reschedule push delay move bump defer")
 
 _SCHEDULED = stems("plan schedule book set")
 
@@ -501,7 +501,7 @@ def _rules() -> tuple[tuple[frozenset[str], _Rule], ...]:
         ("suffer", r._suffer),
         ("call", r._call),
         ("cancel", r._cancel),
-        ("postpone reschedule push delay", r._reschedule),
+        ("postpone reschedule push delay defer", r._reschedule),
         ("give", r._give),
         ("keep", r._keep),
         ("avoid", r._avoid),

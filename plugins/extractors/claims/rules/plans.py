@@ -44,6 +44,8 @@ class PlanRules(Reading):
         what = clean_value(
             re.sub(r"^(?:my|our|the)\s+", "", match.group("what") if match else rest, flags=re.I)
         )
+        # "deferred my London Marathon place": the event, not the place in it.
+        what = re.sub(r"\s+(?:place|spot|entry|ticket|booking)$", "", what, flags=re.I)
         if vague(what):
             return []
         when = date_phrase(match.group("when")) if match else None
