@@ -126,6 +126,7 @@ def _diet_named_again(new: str, old: str) -> bool:
 
 
 _PASTIME = frozenset({"hobby", "activity", "likes"})
+_DAYS = {stem(w) for w in lx.WEEKDAYS | lx.MONTHS}
 
 
 def _pastime_named_again(new: str, old: str) -> bool:
@@ -134,6 +135,8 @@ def _pastime_named_again(new: str, old: str) -> bool:
     named = _anchors(old) & _stems(new)
     if not named or _NOT_SO.search(new) or _ENDED.search(new) or _ALSO.search(new):
         return False  # "sushi is my comfort food too": another of a kind, which is news
+    if _names(new) - _names(old) - _DAYS:
+        return False  # "played five-a-side every Wednesday in Manchester": where is news
     # "went bass fishing" against "plays the bass": the word in another sense.
     words = [normalise(w) for w in re.findall(r"[\w'-]+", new)]
     return not any(

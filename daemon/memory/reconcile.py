@@ -490,7 +490,7 @@ def only_an_ending(claims: Sequence[Claim], *, replaces: bool) -> bool:
         or (c.negated and c.change and c.attribute in _OWNED)  # "my old golf finally died"
         # "moved out of tampines", "resigned from Infosys": where they no longer live or work
         # is no current fact, even when memory never held it.
-        or (c.negated and c.change and c.attribute in _LEFT_BEHIND)
+        or (c.negated and c.change and c.attribute in _LEFT_BEHIND and not _let_go(c))
         or c.attribute == "any"
         for c in claims
     )
@@ -499,6 +499,12 @@ def only_an_ending(claims: Sequence[Claim], *, replaces: bool) -> bool:
 _PASTIMES = frozenset(["activity", "likes"])
 _OWNED = frozenset(["phone", "computer", "vehicle"])
 _LEFT_BEHIND = frozenset(["residence", "employer", "job", "possession"])
+
+
+def _let_go(claim: Claim) -> bool:
+    """ "got laid off from the Teleperformance call center": how things stand now (out of
+    work, and from where), not a job the user chose to leave behind."""
+    return claim.qualifier in ("laid off", "fired", "let go", "sacked", "made redundant")
 
 
 def _taken_up_beside_a_verb(claims: Sequence[Claim]) -> bool:

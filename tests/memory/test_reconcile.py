@@ -734,3 +734,13 @@ def test_endings_and_allergies_said_in_chat_are_related(
     existing: list[str], new: str, outcome: str
 ) -> None:
     assert _decide(existing, new)[0] == outcome
+
+
+def test_a_job_lost_stays_how_things_stand() -> None:
+    said = "got laid off from the Teleperformance call center in march"
+    assert reconcile(said, claims_of(said), []).history is False
+
+
+def test_a_pastime_named_with_a_new_place_is_news() -> None:
+    new = "They have played five-a-side every Wednesday in Manchester for years."
+    assert _decide(["The user plays five-a-side."], new)[0] == "added"
