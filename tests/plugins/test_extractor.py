@@ -1927,3 +1927,23 @@ def test_resigning_ends_a_job(said: str, facts: list[str]) -> None:
 )
 def test_what_was_got_for_what_was_sold_is_read(said: str, facts: list[str]) -> None:
     assert _texts(("user", said)) == facts
+
+
+@pytest.mark.parametrize(
+    ("said", "facts"),
+    [
+        # pets named in lower case, known as names by the verb after them
+        ("my husky nala keeps howling at night", ["The user has a husky named Nala."]),
+        (
+            "our cats salt and pepper knocked over the plant",
+            ["The user has a cat named Salt.", "The user has a cat named Pepper."],
+        ),
+        ("my dog really loves it", []),
+        # moved by an employer; a relative's name with its "my" left out
+        ("Siemens moved me to the Munich office", ["The user lives in Munich."]),
+        ("that film moved me to tears", []),
+        ("Husband's name is Bram.", ["The user's husband is Bram."]),
+    ],
+)
+def test_lower_case_pets_transfers_and_bare_names_are_read(said: str, facts: list[str]) -> None:
+    assert _texts(("user", said)) == facts

@@ -8,7 +8,7 @@ import re
 from plugins.extractors import lexicon as lx
 from plugins.extractors.claims.model import ENGAGED_TO, INJURY, Claim
 from plugins.extractors.claims.phrases import number, relation_claim, with_article
-from plugins.extractors.claims.subjects import NAME_TOKEN, REL_WORD, is_name
+from plugins.extractors.claims.subjects import NAME_TOKEN, REL_WORD, is_name, name_shaped
 from plugins.extractors.places import known_place
 
 # Relations whose bare mention ("my teenage son wants a motorbike") is worth remembering;
@@ -106,6 +106,16 @@ _PET_MENTION = re.compile(
     r"|sweet)\s+)?(?P<kind>[a-z-]+),?\s+"
     r"(?P<name>(?-i:(?:(?:Mr|Mrs|Ms|Dr|Sir|Lady|Captain|Prof)\.?\s+)?[A-Z][\w'-]*))"
     r"(?:\s*(?:,|and|&)\s*(?P<more>(?-i:[A-Z][\w'-]*)))?",
+    re.IGNORECASE,
+)
+
+
+# "my shiba kuro will beg for the salmon", "my cats pixel and byte walked on the keyboard":
+# names typed in lower case, known as names by the verb that follows them.
+_PET_MENTION_LOWER = re.compile(
+    r"\b(?:my|our)\s+(?:(?:old|new|little|baby|rescue|senior|sweet)\s+)?(?P<kind>[a-z-]+)\s+"
+    r"(?P<name>(?-i:[a-z][a-z'-]{1,14}))(?:\s+(?:and|&)\s+(?P<more>(?-i:[a-z][a-z'-]{1,14})))?\s+"
+    r"(?P<verb>(?-i:will|won't|is|was|has|had|keeps|kept|loves|hates|[a-z]+ed|[a-z]+s))\b",
     re.IGNORECASE,
 )
 
@@ -367,6 +377,13 @@ def mentions(text: str) -> list[Claim]:
         for one in names:
             if lx.is_pet(kind) and is_name(one.split()[-1]):
                 out.append(Claim("user", "pet", f"{kind} {one}"))
+    for match in _PET_MENTION_LOWER.finditer(text):
+        kind = match.group("kind").casefold()
+        names = [n for n in (match.group("name"), match.group("more")) if n]
+        if not lx.is_pet(kind) or not all(name_shaped(n) and not lx.is_pet(n) for n in names):
+            continue
+        kind = kind[:-1] if len(names) > 1 and kind.endswith("s") else kind
+        out += [Claim("user", "pet", f"{kind} {n.capitalize()}") for n in names]
     for match in _JOB_MENTION.finditer(text):
         org = match.group("org")
         if not known_place(org):

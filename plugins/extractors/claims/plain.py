@@ -75,6 +75,10 @@ def said_plainly(text: str) -> str:
     # "stopped running entirely and switched to rowing": two changes, not one.
     text = _STOPPED_AND.sub(r"\g<stop> \g<what>. I ", text)
     text = _CANT_ANYMORE.sub(r"I've stopped \g<doing>", text)
+    # "partner's name is kayla btw": the speaker's partner, its "my" left out.
+    text = _RELATIVE_NAMED.sub(r"my \g<rel>'s name is", text)
+    # "Orascom moved me to the Dubai office": where they live and work now.
+    text = _MOVED_ME_TO.sub("I was transferred to ", text)
     # "Lionbridge hired me full-time": works there now.
     text = _HIRED_ME.sub(r"I joined \g<org>", text)
     # "so the house purchase is off for now": called off.
@@ -210,6 +214,14 @@ _STOPPED_AND = re.compile(
 _CANT_ANYMORE = re.compile(
     r"\bi\s+(?:can'?t|cannot)\s+(?P<doing>run|swim|cycle|climb|dance|play\s+\w+|lift)\s+"
     r"(?:any\s*more|now)\b",
+    re.IGNORECASE,
+)
+_RELATIVE_NAMED = re.compile(
+    rf"(?:^|(?<=[.!?]\s))(?P<rel>{REL_WORD})'s\s+name\s+is\b", re.IGNORECASE
+)
+_MOVED_ME_TO = re.compile(
+    r"\b(?:(?-i:[A-Z])[\w&'.-]+|they|work|my\s+(?:company|employer|firm|boss))\s+(?:just\s+|finally\s+)?"
+    r"(?:moved|transferred|relocated|posted|sent)\s+me\s+(?:over\s+)?to\s+(?=(?:the\s+)?(?-i:[A-Z]))",
     re.IGNORECASE,
 )
 _HIRED_ME = re.compile(
