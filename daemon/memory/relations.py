@@ -274,6 +274,10 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
         married = after in ("husband", "wife", "spouse")
         if married and before in ("boyfriend", "girlfriend", "fiance") and positive(old):
             return "replaces", "married now", 0.85
+        courting = before in ("boyfriend", "girlfriend", "partner", "")
+        if after == "fiance" and before != "fiance" and courting and positive(old):
+            # "Akosua and I got engaged" after "her name is Akosua": engaged to her now.
+            return "replaces", "engaged now", 0.85
     if values == "broader" and new.also and new.attribute == "pet":
         return "none", "", 0.0  # "a second dog" beside "a dog named Rex"
     if values != "differs":

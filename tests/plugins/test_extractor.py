@@ -1947,3 +1947,19 @@ def test_what_was_got_for_what_was_sold_is_read(said: str, facts: list[str]) -> 
 )
 def test_lower_case_pets_transfers_and_bare_names_are_read(said: str, facts: list[str]) -> None:
     assert _texts(("user", said)) == facts
+
+
+@pytest.mark.parametrize(
+    ("said", "facts"),
+    [
+        ("coeliac here, any bakeries in Porto?", ["The user is coeliac."]),
+        (
+            "day shift nurse here (leeds)",
+            ["The user works as a nurse.", "The user lives in Leeds."],
+        ),
+        ("41F, looking for a beginner running plan", ["The user is 41 years old."]),
+        ("I'm fully remote at Canva now", ["The user works at Canva."]),
+    ],
+)
+def test_who_is_speaking_said_the_forum_way_is_read(said: str, facts: list[str]) -> None:
+    assert _texts(("user", said)) == facts

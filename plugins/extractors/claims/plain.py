@@ -75,6 +75,10 @@ def said_plainly(text: str) -> str:
     # "stopped running entirely and switched to rowing": two changes, not one.
     text = _STOPPED_AND.sub(r"\g<stop> \g<what>. I ", text)
     text = _CANT_ANYMORE.sub(r"I've stopped \g<doing>", text)
+    # "I'm fully remote now at Figma": works there, from home.
+    text = _REMOTE_AT.sub("I work remotely at ", text)
+    # "34M, 190lbs, want a 16 week plan": age and sex, as forums write them.
+    text = _AGE_SEX.sub(r"I'm \g<age>.", text)
     # "partner's name is kayla btw": the speaker's partner, its "my" left out.
     text = _RELATIVE_NAMED.sub(r"my \g<rel>'s name is", text)
     # "Orascom moved me to the Dubai office": where they live and work now.
@@ -216,6 +220,12 @@ _CANT_ANYMORE = re.compile(
     r"(?:any\s*more|now)\b",
     re.IGNORECASE,
 )
+_REMOTE_AT = re.compile(
+    r"\b(?:i'?m|i\s+am)\s+(?:(?:fully|now|still|completely|100%)\s+)*remote\s+(?:now\s+)?"
+    r"(?:at|for|with)\s+(?=(?-i:[A-Z]))",
+    re.IGNORECASE,
+)
+_AGE_SEX = re.compile(r"^(?P<age>[1-9]\d)\s?(?:m|f|M|F)\b(?=\s*[,/.]|\s+\d)")
 _RELATIVE_NAMED = re.compile(
     rf"(?:^|(?<=[.!?]\s))(?P<rel>{REL_WORD})'s\s+name\s+is\b", re.IGNORECASE
 )
@@ -385,18 +395,32 @@ _OPENING_TRADE = re.compile(
     + r")(?=\s+(?:at|in|with|for)\s)"
 )
 _TRADE_HERE = re.compile(
-    r"(?:(?<=^)|(?<=[.!?]\s)|(?<=,\s)|(?<=\bhere\s)|(?<=!\s))(?P<np>(?:an?\s+)?[a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}?)"
-    r"(?P<where>\s+(?:in|at|with|for)\s+[\w' -]{2,40}?)?\s+here(?=\s*[,.!]|\s*$)",
+    r"(?:(?<=^)|(?<=[.!?~:;]\s)|(?<=,\s)|(?<=\bhere\s)|(?<=!\s))"
+    r"(?P<np>(?:an?\s+)?[a-z][\w-]*(?:\s+[a-z0-9][\w-]*){0,3}?)"
+    r"(?P<where>\s+(?:in|at|with|for)\s+[\w' -]{2,40}?)?\s+here"
+    r"(?:\s*\((?P<paren>[\w' -]{2,30})\))?(?=\s*[,.!]|\s*$)",
+    re.IGNORECASE,
+)
+# "type 1 diabetic here", "coeliac here": who is speaking, by what they are.
+_STATE_HERE = re.compile(
+    r"^(?:type\s+[12]\s+)?diabetic$|^(?:coeliac|celiac|asthmatic|epileptic|vegan|vegetarian"
+    r"|pescatarian|lactose\s+intolerant)$",
     re.IGNORECASE,
 )
 
 
 def _trade_here(found: re.Match[str]) -> str:
     np = re.sub(r"^an?\s+", "", found.group("np"))
+    np = re.sub(r"^(?:night|day|late|early)[\s-]+shift\s+", "", np, flags=re.I)  # the trade
+    if _STATE_HERE.match(np):
+        return f"I'm {np}"
     trade = re.sub(r"^(?:freelance|self-employed|senior|junior|retired)\s+", "", np.casefold())
     if not lx.is_occupation(trade) or trade.split()[-1] in _NOT_TRADES:
         return found.group(0)
-    return f"I'm a {np}{found.group('where') or ''}"
+    paren = found.group("paren")
+    # "night shift nurse here (osaka)": where, in brackets.
+    where = f" in {paren}" if paren and known_place(paren) else found.group("where") or ""
+    return f"I'm a {np}{where}"
 
 
 # "long time lurker here", "big fan here": who is speaking, but no trade.
