@@ -1963,3 +1963,10 @@ def test_lower_case_pets_transfers_and_bare_names_are_read(said: str, facts: lis
 )
 def test_who_is_speaking_said_the_forum_way_is_read(said: str, facts: list[str]) -> None:
     assert _texts(("user", said)) == facts
+
+
+def test_someone_working_somewhere_now_is_where_they_work() -> None:
+    assert _texts(("user", "my husband is working at Ericsson now")) == [
+        "The user's husband works at Ericsson."
+    ]
+    assert _texts(("user", "I'm working at home today")) == []

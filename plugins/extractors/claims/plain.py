@@ -75,6 +75,8 @@ def said_plainly(text: str) -> str:
     # "stopped running entirely and switched to rowing": two changes, not one.
     text = _STOPPED_AND.sub(r"\g<stop> \g<what>. I ", text)
     text = _CANT_ANYMORE.sub(r"I've stopped \g<doing>", text)
+    # "My son Vivek is working in Dubai": where someone works, said as going on now.
+    text = _IS_WORKING_IN.sub(r"\g<who> works \g<prep> ", text)
     # "I'm fully remote now at Figma": works there, from home.
     text = _REMOTE_AT.sub("I work remotely at ", text)
     # "34M, 190lbs, want a 16 week plan": age and sex, as forums write them.
@@ -218,6 +220,11 @@ _STOPPED_AND = re.compile(
 _CANT_ANYMORE = re.compile(
     r"\bi\s+(?:can'?t|cannot)\s+(?P<doing>run|swim|cycle|climb|dance|play\s+\w+|lift)\s+"
     r"(?:any\s*more|now)\b",
+    re.IGNORECASE,
+)
+_IS_WORKING_IN = re.compile(
+    r"(?P<who>\b(?:my|our)\s+(?:\w+\s+)?[\w-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)\s+(?:is|'s)\s+"
+    r"(?:currently\s+|now\s+|still\s+)?working\s+(?P<prep>in|at|for)\s+(?=(?:the\s+)?(?-i:[A-Z]))",
     re.IGNORECASE,
 )
 _REMOTE_AT = re.compile(
