@@ -25,10 +25,11 @@ from typing import Literal
 
 from daemon.consolidation.rules import judge_pair
 from daemon.memory.loose_match import loose_relation
-from daemon.memory.relations import Relation, family_of, kin_kind, positive, relate
+from daemon.memory.passing import said_in_passing
+from daemon.memory.relations import CONTRADICTION, Relation, family_of, kin_kind, positive, relate
 from daemon.memory.values import match_values, subject_key, value_key
 from plugins.extractors import lexicon as lx
-from plugins.extractors.claims import INJURY, Claim, mentions, parse, vague, with_known_names
+from plugins.extractors.claims import Claim, mentions, parse, vague, with_known_names
 from plugins.extractors.statements.sentences import is_statement_clause
 from projections.text import normalise
 
@@ -176,113 +177,6 @@ def _kin_said_to_be_none(new: Claim, old: Claim) -> bool:
     return kin_kind(new.subject.removeprefix("user's ")) == kin_kind(old.qualifier or "")
 
 
-def _kin_named_against(text: str, mentioned: Sequence[Claim], fact: Known) -> bool:
-    """ "my older brother and i share a car" against "is an only child": the way the user
-    names a relative says there is one, whatever the sentence is about."""
-    never_wed = any(
-        c.attribute == "relationship" and c.value == "married" and c.negated for c in fact.claims
-    )
-    if never_wed and _SPOUSE_NAMED.search(text):
-        return True  # "my ex-husband and I still co-parent" against "has never been married"
-    single = any(
-        c.attribute == "relationship" and c.value == "single" and positive(c) for c in fact.claims
-    )
-    if single and _PARTNER_NAMED.search(text):
-        return True  # "my husband is cooking tonight" against "is single"
-    nones = {
-        kin_kind(old.qualifier or "")
-        for old in fact.claims
-        if old.attribute == "family" and old.negated and not old.value and old.subject == "user"
-    }
-    if not nones:
-        return False
-    named = {
-        kin_kind(c.qualifier or "")
-        for c in mentioned
-        if c.attribute == "family" or (c.attribute == "family_count" and c.value != "0")
-    }
-    return bool(nones & named)
-
-
-_MY_PET = re.compile(
-    r"\b(?:my|our)\s+(?:(?:two|three|four|\d)\s+)?(?:(?:old|little|rescue|senior|baby|sweet)\s+)?"
-    r"(?P<kind>[a-z0-9-]+)(?:'s)?\b",
-    re.IGNORECASE,
-)
-
-
-def _owned_named_against(text: str, fact: Known) -> bool:
-    """ "walking my beagle at 6am" against "has no pets", "my Golf's MOT is due" against
-    "doesn't own a car": the way the user names a pet or a car says there is one (a change,
-    "we adopted a cat", is read as a claim)."""
-    none = {
-        c.attribute
-        for c in fact.claims
-        if c.negated and not c.change and c.subject == "user"
-        if (c.attribute in ("pet", "allergy") and not c.value)
-        or (c.attribute == "vehicle" and c.value in ("", "car"))
-    }
-    named = [m.group("kind").casefold() for m in _MY_PET.finditer(text)]
-    return bool(
-        ("pet" in none and any(lx.is_pet(k) for k in named))
-        or ("vehicle" in none and any(k in ("car", *lx.CAR_BRANDS) for k in named))
-        or ("allergy" in none and _MY_ALLERGY.search(text) is not None)
-    )
-
-
-# "my bee sting allergy", "I'm allergic to latex", "I carry an EpiPen"; not "my son's allergy".
-_MY_ALLERGY = re.compile(
-    r"\bmy\s+(?![\w-]+'s\b)(?:[\w-]+\s+){0,2}?allerg(?:y|ies)\b|\bi'?m\s+allergic\b"
-    r"|\bi\s+am\s+allergic\b|\bi\s+carry\s+an?\s+epi-?pen\b",
-    re.IGNORECASE,
-)
-
-
-def _said_in_passing(mentioned: Sequence[Claim], fact: Known) -> Match | None:
-    """ "cast came off today and the doctor cleared me" against "has a broken leg", "we
-    welcomed our third" against "has two children": what the text says in passing (read as
-    the extractor reads it) that ends a fact."""
-    passing = [
-        c
-        for c in mentioned
-        if (c.attribute == "condition" and c.value == INJURY)
-        or (c.attribute == "family_count" and c.change)
-    ]
-    for new in passing:
-        for old in fact.claims:
-            relation, rule, confidence = relate(new, old)
-            if relation == "replaces":
-                return Match(fact.fact_id, relation, rule, confidence)
-    # "my manager at Meta wants slides" against "works at Google": an employer named on the way
-    # to something else says the user works there, as if memory knew it; nothing is said to
-    # have changed, so another employer is a contradiction, and the same one is said again.
-    named = [c for c in mentioned if c.attribute == "employer" and positive(c) and not c.change]
-    for new in named:
-        for old in fact.claims:
-            relation, rule, _ = relate(new, old)
-            if relation == "replaces":
-                return Match(fact.fact_id, relation, f"{rule}, named in passing", CONTRADICTION)
-            if relation == "same":
-                return Match(fact.fact_id, relation, "the employer named in passing", 0.6)
-    return None
-
-
-_ONLY_ONE_CHILD = re.compile(
-    r"\b(?:one|a\s+single|an\s+only)\s+(?:child|kid|son|daughter|baby)\b", re.IGNORECASE
-)
-_ANOTHER_CHILD = re.compile(
-    r"\b(?:our|my)\s+(?:second|third|fourth|new)\s+(?:baby|child|kid|son|daughter|little\s+one)\b"
-    r"|\bwelcomed\s+our\s+(?:second|third|fourth)\b",
-    re.IGNORECASE,
-)
-
-
-def _one_more_child(text: str, fact: Known) -> bool:
-    """ "our second baby arrived!" against "has one daughter, Noor": the count said is over
-    ("my sister's second baby" is hers)."""
-    return bool(_ONLY_ONE_CHILD.search(fact.text)) and bool(_ANOTHER_CHILD.search(text))
-
-
 def _match(new_claims: Sequence[Claim], known: Known) -> tuple[Match, set[int]]:
     """Relate every new claim to the known fact; return the strongest relation and which new
     claims it covers (says the same)."""
@@ -356,16 +250,13 @@ def reconcile(
                 covered.update(range(len(claims)))
         if match.relation == "none" and (not specific or _taken_up_beside_a_verb(claims)):
             match = _loosely(text, fact)
-        if match.relation != "replaces" and _owned_named_against(text, fact):
-            match = Match(
-                fact.fact_id, "replaces", "a pet, car or allergy said to be none", CONTRADICTION
-            )
-        elif match.relation != "replaces" and _kin_named_against(text, mentioned, fact):
-            match = Match(fact.fact_id, "replaces", "a relative said to be none", CONTRADICTION)
-        elif match.relation != "replaces" and _one_more_child(text, fact):
-            match = Match(fact.fact_id, "replaces", "one more child than said", 0.8)
-        elif match.relation != "replaces":
-            match = _said_in_passing(mentioned, fact) or match
+        passing = (
+            None
+            if match.relation == "replaces"
+            else said_in_passing(text, mentioned, fact.text, fact.claims)
+        )
+        if passing is not None:
+            match = Match(fact.fact_id, *passing)
         matches.append(match)
     if _CORRECTION.search(text):
         # "Actually I was born in 1991": the user corrects what memory holds, so a replacement
@@ -446,9 +337,6 @@ _NEVER = re.compile(
 _PRESUPPOSED = re.compile(
     r"^\W*as\s+(?:an?\s+(?!\d)|someone\s+who|a\s+person\s+who)", re.IGNORECASE
 )
-CONTRADICTION = 0.4
-"""The confidence of a replacement that contradicts rather than changes: below every
-provenance's threshold, so it is queued as a conflict."""
 
 
 _CORRECTION = re.compile(
@@ -532,18 +420,6 @@ def _loosely(text: str, fact: Known) -> Match:
     if relation == "replaces":
         return Match(fact.fact_id, "replaces", "names it with a change", 0.6)
     return Match(fact.fact_id, "none", "", 0.0)
-
-
-_SPOUSE_NAMED = re.compile(
-    r"\bmy\s+(?:ex[\s-]?|late\s+|first\s+|former\s+)?(?:husband|wife|spouse|hubby)\b", re.I
-)
-
-
-_PARTNER_NAMED = re.compile(
-    r"\bmy\s+(?:husband|wife|spouse|hubby|boyfriend|girlfriend|bf|gf|fianc[eé]e?|partner)\b"
-    r"(?!\s+(?:and\s+i\s+)?(?:broke|split|left|divorced))",
-    re.I,
-)
 
 
 def _by_text(text: str, fact: Known, cosine: float) -> Match:

@@ -129,6 +129,11 @@ def _proper_names(value: str) -> set[str]:
     return {w.casefold() for w in re.findall(r"\b(?-i:[A-Z])[\w&-]+", value)}
 
 
+CONTRADICTION = 0.4
+"""The confidence of a replacement that contradicts rather than changes: below every
+provenance's threshold, so it is queued as a conflict."""
+
+
 def _years_older(new: str, old: str) -> int:
     return int(new) - int(old) if new.isdigit() and old.isdigit() else 0
 
