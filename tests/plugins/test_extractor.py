@@ -1978,3 +1978,19 @@ def test_a_happy_face_is_no_joke_but_a_laughing_one_is() -> None:
         "The user does their climbing at a gym near the harbour."
     ]
     assert note_of("I keep my surfboard 😂 in the bathtub") is None
+
+
+@pytest.mark.parametrize(
+    ("said", "facts"),
+    [
+        (
+            "started GP training at a practice in Croydon",
+            ["The user started GP training at a practice in Croydon."],
+        ),
+        ("I opened a small bakery in Fremantle", ["The user opened a small bakery in Fremantle."]),
+        ("started a new series on Netflix", []),
+        ("I finished my coffee", []),
+    ],
+)
+def test_a_life_event_begun_is_kept_as_a_note(said: str, facts: list[str]) -> None:
+    assert _texts(("user", said)) == facts

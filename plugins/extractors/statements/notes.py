@@ -127,6 +127,8 @@ def note_of(sentence: str, *, about_others: bool = False) -> str | None:
     statement of the user's own. ``about_others`` lets a sentence about the user's people
     through, for what the grammar read of it only in part."""
     text = _TONE_TAIL.sub("", " ".join(sentence.split())).strip(" .!,;:-")
+    # "started nursing school this month!": a life event, its "I" left out.
+    text = _SUBJECTLESS_EVENT.sub(r"\g<lead>I \g<verb> ", text)
     words = text.split()
     if not 4 <= len(words) <= 30 or not _FIRST_PERSON.match(text):
         return None
@@ -192,9 +194,39 @@ _FOR_A_WHILE = re.compile(
 )
 
 
+# Done once, yet lasting: what was begun, passed, opened or qualified in stays so ("I started
+# nursing school this month", "I passed the N3", "I opened my own practice in Thane").
+_LIFE_EVENT_VERBS = frozenset(
+    [
+        "started",
+        "began",
+        "joined",
+        "passed",
+        "opened",
+        "launched",
+        "founded",
+        "graduated",
+        "enrolled",
+        "qualified",
+    ]
+)
+_SUBJECTLESS_EVENT = re.compile(
+    r"^(?P<lead>(?:(?:so|and|also|btw|update|news|finally|just|officially)\W*\s+)*)"
+    rf"(?P<verb>(?-i:[Ss])?(?:{'|'.join(sorted(_LIFE_EVENT_VERBS))}))\s+(?=\w)",
+    re.IGNORECASE,
+)
+
+
+_PASSTIME = re.compile(
+    r"\b(?:book|novel|show|series|film|movie|game|episode|podcast|season|puzzle|crying|laughing)\b",
+    re.IGNORECASE,
+)
+
+
 def _an_event_or_a_moment(text: str) -> bool:
     """ "I picked up the kids", "I'm seeing some progress": a thing done once, or going on
-    now, is no lasting statement ("I'm swimming three times a week" is)."""
+    now, is no lasting statement ("I'm swimming three times a week" is; so is a life event
+    begun or passed, see ``_LIFE_EVENT_VERBS``)."""
     if _BE_DOING.match(text) and not OFTEN.search(text):
         return True
     if _FOR_A_WHILE.search(text):
@@ -204,6 +236,8 @@ def _an_event_or_a_moment(text: str) -> bool:
     words = text.casefold().split()
     # "our trip got off to a bad start", "my old car broke down": the verb after the thing.
     verbs = words[2:4] if words[0] in ("my", "our") else [verb]
+    if words[0] in ("i", "we") and verb in _LIFE_EVENT_VERBS:
+        return _PASSTIME.search(text) is not None  # "started a new book": a moment's pastime
     return any(v.endswith("ed") or v in IRREGULAR or v in _NOT_BASE for v in verbs if v)
 
 
