@@ -12,7 +12,6 @@ from plugins.extractors.statements import (
     StatementExtractor,
     extract_statements,
 )
-from plugins.extractors.statements.notes import note_of
 from plugins.llm.types import CompletionRequest, LLMProvider, ToolSpec, TranscriptEntry
 from plugins.registry import build_plugins
 
@@ -1971,13 +1970,6 @@ def test_someone_working_somewhere_now_is_where_they_work() -> None:
         "The user's husband works at Ericsson."
     ]
     assert _texts(("user", "I'm working at home today")) == []
-
-
-def test_a_happy_face_is_no_joke_but_a_laughing_one_is() -> None:
-    assert _texts(("user", "I do my climbing at a gym near the harbour 🥳")) == [
-        "The user does their climbing at a gym near the harbour."
-    ]
-    assert note_of("I keep my surfboard 😂 in the bathtub") is None
 
 
 @pytest.mark.parametrize(

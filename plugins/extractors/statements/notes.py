@@ -48,10 +48,7 @@ _FEELING = re.compile(
 _NOT_MEANT = re.compile(
     r"\b(?:protagonist|character|hero|heroine|villain|plot|story|scene|chapter|novel's|book's"
     r"|basically|literally|at\s+this\s+point|jk|kidding|joking|apparently"
-    r"|supposedly|swear)\b"
-    # a face that laughs or winks ("😂", "😜", "🙃"); "🥳" or "🙏" is no joke
-    r"|[\U0001F602\U0001F606\U0001F609\U0001F60F\U0001F61C\U0001F61D\U0001F643\U0001F921"
-    r"\U0001F923\U0001F92A]",
+    r"|supposedly|swear|honestly)\b|[\U0001F600-\U0001F64F\U0001F900-\U0001F9FF]",
     re.I,
 )
 # Someone's words reported: "my coworker keeps saying 'I'm the best'".
