@@ -229,11 +229,13 @@ def reconcile(
     # attributes memory knows decide, and a text with none of them falls back to its words.
     # "it's been a month since we had to put rex down", "maya moved from porto to lisbon": a
     # name memory holds, typed in lower case, is that name (the grammar reads names by their
-    # capital).
-    named = with_known_names(text, _names_known(known))
-    if named != text:
-        claims = claims_of(named)
+    # capital). Claims a writer gave otherwise than the grammar reads the text (a "change" or
+    # an "also" it said) are its own reading and are kept.
     specific = {i for i, c in enumerate(claims) if not _generic(c)}
+    named = with_known_names(text, _names_known(known))
+    if named != text and (not specific or tuple(claims) == claims_of(text)):
+        claims = claims_of(named)
+        specific = {i for i, c in enumerate(claims) if not _generic(c)}
     # What the text says in passing ("my brother", "cast came off"), read once for every fact.
     mentioned = mentions(text) if known else []
     for fact in known:

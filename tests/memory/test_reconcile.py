@@ -13,6 +13,7 @@ from daemon.memory.reconcile import (
     subject_key,
     value_key,
 )
+from plugins.extractors.claims import Claim
 
 
 def _decide(existing: list[str], new: str, provenance: str = "user") -> tuple[str, list[int]]:
@@ -744,3 +745,13 @@ def test_a_job_lost_stays_how_things_stand() -> None:
 def test_a_pastime_named_with_a_new_place_is_news() -> None:
     new = "They have played five-a-side every Wednesday in Manchester for years."
     assert _decide(["The user plays five-a-side."], new)[0] == "added"
+
+
+def test_a_lower_case_name_is_read_again_but_a_writers_marks_are_kept() -> None:
+    fact = "Sister Maya lives in Porto"
+    known = [Known("0", fact, claims_of(fact))]
+    said = "maya lives in Lisbon"
+    assert reconcile(said, claims_of(said), known).outcome == "updated"
+    # A retrospective that said "also" (a second home) keeps its reading.
+    also = (Claim("Maya", "residence", "Lisbon", also=True),)
+    assert reconcile(said, also, known).outcome == "added"
