@@ -260,17 +260,18 @@ def reconcile(
         if passing is not None:
             match = Match(fact.fact_id, *passing)
         matches.append(match)
+    presupposed = _PRESUPPOSED.match(text) is not None
     if _CORRECTION.search(text):
         # "Actually I was born in 1991": the user corrects what memory holds, so a replacement
         # that would otherwise only contradict applies.
         matches = [_corrected(m) if m.relation == "replaces" else m for m in matches]
-    elif not any(c.change for c in claims) or _PRESUPPOSED.match(text):
+    elif presupposed or not any(c.change for c in claims):
         # "I've never been married" against "is married to Sam", or "I've smoked a pack a day
         # for 15 years" against "has never smoked": nothing ended, so it is no update; one of
         # the two is wrong, and a person decides which.
         # "As a high school teacher I get summers off" against "is a lawyer": said in passing,
         # as if memory knew it, so nothing is said to have changed.
-        says_never = _NEVER.search(text) is not None or _PRESUPPOSED.match(text) is not None
+        says_never = presupposed or _NEVER.search(text) is not None
         said_never = {f.fact_id for f in known if _NEVER.search(f.text)}
         matches = [
             _contradicted(m)

@@ -15,6 +15,10 @@ from projections.text import normalise
 
 Relation = Literal["same", "replaces", "none"]
 
+CONTRADICTION = 0.4
+"""The confidence of a replacement that contradicts rather than changes: below every
+provenance's threshold, so it is queued as a conflict."""
+
 
 # Words that name a whole kind: "no car", "no pets", "no kids" deny every value of the kind.
 _KIND_WORDS = frozenset(
@@ -117,21 +121,12 @@ def _bought_a_home(claim: Claim) -> bool:
     return claim.attribute == "possession" and positive(claim) and head is not None
 
 
-def _younger(new: str, old: str) -> bool:
-    return new.isdigit() and old.isdigit() and int(new) < int(old)
-
-
 _FREELANCE = re.compile(r"\b(?:freelance|freelancer|self-employed|contractor)\b", re.IGNORECASE)
 
 
 def _proper_names(value: str) -> set[str]:
     """The capitalised words of a value ("the LSE master's": lse), which name a place."""
     return {w.casefold() for w in re.findall(r"\b(?-i:[A-Z])[\w&-]+", value)}
-
-
-CONTRADICTION = 0.4
-"""The confidence of a replacement that contradicts rather than changes: below every
-provenance's threshold, so it is queued as a conflict."""
 
 
 def _years_older(new: str, old: str) -> int:
@@ -256,13 +251,13 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
             if (old.attribute in _LASTING or old.attribute in _DENIED) and not new.change:
                 # "no kids" against "has two children": children do not stop being one's
                 # children, so it contradicts rather than ends; a person decides.
-                return "replaces", "denies what lasts", 0.4
+                return "replaces", "denies what lasts", CONTRADICTION
             return "replaces", "ends every value", 0.9
         if old_any and old.negated and positive(new):
             if old.attribute in _LASTING and not new.change:
                 # "my son Leo" against "has no children": he did not just arrive, so one of
                 # the two is wrong; a person decides.
-                return "replaces", "names one of what was said to be none", 0.4
+                return "replaces", "names one of what was said to be none", CONTRADICTION
             return "replaces", "no longer none", 0.85
         if new_any and new.negated and old.negated:
             return "same", "says none", 1.0
@@ -271,7 +266,7 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
     denied = new.negated and not old.negated and not new.change
     if new.attribute == old.attribute == "education" and denied and values != "differs":
         # "I never went to university" against "graduated from the University of Cape Town".
-        return "replaces", "says it never studied there", 0.4
+        return "replaces", "says it never studied there", CONTRADICTION
     if values != "differs" and new.attribute == old.attribute == "partner" and positive(new):
         # "my husband Tomás" after "my boyfriend Tomás": the same person, married now.
         before = lx.canonical_relations(old.qualifier or "")
@@ -311,7 +306,7 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
         if not new.negated and not new.change:
             # "I smoke a pack a day" against "is a non-smoker": one is wrong, or it changed
             # unsaid; a person decides (a change word applies it: "smoking again").
-            return "replaces", "the opposite, with no change said", 0.4
+            return "replaces", "the opposite, with no change said", CONTRADICTION
         return "replaces", "negation" if new.negated else "the opposite", 0.9
     # Different values.
     if new.alternative and positive(old) and match_values(new.alternative, old.value) != "differs":
@@ -349,9 +344,9 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
     if one_at_a_time and _same_qualifier(new, old):
         if old.attribute == "relationship" and _still_true_beside(new.value, old.value):
             return "none", "", 0.0
-        if new.attribute == "age" and not new.change and _younger(new.value, old.value):
+        if new.attribute == "age" and not new.change and _years_older(new.value, old.value) < 0:
             # "as a 29 year old" against "is 34": an age never goes down, so one is wrong.
-            return "replaces", "a younger age, which is no change", 0.4
+            return "replaces", "a younger age, which is no change", CONTRADICTION
         birthday = new.change and new.qualifier == "turning"
         if (
             new.attribute == "age"
@@ -361,11 +356,11 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
             # "I'm 58 and thinking about retirement" against "is 22": no birthday said, and
             # years that no conversation spans; one of the two is wrong. A few years is more
             # likely an age put right ("I'm not 32, I'm 35") than a mistake.
-            return "replaces", "years older with no birthday said", 0.4
+            return "replaces", "years older with no birthday said", CONTRADICTION
         if new.attribute in _NEVER_CHANGES and not new.change:
             # "born in 1991" against "born in 1988": not a change but one of them is wrong;
             # a correction ("actually ...") is a change and applies.
-            return "replaces", f"another {new.attribute}, which does not change", 0.4
+            return "replaces", f"another {new.attribute}, which does not change", CONTRADICTION
         return "replaces", f"one {new.attribute} at a time", 0.95 if new.change else 0.8
     band = "plays in a band called"
     if new.change and new.value.startswith(band) and old.value.startswith(band):
@@ -512,7 +507,7 @@ def _none_against_a_count(new: Claim, old: Claim) -> tuple[Relation, str, float]
         return None
     if new.change:
         return "replaces", "no longer none" if new is count else "ends every value", 0.85
-    return "replaces", "denies what lasts", 0.4
+    return "replaces", "denies what lasts", CONTRADICTION
 
 
 _RANKS = frozenset(
@@ -608,7 +603,7 @@ def _takes_what_is_avoided(new: Claim, old: Claim) -> tuple[Relation, str, float
         return "none", "", 0.0
     if new.attribute == "habit" and new.change:
         return "replaces", "takes what it avoided, now", 0.85
-    return "replaces", f"takes what the {old.attribute} rules out", 0.4
+    return "replaces", f"takes what the {old.attribute} rules out", CONTRADICTION
 
 
 def _cross_attribute(new: Claim, old: Claim) -> tuple[Relation, str, float] | None:
@@ -617,7 +612,7 @@ def _cross_attribute(new: Claim, old: Claim) -> tuple[Relation, str, float] | No
     was_wed = new.value in ("divorced", "widowed", "separated") and old.value == "married"
     if pair == ("relationship", "relationship") and was_wed and positive(new) and old.negated:
         # "my first husband and I divorced in 2010" against "has never been married".
-        return "replaces", "was married after all", 0.4
+        return "replaces", "was married after all", CONTRADICTION
     if (
         new.past
         and new.attribute.startswith("verb:")
@@ -652,7 +647,7 @@ def _cross_attribute(new: Claim, old: Claim) -> tuple[Relation, str, float] | No
     if eats and old.attribute == "allergy" and positive(new) and positive(old) and not new.past:
         # "I've eaten peanut butter every day of my life" against "allergic to peanuts".
         if set(value_key(new.value)) & set(value_key(old.value)):
-            return "replaces", "eats what they are said to be allergic to", 0.4
+            return "replaces", "eats what they are said to be allergic to", CONTRADICTION
         return "none", "", 0.0
     if pair == ("family", "family_count") and new.negated and not new.value and positive(old):
         # "no kids" against "has two children": the same relatives, denied.
@@ -663,7 +658,7 @@ def _cross_attribute(new: Claim, old: Claim) -> tuple[Relation, str, float] | No
             return "none", "", 0.0
         if new.change:
             return "replaces", "ends every value", 0.9
-        return "replaces", "denies what lasts", 0.4
+        return "replaces", "denies what lasts", CONTRADICTION
     if {"language", "native_language"} == set(pair) and positive(new) and positive(old):
         # "Native Portuguese speaker" says "speaks Portuguese" again (and the reverse).
         if match_values(new.value, old.value) != "differs":

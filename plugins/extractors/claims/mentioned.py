@@ -8,7 +8,13 @@ import re
 from plugins.extractors import lexicon as lx
 from plugins.extractors.claims.model import ENGAGED_TO, INJURY, Claim
 from plugins.extractors.claims.phrases import number, relation_claim, with_article
-from plugins.extractors.claims.subjects import NAME_TOKEN, REL_WORD, is_name, name_shaped
+from plugins.extractors.claims.subjects import (
+    NAME_TOKEN,
+    REL_WORD,
+    is_name,
+    name_shaped,
+    second_name,
+)
 from plugins.extractors.places import known_place
 
 # Relations whose bare mention ("my teenage son wants a motorbike") is worth remembering;
@@ -64,9 +70,7 @@ _NTH_CHILD = re.compile(
 def _one_name(words: str) -> str:
     """ "Wei Ming" is one name; "Maya Tuesday" is Maya, then a day."""
     first, _, second = words.partition(" ")
-    if second and is_name(second) and second.casefold() not in lx.MONTHS | lx.WEEKDAYS:
-        return words
-    return first
+    return words if second and second_name(second) else first
 
 
 _CAR_MENTION = re.compile(

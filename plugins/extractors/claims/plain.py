@@ -16,6 +16,14 @@ from plugins.extractors.claims.subjects import REL_WORD
 from plugins.extractors.places import known_place
 
 
+def with_its_i(text: str) -> str:
+    """ "am a self employed plumber in glasgow", "can't stand cilantro, tastes like soap": a
+    statement with its "I" left out, said with it (not the question "am I ...", nor "can't
+    stand it", where "it" is no thing). Sentences are kept as statements by it too."""
+    text = _AM_A.sub(r"\g<lead>I am ", text)
+    return _CANT_STAND.sub("I can't stand ", text)
+
+
 def said_plainly(text: str) -> str:
     """``text`` with the phrasings below said the way the grammar reads them."""
     text = _BORN_AND_RAISED.sub("born in", text)
@@ -39,8 +47,7 @@ def said_plainly(text: str) -> str:
     text = _KEYS_TO.sub(r"\g<lead>moved into ", text)
     # "shifted to pune last month": moved (Indian English).
     text = _SHIFTED_TO.sub(_shifted, text)
-    # "am a self employed plumber in glasgow": its "I" left out.
-    text = re.sub(r"(?:^|(?<=[.!?]\s))am\s+(?=an?\s)", "I am ", text, flags=re.I)
+    text = with_its_i(text)
     # "I'm 27, a software engineer at Digikala": the age, then the job.
     text = _AGE_THEN_JOB.sub(_age_then_job, text)
     # "Ethiopian food is my absolute favourite now": the favourite said the other way round.
@@ -53,9 +60,6 @@ def said_plainly(text: str) -> str:
     text = _HOOKED.sub(r"I'm into \g<what> now", text)
     # "we keep a halal kitchen", "I keep kosher": the household's diet is the speaker's.
     text = _KEEP_A_DIET.sub(r"I'm \g<diet>", text)
-    # "any taco recipe without cilantro? can't stand it": "it" is no thing; "can't stand
-    # cilantro, tastes like soap" is the speaker's dislike, its "I" left out.
-    text = CANT_STAND.sub("I can't stand ", text)
     # "signed with Microsoft as a senior engineer", "accepted a job at Aldi": joined.
     text = _SIGNED_WITH.sub(r"\g<lead>I joined ", text)
     # "doing an internship at Volvo in Curitiba", "interning at Bosch": an intern there.
@@ -267,7 +271,7 @@ _BEEN_AT = re.compile(
     re.IGNORECASE,
 )
 _MADE_THE_MOVE = re.compile(
-    r"\b(?:made\s+the\s+(?:big\s+)?move|moved\s+back\s+home|relocated)\s+to\s+", re.IGNORECASE
+    r"\b(?:made\s+the\s+(?:big\s+)?move|moved\s+back\s+home)\s+to\s+", re.IGNORECASE
 )
 _SINCE_MOVING = re.compile(
     r"\bsince\s+(?:relocating|moving|the\s+move)\s+(?:back\s+)?to\s+"
@@ -329,7 +333,8 @@ _AS_AN_AGE = re.compile(
 _AGE_AND_DOING = re.compile(
     r"(?P<age>\b(?:i'?m|i\s+am)\s+(?:\d{1,2}|1[01]\d))\s+and\s+(?=\w+ing\b)", re.IGNORECASE
 )
-CANT_STAND = re.compile(
+_AM_A = re.compile(r"(?:^|(?<=[.!?]\s))(?P<lead>\W*)am\s+(?=an?\s)", re.IGNORECASE)
+_CANT_STAND = re.compile(
     r"(?:^|(?<=[.!?,;]\s)|(?<=\bbut\s))(?:can'?t|cannot)\s+stand\s+"
     r"(?!(?:it|this|that|them|him|her|he|she|they|you|when|how|people|being|the\s+thought)\b)",
     re.IGNORECASE,

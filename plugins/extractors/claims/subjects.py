@@ -469,16 +469,18 @@ def _leading_name(rest: str) -> tuple[str | None, str]:
     if word[:1].isupper() and not comma:
         # "my husband Wei Ming loves it": a name of two words, both capitalised.
         second = re.match(r"^((?-i:[A-Z])[a-z][\w'\-]*)(,?)(?:\s+|$)(.*)$", after)
-        if (
-            second is not None
-            and is_name(second.group(1))
-            and second.group(1).casefold() not in lx.MONTHS | lx.WEEKDAYS
-        ):
+        if second is not None and second_name(second.group(1)):
             return f"{word} {second.group(1)}", second.group(3)
     if word[:1].isupper() or comma or starts_predicate(after):
         # "my daughter maya": a name typed in lower case is still a name.
         return word[:1].upper() + word[1:], after
     return None, rest
+
+
+def second_name(word: str) -> bool:
+    """Whether a capitalised word after a first name is the second word of that name ("Wei
+    Ming"), not a day or a month said next ("Maya Tuesday")."""
+    return is_name(word) and word.casefold() not in lx.MONTHS | lx.WEEKDAYS
 
 
 NOT_NAME_SUFFIX = re.compile(r"(?:ed|ing|ful|ous|able|ible|less|ish|est)$", re.IGNORECASE)

@@ -11,7 +11,7 @@ import re
 
 from plugins.extractors import lexicon as lx
 from plugins.extractors.claims import labels_an_attribute, leading_label, sentences
-from plugins.extractors.claims.plain import CANT_STAND
+from plugins.extractors.claims.plain import with_its_i
 from plugins.extractors.statements.referents import (
     person_named,
     relative_clauses,
@@ -129,10 +129,7 @@ def statement_sentences(text: str) -> list[str]:
         sentence = _statement_before_question(_statement_after_request(sentence))
         sentence = _before_report(_MENTION_THAT.sub("", sentence))
         sentence = with_antecedent(sentence, named_unkept)
-        # "am a self employed plumber in glasgow": a statement with its "I" left out, not
-        # the question "am I ...".
-        sentence = re.sub(r"^(\W*)am\s+(?=an?\s)", r"\1I am ", sentence, flags=re.I)
-        sentence = CANT_STAND.sub("I can't stand ", sentence)  # "can't stand cilantro"
+        sentence = with_its_i(sentence)  # "am a plumber in glasgow", "can't stand cilantro"
         if _is_statement(sentence):
             kept.append(QUOTED.sub(_title_or_blank, sentence).strip())
             named_unkept = None
