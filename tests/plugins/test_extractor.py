@@ -1403,7 +1403,10 @@ def test_what_is_said_without_its_subject_or_in_passing_is_read(
             ["The user likes salsa."],
         ),
         # Who is speaking, introduced: "<trade> here", a trade opening a sentence.
-        ("civil engineer here, 29, quick question", ["The user works as a civil engineer."]),
+        (
+            "civil engineer here, 29, quick question",
+            ["The user works as a civil engineer.", "The user is 29 years old."],
+        ),
         ("long time lurker here", []),
         ("Midwife with the NHS in Bath, 12 years", ["The user works as a midwife."]),
         (
@@ -1985,4 +1988,82 @@ def test_someone_working_somewhere_now_is_where_they_work() -> None:
     ],
 )
 def test_a_life_event_begun_is_kept_as_a_note(said: str, facts: list[str]) -> None:
+    assert _texts(("user", said)) == facts
+
+
+@pytest.mark.parametrize(
+    ("said", "facts"),
+    [
+        # A profile said as a list after a name, an age or a trade, as many people write it.
+        (
+            "Good evening, I am Oksana, 52 years, working as head nurse in Lviv.",
+            [
+                "The user's name is Oksana.",
+                "The user is 52 years old.",
+                "The user works as a head nurse in Lviv.",
+                "The user lives in Lviv.",
+            ],
+        ),
+        (
+            "Tariq here, 38, on a farm just outside Multan.",
+            [
+                "The user's name is Tariq.",
+                "The user is 38 years old.",
+                "The user lives in a farm just outside Multan.",
+            ],
+        ),
+        (
+            "I am retired pilot, 69 years, in Porto.",
+            [
+                "The user is retired.",
+                "The user is a retired pilot.",
+                "The user is 69 years old.",
+                "The user lives in Porto.",
+            ],
+        ),
+        (
+            "I am 44, quality manager at Bosch Pune.",
+            [
+                "The user is 44 years old.",
+                "The user works as a quality manager.",
+                "The user works at Bosch Pune.",
+            ],
+        ),
+        # The list ends where the profile does; what follows is read as it was said.
+        (
+            "I am Refilwe, accountant at a mining firm in Rustenburg, but I live in Pretoria, "
+            "the drive is long",
+            [
+                "The user's name is Refilwe.",
+                "The user works as an accountant at a mining firm in Rustenburg.",
+                "The user lives in Pretoria.",
+            ],
+        ),
+        # Years in a trade are no age.
+        (
+            "I'm a plasterer, 15 years, leeds area",
+            ["The user works as a plasterer.", "The user lives in Leeds."],
+        ),
+        # An age said before something else, or opening the sentence with its "I'm" left out.
+        (
+            "I'm 33 and my brother is 40, so we argue a lot",
+            ["The user is 33 years old.", "The user's brother is 40 years old."],
+        ),
+        ("57 and still cycling to work every day", ["The user is 57 years old."]),
+        ("I'm 12 weeks pregnant", ["The user is pregnant."]),
+        # A condition named as the user's own, and health history that lasts.
+        ("because of my asthma I avoid running in winter", ["The user has asthma."]),
+        ("my mother's arthritis is worse in the cold", []),
+        ("PS I had a stroke in 2019, so typing is slow", ["The user has had a stroke."]),
+        # Who a name is, said in brackets.
+        ("tomás (husband) thinks we should wait", ["The user's husband is Tomás."]),
+        ("pixel (tabby) sleeps on my keyboard", ["The user has a tabby named Pixel."]),
+        # An overstated clause after an earnest one takes only itself back.
+        (
+            "I teach chemistry so I'm basically a professional explainer lol",
+            ["The user works as a chemistry teacher."],
+        ),
+    ],
+)
+def test_how_people_sum_themselves_up_is_read(said: str, facts: list[str]) -> None:
     assert _texts(("user", said)) == facts

@@ -251,6 +251,27 @@ _ALLERGIC_TO_IT = re.compile(
 )
 
 
+# "because of my hypertension", "from my diabetes type 2": a condition the user names as
+# theirs. Not one that passes ("my flu"), nor a number everyone has ("my cholesterol").
+_PASSING_CONDITIONS = frozenset(["flu", "covid", "cholesterol", "allergies", "mono", "concussion"])
+_MY_CONDITION = re.compile(
+    r"\bmy\s+(?:(?P<kind_before>type\s+[12]|chronic|severe|mild)\s+)?(?P<what>"
+    + "|".join(
+        sorted((re.escape(c) for c in lx.CONDITIONS - _PASSING_CONDITIONS), key=len, reverse=True)
+    )
+    + r"|thyroid)(?:\s+(?P<kind_after>type\s+[12]))?\b(?!['-])",
+    re.IGNORECASE,
+)
+# "I had heart attack in March", "I had knee replacement in 2022": health history that lasts.
+_HAD_PROCEDURE = re.compile(
+    r"\b(?:i|i've|i\s+have)\s+(?:had|undergone|underwent|survived)\s+(?:a\s+|an\s+|my\s+)?"
+    r"(?:(?:small|minor|mild|major|massive|double|triple)\s+)?(?P<what>heart\s+attack|stroke"
+    r"|(?:knee|hip|shoulder)\s+replacement|(?:heart\s+)?bypass|\w+\s+transplant|mastectomy"
+    r"|hysterectomy|cataract\s+(?:surgery|operation)|(?:a\s+)?stent)\b",
+    re.IGNORECASE,
+)
+
+
 # "My wife and I just had twins, Amara and Zola!": the user's new children, by name.
 _NEW_CHILDREN = re.compile(
     r"\b(?:we|i|(?:my|our)\s+(?:wife|husband|partner)\s+and\s+i)\s+(?:just\s+|finally\s+)?"
@@ -316,6 +337,14 @@ def _in_passing(text: str) -> list[Claim]:
         out.append(
             Claim("user", "condition", INJURY, negated=True, change=True, qualifier="healed")
         )
+    for match in _MY_CONDITION.finditer(text):
+        kind = match.group("kind_before") or match.group("kind_after") or ""
+        what = match.group("what").casefold()
+        what = "a thyroid condition" if what == "thyroid" else f"{kind} {what}".strip()
+        out.append(Claim("user", "condition", what))
+    for match in _HAD_PROCEDURE.finditer(text):
+        what = " ".join(match.group("what").casefold().split())
+        out.append(Claim("user", "condition", f"had {with_article(what)}"))
     allergic = _ALLERGIC_TO_IT.search(text)
     if allergic is not None:
         out.append(Claim("user", "allergy", allergic.group("what").casefold()))

@@ -26,6 +26,9 @@ def with_its_i(text: str) -> str:
 
 def said_plainly(text: str) -> str:
     """``text`` with the phrasings below said the way the grammar reads them."""
+    # "NB I'm allergic to shellfish", "Sir I have been diagnosed with ...": a label or a way
+    # of address before the statement.
+    text = _ADDRESS_LEAD.sub("", text)
     text = _BORN_AND_RAISED.sub("born in", text)
     text = _NEVER_LEFT.sub(r"born in \g<place> and I still live in \g<place>", text)
     # "Flying from home (Ulaanbaatar) to Seoul": where home is, said in brackets.
@@ -114,7 +117,7 @@ def said_plainly(text: str) -> str:
     text = _MY_NTH.sub(r"\g<nth> birthday", text)
     # "As a 45 year old bloke, is it too late to learn guitar?": the speaker's age.
     text = _AS_AN_AGE.sub(r"I'm \g<age>. \g<0>", text)
-    # "I'm 41 and doing about 25k a week": the age, then what they are doing.
+    text = _AGE_OPENING.sub(r"I'm \g<age>", text)
     text = _AGE_AND_DOING.sub(r"\g<age>, and ", text)
     # "two months in and I'm staying vegan": the diet, said again.
     text = _STAYING_ON.sub(r"I'm \g<diet>", text)
@@ -330,8 +333,24 @@ _AS_AN_AGE = re.compile(
     r"(?:^|(?<=[.!?]\s))as\s+an?\s+(?P<age>[1-9]\d?)[\s-]*(?:years?|yrs?|y/?o)(?:[\s-]*old)?\b",
     re.IGNORECASE,
 )
+_ADDRESS_LEAD = re.compile(
+    r"^(?:nb|n\.b\.|ps|p\.s\.|sir|madam|ma'am|bro|bruh|dude|mate|doc|boss|fyi|btw)[,:.!]?\s+"
+    r"(?=(?:i|i'm|i've|my|we|we're|our)\b)",
+    re.IGNORECASE | re.MULTILINE,
+)
+# "I'm 41 and doing about 25k a week", "I'm 29 and dad's 63", "im 51 na so ...", "I am 47
+# and stubborn": the age, then something else (not "I'm 30 weeks pregnant").
 _AGE_AND_DOING = re.compile(
-    r"(?P<age>\b(?:i'?m|i\s+am)\s+(?:\d{1,2}|1[01]\d))\s+and\s+(?=\w+ing\b)", re.IGNORECASE
+    r"(?P<age>\b(?:i'?m|i\s+am)\s+(?:\d{1,2}|1[01]\d))\s+(?:and|so|but|na|now)\s+"
+    r"(?!(?:a\s+)?half\b|\d)",
+    re.IGNORECASE,
+)
+# "48, haven't written an essay since 1994", "61 and not about to learn to fix cars": an age
+# opening a sentence, its "I'm" left out.
+_AGE_OPENING = re.compile(
+    r"^(?P<age>1[6-9]|[2-9]\d)(?=,\s+(?![\d-])\w|\s+and\s+(?:not|still|never|counting|proud"
+    r"|loving|feeling|single|happily|retired|stubborn)\b)",
+    re.IGNORECASE | re.MULTILINE,
 )
 _AM_A = re.compile(r"(?:^|(?<=[.!?]\s))(?P<lead>\W*)am\s+(?=an?\s)", re.IGNORECASE)
 _CANT_STAND = re.compile(

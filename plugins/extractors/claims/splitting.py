@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 
 from plugins.extractors import lexicon as lx
+from plugins.extractors.claims.introductions import introduction
 from plugins.extractors.claims.openers import opening_statements
-from plugins.extractors.claims.subjects import NAME_TOKEN, is_name, name_shaped, starts_predicate
+from plugins.extractors.claims.subjects import NAME_TOKEN, name_shaped, starts_predicate
 from plugins.extractors.claims.words import (
     CHANGE_ADVERBS,
     IRREGULAR,
@@ -128,8 +129,31 @@ _NAME_IS_MY = re.compile(
 )
 
 
+# "gemma (wife) says ...", "copper (beagle) rides shotgun": who a name is, said in brackets;
+# "wife (shalini, shes a dentist) wants ...": a relation's name said in brackets.
+_NAME_THEN_WHO = re.compile(
+    r"(?<![\w'])(?P<name>[^\W\d_][\w'-]+)\s+\((?:my\s+|our\s+|the\s+|a\s+)?(?P<who>[a-z][\w-]*)\)",
+    re.IGNORECASE,
+)
+_WHO_THEN_NAME = re.compile(
+    r"(?<![\w'])(?:(?:my|our)\s+)?(?P<who>[a-z][\w-]*)\s+\((?P<name>[^\W\d_][\w'-]+)"
+    r"(?:,\s*(?P<rest>[^()]*))?\)",
+    re.IGNORECASE,
+)
+
+
+def _who_in_brackets(match: re.Match[str]) -> str:
+    who, name = match.group("who"), match.group("name")
+    if not (lx.relation_of(who) or lx.is_pet(who)) or not name_shaped(name):
+        return match.group(0)
+    rest = match.groupdict().get("rest")
+    return f"my {who.casefold()} {name[:1].upper() + name[1:]}" + (f" ({rest})" if rest else "")
+
+
 def _spell_out(text: str) -> str:
     text = _BARE_CONTRACTION.sub(lambda m: _BARE_CONTRACTIONS[m.group(1).casefold()], text)
+    text = _NAME_THEN_WHO.sub(_who_in_brackets, text)
+    text = _WHO_THEN_NAME.sub(_who_in_brackets, text)
     text = _POSSESSIVE_ME.sub(lambda m: "My " if m.group("me")[0] == "M" else "my ", text)
     text = _BARE_RELATION.sub(lambda m: f"My {m.group('rel').casefold()} ", text)
     text = _NAME_IS_MY.sub(lambda m: f"{m.group('name')} is ", text)
@@ -197,9 +221,7 @@ def sentences(text: str) -> list[str]:
     for sentence in _SENTENCE_SPLIT.split(clean):
         if sentence and sentence.strip():
             out.extend(
-                part
-                for said in opening_statements(sentence.strip())
-                for part in _introduction(said)
+                part for said in opening_statements(sentence.strip()) for part in introduction(said)
             )
     return out
 
@@ -211,50 +233,6 @@ _WAVE_IN_INTRODUCTION = re.compile(
     "[\U0001f300-\U0001faff\u2600-\u27bf]+[,.!]?\\s*(?=\\d|from\\b|in\\b|based\\b)",
     re.IGNORECASE,
 )
-
-_INTRODUCTION = re.compile(
-    r"^(?:[\w ]{1,30}:\s*)?"  # "quick intro so u know me: I'm Alejandro, 41, ..."
-    r"(?P<greeting>(?:hi+|hey+|hell+o+|hiya|heya|howdy|yo)\b[,!]?\s+)?(?:I'm|I am|my name is"
-    r"|name's)\s+(?P<name>[A-Za-z][\w'\-]*),\s*(?P<items>[^,]+(?:,\s*[^,]+)*?)[.!]?$",
-    re.IGNORECASE,
-)
-
-
-def _introduction(sentence: str) -> list[str]:
-    """ "hiya I'm Dev, 29, software tester in leeds": a profile said as a list, read as the
-    statements it stands for ("I'm Dev.", "I'm 29.", "I'm a software tester in leeds.")."""
-    match = _INTRODUCTION.match(sentence)
-    if match is None:
-        return [sentence]
-    name = match.group("name")
-    profile = re.search(r"(?:^|,)\s*(?:\d{1,3}\b|from\s|in\s|based\s)", match.group("items"), re.I)
-    if not (is_name(name) or ((match.group("greeting") or profile) and name_shaped(name))):
-        return [sentence]
-    items = [
-        re.sub(r"^and\s+", "", item.strip(" .!"), flags=re.I)
-        for item in re.split(r",\s*|\s+and\s+", match.group("items"))
-    ]
-    if not items or any(len(item.split()) > 6 or not item for item in items):
-        return [sentence]
-    said = [f"{match.group('greeting') or ''}I'm {name[:1].upper() + name[1:]}."]
-    for item in items:
-        low = item.casefold()
-        age = re.fullmatch(r"(\d{1,3})(?:\s*(?:yo|y/o|years old))?", low)
-        if age is not None:
-            said.append(f"I'm {age.group(1)}.")
-        elif re.match(
-            r"(?:from|in|based|living|originally|married|single|engaged|a|an|the)\b", low
-        ):
-            said.append(f"I'm {item}.")
-        elif re.match(r"(?:i|i'm|i've|my|we|we're)\b", low):
-            said.append(f"{item}.")
-        elif re.match(r"(?:live|work|study|teach|own|speak|run|have|love|like)\b", low):
-            said.append(f"I {item}.")  # "..., live in Monterrey, work as a civil engineer"
-        elif re.match(r"(?:two|three|four|five|six|\d)\s+\w+", low):
-            said.append(f"I have {item}.")  # "..., two daughters"
-        else:
-            said.append(f"I'm a {item}.")
-    return said
 
 
 def clauses(sentence: str) -> list[str]:

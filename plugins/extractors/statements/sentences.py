@@ -130,6 +130,7 @@ def statement_sentences(text: str) -> list[str]:
         sentence = _before_report(_MENTION_THAT.sub("", sentence))
         sentence = with_antecedent(sentence, named_unkept)
         sentence = with_its_i(sentence)  # "am a plumber in glasgow", "can't stand cilantro"
+        sentence = _earnest_head(sentence)
         if _is_statement(sentence):
             kept.append(QUOTED.sub(_title_or_blank, sentence).strip())
             named_unkept = None
@@ -336,6 +337,26 @@ def without_quoted_message(text: str) -> str:
 
 
 _QUOTED_TAIL = re.compile(r":\s*['\"\u201c\u2018].*$")
+
+
+# "I work as an oil and gas engineer so steak is basically a food group up here lol": the
+# overstatement is the clause after "so"; the one before it is said in earnest.
+_OWN_START = re.compile(r"^(?:i|i'm|i've|my|we|we're|our)\b", re.IGNORECASE)
+_JOINED = re.compile(r"(?:,\s*|\s+)(?:so|and|but)\s+", re.IGNORECASE)
+
+
+def _earnest_head(sentence: str) -> str:
+    """The longest clause said in earnest before an overstated one, or ``sentence``."""
+    if _is_statement(sentence) or not (_LAUGH.search(sentence) and _HYPERBOLE.search(sentence)):
+        return sentence
+    if not _OWN_START.match(sentence.strip()):
+        return sentence
+    for joint in reversed(list(_JOINED.finditer(sentence))):
+        head = sentence[: joint.start()].strip()
+        if len(head.split()) < 3 or _HYPERBOLE.search(head) or _LAUGH.search(head):
+            continue
+        return head
+    return sentence
 
 
 def _is_statement(sentence: str) -> bool:
