@@ -1336,7 +1336,10 @@ def test_what_is_said_without_its_subject_or_in_passing_is_read(
         ),
         ("got the paramedic job!! start in March", ["The user works as a paramedic."]),
         ("I got the Glasgow job", []),
-        ("we completed on a semi in Leyton", ["The user has a semi in Leyton."]),
+        (
+            "we completed on a semi in Leyton",
+            ["The user lives in Leyton.", "The user owns their home."],
+        ),
         (
             "I'm a roofer, 20 years, cardiff area",
             ["The user works as a roofer.", "The user lives in Cardiff."],
@@ -2058,6 +2061,28 @@ def test_a_life_event_begun_is_kept_as_a_note(said: str, facts: list[str]) -> No
         # Who a name is, said in brackets.
         ("tomás (husband) thinks we should wait", ["The user's husband is Tomás."]),
         ("pixel (tabby) sleeps on my keyboard", ["The user has a tabby named Pixel."]),
+        # A statement with its "I" left out, or opening with when it is done.
+        (
+            "Own a small bakery in Mombasa with my sister.",
+            ["The user has a small bakery in Mombasa.", "The user has a sister."],
+        ),
+        ("Divorced since March, still getting used to it.", ["The user is divorced."]),
+        ("Back in Kraków since the summer, job hunting.", ["The user lives in Kraków."]),
+        ("Run the numbers for me again", []),
+        (
+            "Twice a week I coach an under-12 football team in Leith.",
+            ["The user coaches an under-12 football team in Leith twice a week."],
+        ),
+        # Where the user has been housed, for how long.
+        (
+            "we've been in this flat in Gdynia 6 years",
+            ["The user lives in Gdynia."],
+        ),
+        # Retiring, said ahead, is a plan.
+        (
+            "I'm retiring at the end of the season",
+            ["The user plans to retire at the end of the season."],
+        ),
         # An overstated clause after an earnest one takes only itself back.
         (
             "I teach chemistry so I'm basically a professional explainer lol",

@@ -21,7 +21,47 @@ def with_its_i(text: str) -> str:
     statement with its "I" left out, said with it (not the question "am I ...", nor "can't
     stand it", where "it" is no thing). Sentences are kept as statements by it too."""
     text = _AM_A.sub(r"\g<lead>I am ", text)
-    return _CANT_STAND.sub("I can't stand ", text)
+    text = _CANT_STAND.sub("I can't stand ", text)
+    text = _SUBJECTLESS.sub(_with_i, text)
+    # "Three mornings a week I volunteer at the shelter", "In the evenings I play guitar":
+    # when, after what is done, so the statement opens with its subject.
+    return _WHEN_FIRST.sub(lambda m: f"{m.group('said')} {m.group('when').casefold()}", text)
+
+
+_OPENS = (
+    r"(?:^|(?<=[.!?]\s))(?P<lead>(?:(?:so|and|also|btw|update|news|finally|officially|oh)\W*\s+)*)"
+)
+# "Run a dairy farm in Gippsland", "Resigned in October", "Engaged as of last Saturday", "Back
+# in Singapore since August": the verb or the state a statement opens with, its "I" left out.
+# Not a request ("Run the numbers", "Teach me"): a trade's verb takes a business, a place or a
+# role after it.
+_SUBJECTLESS = re.compile(
+    _OPENS + r"(?:(?P<does>(?:run|own|manage)\s+(?=(?:a|an|my|our|the\s+family)\s)"
+    r"|(?:live|work)\s+(?=(?:in|on|near|at|as|for|from)\s))"
+    r"|(?P<did>(?:resigned|retired|quit|relocated|graduated|adopted|switched|bought|got\s+"
+    r"(?=(?:a|an|my|our|engaged|married|promoted|hired|divorced)\b)))"
+    r"|(?P<is>(?:engaged|married|divorced|widowed|pregnant|single|retired)(?=\s+(?:as\s+of|since"
+    r"|last|this|now|officially|finally|to|for)\b|\s*[.!,]|\s*$)|back\s+in\s+(?=(?-i:[A-Z]))))",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def _with_i(found: re.Match[str]) -> str:
+    said = found.group("does") or found.group("did") or found.group("is")
+    if found.group("is"):
+        return f"{found.group('lead')}I'm {said.lower()}"
+    return f"{found.group('lead')}I {said.lower()}"
+
+
+_WHEN_FIRST = re.compile(
+    r"(?:^|(?<=[.!?]\s))(?P<when>(?:(?:in|on|during)\s+the\s+(?:evenings?|mornings?|weekends?"
+    r"|afternoons?)|(?:every|each|most)\s+(?:day|morning|evening|night|weekend|week|sunday|saturday"
+    r"|monday|tuesday|wednesday|thursday|friday)|(?:one|two|three|four|five|\d)\s+(?:times|days"
+    r"|mornings|evenings|nights)\s+a\s+(?:week|month)|(?:once|twice)\s+a\s+(?:day|week|month)"
+    r"|on\s+weekends|at\s+weekends|these\s+days|nowadays))\s*,?\s+"
+    r"(?P<said>(?:i|we)\s+[^,.!?\n]+)",
+    re.IGNORECASE | re.MULTILINE,
+)
 
 
 def said_plainly(text: str) -> str:

@@ -177,11 +177,13 @@ _HOME_IN = re.compile(
     r"(?:(?P<bought>closed\s+on|bought|moved\s+into)|(?P<signed>signed\s+(?:for|on))"
     r"|split|share|rent|renting|sharing|splitting|(?:'ve\s+)?got|have|found"
     # "I'm in an apartment in Lakewood now": where the user is housed.
-    r"|(?:'m|\s*am|'re|\s*are)\s+(?:now\s+|currently\s+)?in)\s+(?:a|an|our|my)\s+"
-    r"(?:(?:new|little|shared|small|tiny|big|cosy|cozy|rented|[\w]+-(?:room|bed|bedroom)"
+    r"|(?:'m|\s*am|'re|\s*are)\s+(?:now\s+|currently\s+)?in"
+    # "I've been in this apartment in Austin 4 years".
+    r"|(?:'ve|\s*have)\s+been\s+in)\s+(?:a|an|our|my|this)\s+"
+    r"(?:(?:new|little|shared|small|tiny|big|cosy|cozy|rented|[\w]+-[\w]+"
     r"|\d+\s*(?:br|bd|bhk|bed|bedroom))\s+)"
     r"{0,2}(?:house|home|flat|apartment|condo|place"
-    r"|room|studio|townhouse"
+    r"|room|studio|townhouse|terrace|semi|bungalow|cottage|farmhouse|villa|duplex|bedsit"
     r"|\d-bed(?:room)?(?:\s+(?:house|flat|apartment))?)"
     r"(?:\s+with(?:\s+\w+){1,3}?)?\s+in\s+(?P<where>[\w .'-]+)",  # "with two friends in X"
     re.IGNORECASE,
@@ -192,8 +194,12 @@ def home_in(text: str) -> list[Claim] | None:
     home = _HOME_IN.search(text)
     if home is None:
         return None
-    # "closed on a house in Denver", "I split a place in Philly": where the user lives.
-    place = place_value(clean_value(home.group("where")))
+    # "closed on a house in Denver", "I split a place in Philly": where the user lives ("in
+    # Austin 4 years": for how long is no part of the place).
+    where = re.split(r"\s+(?:for\s+)?\d+\s+(?:years?|yrs?|months?|weeks?)\b", home.group("where"))[
+        0
+    ]
+    place = place_value(clean_value(where))
     if vague(place) or not (place[:1].isupper() or known_place(place)):
         return None
     moved = bool(home.group("bought") or home.group("signed"))

@@ -472,9 +472,10 @@ class WorkRules(Reading):
         return [self.claim("any", value, negated=True, change=True)]
 
     def _retire(self, rest: str, low: str) -> list[Claim] | None:
-        if (self.p.progressive or self.p.future) and has_date(rest):
-            # "I'm retiring in June": a plan until June comes.
-            return [self.claim("plan", "retire", when=when_of(rest))]
+        if self.p.progressive or self.p.future:
+            # "I'm retiring in June", "retiring at the end of the year": a plan until it comes.
+            when = when_of(rest) or (rest.strip(" .!") if _LATER.search(rest) else None)
+            return [self.claim("plan", "retire", when=when)]
         match = re.match(r"^from\s+", low)
         org = clean_value(rest[match.end() :]) if match else ""
         return [self.claim("job", "retired", change=True, qualifier=None if vague(org) else org)]
@@ -592,3 +593,6 @@ def _strip_job(value: str) -> str:
 def p_change(p: Predicate, low: str) -> bool:
     """A change: marked, or said as an event (hired, promoted)."""
     return p.change or low.startswith(("hired", "recruited"))
+
+
+_LATER = re.compile(r"\b(?:end\s+of|next|soon|this|in\s+\w+|by|after)\b", re.IGNORECASE)
