@@ -1502,6 +1502,14 @@ def test_a_role_play_ends_when_the_user_says_the_fun_is_over() -> None:
     ) == ["The user works as a freelance translator.", "The user lives in Valencia."]
 
 
+def test_a_role_play_ends_when_the_user_turns_to_another_thing() -> None:
+    assert _texts(
+        ("user", "Can we do a role-play? You are a landlord and I am a tenant named Ilse."),
+        ("assistant", "Of course. 'Good morning, Ilse, about the rent...'"),
+        ("user", "Different question: I'm allergic to sesame, is tahini safe?"),
+    ) == ["The user is allergic to sesame."]
+
+
 def test_names_said_before_are_known_in_lower_case() -> None:
     texts = _texts(
         ("user", "my cat biscuit is 17 and still yells for breakfast"),
@@ -2082,6 +2090,11 @@ def test_a_life_event_begun_is_kept_as_a_note(said: str, facts: list[str]) -> No
         (
             "I'm retiring at the end of the season",
             ["The user plans to retire at the end of the season."],
+        ),
+        # A business of the user's own, and where it is.
+        (
+            "I have my own dental clinic in Ibadan, twelve staff",
+            ["The user works at their own dental clinic.", "The user lives in Ibadan."],
         ),
         # An overstated clause after an earnest one takes only itself back.
         (

@@ -59,7 +59,7 @@ _CLAUSE = re.compile(
     re.IGNORECASE,
 )
 _PREPOSITION = re.compile(r"\s(?:at|in|for|with|from|of|on)\s", re.IGNORECASE)
-_CAPITALISED = re.compile(r"(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*){0,2}")
+_CLOSER = re.compile(r"(?:in\s+the\s+\w+|(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*){0,2})")
 
 
 def introduction(sentence: str) -> list[str]:
@@ -121,8 +121,10 @@ def _profile(greeting: str, head: str, items_text: str, sentence: str) -> list[s
     read = 0
     for item in items:
         statement = _item(item, named=named)
+        if read and re.match(r"in\s+the\s", item, re.IGNORECASE) and said[-1].endswith("."):
+            statement = None  # "my own salon in Marseille, in the 13th": where, said closer
         if statement is None:
-            if read and _CAPITALISED.fullmatch(item) and said[-1].endswith("."):
+            if read and _CLOSER.fullmatch(item) and said[-1].endswith("."):
                 said[-1] = f"{said[-1][:-1]}, {item}."  # "in Lyon, Croix-Rousse": one place
                 read += 1
                 continue

@@ -213,6 +213,13 @@ _MY_BUSINESS = re.compile(
     r"(?:\s+(?-i:[A-Z])[\w'&-]+){0,3})",
     re.IGNORECASE,
 )
+_OWN_PLACE = re.compile(
+    r"(?<!opened\s)(?<!started\s)(?<!launched\s)(?<!founded\s)(?<!set up\s)"
+    r"\bmy\s+own\s+(?P<kind>(?!own\b)[a-z][\w-]+\s+)?(?P<what>pharmacy|clinic|practice|shop"
+    r"|store|restaurant|cafe|café|studio|agency|firm|garage|workshop|farm|salon|bakery|business)"
+    r"\s+(?:here\s+)?in\s+(?P<where>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)",
+    re.IGNORECASE,
+)
 # "just got off a double shift as a line cook": the job the shift is worked in.
 _SHIFT_AS = re.compile(
     r"\b(?:my|a|the|double|night|day|long|first|another)\s+shifts?\s+as\s+an?\s+"
@@ -323,6 +330,12 @@ def _in_passing(text: str) -> list[Claim]:
         kind = own.group("kind") or ""
         what = f"their own {kind}{own.group('what') or 'business'}" + (f" {name}" if name else "")
         out.append(Claim("user", "employer", what))
+    for place in _OWN_PLACE.finditer(text):
+        # "I have my own pharmacy here in Lekki": where the user works, and so lives.
+        kind = place.group("kind") or ""
+        out.append(Claim("user", "employer", f"their own {kind}{place.group('what')}"))
+        if known_place(place.group("where")):
+            out.append(Claim("user", "residence", place.group("where")))
     shift = _SHIFT_AS.search(text)
     if shift is not None and lx.is_occupation(shift.group("job").casefold()):
         out.append(Claim("user", "job", with_article(shift.group("job").casefold())))

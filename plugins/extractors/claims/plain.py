@@ -38,19 +38,23 @@ _OPENS = (
 _SUBJECTLESS = re.compile(
     _OPENS + r"(?:(?P<does>(?:run|own|manage)\s+(?=(?:a|an|my|our|the\s+family)\s)"
     r"|(?:live|work)\s+(?=(?:in|on|near|at|as|for|from)\s))"
-    r"|(?P<did>(?:resigned|retired|quit|relocated|graduated|adopted|switched|bought|got\s+"
-    r"(?=(?:a|an|my|our|engaged|married|promoted|hired|divorced)\b)))"
+    r"|(?P<did>(?:resigned|retired|quit|relocated|graduated|adopted|switched|bought)\s)"
     r"|(?P<is>(?:engaged|married|divorced|widowed|pregnant|single|retired)(?=\s+(?:as\s+of|since"
     r"|last|this|now|officially|finally|to|for)\b|\s*[.!,]|\s*$)|back\s+in\s+(?=(?-i:[A-Z]))))",
     re.IGNORECASE | re.MULTILINE,
 )
 
 
+_NEWS = {"married": "got married", "engaged": "got engaged", "divorced": "got divorced"}
+
+
 def _with_i(found: re.Match[str]) -> str:
-    said = found.group("does") or found.group("did") or found.group("is")
+    said = (found.group("does") or found.group("did") or found.group("is")).lower()
     if found.group("is"):
-        return f"{found.group('lead')}I'm {said.lower()}"
-    return f"{found.group('lead')}I {said.lower()}"
+        # "married!", "Engaged as of Saturday": news of a change, not only a state.
+        news = _NEWS.get(said)
+        return f"{found.group('lead')}I {news}" if news else f"{found.group('lead')}I'm {said}"
+    return f"{found.group('lead')}I {said}"
 
 
 _WHEN_FIRST = re.compile(

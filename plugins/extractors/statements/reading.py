@@ -256,7 +256,10 @@ _ROLE_PLAY_ENDS = re.compile(
     r"|character)\b|\bok(?:ay)?,?\s+enough\b|\bin real life\b|\birl\b|\booc\b"
     r"|\bbreak(?:ing)?\s+character\b|\bback to (?:reality|real life)\b|\bthe real me\b"
     r"|\breal me\b|\b(?:fun|game|play\s*time)\s+(?:is\s+)?over\b|\bback\s+to\s+(?:business"
-    r"|work|reality)\b|\b(?:ok|okay|anyway),?\s+real\s+question\b",
+    r"|work|reality)\b|\b(?:ok|okay|anyway),?\s+real\s+question\b"
+    # "Merci! Now another thing, ...": the talk turns to something else.
+    r"|\b(?:another|different|other|new|separate|unrelated)\s+(?:thing|question|topic|subject)\b"
+    r"|\bchange\s+(?:of|the)\s+(?:topic|subject)\b|\bon\s+another\s+note\b",
     re.IGNORECASE,
 )
 _SPEAKER_NAME = re.compile(r"(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?")
