@@ -2040,6 +2040,23 @@ def test_a_life_event_begun_is_kept_as_a_note(said: str, facts: list[str]) -> No
                 "The user works at Bosch Pune.",
             ],
         ),
+        (
+            "Good day, I am mechanical engineer, 49 years old, working with Sonatrach in Oran.",
+            [
+                "The user works as a mechanical engineer.",
+                "The user is 49 years old.",
+                "The user works at Sonatrach in Oran.",
+                "The user lives in Oran.",
+            ],
+        ),
+        (
+            "I am chemistry teacher in Brno, at a gymnasium, 61 years.",
+            [
+                "The user works as a chemistry teacher.",
+                "The user lives in Brno.",
+                "The user is 61 years old.",
+            ],
+        ),
         # The list ends where the profile does; what follows is read as it was said.
         (
             "I am Refilwe, accountant at a mining firm in Rustenburg, but I live in Pretoria, "

@@ -20,8 +20,9 @@ from plugins.extractors.places import known_place
 
 _LABEL = r"(?:[\w ]{1,30}:\s*)?"  # "quick intro so u know me: I'm Alejandro, 41, ..."
 _GREETING = (
-    r"(?P<greeting>(?:(?:hi+|hey+|hell+o+|hiya|heya|howdy|yo|hola|namaste|salaam|greetings"
-    r"|good\s+(?:morning|afternoon|evening))\b[,!]?\s+)*)"
+    r"(?P<greeting>(?:(?:hi+|hey+|hell+o+|hiya|heya|howdy|yo|hola|ola|olá|namaste|salaam|greetings"
+    r"|bonjour|bonsoir|hallo|salut|ciao|moin|servus|hej|merhaba|jambo|kia\s+ora|g'day"
+    r"|good\s+(?:morning|afternoon|evening|day))\b[,!]?\s+)*)"
 )
 _SAID = re.compile(
     rf"^{_LABEL}{_GREETING}(?:I'm|I am|my name is|name's|soy|this is)\s+(?P<first>[^,]+),\s*"
@@ -45,6 +46,9 @@ _AS_IT_IS = re.compile(
     r"|mother|father|mum|mom|dad|mama|papa|grandmother|grandfather|grandma|grandpa)\b",
     re.IGNORECASE,
 )
+_WORKING_WITH = re.compile(
+    r"(?:working|employed|work)\s+(?:with|at|for)\s+(?P<org>(?-i:[A-Z]).*)", re.IGNORECASE
+)
 _WHERE = re.compile(r"(?:on|near|outside|just\s+outside)\s", re.IGNORECASE)
 _OWN = re.compile(r"(?:i|i'm|i've|my|we|we're)\b", re.IGNORECASE)
 _DOES = re.compile(r"(?:live|work|study|teach|own|speak|run|have|love|like)\b", re.IGNORECASE)
@@ -59,7 +63,7 @@ _CLAUSE = re.compile(
     re.IGNORECASE,
 )
 _PREPOSITION = re.compile(r"\s(?:at|in|for|with|from|of|on)\s", re.IGNORECASE)
-_CLOSER = re.compile(r"(?:in\s+the\s+\w+|(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*){0,2})")
+_CLOSER = re.compile(r"(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*){0,2}")
 
 
 def introduction(sentence: str) -> list[str]:
@@ -121,8 +125,13 @@ def _profile(greeting: str, head: str, items_text: str, sentence: str) -> list[s
     read = 0
     for item in items:
         statement = _item(item, named=named)
-        if read and re.match(r"in\s+the\s", item, re.IGNORECASE) and said[-1].endswith("."):
-            statement = None  # "my own salon in Marseille, in the 13th": where, said closer
+        closer = re.match(r"(?:in|on)\s+the\s|at\s", item, re.IGNORECASE)
+        if closer and (read or not named) and said[-1].endswith("."):
+            # "my own salon in Marseille, in the 13th", "biology teacher in Debrecen, at a
+            # gimnázium": where, said closer.
+            said[-1] = f"{said[-1][:-1]}, {item}."
+            read += 1
+            continue
         if statement is None:
             if read and _CLOSER.fullmatch(item) and said[-1].endswith("."):
                 said[-1] = f"{said[-1][:-1]}, {item}."  # "in Lyon, Croix-Rousse": one place
@@ -159,6 +168,9 @@ def _item(item: str, *, named: bool) -> str | None:
         return f"{item}."
     if _CLAUSE.search(item):
         return None
+    employer = _WORKING_WITH.match(item)
+    if employer is not None:
+        return f"I work at {employer.group('org')}."  # "working with Orascom in Cairo"
     if _AS_IT_IS.match(item):
         return _a_trade(item) if _trade(item) else f"I'm {item}."
     if _WHERE.match(item):
