@@ -2113,6 +2113,17 @@ def test_a_life_event_begun_is_kept_as_a_note(said: str, facts: list[str]) -> No
             "I have my own dental clinic in Ibadan, twelve staff",
             ["The user works at their own dental clinic.", "The user lives in Ibadan."],
         ),
+        # A plan with an adverb before its verb; a request asked as a condition; a reason said
+        # before the statement.
+        (
+            "we're also flying to Reykjavik on 2 March",
+            ["The user's flight to Reykjavik is on 2 March."],
+        ),
+        ("im in Tallinn btw if u know a good dentist", ["The user lives in Tallinn."]),
+        (
+            "since my husband retired we spend winters in Alicante",
+            ["They spend winters in Alicante.", "The user has a husband."],
+        ),
         # An overstated clause after an earnest one takes only itself back.
         (
             "I teach chemistry so I'm basically a professional explainer lol",

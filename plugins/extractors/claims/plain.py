@@ -23,6 +23,9 @@ def with_its_i(text: str) -> str:
     text = _AM_A.sub(r"\g<lead>I am ", text)
     text = _CANT_STAND.sub("I can't stand ", text)
     text = _SUBJECTLESS.sub(_with_i, text)
+    # "since my Olav died two years ago I have much time for knitting": the statement, after
+    # the reason said first (whose people the mention reader still sees).
+    text = _REASON_FIRST.sub("", text)
     # "Three mornings a week I volunteer at the shelter", "In the evenings I play guitar":
     # when, after what is done, so the statement opens with its subject.
     return _WHEN_FIRST.sub(lambda m: f"{m.group('said')} {m.group('when').casefold()}", text)
@@ -45,6 +48,14 @@ _SUBJECTLESS = re.compile(
 )
 
 
+_REASON_FIRST = re.compile(
+    r"(?:^|(?<=[.!?]\s))(?:(?:and|but|so)\s+)?(?:(?:since|ever\s+since|after|now\s+that"
+    r"|because)\s+(?:my|our|the)\s"
+    r"[^,.!?\n]{3,60}?\b(?:died|passed(?:\s+away)?|left|retired|moved|started|finished|ended"
+    r"|came|arrived|began|closed|opened|broke\s+up|split(?:\s+up)?)(?:\s+[^,.!?\n]{0,25}?)?)"
+    r",?\s+(?=(?:i|we)\s+(?!was\b|were\b))",
+    re.IGNORECASE | re.MULTILINE,
+)
 _NEWS = {"married": "got married", "engaged": "got engaged", "divorced": "got divorced"}
 
 

@@ -164,7 +164,15 @@ def predicate(rest: str) -> Predicate | None:
                 # "am not", "is no longer", "am now": keep reading markers before the rest.
                 p.head = "be"
             elif nxt in ALSO_WORDS or nxt in SKIP_ADVERBS:
-                p.head = "be"
+                # "we're also flying to Rarotonga": the adverb between "be" and the verb.
+                j = i + 1
+                while _peek(words, j) in ALSO_WORDS or _peek(words, j) in SKIP_ADVERBS:
+                    j += 1
+                verb = _peek(words, j)
+                if verb.endswith("ing") and len(verb) > 4 and verb not in ("during", "something"):
+                    p.progressive = True
+                else:
+                    p.head = "be"
             else:
                 p.head = "be"
                 p.words = _trailing(words[i + 1 :], p)

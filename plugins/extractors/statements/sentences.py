@@ -208,7 +208,10 @@ _ASKED_TO_CALL = re.compile(
 # "i'm half Colombian if that matters": an aside, not a condition on what was said.
 _ASIDE_TAIL = re.compile(
     r",?\s+if\s+(?:that|it|this)\s+(?:matters|helps|makes\s+(?:a|any)\s+difference|changes"
-    r"\s+anything|is\s+relevant|'s\s+relevant)\b.*$|,?\s+if\s+(?:relevant|needed|useful)\b.*$",
+    r"\s+anything|is\s+relevant|'s\s+relevant)\b.*$|,?\s+if\s+(?:relevant|needed|useful)\b.*$"
+    # "im in quezon city btw if u know any good vets": a request, asked as a condition.
+    r"|,?\s+(?:btw\s+|so\s+)?if\s+(?:you|u|ya|anyone)\s+(?:know|have|can|could|got|need|want"
+    r"|'ve|are|know\s+of)\b.*$",
     re.IGNORECASE,
 )
 _QUESTION_TAIL = re.compile(
