@@ -389,7 +389,9 @@ _AS_AN_AGE = re.compile(
     re.IGNORECASE,
 )
 _ADDRESS_LEAD = re.compile(
-    r"^(?:nb|n\.b\.|ps|p\.s\.|sir|madam|ma'am|bro|bruh|dude|mate|doc|boss|fyi|btw)[,:.!]?\s+"
+    r"^(?:nb|n\.b\.|ps|p\.s\.|sir|madam|ma'am|bro|bruh|dude|mate|doc|boss|fyi|btw"
+    # "But reality is I am chartered accountant in Chennai": what is so, after a daydream.
+    r"|(?:but\s+)?(?:the\s+|in\s+)?(?:reality|truth)(?:\s+is)?(?:\s+that)?)[,:.!]?\s+"
     r"(?=(?:i|i'm|i've|my|we|we're|our)\b)",
     re.IGNORECASE | re.MULTILINE,
 )

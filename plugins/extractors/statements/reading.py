@@ -259,7 +259,10 @@ _ROLE_PLAY_ENDS = re.compile(
     r"|work|reality)\b|\b(?:ok|okay|anyway),?\s+real\s+question\b"
     # "Merci! Now another thing, ...": the talk turns to something else.
     r"|\b(?:another|different|other|new|separate|unrelated)\s+(?:thing|question|topic|subject)\b"
-    r"|\bchange\s+(?:of|the)\s+(?:topic|subject)\b|\bon\s+another\s+note\b",
+    r"|\bchange\s+(?:of|the)\s+(?:topic|subject)\b|\bon\s+another\s+note\b"
+    # "Ok real talk: I'm a history teacher", "ok ok real na": earnest again.
+    r"|\breal\s+(?:talk|na)\b|\bjokes?\s+aside\b|\bseriously\s+(?:tho|though)\b"
+    r"|\b(?:reality|truth)\s+is\b|\bin\s+reality\b",
     re.IGNORECASE,
 )
 _SPEAKER_NAME = re.compile(r"(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?")
@@ -288,6 +291,13 @@ _LABELS = frozenset(
         "bio",
         "profile",
         "about",
+        # "Und: ...", "Et: ...": a conjunction in another language, no name.
+        "und",
+        "et",
+        "y",
+        "och",
+        "og",
+        "ve",
     ]
 )
 
@@ -504,7 +514,8 @@ def _script_line(text: str) -> bool:
         return False
     who = said_by.casefold()
     return (
-        who not in _LABELS
+        not said_by.isupper()  # "SYSTEM NOTE:", "ADMIN:": a label, no character's name
+        and who not in _LABELS
         and not labels_an_attribute(speaker)
         and not any(w in lx.NOT_NAMES for w in who.split())
     )
