@@ -2146,6 +2146,16 @@ def test_a_life_event_begun_is_kept_as_a_note(said: str, facts: list[str]) -> No
             "since my husband retired we spend winters in Alicante",
             ["They spend winters in Alicante.", "The user has a husband."],
         ),
+        # An emphatic "only"; an injury to a part of the body, said with "a".
+        (
+            "I am working in Nagpur as bank clerk only.",
+            ["The user works as a bank clerk.", "The user lives in Nagpur."],
+        ),
+        (
+            "tore a hamstring at football on sunday",
+            ["The user has torn hamstring.", "The user plays football."],
+        ),
+        ("I broke a plate at work", []),
         # An overstated clause after an earnest one takes only itself back.
         (
             "I teach chemistry so I'm basically a professional explainer lol",

@@ -84,6 +84,8 @@ def said_plainly(text: str) -> str:
     # "NB I'm allergic to shellfish", "Sir I have been diagnosed with ...": a label or a way
     # of address before the statement.
     text = _ADDRESS_LEAD.sub("", text)
+    # "I am working in Pune as software tester only": an emphasis, no part of what is said.
+    text = _ONLY_AT_THE_END.sub("", text)
     text = _BORN_AND_RAISED.sub("born in", text)
     text = _NEVER_LEFT.sub(r"born in \g<place> and I still live in \g<place>", text)
     # "Flying from home (Ulaanbaatar) to Seoul": where home is, said in brackets.
@@ -388,6 +390,7 @@ _AS_AN_AGE = re.compile(
     r"(?:^|(?<=[.!?]\s))as\s+an?\s+(?P<age>[1-9]\d?)[\s-]*(?:years?|yrs?|y/?o)(?:[\s-]*old)?\b",
     re.IGNORECASE,
 )
+_ONLY_AT_THE_END = re.compile(r"(?<=\w)\s+only(?=\s*[.!,]|\s*$)", re.IGNORECASE | re.MULTILINE)
 _ADDRESS_LEAD = re.compile(
     r"^(?:nb|n\.b\.|ps|p\.s\.|sir|madam|ma'am|bro|bruh|dude|mate|doc|boss|fyi|btw"
     # "But reality is I am chartered accountant in Chennai": what is so, after a daydream.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from plugins.extractors import lexicon as lx
 from plugins.extractors.claims.model import Claim
 from plugins.extractors.claims.phrases import strip_det
 from plugins.extractors.claims.rules.work import WorkRules
@@ -46,13 +47,17 @@ class HealthRules(WorkRules):
 
     def _injure(self, rest: str, low: str) -> list[Claim] | None:
         """ "tore my acl playing 5 a side": an injury the user has now."""
-        match = re.match(r"^(?:my|her|his|their)\s+", low)
+        match = re.match(r"^(?:my|her|his|their|a|an)\s+", low)
         if match is None:
             return [] if self.strict else None
         part = clean_value(rest[match.end() :])
-        part = re.split(r"\s+\w+ing\b", part, maxsplit=1)[0].strip()
+        part = re.split(
+            r"\s+(?:\w+ing|at|on|in|during|while|last|this|yesterday|today)\b", part, maxsplit=1
+        )[0].strip()
         if vague(part) or len(part.split()) > 3:
             return []
+        if match.group(0).strip() in ("a", "an") and part.casefold().split()[-1] not in _BODY:
+            return []  # "tore a ligament", not "broke a glass"
         said = _INJURED.get(self.p.head, f"{self.p.head}ed")
         out = [self.claim("condition", f"{said} {part}", change=True)]
         game = game_played(rest)
@@ -100,6 +105,11 @@ class HealthRules(WorkRules):
         return [] if self.strict else None
 
 
+_BODY = lx.words(
+    """ligament tendon muscle meniscus cartilage rib ribs bone vertebra disc hamstring calf
+    quad bicep biceps achilles acl mcl rotator wrist ankle knee elbow shoulder finger toe hip
+    collarbone kneecap"""
+)
 _INJURED = {
     stem("tear"): "torn",
     stem("sprain"): "sprained",
