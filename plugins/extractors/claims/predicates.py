@@ -164,10 +164,13 @@ def predicate(rest: str) -> Predicate | None:
                 # "am not", "is no longer", "am now": keep reading markers before the rest.
                 p.head = "be"
             elif nxt in ALSO_WORDS or nxt in SKIP_ADVERBS:
-                # "we're also flying to Rarotonga": the adverb between "be" and the verb.
+                # "we're also flying to Rarotonga": the adverb between "be" and the verb (not
+                # "I'm totally running the marathon too, sure why not": said for effect).
                 j = i + 1
                 while _peek(words, j) in ALSO_WORDS or _peek(words, j) in SKIP_ADVERBS:
                     j += 1
+                    if _peek(words, j - 1) in _FOR_EFFECT:
+                        j = len(words)
                 verb = _peek(words, j)
                 if verb.endswith("ing") and len(verb) > 4 and verb not in ("during", "something"):
                     p.progressive = True
@@ -227,6 +230,7 @@ def predicate(rest: str) -> Predicate | None:
     return None
 
 
+_FOR_EFFECT = frozenset(["totally", "definitely", "literally", "obviously", "basically"])
 _STATES_OVER = frozenset({"lived", "worked", "studied", "taught", "owned"})
 # A time that runs up to now: with a perfect ("have lived ... since 2019") the state holds.
 _UNTIL_NOW = re.compile(
