@@ -2156,6 +2156,22 @@ def test_a_life_event_begun_is_kept_as_a_note(said: str, facts: list[str]) -> No
             ["The user has torn hamstring.", "The user plays football."],
         ),
         ("I broke a plate at work", []),
+        # Where a part of the user's life takes place, said on the way to something else.
+        (
+            "quick one before my shift at the library starts",
+            ["The user's shift is at the library."],
+        ),
+        ("my choir in Dunedin sings this on Sunday", ["The user's choir is in Dunedin."]),
+        # A race ahead, its "I'm" left out.
+        (
+            "need gels advice, running my first marathon in Seville next February",
+            ["The user plans to run their first marathon in Seville next February."],
+        ),
+        # What follows a quoted message is the user's own sentence.
+        (
+            "My agent just wrote: 'The buyer has pulled out.' I've lived in Hove for ten years",
+            ["The user lives in Hove."],
+        ),
         # An overstated clause after an earnest one takes only itself back.
         (
             "I teach chemistry so I'm basically a professional explainer lol",

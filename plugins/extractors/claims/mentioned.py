@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from plugins.extractors import lexicon as lx
-from plugins.extractors.claims.model import ENGAGED_TO, INJURY, Claim
+from plugins.extractors.claims.model import ENGAGED_TO, INJURY, NOTE, Claim
 from plugins.extractors.claims.phrases import number, relation_claim, with_article
 from plugins.extractors.claims.subjects import (
     NAME_TOKEN,
@@ -220,6 +220,18 @@ _OWN_PLACE = re.compile(
     r"\s+(?:here\s+)?in\s+(?P<where>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)",
     re.IGNORECASE,
 )
+# "my shift at the bakery starts in 10", "my book club in Leicester": where a part of the
+# user's life takes place, said on the way to something else.
+_MY_PLACE_OF = re.compile(
+    r"\bmy\s+(?:(?:new|weekly|local|usual|regular)\s+)?(?P<what>shifts?|office|gym|church"
+    r"|mosque|temple|book\s+club|running\s+club|club|choir|team|classes|class|school|uni"
+    r"|university|college|lab|clinic|studio|practice|ward|course|allotment|dojo)\s+"
+    r"(?P<prep>at|in)\s+(?P<where>(?:the\s+)?(?:(?-i:[A-Z])[\w'&.-]*(?:\s+(?-i:[A-Z])[\w'&.-]*){0,3}"
+    r"|[a-z]+(?:\s+(?!(?:starts|is|was|closes|opens|begins|ends|finishes)\b)[a-z]+)?"
+    r"(?=\s+(?:starts|is|was|closes|opens|begins|ends|finishes)\b"
+    r"|\s*[,.!?]|\s*$)))",
+    re.IGNORECASE,
+)
 # "just got off a double shift as a line cook": the job the shift is worked in.
 _SHIFT_AS = re.compile(
     r"\b(?:my|a|the|double|night|day|long|first|another)\s+shifts?\s+as\s+an?\s+"
@@ -336,6 +348,12 @@ def _in_passing(text: str) -> list[Claim]:
         out.append(Claim("user", "employer", f"their own {kind}{place.group('what')}"))
         if known_place(place.group("where")):
             out.append(Claim("user", "residence", place.group("where")))
+    for place in _MY_PLACE_OF.finditer(text):
+        what, where = place.group("what").casefold(), place.group("where")
+        is_are = "are" if what.endswith("s") and what != "class" else "is"
+        out.append(
+            Claim("user", NOTE, f"The user's {what} {is_are} {place.group('prep')} {where}.")
+        )
     shift = _SHIFT_AS.search(text)
     if shift is not None and lx.is_occupation(shift.group("job").casefold()):
         out.append(Claim("user", "job", with_article(shift.group("job").casefold())))

@@ -23,6 +23,9 @@ def with_its_i(text: str) -> str:
     text = _AM_A.sub(r"\g<lead>I am ", text)
     text = _CANT_STAND.sub("I can't stand ", text)
     text = _SUBJECTLESS.sub(_with_i, text)
+    # "need a training plan, doing my first half marathon in rotterdam": a race ahead, its
+    # "I'm" left out.
+    text = _DOING_AHEAD.sub(r"I'm \g<doing>", text)
     # "since my Olav died two years ago I have much time for knitting": the statement, after
     # the reason said first (whose people the mention reader still sees).
     text = _REASON_FIRST.sub("", text)
@@ -54,6 +57,11 @@ _REASON_FIRST = re.compile(
     r"[^,.!?\n]{3,60}?\b(?:died|passed(?:\s+away)?|left|retired|moved|started|finished|ended"
     r"|came|arrived|began|closed|opened|broke\s+up|split(?:\s+up)?)(?:\s+[^,.!?\n]{0,25}?)?)"
     r",?\s+(?=(?:i|we)\s+(?!was\b|were\b))",
+    re.IGNORECASE | re.MULTILINE,
+)
+_DOING_AHEAD = re.compile(
+    r"(?:^|(?<=[.!?]\s)|(?<=,\s))(?P<doing>(?:doing|running)\s+(?=(?:my|a|the)\s+(?:first\s+)?"
+    r"(?:half\s+)?(?:marathon|triathlon|10k|5k|ultra|race)\b))",
     re.IGNORECASE | re.MULTILINE,
 )
 _NEWS = {"married": "got married", "engaged": "got engaged", "divorced": "got divorced"}

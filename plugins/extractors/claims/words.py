@@ -150,7 +150,7 @@ VERBS = stems(
     raise own rent share keep do make earn spend stop avoid follow wear sign take swap foster
     celebrate hit decide bother hold upgrade lease bank freelance remarry rehome cancel postpone
     reschedule finish complete defend apply enrol enroll expect give adopt diagnose stand bear
-    tear sprain fracture dislocate injure twist defer
+    tear sprain fracture dislocate injure twist defer email phone reply message
     """
 )
 

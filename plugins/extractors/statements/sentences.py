@@ -336,7 +336,9 @@ def without_quoted_message(text: str) -> str:
     close = _QUOTE_OPENS[opening.group(1)]
     tail = text[opening.end() :]
     ends = [m.end() for m in re.finditer(re.escape(close) + r"(?=[\s.!?,)]|$)", tail)]
-    return text[: opening.start()] + (tail[ends[-1] :] if ends else "")
+    after = tail[ends[-1] :].strip() if ends else ""
+    # What follows the quote is a sentence of its own, not the report's object.
+    return text[: opening.start()] + (f". {after}" if after[:1].isalnum() else after)
 
 
 _QUOTED_TAIL = re.compile(r":\s*['\"\u201c\u2018].*$")
