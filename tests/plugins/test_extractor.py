@@ -1490,6 +1490,31 @@ def test_what_is_said_in_earnest_after_a_play_or_a_daydream_is_read(said: str) -
     ) == ["The user works as a physio.", "The user lives in Cork."]
 
 
+def test_a_game_with_a_part_in_it_is_a_play_and_stepping_out_of_it_ends_it() -> None:
+    assert _texts(
+        ("user", "let's play a detective game! i'm Inspector Vale of Scotland Yard"),
+        ("assistant", "A body in the library, Inspector."),
+        ("user", "brb, my shift at the pharmacy starts soon"),
+    ) == ["The user's shift is at the pharmacy."]
+    assert _texts(
+        ("user", "I'd like a role-play: you shall play a border guard, I shall be a smuggler."),
+        ("assistant", "Papers, please."),
+        ("user", "Let me step outside the exercise. I teach German in Graz."),
+    ) == ["The user works as German teacher.", "The user lives in Graz."]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "my cousin texted 'got the job at Spotify!!' what do I send back",
+        "my manager thinks I'm a genius with spreadsheets",
+        "i'm a legend in my own mind",
+    ],
+)
+def test_someone_elses_words_or_view_or_a_boast_is_no_fact(said: str) -> None:
+    assert _texts(("user", said)) == []
+
+
 def test_cities_of_150000_or_more_are_known_in_lower_case() -> None:
     assert _texts(("user", "we moved to porto last month")) == ["The user lives in Porto."]
 

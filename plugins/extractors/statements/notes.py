@@ -72,7 +72,7 @@ _INTENT = re.compile(
     re.I,
 )
 _REACTION = re.compile(
-    r"\b(?:i\s+meant|i\s+mean|i\s+asked|i\s+said|i\s+see|i\s+know|i\s+get\s+it|i\s+agree"
+    r"\b(?:i\s+meant|i\s+mean|i\s+(?:only\s+|just\s+)?ask(?:ed)?|i\s+said|i\s+see|i\s+know|i\s+get\s+it|i\s+agree"
     r"|i\s+understand|i\s+like\s+(?:that|it|this)|i\s+love\s+(?:that|it|this)|i\s+tried\s+(?:that|it)"
     r"|i\s+did\s+(?:that|it)|my\s+bad|my\s+mistake|i\s+remember|i\s+noticed|i\s+read|i\s+saw"
     r"|i\s+heard|i\s+found|i\s+got\s+(?:it|that|this)|i\s+have\s+(?:a|one|another|some)\s+"

@@ -246,7 +246,9 @@ def extract_statements(entries: Iterable[TranscriptEntry]) -> list[Statement]:
 
 _ROLE_PLAY_STARTS = re.compile(
     r"\b(?:let'?s|lets|can we|we'll|wanna)\s+(?:do\s+a\s+|play\s+a\s+)?(?:role[\s-]?play|pretend)"
-    r"|\brole[\s-]?play\b.*\byou(?:'re|\s+are)\b",
+    r"|\brole[\s-]?play\b.*\byou(?:'re|\s+are|\s+(?:shall|will|can|should)\s+(?:play|be))\b"
+    # "let's play a fantasy game! i'm Thorn, an elf ranger": a game with a part in it.
+    r"|\b(?:let'?s|lets|can we|wanna)\s+play\s+(?:a\s+)?(?:\w+\s+)?game\b",
     re.IGNORECASE,
 )
 _CLAUSE_END = re.compile(r"[.!?](?=\s)|,\s|\s+and\s+|\s+so\s+", re.IGNORECASE)
@@ -262,7 +264,10 @@ _ROLE_PLAY_ENDS = re.compile(
     r"|\bchange\s+(?:of|the)\s+(?:topic|subject)\b|\bon\s+another\s+note\b"
     # "Ok real talk: I'm a history teacher", "ok ok real na": earnest again.
     r"|\breal\s+(?:talk|na)\b|\bjokes?\s+aside\b|\bseriously\s+(?:tho|though)\b"
-    r"|\b(?:reality|truth)\s+is\b|\bin\s+reality\b",
+    r"|\b(?:reality|truth)\s+is\b|\bin\s+reality\b"
+    # "Let me step outside the exercise for a moment", "brb my shift starts".
+    r"|\bstep(?:ping)?\s+(?:outside|out\s+of)\s+(?:the\s+|this\s+)?(?:exercise|game|role|scene"
+    r"|story|character)\b|\bbrb\b",
     re.IGNORECASE,
 )
 _SPEAKER_NAME = re.compile(r"(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?")

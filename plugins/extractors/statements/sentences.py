@@ -39,6 +39,7 @@ _WEIGHING = re.compile(
 )
 SARCASM = re.compile(
     r"(?:/s\b|\bjk\b|\bj/k\b|just kidding|\bkidding\b|yeah right|\bas if\b|\bsarcasm"
+    r"|\bin\s+my\s+own\s+(?:mind|head)\b"
     r"|said no ?one ever|said nobody ever"
     r"|^\s*oh (?:great|joy|wonderful|fantastic|sure|yeah|perfect|lovely)\b|\brofl\b)",
     re.IGNORECASE,
@@ -61,6 +62,8 @@ _HYPERBOLE = re.compile(
 _REPORTED = re.compile(
     r"\b(?:said|says|saying|say|told me|tells me|tell me that|wrote|writes|texted|asked|asks"
     r"|replied"
+    # "my boss thinks I'm Superman": someone else's view of the user.
+    r"|thinks|reckons|believes"
     # "she claims that", not "insurance claims"; "to quote", not "a quote for the roof".
     r"|according to|claims?(?=\s+(?:that|to\s+(?:be|have)|he|she|they|i|it|we)\b)|claimed"
     # "posted to Kaduna": a soldier's posting, not a post.
@@ -330,7 +333,11 @@ _QUOTE_OPENS = {"'": "'", '"': '"', "\u201c": "\u201d", "\u2018": "\u2019"}
 def without_quoted_message(text: str) -> str:
     """Drop a message quoted after a colon ("she wrote: 'Hi! I'm engaged to Karim!'"), which
     may hold sentences and apostrophes of its own: to its closing quote, else to the end."""
-    opening = re.search(r":\s*(['\"\u201c\u2018])", text)
+    opening = re.search(
+        r"(?::|\b(?:texted|wrote|messaged|emailed|posted|replied|sent\s+me))\s*(['\"\u201c\u2018])",
+        text,
+        re.IGNORECASE,
+    )
     if opening is None:
         return text
     close = _QUOTE_OPENS[opening.group(1)]
