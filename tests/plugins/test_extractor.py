@@ -1515,6 +1515,19 @@ def test_someone_elses_words_or_view_or_a_boast_is_no_fact(said: str) -> None:
     assert _texts(("user", said)) == []
 
 
+def test_a_relative_spoken_of_before_is_named_by_a_pronoun_later() -> None:
+    assert _texts(
+        ("user", "my wife keeps stealing my charger"),
+        ("assistant", "Get a second one!"),
+        ("user", "ha. her name's Ines, she'd agree"),
+    ) == ["The user has a wife.", "The user's wife is Ines."]
+    assert _texts(
+        ("user", "my daughter starts nursery monday"),
+        ("assistant", "Exciting!"),
+        ("user", "His name's Bruno, he's my boss"),
+    ) == ["The user has a daughter."]
+
+
 def test_cities_of_150000_or_more_are_known_in_lower_case() -> None:
     assert _texts(("user", "we moved to porto last month")) == ["The user lives in Porto."]
 

@@ -129,6 +129,7 @@ def extract_statements(entries: Iterable[TranscriptEntry]) -> list[Statement]:
     pet: Claim | None = None  # and the pet it named last
     playing = False  # inside a role play the user set up: what they say is the character's
     partner: Claim | None = None  # the partner named last ("my fiancee Nusrat")
+    unnamed: str | None = None  # the relative or pet spoken of last without a name
     for entry in entries:
         if entry.role == "assistant":
             asked = entry.text
@@ -179,6 +180,10 @@ def extract_statements(entries: Iterable[TranscriptEntry]) -> list[Statement]:
                 seen.add(text.casefold())
                 found.append(Statement(text, answer, entry.message_id))
             continue
+        # "He's into fly fishing. His name's Hemi", the turn after "my husband is throwing a
+        # party": the relative (or the pet) named last without a name.
+        if unnamed is not None:
+            entry = replace(entry, text=_named_now(entry.text, unnamed))
         # One parse over the turn's kept sentences: "we got a cat! her name is Waffles".
         kept = "\n".join(statement_sentences(with_known_names(name_brackets(entry.text), names)))
         if kept:
@@ -225,6 +230,7 @@ def extract_statements(entries: Iterable[TranscriptEntry]) -> list[Statement]:
                 partner,
             )
             person = _last_person(claims) or (person if before is not None else None)
+            unnamed = _unnamed(claims, unnamed)
             # A context turn (said before the slice) is read for names, never remembered.
             if entry.context:
                 earlier += [Statement(t, c, entry.message_id) for c in claims if (t := render(c))]
@@ -562,6 +568,37 @@ def _mention_text(text: str, names: set[str]) -> str:
         if not (SARCASM.search(sentence) or HYPOTHETICAL.match(sentence.strip()))
     ]
     return "\n".join(meant)
+
+
+_NAME_GIVEN = re.compile(
+    r"(?:^|(?<=[.!?]\s)|(?<=\n))(?P<pronoun>his|her)\s+name(?:'s|\s+is)\s+(?=(?-i:[A-Z])[\w'-]+)",
+    re.IGNORECASE,
+)
+
+
+def _unnamed(claims: Sequence[Claim], before: str | None) -> str | None:
+    """The relation or pet kind the turn spoke of last without a name ("my husband is
+    throwing a party": husband), else what was so before; a name said clears it."""
+    for claim in reversed(claims):
+        if claim.subject != "user" or claim.attribute not in ("family", "partner", "pet"):
+            continue
+        bare = claim.value == claim.qualifier if claim.attribute != "pet" else claim.value.islower()
+        return claim.value.split()[-1] if bare and claim.value else None
+    return before
+
+
+def _named_now(text: str, unnamed: str) -> str:
+    """ "His name's Hemi" said of the husband spoken of before: "my husband's name is Hemi"."""
+    relation = lx.canonical_relations(unnamed)
+    wanted = "her" if relation in lx.SHE else "his" if relation in lx.HE else None
+    return _NAME_GIVEN.sub(
+        lambda m: (
+            f"my {unnamed}'s name is "
+            if wanted in (None, m.group("pronoun").casefold())
+            else m.group(0)
+        ),
+        text,
+    )
 
 
 def _last_person(claims: Sequence[Claim]) -> tuple[str, str | None] | None:
