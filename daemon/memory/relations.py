@@ -85,6 +85,8 @@ _LASTING = frozenset(
 _DENIED = frozenset({"allergy"})
 
 # What a person has once and for all: a different value contradicts rather than updates.
+# "Turned 40 last week too": "too" adds the news, not a second age.
+_NEVER_TWO = frozenset({"age", "name", "birthday", "birth_year"})
 _NEVER_CHANGES = frozenset({"birthday", "birth_year", "origin", "native_language", "birthplace"})
 
 
@@ -321,7 +323,7 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
         return "replaces", "preference reversed", 0.85
     if not (positive(new) and positive(old)):
         return "none", "", 0.0
-    if new.also:
+    if new.also and new.attribute not in _NEVER_TWO:
         return "none", "", 0.0
     renamed = new.attribute == "pet" and old.attribute == "pet" and new.qualifier == "renamed"
     renamed = renamed or (

@@ -290,6 +290,8 @@ def _decide(existing: list[str], new: str, provenance: str = "user") -> tuple[st
             [0],
         ),
         (["Works as an electrician"], "like I said, I moved to Leeds", "added", []),
+        # "too" adds the news, not a second age: one age at a time.
+        (["The user is 52 years old."], "Turned 53 last month too, feeling it", "updated", [0]),
         # An illness known by name ends when the user recovers from it; a pet put down died.
         (["Has malaria"], "fully recovered from the malaria, back on the farm", "updated", [0]),
         (
