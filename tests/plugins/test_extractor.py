@@ -2210,6 +2210,12 @@ def test_a_life_event_begun_is_kept_as_a_note(said: str, facts: list[str]) -> No
             "My agent just wrote: 'The buyer has pulled out.' I've lived in Hove for ten years",
             ["The user lives in Hove."],
         ),
+        # The first week at a new workplace: started there.
+        (
+            "first week at the new clinic in Kisumu survived!",
+            ["The user works at a new clinic in Kisumu.", "The user lives in Kisumu."],
+        ),
+        ("second day at my new school in Osaka", ["The user's school is in Osaka."]),
         # An overstated clause after an earnest one takes only itself back.
         (
             "I teach chemistry so I'm basically a professional explainer lol",

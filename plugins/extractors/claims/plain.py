@@ -23,6 +23,8 @@ def with_its_i(text: str) -> str:
     text = _AM_A.sub(r"\g<lead>I am ", text)
     text = _CANT_STAND.sub("I can't stand ", text)
     text = _SUBJECTLESS.sub(_with_i, text)
+    # "first week at the new pharmacy in Chattogram done!": started there.
+    text = _FIRST_WEEK_AT.sub(r"I started at a new \g<what> \g<where>", text)
     # "need a training plan, doing my first half marathon in rotterdam": a race ahead, its
     # "I'm" left out.
     text = _DOING_AHEAD.sub(r"I'm \g<doing>", text)
@@ -62,6 +64,14 @@ _REASON_FIRST = re.compile(
 _DOING_AHEAD = re.compile(
     r"(?:^|(?<=[.!?]\s)|(?<=,\s))(?P<doing>(?:doing|running)\s+(?=(?:my|a|the)\s+(?:first\s+)?"
     r"(?:half\s+)?(?:marathon|triathlon|10k|5k|ultra|race)\b))",
+    re.IGNORECASE | re.MULTILINE,
+)
+_FIRST_WEEK_AT = re.compile(
+    r"(?:^|(?<=[.!?]\s))(?:my\s+)?(?:first|1st|second|2nd)\s+(?:week|day|month|shift)\s+(?:at|in)\s+"
+    r"(?:the|my)\s+"
+    r"new\s+(?!(?:school|uni|university|college|class|course|house|flat|home|place)\b)"
+    r"(?P<what>[\w-]+(?:\s+[\w-]+)?)\s+(?P<where>(?:in|at)\s+(?-i:[A-Z])[\w'-]+"
+    r"(?:\s+(?-i:[A-Z])[\w'-]+)?)(?:\s+(?:done|over|finished|complete|survived))?\b",
     re.IGNORECASE | re.MULTILINE,
 )
 _NEWS = {"married": "got married", "engaged": "got engaged", "divorced": "got divorced"}
