@@ -2216,6 +2216,16 @@ def test_a_life_event_begun_is_kept_as_a_note(said: str, facts: list[str]) -> No
             ["The user works at a new clinic in Kisumu.", "The user lives in Kisumu."],
         ),
         ("second day at my new school in Osaka", ["The user's school is in Osaka."]),
+        # A pet given and named in one breath; an interview ahead.
+        (
+            "my uncle gave me a kitten, a tabby, we named her Pilipili.",
+            ["The user has a kitten named Pilipili."],
+        ),
+        ("my wife had a baby boy and we named him Leo", ["The user's wife had a baby boy."]),
+        (
+            "I'm interviewing at Ørsted next Thursday, eek",
+            ["The user's job interview at Ørsted is next Thursday."],
+        ),
         # An overstated clause after an earnest one takes only itself back.
         (
             "I teach chemistry so I'm basically a professional explainer lol",

@@ -74,6 +74,24 @@ _FIRST_WEEK_AT = re.compile(
     r"(?:\s+(?-i:[A-Z])[\w'-]+)?)(?:\s+(?:done|over|finished|complete|survived))?\b",
     re.IGNORECASE | re.MULTILINE,
 )
+_GAVE_ME_A = re.compile(
+    r"\b(?:(?:my|our)\s+)?[\w'-]+\s+(?:gave|got|bought|brought)\s+(?:me|us)\s+(?P<what>(?:a|an)\s+"
+    r"(?:new\s+|little\s+|baby\s+)?(?P<kind>[\w-]+))\b",
+    re.IGNORECASE,
+)
+
+
+def _got_a_pet(found: re.Match[str]) -> str:
+    return f"I got {found.group('what')}" if lx.is_pet(found.group("kind")) else found.group(0)
+
+
+_POSSESSIVE = {"him": "his", "her": "her"}
+_WE_NAMED = re.compile(r",?\s+(?:and\s+)?we\s+(?:named|called)\s+(?P<pronoun>him|her)\s+", re.I)
+_INTERVIEWING = re.compile(
+    r"\b(?:i'?m|i\s+am)\s+(?:interviewing\s+(?:at|with)|(?:preparing|prepping|getting\s+ready)"
+    r"\s+for\s+(?:a|my|the)\s+(?:job\s+)?interview\s+(?:at|with))\s+",
+    re.IGNORECASE,
+)
 _NEWS = {"married": "got married", "engaged": "got engaged", "divorced": "got divorced"}
 
 
@@ -142,6 +160,11 @@ def said_plainly(text: str) -> str:
     text = _SIGNED_WITH.sub(r"\g<lead>I joined ", text)
     # "doing an internship at Volvo in Curitiba", "interning at Bosch": an intern there.
     text = _INTERNSHIP_AT.sub(_post_at, text)
+    # "my tita gave me a puppy, shih tzu, we named him Bantay": got a pet, and named it.
+    text = _GAVE_ME_A.sub(_got_a_pet, text)
+    text = _WE_NAMED.sub(lambda m: f". {_POSSESSIVE[m.group('pronoun').lower()]} name is ", text)
+    # "I'm interviewing at Canva next Tuesday", "preparing for a job interview at Siemens".
+    text = _INTERVIEWING.sub("I have a job interview at ", text)
     # "two months in as head chef now": the job now.
     text = _TIME_IN_AS.sub(r"\g<lead>I'm now ", text)
     # "backend eng at zalando": the trade, its short form said out.
