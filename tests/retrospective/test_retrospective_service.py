@@ -374,6 +374,12 @@ async def test_crash_mid_run_then_restart_recovers_and_replay_matches(harness: H
     service = await harness.start_service(blocking, config())
     await harness.say("c", "m1", "I live in Lyon.")
     await asyncio.wait_for(blocking.entered.wait(), 10)
+    # The extractor is called once the run started; the fold may see it a moment later (the
+    # run is blocked, so no drain: poll).
+    for _ in range(1000):
+        if _statuses(service) == ["running"]:
+            break
+        await asyncio.sleep(0.01)
     assert _statuses(service) == ["running"]
     await service.stop()  # the daemon dies mid-run; the log shows the run as running
     harness.service = None
