@@ -2226,6 +2226,9 @@ def test_a_life_event_begun_is_kept_as_a_note(said: str, facts: list[str]) -> No
             "I'm interviewing at Ørsted next Thursday, eek",
             ["The user's job interview at Ørsted is next Thursday."],
         ),
+        # "me" for "my" before a part of the body; when and where the injury happened.
+        ("sprained me ankle at training on Tuesday", ["The user has sprained ankle."]),
+        ("I broke my collarbone at the rink last week", ["The user has broken collarbone."]),
         # An overstated clause after an earnest one takes only itself back.
         (
             "I teach chemistry so I'm basically a professional explainer lol",

@@ -103,7 +103,10 @@ _RELATION_WORDS = "|".join(sorted((re.escape(r) for r in lx.RELATIONS), key=len,
 # "me mum", "me partner Jono": the possessive 'me' of spoken English (Irish, Northern, Aussie).
 _POSSESSIVE_ME = re.compile(
     r"(?<![\w'])(?P<me>[Mm]e)\s+(?=(?:(?:little|big|older|younger|old|best)\s+)?"
-    r"(?:" + _RELATION_WORDS + r")s?\b)"
+    r"(?:" + _RELATION_WORDS + r")s?\b"
+    # "Broke me wrist at the hurling": a part of the body.
+    r"|(?:wrist|ankle|knee|leg|arm|back|hip|shoulder|foot|hand|finger|toe|neck|collarbone"
+    r"|ribs?|hamstring)\b)"
 )
 # "Wife Lorraine's a teaching assistant": a note-taker's dropped "my" before a relation and
 # the name that follows it ("Doctor Evans", "Coach Carter" are titles, not relations).

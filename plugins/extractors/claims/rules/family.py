@@ -192,7 +192,11 @@ class FamilyRules(Reading):
         if match is None:
             if self.p.head == stem("break") and re.match(r"^(?:my|her|his)\s+\w+", low):
                 part = clean_value(re.sub(r"^(?:my|her|his)\s+", "", rest, flags=re.I))
-                part = re.split(r"\s+\w+ing\b", part, maxsplit=1)[0]
+                part = re.split(
+                    r"\s+(?:\w+ing|at|on|in|during|while|last|this|yesterday|today)\b",
+                    part,
+                    maxsplit=1,
+                )[0]
                 out = [self.claim("condition", f"broken {part}", change=True)]
                 game = game_played(rest)
                 if game is not None and self.s.key == "user":
