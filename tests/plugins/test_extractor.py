@@ -2229,6 +2229,8 @@ def test_a_life_event_begun_is_kept_as_a_note(said: str, facts: list[str]) -> No
         # "me" for "my" before a part of the body; when and where the injury happened.
         ("sprained me ankle at training on Tuesday", ["The user has sprained ankle."]),
         ("I broke my collarbone at the rink last week", ["The user has broken collarbone."]),
+        # Another move, where to said after it.
+        ("we've moved again, tucson this time lol", ["The user lives in Tucson."]),
         # An overstated clause after an earnest one takes only itself back.
         (
             "I teach chemistry so I'm basically a professional explainer lol",

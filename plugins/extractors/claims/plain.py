@@ -92,6 +92,21 @@ _INTERVIEWING = re.compile(
     r"\s+for\s+(?:a|my|the)\s+(?:job\s+)?interview\s+(?:at|with))\s+",
     re.IGNORECASE,
 )
+# "we've moved AGAIN, phoenix this time": the move, and where to.
+_MOVED_AGAIN = re.compile(
+    r"\b(?P<moved>moved|relocated)\s+(?:again|once\s+more)\W{0,3}\s+(?:to\s+)?"
+    r"(?P<place>[\w'-]+(?:\s+[\w'-]+)?)\s+(?:this\s+time|now)\b",
+    re.IGNORECASE,
+)
+
+
+def _moved_again(found: re.Match[str]) -> str:
+    place = found.group("place")
+    if not (known_place(place) or place[:1].isupper()):
+        return found.group(0)
+    return f"{found.group('moved')} to {place}"
+
+
 _NEWS = {"married": "got married", "engaged": "got engaged", "divorced": "got divorced"}
 
 
@@ -199,6 +214,7 @@ def said_plainly(text: str) -> str:
     # "made the move to Hobart", "moved back home to Gdańsk", "since relocating to Vienna in
     # March", "settling into Darwin now": moved.
     text = _MADE_THE_MOVE.sub("moved to ", text)
+    text = _MOVED_AGAIN.sub(_moved_again, text)
     text = _SINCE_MOVING.sub(r"I moved to \g<place>\g<when>. ", text)
     text = _SETTLING_INTO.sub(r"\g<lead>I've moved to ", text)
     # "traded the civic in last weekend, we got a 2023 rav4": sold one, and got the other.
