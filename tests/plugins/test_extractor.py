@@ -2231,6 +2231,12 @@ def test_a_life_event_begun_is_kept_as_a_note(said: str, facts: list[str]) -> No
         ("I broke my collarbone at the rink last week", ["The user has broken collarbone."]),
         # Another move, where to said after it.
         ("we've moved again, tucson this time lol", ["The user lives in Tucson."]),
+        # A supposition; a trade worked with an organisation.
+        ("say i moved to oslo, how would my pension work", []),
+        (
+            "im a firefighter with the county fire service now",
+            ["The user works as a firefighter at the county fire service."],
+        ),
         # An overstated clause after an earnest one takes only itself back.
         (
             "I teach chemistry so I'm basically a professional explainer lol",

@@ -107,6 +107,20 @@ def _moved_again(found: re.Match[str]) -> str:
     return f"{found.group('moved')} to {place}"
 
 
+_TRADE_WITH = re.compile(
+    r"\b(?P<job>(?:i'?m|i\s+am)\s+(?:now\s+)?(?:a|an)\s+(?P<trade>[\w -]{2,30}?))\s+with\s+"
+    r"(?=(?:the\s+)?(?-i:[A-Z])|the\s+(?:\w+\s+){0,2}(?:service|council|police|army|navy|trust"
+    r"|department|ministry|board|agency|company|firm|bank|hospital|railway|airline)\b)",
+    re.IGNORECASE,
+)
+
+
+def _trade_at(found: re.Match[str]) -> str:
+    if not lx.is_occupation(found.group("trade")):
+        return found.group(0)
+    return f"{found.group('job')} at "
+
+
 _NEWS = {"married": "got married", "engaged": "got engaged", "divorced": "got divorced"}
 
 
@@ -182,6 +196,8 @@ def said_plainly(text: str) -> str:
     text = _INTERVIEWING.sub("I have a job interview at ", text)
     # "two months in as head chef now": the job now.
     text = _TIME_IN_AS.sub(r"\g<lead>I'm now ", text)
+    # "im a paramedic with the ambulance service now": where the trade is worked.
+    text = _TRADE_WITH.sub(_trade_at, text)
     # "backend eng at zalando": the trade, its short form said out.
     text = _ENG_AT.sub("engineer", text)
     # "My flat is in Croydon and I live alone": where the speaker lives.

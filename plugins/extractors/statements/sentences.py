@@ -25,6 +25,8 @@ _QUESTION_START = re.compile(
     re.IGNORECASE,
 )
 HYPOTHETICAL = re.compile(
+    # "say i moved to canada, how would my taxes work": a supposition.
+    r"(?:^|(?<=,\s))(?:let'?s\s+)?say\s+(?=(?:i|we)\s+\w+ed\b)|"
     r"\b(?:if|what if|suppose|supposing|imagine|imagining|pretend|hypothetically|in theory"
     r"|wish|i'd(?!\s+(?:take|pick|choose)\b)|i would(?!\s+(?:take|pick|choose)\b)|would be"
     r"|someday|one day|dream of|dreaming of|fantasi[sz]e)\b",
@@ -322,7 +324,9 @@ _THEN_ASKED = re.compile(
 
 # "and mention I speak Polish": a request whose object is the user's own statement.
 _MENTION_THAT = re.compile(
-    r"^(?:and\s+|also\s+)?(?:pls\s+|please\s+)?(?:mention|add|say|note|include|remember"
+    # Not "say i moved to canada, how would my taxes work": a supposition.
+    r"^(?:and\s+|also\s+)?(?:pls\s+|please\s+)?(?:mention|add|say(?![^.!?]*\bwould\b)|note"
+    r"|include|remember"
     r"|don't\s+forget|keep\s+in\s+mind|bear\s+in\s+mind)\s*:?\s+(?:that\s+)?"
     r"(?=(?:i|i'm|im|my|we|we're)\b)",
     re.IGNORECASE,
