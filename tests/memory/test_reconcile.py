@@ -290,6 +290,8 @@ def _decide(existing: list[str], new: str, provenance: str = "user") -> tuple[st
             [0],
         ),
         (["Works as an electrician"], "like I said, I moved to Leeds", "added", []),
+        # A car got for a child is the child's: the user's own car stays.
+        (["Drives a Skoda Octavia"], "our son passed his test so we got him a Polo", "added", []),
         # "too" adds the news, not a second age: one age at a time.
         (["The user is 52 years old."], "Turned 53 last month too, feeling it", "updated", [0]),
         # An illness known by name ends when the user recovers from it; a pet put down died.

@@ -2237,6 +2237,12 @@ def test_a_life_event_begun_is_kept_as_a_note(said: str, facts: list[str]) -> No
             "im a firefighter with the county fire service now",
             ["The user works as a firefighter at the county fire service."],
         ),
+        # What was got for someone else is theirs; a first week in a new home is no new job.
+        (
+            "our daughter got her licence so we bought her a used Yaris",
+            ["The user's daughter drives used Yaris."],
+        ),
+        ("first week in the new flat in Zapopan, so loud", ["The user lives in Zapopan."]),
         # An overstated clause after an earnest one takes only itself back.
         (
             "I teach chemistry so I'm basically a professional explainer lol",

@@ -69,7 +69,8 @@ _DOING_AHEAD = re.compile(
 _FIRST_WEEK_AT = re.compile(
     r"(?:^|(?<=[.!?]\s))(?:my\s+)?(?:first|1st|second|2nd)\s+(?:week|day|month|shift)\s+(?:at|in)\s+"
     r"(?:the|my)\s+"
-    r"new\s+(?!(?:school|uni|university|college|class|course|house|flat|home|place)\b)"
+    r"new\s+(?!(?:school|uni|university|college|class|course|house|flat|home|place|apartment"
+    r"|condo|room|neighbou?rhood|area|town|city|country)\b)"
     r"(?P<what>[\w-]+(?:\s+[\w-]+)?)\s+(?P<where>(?:in|at)\s+(?-i:[A-Z])[\w'-]+"
     r"(?:\s+(?-i:[A-Z])[\w'-]+)?)(?:\s+(?:done|over|finished|complete|survived))?\b",
     re.IGNORECASE | re.MULTILINE,
@@ -121,6 +122,12 @@ def _trade_at(found: re.Match[str]) -> str:
     return f"{found.group('job')} at "
 
 
+_RECEIVER = {"him": "he", "her": "she", "them": "they"}
+_GOT_FOR_THEM = re.compile(
+    r"\b(?:we|i)\s+(?:just\s+|finally\s+)?(?:got|bought|gave)\s+(?P<them>him|her|them)\s+(?=(?:a|an|the"
+    r"|their|his|her)\s)",
+    re.IGNORECASE,
+)
 _NEWS = {"married": "got married", "engaged": "got engaged", "divorced": "got divorced"}
 
 
@@ -189,6 +196,8 @@ def said_plainly(text: str) -> str:
     text = _SIGNED_WITH.sub(r"\g<lead>I joined ", text)
     # "doing an internship at Volvo in Curitiba", "interning at Bosch": an intern there.
     text = _INTERNSHIP_AT.sub(_post_at, text)
+    # "so we got him a little Fiat 500": what was got for someone is theirs, not the user's.
+    text = _GOT_FOR_THEM.sub(lambda m: f"{_RECEIVER[m.group('them').lower()]} got ", text)
     # "my tita gave me a puppy, shih tzu, we named him Bantay": got a pet, and named it.
     text = _GAVE_ME_A.sub(_got_a_pet, text)
     text = _WE_NAMED.sub(lambda m: f". {_POSSESSIVE[m.group('pronoun').lower()]} name is ", text)
