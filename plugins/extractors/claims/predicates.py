@@ -167,12 +167,13 @@ def predicate(rest: str) -> Predicate | None:
                 # "we're also flying to Rarotonga": the adverb between "be" and the verb (not
                 # "I'm totally running the marathon too, sure why not": said for effect).
                 j = i + 1
+                for_effect = False
                 while _peek(words, j) in ALSO_WORDS or _peek(words, j) in SKIP_ADVERBS:
+                    for_effect = for_effect or _peek(words, j) in _FOR_EFFECT
                     j += 1
-                    if _peek(words, j - 1) in _FOR_EFFECT:
-                        j = len(words)
                 verb = _peek(words, j)
-                if verb.endswith("ing") and len(verb) > 4 and verb not in ("during", "something"):
+                ing = verb.endswith("ing") and len(verb) > 4
+                if ing and not for_effect and verb not in ("during", "something"):
                     p.progressive = True
                 else:
                     p.head = "be"
