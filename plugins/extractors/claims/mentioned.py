@@ -203,10 +203,10 @@ def _said_by_me(before: str) -> bool:
     return mine is not None and someone_else is None
 
 
+# Not "opened my own bakery in Savannah", which the business rule reads whole.
+_NOT_OPENED = r"(?<!opened\s)(?<!started\s)(?<!launched\s)(?<!founded\s)(?<!set up\s)"
 _MY_BUSINESS = re.compile(
-    # Not "opened my own bakery in Savannah", which the business rule reads whole.
-    r"(?<!opened\s)(?<!started\s)(?<!launched\s)(?<!founded\s)(?<!set up\s)"
-    r"\bmy\s+(?:own\s+|little\s+|small\s+|new\s+)?(?P<kind>(?!own\b)[a-z][\w-]+\s+)?"
+    _NOT_OPENED + r"\bmy\s+(?:own\s+|little\s+|small\s+|new\s+)?(?P<kind>(?!own\b)[a-z][\w-]+\s+)?"
     r"(?P<what>business|bakery|salon|startup|food\s+truck|catering\s+company)\b"
     r"(?:,?\s+(?:is\s+)?(?:called\s+|named\s+)?(?P<name>(?-i:[A-Z])[\w'&-]+(?:\s+(?-i:[A-Z])[\w'&-]+){0,3}))?"
     r"|\b(?:the\s+|our\s+)?business\s+is\s+(?:called\s+)?(?P<name2>(?-i:[A-Z])[\w'&-]+"
@@ -214,8 +214,8 @@ _MY_BUSINESS = re.compile(
     re.IGNORECASE,
 )
 _OWN_PLACE = re.compile(
-    r"(?<!opened\s)(?<!started\s)(?<!launched\s)(?<!founded\s)(?<!set up\s)"
-    r"\bmy\s+own\s+(?P<kind>(?!own\b)[a-z][\w-]+\s+)?(?P<what>pharmacy|clinic|practice|shop"
+    _NOT_OPENED
+    + r"\bmy\s+own\s+(?P<kind>(?!own\b)[a-z][\w-]+\s+)?(?P<what>pharmacy|clinic|practice|shop"
     r"|store|restaurant|cafe|café|studio|agency|firm|garage|workshop|farm|salon|bakery|business)"
     r"\s+(?:here\s+)?in\s+(?P<where>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)",
     re.IGNORECASE,

@@ -155,6 +155,15 @@ def has_date(text: str) -> bool:
     )
 
 
+def injured_part(value: str) -> str:
+    """ "wrist at the hurling on Sunday", "acl playing 5 a side": the part of the body hurt,
+    without how, where and when it happened."""
+    return _CIRCUMSTANCE.split(value, maxsplit=1)[0].strip()
+
+
+_CIRCUMSTANCE = re.compile(r"\s+(?:\w+ing|at|on|in|during|while|last|this|yesterday|today)\b")
+
+
 def strip_det(value: str) -> str:
     return _DETERMINER.sub("", value.strip()).strip()
 

@@ -135,8 +135,12 @@ def statement_sentences(text: str) -> list[str]:
         sentence = _before_report(_MENTION_THAT.sub("", sentence))
         sentence = with_antecedent(sentence, named_unkept)
         sentence = with_its_i(sentence)  # "am a plumber in glasgow", "can't stand cilantro"
-        sentence = _earnest_head(sentence)
-        if _is_statement(sentence):
+        stated = _is_statement(sentence)
+        if not stated:
+            head = _earnest_head(sentence)
+            stated = head is not None
+            sentence = head or sentence
+        if stated:
             kept.append(QUOTED.sub(_title_or_blank, sentence).strip())
             named_unkept = None
         else:
@@ -361,18 +365,19 @@ _OWN_START = re.compile(r"^(?:i|i'm|i've|my|we|we're|our)\b", re.IGNORECASE)
 _JOINED = re.compile(r"(?:,\s*|\s+)(?:so|and|but)\s+", re.IGNORECASE)
 
 
-def _earnest_head(sentence: str) -> str:
-    """The longest clause said in earnest before an overstated one, or ``sentence``."""
-    if _is_statement(sentence) or not (_LAUGH.search(sentence) and _HYPERBOLE.search(sentence)):
-        return sentence
+def _earnest_head(sentence: str) -> str | None:
+    """Of a sentence refused as a statement, the longest clause said in earnest before an
+    overstated one, when that clause is a statement; else None."""
+    if not (_LAUGH.search(sentence) and _HYPERBOLE.search(sentence)):
+        return None
     if not _OWN_START.match(sentence.strip()):
-        return sentence
+        return None
     for joint in reversed(list(_JOINED.finditer(sentence))):
         head = sentence[: joint.start()].strip()
         if len(head.split()) < 3 or _HYPERBOLE.search(head) or _LAUGH.search(head):
             continue
-        return head
-    return sentence
+        return head if _is_statement(head) else None
+    return None
 
 
 def _is_statement(sentence: str) -> bool:

@@ -6,7 +6,13 @@ import re
 
 from plugins.extractors import lexicon as lx
 from plugins.extractors.claims.model import Claim
-from plugins.extractors.claims.phrases import diet_of, has_date, number, relation_claim
+from plugins.extractors.claims.phrases import (
+    diet_of,
+    has_date,
+    injured_part,
+    number,
+    relation_claim,
+)
 from plugins.extractors.claims.reading import Reading
 from plugins.extractors.claims.subjects import REL_WORD, is_name
 from plugins.extractors.claims.things import game_played
@@ -191,12 +197,9 @@ class FamilyRules(Reading):
         match = re.match(r"^up\b(?:\s+with\s+)?", low)
         if match is None:
             if self.p.head == stem("break") and re.match(r"^(?:my|her|his)\s+\w+", low):
-                part = clean_value(re.sub(r"^(?:my|her|his)\s+", "", rest, flags=re.I))
-                part = re.split(
-                    r"\s+(?:\w+ing|at|on|in|during|while|last|this|yesterday|today)\b",
-                    part,
-                    maxsplit=1,
-                )[0]
+                part = injured_part(
+                    clean_value(re.sub(r"^(?:my|her|his)\s+", "", rest, flags=re.I))
+                )
                 out = [self.claim("condition", f"broken {part}", change=True)]
                 game = game_played(rest)
                 if game is not None and self.s.key == "user":

@@ -6,7 +6,7 @@ import re
 
 from plugins.extractors import lexicon as lx
 from plugins.extractors.claims.model import Claim
-from plugins.extractors.claims.phrases import strip_det
+from plugins.extractors.claims.phrases import injured_part, strip_det
 from plugins.extractors.claims.rules.work import WorkRules
 from plugins.extractors.claims.things import game_played
 from plugins.extractors.claims.values import clean_value, split_values, vague
@@ -50,10 +50,7 @@ class HealthRules(WorkRules):
         match = re.match(r"^(?:my|her|his|their|a|an)\s+", low)
         if match is None:
             return [] if self.strict else None
-        part = clean_value(rest[match.end() :])
-        part = re.split(
-            r"\s+(?:\w+ing|at|on|in|during|while|last|this|yesterday|today)\b", part, maxsplit=1
-        )[0].strip()
+        part = injured_part(clean_value(rest[match.end() :]))
         if vague(part) or len(part.split()) > 3:
             return []
         if match.group(0).strip() in ("a", "an") and part.casefold().split()[-1] not in _BODY:
