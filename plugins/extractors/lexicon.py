@@ -255,6 +255,9 @@ OCCUPATIONS: frozenset[str] = words(
     lifeguard miner logger courier postman mailman postwoman dispatcher
     sysadmin devops webdev sparky chippy brickie sparkie actuary notary draftsman draughtsman
     vicar curate rector deacon vet-tech nail-tech
+    fireman policeman policewoman cameraman camerawoman lineman linesman craftsman tradesman
+    seaman stuntman doorman milkman dustman repairman deliveryman chairman missionary trainee
+    pastry-chef sous-chef line-cook
     """
 )
 _OCCUPATION_SUFFIXES = ("ologist", "ician", "ist", "eer", "smith", "wright")

@@ -2252,3 +2252,48 @@ def test_a_life_event_begun_is_kept_as_a_note(said: str, facts: list[str]) -> No
 )
 def test_how_people_sum_themselves_up_is_read(said: str, facts: list[str]) -> None:
     assert _texts(("user", said)) == facts
+
+
+@pytest.mark.parametrize(
+    ("said", "wanted"),
+    [
+        # Who the speaker of someone's words is, said after them.
+        (
+            "my sister larissa says im crazy, she's a dentist in salvador and she hates cold",
+            ["Larissa works as a dentist.", "Larissa lives in Salvador."],
+        ),
+        (
+            "We got rid of the car in January, my wife Agnieszka say we don't need it, she is"
+            " pharmacist and walks to work.",
+            ["The user no longer has a car.", "Agnieszka works as a pharmacist."],
+        ),
+        ("me partner Dazza reckons I should do yoga, he's a sparky", ["Dazza works as a sparky."]),
+        # A second verb on the same subject.
+        ("I'm a nurse and love it", ["The user works as a nurse."]),
+        ("My boyfriend Javi is fireman and has crazy hours", ["Javi works as a fireman."]),
+        # A reason said in chat spelling.
+        ("budget is tight bc i'm a barista in leeds", ["The user works as a barista."]),
+        ("weekends are hard cuz I work as a chef", ["The user works as a chef."]),
+        # Moves said without "moved".
+        ("we upped sticks to Cornwall in May", ["The user lives in Cornwall."]),
+        ("we have finally packed up to Abuja", ["The user lives in Abuja."]),
+        (
+            "Since the move to Darwin I've been struggling with the humidity",
+            ["The user lives in Darwin."],
+        ),
+        ("I joined as a data analyst in March", ["The user works as a data analyst."]),
+        # Who a "he" means when the sentence naming him states nothing.
+        (
+            "I want to send money to my brother Kwame in Accra. He is an engineer with MTN Ghana.",
+            ["Kwame works as an engineer.", "Kwame works at MTN Ghana."],
+        ),
+    ],
+)
+def test_what_is_said_around_a_statement_is_read(said: str, wanted: list[str]) -> None:
+    got = _texts(("user", said))
+    assert [w for w in wanted if w not in got] == [], got
+
+
+def test_the_assistant_greeted_as_a_friend_is_nobody() -> None:
+    got = _texts(("user", "Good evening my friend. He is an engineer with MTN Ghana."))
+    assert not [t for t in got if "friend" in t or "MTN" in t]

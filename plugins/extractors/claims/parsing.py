@@ -5,10 +5,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
+from functools import partial
 
 from plugins.extractors import lexicon as lx
 from plugins.extractors.claims.clause import claims_of_clause
 from plugins.extractors.claims.model import TURNING, Claim
+from plugins.extractors.claims.phrases import greets_the_assistant
 from plugins.extractors.claims.plain import said_plainly
 from plugins.extractors.claims.splitting import clauses, sentences
 from plugins.extractors.claims.subjects import (
@@ -19,6 +21,7 @@ from plugins.extractors.claims.subjects import (
     name_shaped,
     starts_predicate,
 )
+from plugins.extractors.places import known_place
 
 # A one-word sentence that exclaims rather than names ("we got a dog! Finally.").
 _EXCLAIMED = frozenset(
@@ -141,12 +144,15 @@ def parse(
         stranger = False  # the sentence is about a "he" or "she" nobody named
         for clause in clauses(sentence):
             if keep is not None and not keep(clause):
+                # "I want to send money to my brother Kwame. He is an engineer": not a
+                # statement, but who it names is who a "he" next means.
+                last_person = _person_named(clause) or last_person
                 continue
             if stranger and starts_predicate(clause.strip()):
                 # "he's 212 years old and has a pet goat": the goat is his, not the user's.
                 continue
-            claims, subject = claims_of_clause(
-                clause,
+            read = partial(
+                claims_of_clause,
                 speaker=speaker,
                 last_person=last_person,
                 strict=strict,
@@ -154,6 +160,14 @@ def parse(
                 inherited=inherited,
                 antecedent=antecedent,
             )
+            claims, subject = read(clause)
+            shared = _SHARED_SUBJECT_TAIL.search(clause)
+            if shared is not None:
+                # "I'm a nurse and love it", "my wife is a pharmacist and walks to work": a
+                # second verb on the same subject, which the first statement is read without.
+                head, _ = read(clause[: shared.start()])
+                told = {(c.subject, c.attribute) for c in claims}
+                claims = claims + [c for c in head if (c.subject, c.attribute) not in told]
             inherited = None if subject is None else replace(subject, thing=None, pet=None)
             stranger = subject is None and not claims and _UNNAMED_HE.match(clause) is not None
             pet_name = (subject.pet or "").split(" ", 1)[-1] if subject is not None else ""
@@ -165,21 +179,7 @@ def parse(
             if subject is not None and subject.name is not None:
                 last_person = subject.name
             elif not claims:
-                # "big news from Kenji — he quit Sony": the one person a clause that states
-                # nothing names is who a "he" next means.
-                named = {
-                    m.group(0)
-                    for m in re.finditer(r"\b(?-i:[A-Z])[\w'-]+", clause)
-                    if m.start() > 0 and is_name(m.group(0))
-                }
-                if len(named) == 1:
-                    last_person = named.pop()
-                else:
-                    # "My dad is visiting next week. He is vegetarian.": the relative meant.
-                    relative = _MY_RELATIVE.search(clause)
-                    if relative is not None and not named:
-                        rel = lx.relation_of(relative.group("rel")) or relative.group("rel")
-                        last_person = f"user's {rel.casefold()}"
+                last_person = _person_named(clause) or last_person
             for claim in claims:
                 if claim.subject == "~pronoun":
                     resolved = _resolve_pronoun(claim, out, last_person, pet_before)
@@ -215,6 +215,7 @@ def parse(
 
 
 # "Dad retired and moved back to Karachi": the user's dad, as "my dad" would say.
+_SHARED_SUBJECT_TAIL = re.compile(r"\s+and\s+(?!(?:i|we|my|our)\b)[a-z]+\b.*$")
 _BARE_KIN = re.compile(
     r"^(?P<lead>\W*)(?P<kin>dad|mum|mom|mama|papa|grandma|grandpa|granny|gran|nana|hubby|wifey)"
     r"(?=\s+(?!and\b|&|i\b|or\b)[a-z])",
@@ -228,6 +229,23 @@ _ANOTHER_ONE = re.compile(
     re.IGNORECASE,
 )
 _COUNTABLE = frozenset({"pet", "vehicle", "possession", "computer", "phone"})
+
+
+def _person_named(clause: str) -> str | None:
+    """The one person a clause that states nothing names: who a "he" next means ("big news
+    from Kenji — he quit Sony"; "My dad is visiting next week. He is vegetarian.")."""
+    named = {
+        m.group(0)
+        for m in re.finditer(r"\b(?-i:[A-Z])[\w'-]+", clause)
+        if m.start() > 0 and is_name(m.group(0)) and not known_place(m.group(0))
+    }
+    if len(named) == 1:
+        return named.pop()
+    relative = _MY_RELATIVE.search(clause)
+    if relative is None or named or greets_the_assistant(clause):
+        return None
+    rel = lx.relation_of(relative.group("rel")) or relative.group("rel")
+    return f"user's {rel.casefold()}"
 
 
 def _resolve_pronoun(

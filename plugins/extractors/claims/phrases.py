@@ -197,3 +197,18 @@ def as_gerund(phrase: str) -> str:
     else:
         ing = low + "ing"
     return f"{ing} {after}".strip()
+
+
+# "Good evening my friend.", "thank you my brother": the assistant greeted as a relative is
+# nobody of the user's.
+_GREETING_TO = re.compile(
+    r"^\W*(?:hi|hello|hey|hiya|howdy|greetings|good\s+(?:morning|afternoon|evening|day|night)"
+    r"|thanks|thank\s+you|cheers|ok|okay|bless\s+you)\W*\s*(?:my\s+(?:dear\s+|good\s+)?\w+"
+    r"|dear|friend|bro|sis|mate|boss)\W*$",
+    re.IGNORECASE,
+)
+
+
+def greets_the_assistant(clause: str) -> bool:
+    """Return True for a greeting or thanks that addresses the assistant as a relative."""
+    return _GREETING_TO.match(clause) is not None

@@ -179,6 +179,11 @@ def said_plainly(text: str) -> str:
     text = _KEYS_TO.sub(r"\g<lead>moved into ", text)
     # "shifted to pune last month": moved (Indian English).
     text = _SHIFTED_TO.sub(_shifted, text)
+    # "We got rid of the car in January": sold it, or gave it away; no longer the user's.
+    text = _GOT_RID_OF.sub(
+        lambda m: f"{m.group('who')} sold {_GOT_RID_OF_WHOSE[m.group('who').casefold()]} ", text
+    )
+    text = _SINCE_THE_MOVE.sub(r"I moved to \g<place>. Since then ", text)
     text = with_its_i(text)
     # "I'm 27, a software engineer at Digikala": the age, then the job.
     text = _AGE_THEN_JOB.sub(_age_then_job, text)
@@ -607,7 +612,21 @@ _KEYS_TO = re.compile(
     re.IGNORECASE,
 )
 _SHIFTED_TO = re.compile(
-    r"\bshifted\s+to\s+(?P<place>[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)", re.IGNORECASE
+    r"\b(?:shifted|packed\s+up|upped\s+sticks|decamped|relocated\s+(?:ourselves|myself))\s+to\s+"
+    r"(?P<place>[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)",
+    re.IGNORECASE,
+)
+_GOT_RID_OF = re.compile(
+    r"\b(?P<who>i|we)\s+(?:finally\s+)?got\s+rid\s+of\s+(?:the|my|our)\s+(?=(?:old\s+)?(?:car"
+    r"|van|truck|bike|motorbike|motorcycle|scooter|boat|caravan|camper|piano)\b)",
+    re.IGNORECASE,
+)
+_GOT_RID_OF_WHOSE = {"i": "my", "we": "our"}
+# "Since the move to Darwin I've been struggling with the humidity": the move, said as past.
+_SINCE_THE_MOVE = re.compile(
+    r"\b(?:ever\s+)?since\s+(?:the|our|my)\s+(?:big\s+)?(?:move|relocation)\s+to\s+"
+    r"(?P<place>(?-i:[A-Z])[\w'-]+(?:\s+(?!I\b|I')(?-i:[A-Z])[\w'-]+)?),?\s+",
+    re.IGNORECASE,
 )
 
 

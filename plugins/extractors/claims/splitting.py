@@ -35,7 +35,7 @@ _CONJUNCTION = re.compile(
     r"|then\s+|actually\s+|of\s+course\s+|obviously\s+|naturally\s+|honestly\s+)?"
     r"|\s+to\s+(?=become\b)|,\s+"
     # "I go every saturday since I live 2 blocks away": a reason is a statement too.
-    r"|,?\s+(?:because|cause|cuz)\s+(?=(?:i|i'm|i've|we|we're|my|our)\b)"
+    r"|,?\s+(?:because|'?cause|cuz|coz|cos|cus|bc|b/c|bcoz|bcz|bcs)\s+(?=(?:i|i'm|i've|we|we're|my|our)\b)"
     # "since I live nearby" is a reason; "since I was 8" a time, and no statement of its own.
     r"|,?\s+(?:since|as)\s+(?=(?:i|we)\s+(?:live|work|am|have|own|study|teach)\b|i'm\b|we're\b)"
     r"|,\s+(?=(?:i|i'm|i've|we|we're|my|our|she|he|they|she's|he's"

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from plugins.extractors import lexicon as lx
+from plugins.extractors.claims.phrases import greets_the_assistant
 from plugins.extractors.claims.subjects import NAME_TOKEN, REL_WORD, is_name
 
 _PERSON = (
@@ -78,6 +79,8 @@ def relative_clauses(sentence: str) -> list[str]:
 def person_named(sentence: str) -> str | None:
     """The one person a sentence names ("my mom", "my grandson Oliver", "Giulia"), or None
     when it names none or several."""
+    if greets_the_assistant(sentence):
+        return None
     mine = list(_MY_PERSON.finditer(sentence))
     # A capital at the start is a name only before a verb ("Giulia says ..."), not "Thanks".
     named = [
@@ -87,8 +90,24 @@ def person_named(sentence: str) -> str | None:
         and not _inside(m.start(), mine)
         and (m.start() > 0 or _SAYS.match(sentence, m.end()) is not None)
     ]
-    people = [m.group(0) for m in mine] + [re.sub(r"'s$", "", n) for n in named]
+    people = [_with_lower_case_name(sentence, m) for m in mine]
+    people += [re.sub(r"'s$", "", n) for n in named]
     return people[0] if len(people) == 1 else None
+
+
+def _with_lower_case_name(sentence: str, person: re.Match[str]) -> str:
+    """ "my sister larissa says ...": a word between a relation and what the person says is
+    their name, typed in lower case."""
+    if person.group("name"):
+        return person.group(0)
+    after = re.match(
+        r"\s+(?P<name>[a-z][\w'-]+)(?=\s+(?:says|said|reckons|thinks|told))",
+        sentence[person.end() :],
+    )
+    if after is None or not is_name(after.group("name"), lower_ok=True):
+        return person.group(0)
+    name = after.group("name")
+    return f"{person.group(0)} {name[:1].upper()}{name[1:]}"
 
 
 def with_antecedent(sentence: str, person: str | None) -> str:

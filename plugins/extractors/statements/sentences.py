@@ -115,7 +115,7 @@ def statement_sentences(text: str) -> list[str]:
         return statement_sentences(f"{earnest} {text[sincere.end() :]}".strip())
     kept: list[str] = []
     whole = without_quoted_message(text.strip())
-    said = sentences(whole)
+    said = [part for sentence in sentences(whole) for part in _speaker_then_who(sentence)]
     named_unkept: str | None = None  # who the sentence just before, not kept, named
     for i, sentence in enumerate(said):
         if i + 1 < len(said) and _IRONY_AFTER.match(said[i + 1]):
@@ -235,6 +235,27 @@ _QUESTION_TAIL = re.compile(
 _SO_I = re.compile(
     r"(?:,\s*|\s+)(?:so|and\s+so|and\s+now)\s+(?=(?:i|i'm|im|i've|we|we're|my)\b)", re.IGNORECASE
 )
+
+
+# "my sister larissa says im crazy, she's a dentist in salvador": after someone's words, a
+# clause on who the speaker is; the user's own, about the speaker.
+_WHO_THE_SPEAKER_IS = re.compile(
+    r",\s+(?=(?:she|he)(?:'s|\s+(?:is|was|be|works|lives|teaches|flies|drives))\s)", re.I
+)
+
+
+def _speaker_then_who(sentence: str) -> list[str]:
+    """Someone's words and what the user says of the speaker after them, as two sentences (the
+    second's pronoun then stands for the person the first named)."""
+    reported = _REPORTED.search(sentence)
+    after = _WHO_THE_SPEAKER_IS.search(sentence, reported.end()) if reported else None
+    if reported is None or after is None:
+        return [sentence]
+    # The speaker is named in the clause the reporting verb ends ("..., my wife Agnieszka say").
+    cuts = list(re.finditer(r",\s+|\s+(?:and|but|so)\s+", sentence[: reported.start()]))
+    speaker = sentence[cuts[-1].end() if cuts else 0 : reported.end()]
+    tail = with_antecedent(sentence[after.end() :], person_named(speaker))
+    return [sentence[: after.start()], tail]
 
 
 def _before_report(sentence: str) -> str:

@@ -373,6 +373,12 @@ class WorkRules(Reading):
                 value = f"{what} at {where}" if where and not has_date(where) else what
                 return [self.claim(attribute, value, change=True)]
             return self._generic_or_none(rest, low)
+        if re.match(r"^as\s+", low):
+            # "joined as SDE-2 on 1st December": the post, and a new employer not named here.
+            joined = self._new_job(rest)
+            if not any(c.attribute == "employer" for c in joined):
+                joined.append(self.claim("employer", "", negated=True, change=True))
+            return joined
         value = clean_value(rest)
         value = re.sub(r"^(?:the\s+)?(?:team\s+at|staff\s+(?:at|of))\s+", "", value, flags=re.I)
         if vague(value):
