@@ -2282,6 +2282,20 @@ def test_how_people_sum_themselves_up_is_read(said: str, facts: list[str]) -> No
             ["The user lives in Darwin."],
         ),
         ("I joined as a data analyst in March", ["The user works as a data analyst."]),
+        # A neighbourhood and its town; a refusal and its dislike; a pet named after an aside.
+        ("We're in Umhlanga, Durban, so it'll be hot.", ["The user lives in Umhlanga, Durban."]),
+        ("No mushrooms though, I really can't stand them.", ["The user can't stand mushrooms."]),
+        ("no nuts pls, i'm allergic to them", ["The user is allergic to nuts."]),
+        (
+            "we brought home a rescue kitten, a little grey tabby called Mochi.",
+            ["The user has a kitten named Mochi."],
+        ),
+        ("adopted a second cat, a grey one called Moln.", ["The user has a cat named Moln."]),
+        # Whose a subject-less clause is: the person the clause before opened with.
+        (
+            "Ji-woo landed here on Tuesday, got hired by Wealthsimple as a product designer.",
+            ["Ji-woo works at Wealthsimple."],
+        ),
         # Who a "he" means when the sentence naming him states nothing.
         (
             "I want to send money to my brother Kwame in Accra. He is an engineer with MTN Ghana.",
@@ -2297,3 +2311,16 @@ def test_what_is_said_around_a_statement_is_read(said: str, wanted: list[str]) -
 def test_the_assistant_greeted_as_a_friend_is_nobody() -> None:
     got = _texts(("user", "Good evening my friend. He is an engineer with MTN Ghana."))
     assert not [t for t in got if "friend" in t or "MTN" in t]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "No worries, I hate it when that happens",
+        "I live in Paris, London is too pricey",
+        "I met a guy, a lawyer called Tom",
+    ],
+)
+def test_look_alikes_of_those_readings_say_nothing_of_the_kind(said: str) -> None:
+    got = _texts(("user", said))
+    assert not [t for t in got if "worries" in t or "London" in t or "Tom" in t], got

@@ -26,6 +26,7 @@ from plugins.extractors.claims.words import (
     VERBS,
     stem,
 )
+from plugins.extractors.places import known_place
 
 _LEADING_TIME = re.compile(
     r"^(?P<when>in\s+(?:my|our)\s+(?:free|spare|own)\s+time|(?:(?:last|this|next|early|late)\s+(?:\w+\s+)?"
@@ -393,10 +394,27 @@ def claims_of_clause(
     if when is not None and reader.when is None:
         reader.when = when
     claims = [c for c in reader.read() if _well_formed(c.value) and not _an_amount_as_place(c)]
+    claims = [_with_its_town(c, text) for c in claims]
     if _FORMER_THING.match(text):
         # "the old phone was a Samsung A52": what the user had before, not what they have.
         claims = [replace(c, past=True, change=True) for c in claims if c.subject == subject.key]
     return claims, subject
+
+
+def _with_its_town(claim: Claim, text: str) -> Claim:
+    """ "We're in Umhlanga, Durban", "I live in Mylapore, Chennai": a neighbourhood and the
+    town it is in, one place."""
+    if claim.attribute != "residence" or not claim.value or "," in claim.value:
+        return claim
+    town = re.search(
+        re.escape(claim.value) + r",\s*(?P<town>[\w'-]+(?:\s+[\w'-]+)?)\s*(?=[,.;!?)]|$"
+        r"|\s+(?:so|and|but|now|since|for|with|too|lol|haha)\b)",
+        text,
+        re.IGNORECASE,
+    )
+    if town is None or not known_place(town.group("town")):
+        return claim
+    return replace(claim, value=f"{claim.value}, {town.group('town')}")
 
 
 # A particle alone is what is left of a phrasal verb, not a value ("dropped out": "out").

@@ -182,7 +182,7 @@ _WORKPLACE = re.compile(
     re.IGNORECASE,
 )
 _FOR_A_JOB_AT = re.compile(
-    r"\b(?:for|got|took|landed|start(?:ed|ing)?)\s+(?:a|an|my|the)\s+(?:new\s+)?"
+    r"\b(?:for|got|took|landed|found|secured|start(?:ed|ing)?)\s+(?:a|an|my|the)\s+(?:new\s+)?"
     r"(?P<job>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)\s+(?:job|role|position|post)\s+(?:at|with)\s+"
     r"(?P<org>(?-i:[A-Z])[\w&'-]+(?:\s+(?-i:[A-Z])[\w&'-]+){0,2})",
     re.IGNORECASE,

@@ -14,13 +14,16 @@ from plugins.extractors.claims.phrases import greets_the_assistant
 from plugins.extractors.claims.plain import said_plainly
 from plugins.extractors.claims.splitting import clauses, sentences
 from plugins.extractors.claims.subjects import (
+    NAME_TOKEN,
     NOT_NAME_SUFFIX,
     REL_WORD,
     Subject,
     is_name,
     name_shaped,
+    read_subject,
     starts_predicate,
 )
+from plugins.extractors.claims.words import IRREGULAR, VERBS, stem
 from plugins.extractors.places import known_place
 
 # A one-word sentence that exclaims rather than names ("we got a dog! Finally.").
@@ -147,6 +150,7 @@ def parse(
                 # "I want to send money to my brother Kwame. He is an engineer": not a
                 # statement, but who it names is who a "he" next means.
                 last_person = _person_named(clause) or last_person
+                inherited = _named_subject(clause, speaker, last_person) or inherited
                 continue
             if stranger and starts_predicate(clause.strip()):
                 # "he's 212 years old and has a pet goat": the goat is his, not the user's.
@@ -168,6 +172,10 @@ def parse(
                 head, _ = read(clause[: shared.start()])
                 told = {(c.subject, c.attribute) for c in claims}
                 claims = claims + [c for c in head if (c.subject, c.attribute) not in told]
+            if subject is None and not claims:
+                # "Ji-woo landed here on Tuesday, got hired by Wealthsimple": a clause the
+                # grammar reads nothing in still says whose the subject-less one after it is.
+                subject = _named_subject(clause, speaker, last_person)
             inherited = None if subject is None else replace(subject, thing=None, pet=None)
             stranger = subject is None and not claims and _UNNAMED_HE.match(clause) is not None
             pet_name = (subject.pet or "").split(" ", 1)[-1] if subject is not None else ""
@@ -229,6 +237,21 @@ _ANOTHER_ONE = re.compile(
     re.IGNORECASE,
 )
 _COUNTABLE = frozenset({"pet", "vehicle", "possession", "computer", "phone"})
+
+
+def _named_subject(clause: str, speaker: str, last_person: str | None) -> Subject | None:
+    """The person a clause opens with, when it is someone other than the speaker."""
+    subject, _ = read_subject(clause, speaker=speaker, last_person=last_person, fact_text=False)
+    if subject is not None:
+        return None if subject.first_person else subject
+    # A verb the grammar has no rule for: "Ji-woo landed here on Tuesday".
+    did = re.match(rf"(?-i:(?P<name>{NAME_TOKEN}))\s+(?P<verb>[a-z]+)\b", clause.strip())
+    if did is None or not is_name(did.group("name")) or known_place(did.group("name")):
+        return None
+    verb = did.group("verb")
+    if not (verb.endswith("ed") or verb in IRREGULAR or stem(verb) in VERBS):
+        return None
+    return Subject(did.group("name"), False, name=did.group("name"))
 
 
 def _person_named(clause: str) -> str | None:

@@ -179,6 +179,12 @@ def said_plainly(text: str) -> str:
     text = _KEYS_TO.sub(r"\g<lead>moved into ", text)
     # "shifted to pune last month": moved (Indian English).
     text = _SHIFTED_TO.sub(_shifted, text)
+    # "No mushrooms though, I really can't stand them": what is refused is what is disliked.
+    text = _NO_X_I_HATE_IT.sub(_refused_is_disliked, text)
+    # "we brought home a rescue kitten": got one.
+    text = _BROUGHT_HOME.sub(r"\g<who> got ", text)
+    # "a rescue kitten, a little grey tabby called Mochi": the pet's name, said after.
+    text = _PET_THEN_CALLED.sub(_pet_called, text)
     # "We got rid of the car in January": sold it, or gave it away; no longer the user's.
     text = _GOT_RID_OF.sub(
         lambda m: f"{m.group('who')} sold {_GOT_RID_OF_WHOSE[m.group('who').casefold()]} ", text
@@ -616,6 +622,42 @@ _SHIFTED_TO = re.compile(
     r"(?P<place>[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)",
     re.IGNORECASE,
 )
+_BROUGHT_HOME = re.compile(
+    r"\b(?P<who>i|we)\s+(?:just\s+|finally\s+|recently\s+)?(?:brought\s+home|took\s+in"
+    r"|rescued)\s+(?=(?:a|an)\s)",
+    re.IGNORECASE,
+)
+_PET_THEN_CALLED = re.compile(
+    r"\b(?P<pet>[a-z][\w-]*),\s+(?:a|an)\s+(?:[\w-]+\s+){0,4}?(?:called|named)\s+"
+    r"(?=(?-i:[A-Z])|[a-z]+[.!,]?\s*$)",
+    re.IGNORECASE,
+)
+
+
+def _pet_called(found: re.Match[str]) -> str:
+    if not lx.is_pet(found.group("pet")):
+        return found.group(0)
+    return f"{found.group('pet')} called "
+
+
+_NO_X_I_HATE_IT = re.compile(
+    r"(?P<lead>^|[.!?]\s+)(?:(?:and|but|also|oh|please|pls|plz)\s+)?no\s+"
+    r"(?!(?:worries|problem|problems|way|idea|clue|thanks|biggie|need|doubt|one|rush)\b)"
+    r"(?P<what>[a-z][\w'-]*(?:\s+(?!(?:though|tho|please|pls|plz|for)\b)[a-z][\w'-]*)?)(?:\s+(?:though|tho|please|pls|plz|for\s+me))?"
+    r"\s*[,.!;:-]+\s*(?:i\s+|i'm\s+|im\s+)?(?:(?:really|just|honestly|genuinely|absolutely"
+    r"|seriously)\s+)?(?P<hate>can't\s+stand|cannot\s+stand|hate|loathe|detest|despise"
+    r"|don't\s+like|can't\s+do|allergic\s+to)\s+(?:them|it|those|that|the\s+stuff"
+    r"|the\s+things?)\b(?!\s+when)",
+    re.IGNORECASE,
+)
+
+
+def _refused_is_disliked(found: re.Match[str]) -> str:
+    hate = found.group("hate")
+    said = f"I'm {hate}" if hate.casefold().startswith("allergic") else f"I {hate}"
+    return f"{found.group('lead')}{said} {found.group('what')}"
+
+
 _GOT_RID_OF = re.compile(
     r"\b(?P<who>i|we)\s+(?:finally\s+)?got\s+rid\s+of\s+(?:the|my|our)\s+(?=(?:old\s+)?(?:car"
     r"|van|truck|bike|motorbike|motorcycle|scooter|boat|caravan|camper|piano)\b)",
