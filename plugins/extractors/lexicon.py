@@ -394,6 +394,8 @@ MONTHS: frozenset[str] = words(
     jan feb mar apr jun jul aug sep sept oct nov dec
     """
 )
+# The months as a pattern's alternatives, the longest first ("sept" before "sep").
+MONTH_PATTERN = "|".join(sorted(MONTHS, key=len, reverse=True))
 WEEKDAYS: frozenset[str] = words("monday tuesday wednesday thursday friday saturday sunday")
 NUMBER_WORDS: dict[str, int] = {
     "one": 1,

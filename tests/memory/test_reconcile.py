@@ -302,6 +302,23 @@ def _decide(existing: list[str], new: str, provenance: str = "user") -> tuple[st
             "updated",
             [0],
         ),
+        # Said in passing: a pet's death, a sale, quitting, an age, the same husband.
+        (["Has a dog named Bruno."], "Bruno crossed the rainbow bridge on Sunday.", "updated", [0]),
+        (["The user owns a PS5."], "flogged my ps5 on ebay, zero regrets", "updated", [0]),
+        (["Smokes ten a day"], "day 100 without a cigarette!!", "updated", [0]),
+        (["Is 34 years old"], "birthday today, 35, where does the time go", "updated", [0]),
+        (
+            ["The user is 52."],
+            "At 52, is it too late for me to learn the piano?",
+            "deduplicated",
+            [0],
+        ),
+        (
+            ["Husband is named Oluwaseun"],
+            "Seun and I are celebrating 10 years married next month, gift ideas?",
+            "deduplicated",
+            [0],
+        ),
     ],
 )
 def test_decisions(existing: list[str], new: str, outcome: str, targets: list[int]) -> None:
@@ -610,6 +627,10 @@ def test_keys() -> None:
     assert value_key("three cats") == value_key("3 cat")
     assert match_values("Seattle, WA", "Seattle") == "narrower"
     assert match_values("Portland", "Boston") == "differs"
+    # A name and its short form are one person; a name inside another is not.
+    assert match_values("Seun", "Oluwaseun") == "equal"
+    assert match_values("Alex", "Alexandra") == "equal"
+    assert match_values("Ian", "Brian") == "differs"
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from plugins.extractors import OFFLINE_EXTRACTOR
@@ -2296,6 +2298,22 @@ def test_how_people_sum_themselves_up_is_read(said: str, facts: list[str]) -> No
             "Ji-woo landed here on Tuesday, got hired by Wealthsimple as a product designer.",
             ["Ji-woo works at Wealthsimple."],
         ),
+        # Life events said the way people say them.
+        ("Bruno crossed the rainbow bridge on Sunday.", ["Bruno passed away."]),
+        ("Rufus passed in June. It's been really quiet.", ["Rufus passed away."]),
+        ("we lost pepper on saturday, twins are gutted", ["Pepper passed away."]),
+        ("birthday today, 35 where does the time go", ["The user is 35 years old."]),
+        ("At 52, is it too late for me to learn the piano?", ["The user is 52 years old."]),
+        (
+            "Friday was my final day at Deloitte; on Monday I start in the audit team at KPMG.",
+            ["The user left Deloitte.", "The user works at KPMG."],
+        ),
+        ("Monday I resume at Flutterwave", ["The user works at Flutterwave."]),
+        ("I joined Equity Bank's digital team in January", ["The user works at Equity Bank."]),
+        ("flogged my ps5 on ebay, zero regrets", ["The user no longer has a ps5."]),
+        ("day 100 without a cigarette!!", ["The user no longer smokes."]),
+        ("still veggie after all these years", ["The user is vegetarian."]),
+        ("farah and i hit 10 yrs married next month", ["The user is married to Farah."]),
         # Who a "he" means when the sentence naming him states nothing.
         (
             "I want to send money to my brother Kwame in Accra. He is an engineer with MTN Ghana.",
@@ -2319,8 +2337,11 @@ def test_the_assistant_greeted_as_a_friend_is_nobody() -> None:
         "No worries, I hate it when that happens",
         "I live in Paris, London is too pricey",
         "I met a guy, a lawyer called Tom",
+        "we lost the match on saturday",
+        "my son's birthday today, 6 already",
+        "a day without a drink would be nice",
     ],
 )
 def test_look_alikes_of_those_readings_say_nothing_of_the_kind(said: str) -> None:
     got = _texts(("user", said))
-    assert not [t for t in got if "worries" in t or "London" in t or "Tom" in t], got
+    assert not [t for t in got if re.search(r"worries|London|Tom|match|6|drink", t)], got

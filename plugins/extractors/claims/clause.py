@@ -668,6 +668,8 @@ def _said_aside(text: str) -> tuple[str, Claim, bool] | None:
 
 
 def _bare_diet(text: str) -> bool:
+    # "still veggie after all these years", "vegan for a decade now": how long, no part of it.
+    text = re.sub(r"\s+(?:after|for|since)\s+.*$", "", text, flags=re.I)
     words = [w for w in text.casefold().split() if w not in CHANGE_ADVERBS | SKIP_ADVERBS]
     return 0 < len(words) <= 3 and diet_of(" ".join(words)) is not None
 

@@ -131,7 +131,7 @@ def date_phrase(text: str) -> str:
     return re.split(r",|\s+(?:at|with|in the|because|so)\s+", text.strip(" .!"), maxsplit=1)[0]
 
 
-_MONTH = "|".join(sorted(lx.MONTHS, key=len, reverse=True))
+_MONTH = lx.MONTH_PATTERN
 ON_A_DAY = (
     rf"\bon\s+(?:the\s+)?(?P<day>\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTH})"
     rf"|(?:{_MONTH})\s+\d{{1,2}}(?:st|nd|rd|th)?)\b"

@@ -12,7 +12,7 @@ import re
 
 from plugins.extractors import lexicon as lx
 from plugins.extractors.claims.phrases import ON_A_DAY
-from plugins.extractors.claims.subjects import REL_WORD
+from plugins.extractors.claims.subjects import REL_WORD, is_name
 from plugins.extractors.places import known_place
 
 
@@ -185,6 +185,19 @@ def said_plainly(text: str) -> str:
     text = _BROUGHT_HOME.sub(r"\g<who> got ", text)
     # "a rescue kitten, a little grey tabby called Mochi": the pet's name, said after.
     text = _PET_THEN_CALLED.sub(_pet_called, text)
+    # "farah and i hit 10 yrs married next month": married to Farah.
+    text = _YEARS_MARRIED.sub(_married_to, text)
+    # "day 100 without a cigarette!!", "six months smoke-free", "a year sober": quit.
+    text = _WITHOUT_FOR_A_TIME.sub(_quit_it, text)
+    # "Friday was my final day at Deloitte", "Last day at Jumia was Friday": left the job.
+    text = _LAST_DAY_AT.sub(
+        lambda m: f"{m.group('lead')}I left {m.group('org') or m.group('org2')}.", text
+    )
+    # "Monday I resume at Flutterwave" (resume: start work), "I start in the audit team at
+    # KPMG": the employer.
+    text = _START_AT.sub(
+        lambda m: f"{'started' if m.group('resume') else m.group('start')} at ", text
+    )
     # "We got rid of the car in January": sold it, or gave it away; no longer the user's.
     text = _GOT_RID_OF.sub(
         lambda m: f"{m.group('who')} sold {_GOT_RID_OF_WHOSE[m.group('who').casefold()]} ", text
@@ -268,6 +281,10 @@ def said_plainly(text: str) -> str:
     # "As a 45 year old bloke, is it too late to learn guitar?": the speaker's age.
     text = _AS_AN_AGE.sub(r"I'm \g<age>. \g<0>", text)
     text = _AGE_OPENING.sub(r"I'm \g<age>", text)
+    # "At 52, is it too late for me to learn the piano?": the age the speaker asks from.
+    text = AT_AN_AGE_ASKING.sub(r"I'm \g<age>. ", text)
+    # "birthday today, 35 🥲", "Another birthday on Saturday, 45 and still ...": the age now.
+    text = _BIRTHDAY_THEN_AGE.sub(r"\g<birthday>. I'm \g<age>", text)
     text = _AGE_AND_DOING.sub(r"\g<age>, and ", text)
     # "two months in and I'm staying vegan": the diet, said again.
     text = _STAYING_ON.sub(r"I'm \g<diet>", text)
@@ -277,6 +294,10 @@ def said_plainly(text: str) -> str:
     text = _ALL_IT_IS.sub(r"I'm into \g<what> now", text)
     text = _PLACE_BASED.sub(_based_in, text)
     text = _RIP.sub(r"\g<who> passed away. ", text)
+    # "Bruno crossed the rainbow bridge on Sunday", "Pepper was put to sleep": a pet died.
+    text = _PET_DIED.sub("passed away", text)
+    # "we lost Pepper on Saturday": died (a name lost at a time; "lost the match" is no one).
+    text = _WE_LOST.sub(_lost_one, text)
     text = _ME_AND_MY.sub(r"\g<lead>\g<who> and I", text)
     return _BARE_CONTRACTION.sub(_apostrophe, text)
 
@@ -500,6 +521,17 @@ _AGE_AND_DOING = re.compile(
 )
 # "48, haven't written an essay since 1994", "61 and not about to learn to fix cars": an age
 # opening a sentence, its "I'm" left out.
+AT_AN_AGE_ASKING = re.compile(
+    r"(?:^|(?<=[.!?]\s))at\s+(?P<age>1[6-9]|[2-9]\d)\s*,\s*(?=(?:is\s+it|am\s+i|can\s+i|should\s+i"
+    r"|do\s+i|would\s+i|could\s+i|i'm|im|i\s+am|i\s+still|i\s+feel|i'm\s+still)\b)",
+    re.IGNORECASE | re.MULTILINE,
+)
+_BIRTHDAY_THEN_AGE = re.compile(
+    r"(?:^|(?<=[.!?]\s))(?P<birthday>(?:(?:it's|it\s+was|another|my)\s+)?birthday\s+(?:today"
+    r"|yesterday|on\s+\w+|last\s+\w+|this\s+\w+))\W*\s+(?P<age>1[6-9]|[2-9]\d)\b"
+    r"(?!\s*(?:%|kg|km|people|guests|of|years\s+ago|mins?|minutes|hours|quid|dollars))",
+    re.IGNORECASE | re.MULTILINE,
+)
 _AGE_OPENING = re.compile(
     r"^(?P<age>1[6-9]|[2-9]\d)(?=,\s+(?![\d-])\w|\s+and\s+(?:not|still|never|counting|proud"
     r"|loving|feeling|single|happily|retired|stubborn)\b)",
@@ -640,6 +672,63 @@ def _pet_called(found: re.Match[str]) -> str:
     return f"{found.group('pet')} called "
 
 
+_YEARS_MARRIED = re.compile(
+    r"\b(?:(?:my\s+(?:wife|husband|partner)\s+)?(?P<who>[\w'-]+)\s+and\s+(?:i|me)|we)\s+(?:just\s+)?"
+    r"(?:hit|are\s+celebrating|celebrate|celebrated|will\s+have\s+been|have\s+been|are|turn)\s+"
+    r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty)\s+"
+    r"(?:yrs?|years)\s+(?:of\s+being\s+)?married\b",
+    re.IGNORECASE,
+)
+
+
+def _married_to(found: re.Match[str]) -> str:
+    who = found.group("who")
+    if who is None or not is_name(who, lower_ok=True):
+        return f"{found.group(0)}. I'm married"
+    return f"{found.group(0)}. I'm married to {who[:1].upper()}{who[1:]}"
+
+
+_HABIT_QUIT = {
+    "cigarette": "smoking",
+    "cig": "smoking",
+    "smoke": "smoking",
+    "smoking": "smoking",
+    "vape": "vaping",
+    "vaping": "vaping",
+    "drink": "drinking",
+    "alcohol": "drinking",
+    "booze": "drinking",
+    "sober": "drinking",
+}
+_WITHOUT_FOR_A_TIME = re.compile(
+    r"\b(?:day|week|month)\s+\d+\s+(?:without|with\s+no)\s+(?:a\s+)?(?P<what>cigarette|cig|smoke"
+    r"|smoking|vape|vaping|drink|alcohol|booze)s?\b"
+    r"|\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a|an)\s+(?:days?|weeks?|months?"
+    r"|years?)\s+(?:(?P<free>smoke|alcohol|booze|vape)[- ]free|(?P<sober>sober))\b",
+    re.IGNORECASE,
+)
+
+
+def _quit_it(found: re.Match[str]) -> str:
+    what = (found.group("what") or found.group("free") or found.group("sober")).casefold()
+    return f"I quit {_HABIT_QUIT[what]}"
+
+
+_ORG = r"(?P<org>(?-i:[A-Z])[\w&'.-]*(?:\s+(?-i:[A-Z])[\w&'.-]*){0,3})"
+_LAST_DAY_AT = re.compile(
+    r"(?P<lead>^|[.!?;]\s+)(?:(?:\w+\s+){1,2}was\s+my\s+(?:final|last)\s+day\s+at\s+"
+    + _ORG
+    + r"|(?:my\s+)?(?:final|last)\s+day\s+at\s+"
+    + _ORG.replace("org", "org2")
+    + r"\s+(?:was|is)\s+\w+)\W*(?=\s|$)",
+    re.IGNORECASE | re.MULTILINE,
+)
+_START_AT = re.compile(
+    r"\b(?:(?P<resume>resume[ds]?|resuming)|(?P<start>start(?:ed|ing|s)?|joined|joining)\s+in\s+"
+    r"(?:the|their|its)\s+(?:[\w-]+\s+){0,2}(?:team|department|division|unit|office))\s+at\s+"
+    r"(?=(?-i:[A-Z]))",
+    re.IGNORECASE,
+)
 _NO_X_I_HATE_IT = re.compile(
     r"(?P<lead>^|[.!?]\s+)(?:(?:and|but|also|oh|please|pls|plz)\s+)?no\s+"
     r"(?!(?:worries|problem|problems|way|idea|clue|thanks|biggie|need|doubt|one|rush)\b)"
@@ -749,5 +838,22 @@ _ME_AND_MY = re.compile(
     r"(?=\s+(?:are|were|live|lived|have|had|moved|just|got|both|still|now)\b)",
     re.IGNORECASE,
 )
+_PET_DIED = re.compile(
+    r"\b(?:crossed\s+(?:over\s+)?the\s+rainbow\s+bridge|was\s+put\s+to\s+sleep)\b", re.I
+)
+_WE_LOST = re.compile(
+    r"\b(?:we|i)\s+(?:sadly\s+|just\s+)?lost\s+(?:(?:our|my)\s+(?:\w+\s+)?)?(?P<who>[\w'-]+)"
+    r"(?=\s+(?:on|last|this|yesterday|in\s+(?:the\s+night|" + lx.MONTH_PATTERN + r"))\b)",
+    re.IGNORECASE,
+)
+
+
+def _lost_one(found: re.Match[str]) -> str:
+    who = found.group("who")
+    if not is_name(who, lower_ok=True) or lx.relation_of(who) or lx.is_pet(who):
+        return found.group(0)
+    return f"{who[:1].upper()}{who[1:]} passed away"
+
+
 # "RIP Bubbles 🐟": Bubbles died.
 _RIP = re.compile(r"^\W*(?:rip|r\.i\.p\.?)\s+(?P<who>(?-i:[A-Z])[\w'-]+)\b\W*", re.IGNORECASE)

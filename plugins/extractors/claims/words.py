@@ -24,6 +24,8 @@ IRREGULAR = {
     "left": "leave",
     "bought": "buy",
     "sold": "sell",
+    "flogged": "sell",  # British: "flogged my ps5 on ebay"
+    "offloaded": "sell",
     "began": "begin",
     "begun": "begin",
     "became": "become",

@@ -11,7 +11,7 @@ import re
 
 from plugins.extractors import lexicon as lx
 from plugins.extractors.claims import labels_an_attribute, leading_label, sentences
-from plugins.extractors.claims.plain import with_its_i
+from plugins.extractors.claims.plain import AT_AN_AGE_ASKING, with_its_i
 from plugins.extractors.statements.referents import (
     person_named,
     relative_clauses,
@@ -129,6 +129,9 @@ def statement_sentences(text: str) -> list[str]:
             if _ASKED_TO_CALL.match(sentence)
             else sentence
         )
+        aged = AT_AN_AGE_ASKING.match(sentence.strip())
+        if aged is not None:
+            sentence = f"I'm {aged.group('age')}."  # "At 52, is it too late for me to ...?"
         # "I'm a librarian in Lyon, can you recommend ...?": the statement before the question.
         sentence = _WEIGHED_TAIL.sub("", _QUESTION_TAIL.sub("", _ASIDE_TAIL.sub("", sentence)))
         sentence = _statement_before_question(_statement_after_request(sentence))

@@ -6,7 +6,7 @@ import re
 
 from plugins.extractors.claims.model import Claim
 from plugins.extractors.claims.phrases import CLASS_YEAR, IN_SCHOOL, school_stage, strip_det
-from plugins.extractors.claims.rules.health import HealthRules
+from plugins.extractors.claims.rules.health import PASSED_WHEN, HealthRules
 from plugins.extractors.claims.values import clean_value, vague
 
 
@@ -203,8 +203,8 @@ class EducationRules(HealthRules):
         return [self.claim("degree", clean_value(strip_det(rest)))]
 
     def _pass(self, rest: str, low: str) -> list[Claim] | None:
-        if re.match(r"^(?:away|on)\b", low):
-            return self._die(rest, low)
+        if re.match(PASSED_WHEN, low):
+            return self._die(rest, low)  # "passed away", "Rufus passed in June"
         exam = re.match(
             r"^(?:my|the|our)?\s*(?P<what>(?:[\w\-]+\s+){0,2}?(?:bar|exam|exams|test"
             r"|boards|finals|driving test|thesis defen[cs]e))\b",

@@ -88,7 +88,8 @@ class HealthRules(WorkRules):
         return [] if vague(value) else [self.claim("condition", strip_det(value))]
 
     def _die(self, rest: str, low: str) -> list[Claim] | None:
-        if self.p.head == stem("pass") and not re.match(r"^(?:away|on)\b", low):
+        # "Rufus passed in June", "passed last week": a death said without "away".
+        if self.p.head == stem("pass") and not re.match(PASSED_WHEN, low):
             return [] if self.strict else None
         if self.s.key == "user" or self.p.progressive or re.match(r"^(?:of|for|to|from)\b", low):
             # "I'm dying of boredom", "dying to see it": the one speaking is alive.
@@ -101,6 +102,13 @@ class HealthRules(WorkRules):
     def _heal(self, rest: str, low: str) -> list[Claim] | None:
         return [] if self.strict else None
 
+
+PASSED_WHEN = (
+    r"^(?:away|on|in\s+(?:" + lx.MONTH_PATTERN + r"|the\s+night|his\s+sleep|her\s+sleep|\d{4})"
+    r"|last\s+(?:week|month|year"
+    r"|night|\w+day)|this\s+(?:morning|week|month|year)|yesterday|recently|peacefully|suddenly"
+    r"|over\s+the\s+weekend|at\s+the\s+weekend|earlier\s+this)\b"
+)
 
 _BODY = lx.words(
     """ligament tendon muscle meniscus cartilage rib ribs bone vertebra disc hamstring calf

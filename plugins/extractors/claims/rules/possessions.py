@@ -301,7 +301,8 @@ class PossessionRules(FamilyRules, WorkRules):
         if said in ("sell", "sells", "trade", "trades") and not self.p.negated:
             # "I sell insurance to farmers": the present simple tells a trade, not a sale.
             return [] if self.strict else None
-        value = clean_value(re.split(r"\s+(?:to|for)\s+", rest, maxsplit=1)[0])
+        # "sold my ps5 on ebay", "to a friend", "for £300": where and for what, not the thing.
+        value = clean_value(re.split(r"\s+(?:to|for|on|via|through)\s+", rest, maxsplit=1)[0])
         if vague(value):
             return []
         vehicle = vehicle_in(value)

@@ -383,6 +383,10 @@ class WorkRules(Reading):
         value = re.sub(r"^(?:the\s+)?(?:team\s+at|staff\s+(?:at|of))\s+", "", value, flags=re.I)
         if vague(value):
             return []
+        team = _ORG_TEAM.match(value)
+        if team is not None:
+            # "joined Equity Bank's digital team": the bank is where the user works now.
+            return [self.claim("employer", team.group("org"), change=True)]
         if _MEMBERSHIP.search(value):
             # Joining a club, a programme or a group is something the user does, not a job.
             return [self.claim("hobby", f"belongs to {value}")] if not self.p.negated else []
@@ -537,6 +541,11 @@ class WorkRules(Reading):
         return out
 
 
+_ORG_TEAM = re.compile(
+    r"^(?:the\s+)?(?P<org>(?-i:[A-Z])[\w&.-]*(?:\s+(?-i:[A-Z])[\w&.-]*){0,3})'s\s+(?:[\w-]+\s+){0,2}"
+    r"(?:team|department|division|unit|office|branch)\b",
+    re.IGNORECASE,
+)
 _MEMBERSHIP = re.compile(
     r"\b(?:gym|club|band|team|choir|group|program|programme|community|society|association"
     r"|league|circle|network|church|movement|chapter|forum|meetup|collective|committee"
