@@ -8,7 +8,7 @@ import re
 from dataclasses import replace
 from typing import Literal
 
-from daemon.memory.values import date_key, match_values, value_key
+from daemon.memory.values import date_key, match_values, short_for, value_key
 from plugins.extractors import lexicon as lx
 from plugins.extractors.claims import INJURY, Claim, stem
 from projections.text import normalise
@@ -265,6 +265,8 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
             return "same", "says none", 1.0
         return "none", "", 0.0
     values = match_values(new.value, old.value)
+    if new.attribute in ("partner", "family") and short_for(new.value, old.value):
+        values = "equal"  # "Seun and I" of "husband Oluwaseun": one person, called short
     denied = new.negated and not old.negated and not new.change
     if new.attribute == old.attribute == "education" and denied and values != "differs":
         # "I never went to university" against "graduated from the University of Cape Town".

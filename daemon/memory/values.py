@@ -140,7 +140,7 @@ def date_key(text: str) -> str | None:
     return f"{month:02d}-{int(day.group(1)):02d}"
 
 
-def _short_for(a: str, b: str) -> bool:
+def short_for(a: str, b: str) -> bool:
     """ "Seun" for "Oluwaseun", "Alex" for "Alexandra": one name the short form of the other
     (its start, three letters or more, or its end, four: "Ian" is not short for "Brian")."""
     a, b = a.strip(" .!"), b.strip(" .!")
@@ -161,7 +161,7 @@ def match_values(new: str, old: str) -> ValueMatch:
     """Compare two values: equal, the new one ``narrower`` (more specific), broader, or not."""
     a, b = value_key(new), value_key(old)
     sa, sb = set(a), set(b)
-    if sa == sb or _short_for(new, old):
+    if sa == sb:
         return "equal"
     if not a or not b:
         return "differs"

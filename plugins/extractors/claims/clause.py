@@ -403,11 +403,11 @@ def claims_of_clause(
 
 def _with_its_town(claim: Claim, text: str) -> Claim:
     """ "We're in Umhlanga, Durban", "I live in Mylapore, Chennai": a neighbourhood and the
-    town it is in, one place."""
+    town it is in, one place (one word: "Seoul, South Korea" says no more than "Seoul")."""
     if claim.attribute != "residence" or not claim.value or "," in claim.value:
         return claim
     town = re.search(
-        re.escape(claim.value) + r",\s*(?P<town>[\w'-]+(?:\s+[\w'-]+)?)\s*(?=[,.;!?)]|$"
+        re.escape(claim.value) + r",\s*(?P<town>[\w'-]+)\s*(?=[,.;!?)]|$"
         r"|\s+(?:so|and|but|now|since|for|with|too|lol|haha)\b)",
         text,
         re.IGNORECASE,
