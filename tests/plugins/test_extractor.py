@@ -2314,6 +2314,21 @@ def test_how_people_sum_themselves_up_is_read(said: str, facts: list[str]) -> No
         ("day 100 without a cigarette!!", ["The user no longer smokes."]),
         ("still veggie after all these years", ["The user is vegetarian."]),
         ("farah and i hit 10 yrs married next month", ["The user is married to Farah."]),
+        # Said in a hurry: fillers in a row, a course by its letters, a relation's name typed
+        # in lower case with its "my" left out.
+        (
+            "cheers. also heads up I'm allergic to penicillin, found that out the hard way",
+            ["The user is allergic to penicillin."],
+        ),
+        (
+            "I'm doing an MSc in Data Science at Edinburgh and I'm drowning in coursework.",
+            ["The user studies Data Science at Edinburgh."],
+        ),
+        (
+            "gf xiaoyu is in chengdu",
+            ["The user's girlfriend is Xiaoyu.", "Xiaoyu lives in Chengdu."],
+        ),
+        ("bf minho is a chef", ["Minho works as a chef."]),
         # Who a "he" means when the sentence naming him states nothing.
         (
             "I want to send money to my brother Kwame in Accra. He is an engineer with MTN Ghana.",
@@ -2340,8 +2355,12 @@ def test_the_assistant_greeted_as_a_friend_is_nobody() -> None:
         "we lost the match on saturday",
         "my son's birthday today, 6 already",
         "a day without a drink would be nice",
+        "mum just called, says hi",
+        "I'm doing a ba in the evenings",
     ],
 )
 def test_look_alikes_of_those_readings_say_nothing_of_the_kind(said: str) -> None:
     got = _texts(("user", said))
-    assert not [t for t in got if re.search(r"worries|London|Tom|match|6|drink", t)], got
+    assert not [
+        t for t in got if re.search(r"worries|London|Tom|match|6|drink|Just|evenings", t)
+    ], got

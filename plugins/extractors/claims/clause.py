@@ -115,9 +115,14 @@ _POACHED_ME = re.compile(
 )
 
 
-_COURSE = r"(?:master'?s|masters|phd|ph\.d\.?|degree|diploma|bachelor'?s|apprenticeship|course|mba)"
+# A course by its letters after "a" or "an" ("doing an MSc in ..."); "my MSc in X at Y" is
+# read with its school where the user's course is mentioned.
+_COURSE = (
+    r"(?:master'?s|masters|phd|ph\.d\.?|degree|diploma|bachelor'?s|apprenticeship|course|mba"
+    r"|(?<!my\s)(?:msc|ma|bsc|ba|mphil|llb|llm|pgce|meng|beng|mres))"
+)
 _DOING_A_COURSE = re.compile(
-    rf"\b(?:doing|starting|beginning|finishing|studying\s+for)\s+(?:an?|my|the)\s+(?:{_COURSE}(?:\s+degree)?\s+in\s+(?P<field>[\w-]+(?:\s+[\w-]+)?)"
+    rf"\b(?:doing|starting|beginning|finishing|studying\s+for)\s+(?:an?|my|the)\s+(?:{_COURSE}(?:\s+degree)?\s+in\s+(?!the\b|my\b)(?P<field>[\w-]+(?:\s+[\w-]+)?)"
     rf"|(?P<kind>(?!{_COURSE}\b)[\w-]+(?:\s+[\w-]+)?)\s+{_COURSE})\b",
     re.IGNORECASE,
 )

@@ -7,7 +7,7 @@ import re
 from plugins.extractors import lexicon as lx
 from plugins.extractors.claims.introductions import introduction
 from plugins.extractors.claims.openers import opening_statements
-from plugins.extractors.claims.subjects import NAME_TOKEN, name_shaped, starts_predicate
+from plugins.extractors.claims.subjects import NAME_TOKEN, is_name, name_shaped, starts_predicate
 from plugins.extractors.claims.words import (
     CHANGE_ADVERBS,
     IRREGULAR,
@@ -114,7 +114,8 @@ _TITLES = frozenset({"doctor", "dentist", "teacher", "coach", "therapist", "ment
 _BARE_RELATION = re.compile(
     r"(?:^|(?<=[.!?]\s))(?P<rel>(?i:"
     + "|".join(sorted((re.escape(r) for r in lx.RELATIONS - _TITLES), key=len, reverse=True))
-    + r"))\s+(?=[A-Z][a-z]+\b)"
+    + r"))\s+(?=[A-Z][a-z]+\b|(?P<lower>[a-z][a-z'-]+)\s+(?:is|was|lives|works|has|had|just"
+    r"|got|moved|loves|hates|studies|started|quit|left|wants|says|said|thinks|reckons)\b)"
 )
 
 
@@ -153,12 +154,21 @@ def _who_in_brackets(match: re.Match[str]) -> str:
     return f"my {who.casefold()} {name[:1].upper() + name[1:]}" + (f" ({rest})" if rest else "")
 
 
+def _my_relation(match: re.Match[str]) -> str:
+    """ "Wife Lorraine's a teaching assistant", "gf xiaoyu is in chengdu": the dropped "my"
+    (a lower-case word after the relation must be a name: "mum just called" is no one's)."""
+    lower = match.group("lower")
+    if lower is not None and not is_name(lower, lower_ok=True):
+        return match.group(0)
+    return f"My {match.group('rel').casefold()} "
+
+
 def _spell_out(text: str) -> str:
     text = _BARE_CONTRACTION.sub(lambda m: _BARE_CONTRACTIONS[m.group(1).casefold()], text)
     text = _NAME_THEN_WHO.sub(_who_in_brackets, text)
     text = _WHO_THEN_NAME.sub(_who_in_brackets, text)
     text = _POSSESSIVE_ME.sub(lambda m: "My " if m.group("me")[0] == "M" else "my ", text)
-    text = _BARE_RELATION.sub(lambda m: f"My {m.group('rel').casefold()} ", text)
+    text = _BARE_RELATION.sub(_my_relation, text)
     text = _NAME_IS_MY.sub(lambda m: f"{m.group('name')} is ", text)
     text = _APPOSITIVE.sub(
         lambda m: f"{m.group('my').capitalize()} {m.group('rel')} {m.group('name')} ", text

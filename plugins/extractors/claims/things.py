@@ -36,7 +36,8 @@ _LEADING_FILLER = re.compile(
     r"|me(?=\s+(?:i|i'm|im)\b)"
     r"|(?:i'd|i\s+would)\s+say(?:\s+that)?(?=\s+i\b)|i\s+(?:guess|reckon|suppose)(?=\s+i\b)"
     r"|(?:because|cause|cuz|bc)(?=\s+(?:i|i'm|we|we're|my|our)\b)"
-    r"|(?:also|plus)(?=\s+(?:my|our)\s)"
+    r"|(?:also|plus)(?=\s+(?:my|our|heads\s+up|fyi|btw|by\s+the\s+way|quick|news|update"
+    r"|good\s+news|big\s+news|just\s+so|for\s+the\s+record|for\s+context)\b)"
     r"|news|good news|big news|guess what|just so you know|for the record|for context"
     # "Happy to inform that I have joined Thoughtworks": the news is what follows.
     r"|(?:i'?m\s+|i\s+am\s+)?(?:happy|glad|pleased|excited|proud|thrilled|delighted)\s+to\s+(?:inform"

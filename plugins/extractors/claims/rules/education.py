@@ -40,7 +40,9 @@ class EducationRules(HealthRules):
             low,
         )
         if match is None or re.search(r"\b(?:former|ex)\b", match.group(0)):
-            match = re.match(r"^(?:studying|majoring in|enrolled (?:in|at)|doing a \w+ in)\s+", low)
+            match = re.match(
+                r"^(?:studying|majoring in|enrolled (?:in|at)|doing (?:a|an|my) \w+ in)\s+", low
+            )
             if match is None:
                 return None
             value = clean_value(rest[match.end() :])
