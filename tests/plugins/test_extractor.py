@@ -302,7 +302,12 @@ def test_small_talk_states_nothing(said: str) -> None:
         ("first full week at Delivery Hero done", ["The user works at Delivery Hero."]),
         (
             "My sister Ingrid lives in Oslo. Her husband Pål is a carpenter",
-            ["Ingrid lives in Oslo.", "Ingrid is the user's sister.", "Pål works as a carpenter."],
+            [
+                "Ingrid lives in Oslo.",
+                "Ingrid is the user's sister.",
+                "Pål works as a carpenter.",
+                "Ingrid's husband is Pål.",
+            ],
         ),
         (
             "Since we moved to Vancouver in March I keep getting lost",
@@ -2329,6 +2334,15 @@ def test_how_people_sum_themselves_up_is_read(said: str, facts: list[str]) -> No
             ["The user's girlfriend is Xiaoyu.", "Xiaoyu lives in Chengdu."],
         ),
         ("bf minho is a chef", ["Minho works as a chef."]),
+        # A relative's relative: whose they are.
+        (
+            "My fiance Tomasz is shy. His mother Halina will come from Gdansk.",
+            ["Halina is Tomasz's mother."],
+        ),
+        (
+            "Kwame's wife Abena is a teacher.",
+            ["Kwame's wife is Abena.", "Abena works as a teacher."],
+        ),
         # Who a "he" means when the sentence naming him states nothing.
         (
             "I want to send money to my brother Kwame in Accra. He is an engineer with MTN Ghana.",

@@ -87,6 +87,10 @@ class Reader(IdentityRules, EducationRules, PastimeRules, PossessionRules, PlanR
             # "My sister Maya lives in Porto": a fact about Maya, and Maya is the user's sister.
             attribute, name, qualifier = relation_claim(s.relation, s.name)
             out = [*out, Claim("user", attribute, name, qualifier=qualifier)]
+        elif s.relation is not None and s.name is not None and s.relative_of is not None:
+            # "His wife Abena is a teacher", after Kwame: Abena is Kwame's wife.
+            attribute, name, qualifier = relation_claim(s.relation, s.name)
+            out = [*out, Claim(s.relative_of, attribute, name, qualifier=qualifier)]
         return out
 
     def _together(self, claims: list[Claim], other: str) -> list[Claim]:

@@ -91,6 +91,8 @@ class Subject:
     """Who the user did it with ("me and Ben got engaged")."""
     note: bool = False
     """A note's label ("Hobby: baking"): what follows is the value itself, with no verb."""
+    relative_of: str | None = None
+    """Whose relative a named subject is, when not the user's ("his wife Abena": Kwame's)."""
 
 
 # Nouns that name an attribute of a person ("my home is in Austin", "Job title: analyst").
@@ -392,7 +394,8 @@ def read_subject(
             name, rest = _leading_name(rest)
             if last_person is None or name is None:
                 return None, clause
-            return Subject(name, False, relation=rel, name=name), rest
+            of = None if last_person.startswith("user's ") else last_person
+            return Subject(name, False, relation=rel, name=name, relative_of=of), rest
         if kind == "pronoun":
             if last_person is None:
                 return None, rest
@@ -401,7 +404,10 @@ def read_subject(
             rel = lx.relation_of(match.group("rel")) or match.group("rel").casefold()
             name, rest = _leading_name(rest)
             owner = match.group("owner")
-            return Subject(name or f"{owner}'s {rel}", False, relation=rel, name=name), rest
+            of = owner if name is not None else None  # "Kwame's wife Abena": Kwame's
+            return Subject(
+                name or f"{owner}'s {rel}", False, relation=rel, name=name, relative_of=of
+            ), rest
         if kind == "name":
             pair = re.match(rf"^(?-i:({NAME_TOKEN})\s+and\s+({NAME_TOKEN}))\s+", clause)
             if pair is not None and is_name(pair.group(1)) and is_name(pair.group(2)):

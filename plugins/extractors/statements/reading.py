@@ -225,7 +225,9 @@ def extract_statements(entries: Iterable[TranscriptEntry]) -> list[Statement]:
                 (
                     c
                     for c in reversed(claims)
-                    if c.attribute == "partner" and not (c.negated or c.past)
+                    if c.attribute == "partner"
+                    and c.subject == "user"
+                    and not (c.negated or c.past)
                 ),
                 partner,
             )
@@ -337,7 +339,7 @@ def _wedded(claims: Sequence[Claim], partner: Claim | None) -> list[Claim]:
         c.subject == "user" and c.attribute == "relationship" and c.value == "married" and c.change
         for c in claims
     )
-    named = any(c.attribute == "partner" for c in claims)
+    named = any(c.attribute == "partner" and c.subject == "user" for c in claims)
     if not wed or named:
         return []
     return [Claim("user", "partner", partner.value, change=True, qualifier="spouse")]
