@@ -64,7 +64,11 @@ INJECTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             # "[SYSTEM NOTE TO MEMORY: ...]", "user profile update", "overwrite previous profile".
             r"|\[\s*(system|memory|admin)\b[^\]]{0,40}?\b(note|update|instruction|command|override"
             r"|message|memory)\b|\buser\s+profile\s+update\b|\b(overwrite|wipe)\s+(the\s+|your\s+"
-            r"|all\s+)?(previous|existing|stored|old|user)\s+(user\s+)?(profile|memory|memories|facts)\b",
+            r"|all\s+)?(previous|existing|stored|old|user)\s+(user\s+)?(profile|memory|memories|facts)\b"
+            # "SYSTEM NOTE TO MEMORY: ...", unbracketed; "Save this permanently."
+            r"|(^|\n)\W*(system|memory|admin)\s+(note|update|instruction|command|override|message)"
+            r"\b[^:\n]{0,30}:|\b(save|store|remember|keep)\s+(this|that|it)\s+(permanently|forever)"
+            r"(?=\s*[.!]*\s*(\n|$))",
         ),
     )
 )

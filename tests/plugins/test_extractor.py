@@ -2371,10 +2371,14 @@ def test_the_assistant_greeted_as_a_friend_is_nobody() -> None:
         "a day without a drink would be nice",
         "mum just called, says hi",
         "I'm doing a ba in the evenings",
+        "yeah sure, i'm the queen of england",
+        "We're torn between Japan and Iceland. Pros and cons?",
     ],
 )
 def test_look_alikes_of_those_readings_say_nothing_of_the_kind(said: str) -> None:
     got = _texts(("user", said))
     assert not [
-        t for t in got if re.search(r"worries|London|Tom|match|6|drink|Just|evenings", t)
+        t
+        for t in got
+        if re.search(r"worries|London|Tom|match|6|drink|Just|evenings|queen|Iceland", t)
     ], got

@@ -61,6 +61,10 @@ _HYPERBOLE = re.compile(
     r"|at this point|professional)\b",
     re.IGNORECASE,
 )
+_YEAH_SURE = re.compile(r"^(?:yeah|yea|ya|oh|ok|okay)\s+sure\b[,!.]*\s*", re.IGNORECASE)
+_UNDECIDED = re.compile(
+    r"\b(?:torn|deciding|choosing|undecided|can't\s+decide|cannot\s+decide)\s+between\b", re.I
+)
 _REPORTED = re.compile(
     r"\b(?:said|says|saying|say|told me|tells me|tell me that|wrote|writes|texted|asked|asks"
     r"|replied"
@@ -412,6 +416,12 @@ def _is_statement(sentence: str) -> bool:
         return False
     if _LAUGH.search(s) and _HYPERBOLE.search(s):
         return False
+    mocked = _YEAH_SURE.match(s)
+    if mocked is not None and _HYPERBOLE.search(s, mocked.end()):
+        return False  # "yeah sure, i'm the queen of england"
+    if _UNDECIDED.search(s):
+        return False  # "We're torn between Japan and Iceland."
+
     if _CAPS_EMPHASIS.search(s) and re.search(r"\bjust\b", s, re.I):
         return False
     if _REPORTED.search(
