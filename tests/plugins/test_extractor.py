@@ -2343,6 +2343,10 @@ def test_how_people_sum_themselves_up_is_read(said: str, facts: list[str]) -> No
             "Kwame's wife Abena is a teacher.",
             ["Kwame's wife is Abena.", "Abena works as a teacher."],
         ),
+        # Other people's news.
+        ("Eii, Kwame has been posted to Kumasi by MTN.", ["Kwame lives in Kumasi."]),
+        ("My manager Rachel left for Figma.", ["Rachel works at Figma."]),
+        ("My son Theo has outgrown his sesame allergy.", ["Theo is not allergic to sesame."]),
         # Who a "he" means when the sentence naming him states nothing.
         (
             "I want to send money to my brother Kwame in Accra. He is an engineer with MTN Ghana.",
@@ -2372,6 +2376,8 @@ def test_the_assistant_greeted_as_a_friend_is_nobody() -> None:
         "mum just called, says hi",
         "I'm doing a ba in the evenings",
         "yeah sure, i'm the queen of england",
+        "I left for Christmas",
+        "we left for Uni in September",
         "We're torn between Japan and Iceland. Pros and cons?",
     ],
 )
@@ -2380,5 +2386,7 @@ def test_look_alikes_of_those_readings_say_nothing_of_the_kind(said: str) -> Non
     assert not [
         t
         for t in got
-        if re.search(r"worries|London|Tom|match|6|drink|Just|evenings|queen|Iceland", t)
+        if re.search(
+            r"worries|London|Tom|match|6|drink|Just|evenings|queen|Iceland|Christmas|Uni", t
+        )
     ], got

@@ -273,7 +273,7 @@ def said_plainly(text: str) -> str:
     # "Has two kids: Leo (7) and Mia (4)": how many, then who.
     text = _COUNT_COLON.sub(r"\g<count>, ", text)
     # "I've outgrown my peanut allergy": no longer allergic.
-    text = _OUTGROWN.sub(r"I'm no longer allergic to \g<what>", text)
+    text = _OUTGROWN.sub(_outgrown, text)
     # "I've become a total coffee convert", "think I've become a horror fan": what they love now.
     text = _BECOME_A_FAN.sub(_fan_of, text)
     # "my 60th is coming up in May": a birthday.
@@ -475,10 +475,21 @@ _COUNT_COLON = re.compile(
     re.IGNORECASE,
 )
 _OUTGROWN = re.compile(
-    r"\b(?:i'?ve\s+|i\s+have\s+|i\s+)?(?:officially\s+|finally\s+|actually\s+)?(?:outgrown|outgrew"
-    r"|grown\s+out\s+of|grew\s+out\s+of)\s+(?:my|the)\s+(?P<what>[\w-]+(?:\s+[\w-]+)?)\s+allergy\b",
+    r"\b(?:(?P<i>i'?ve\s+|i\s+have\s+|i\s+)|(?P<who>(?-i:[A-Z])[\w'-]+|he|she)(?:'s|\s+has)?\s+)?"
+    r"(?:officially\s+|finally\s+|actually\s+)?(?:outgrown|outgrew|grown\s+out\s+of|grew\s+out"
+    r"\s+of)\s+(?:my|the|his|her|their)\s+(?P<what>[\w-]+(?:\s+[\w-]+)?)\s+(?:allergy|one)\b",
     re.IGNORECASE,
 )
+
+
+def _outgrown(found: re.Match[str]) -> str:
+    """ "I've outgrown my peanut allergy", "he's outgrown the sesame one": no longer allergic."""
+    who = found.group("who")
+    if who is None:
+        return f"I'm no longer allergic to {found.group('what')}"
+    return f"{who} is no longer allergic to {found.group('what')}"
+
+
 _BECOME_A_FAN = re.compile(
     r"\b(?:(?:i\s+)?think\s+)?(?:i'?ve\s+|i\s+have\s+|i\s+)?(?:officially\s+|finally\s+|now\s+)?(?:become|turned\s+into"
     r"|converted\s+into)\s+(?:a|an)\s+(?:total\s+|complete\s+|full[\s-]on\s+|real\s+|massive\s+"

@@ -71,7 +71,8 @@ class HomeRules(Reading):
         )
         if match is None:
             return None
-        value = clean_value(rest[match.end() :])
+        # "posted to Kumasi by MTN": who posted them is no part of where.
+        value = clean_value(re.split(r"\s+by\s+", rest[match.end() :], maxsplit=1)[0])
         return [] if vague(value) else [self.claim("residence", place_value(value), change=True)]
 
     def _live(self, rest: str, low: str) -> list[Claim] | None:

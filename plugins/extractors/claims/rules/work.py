@@ -423,6 +423,15 @@ class WorkRules(Reading):
             match = re.search(r"\b(?:at|with)\s+(?P<org>.+)$", rest, re.I)
             org = clean_value(match.group("org")) if match else ""
             return [self.claim("employer", org, negated=True, change=True)]
+        went_to = re.match(
+            r"^for\s+(?P<org>(?-i:[A-Z])[\w&'.-]*(?:\s+(?-i:[A-Z])[\w&'.-]*){0,2})", rest
+        )
+        if went_to is not None and not self.p.future:
+            org = clean_value(went_to.group("org"))
+            first = org.split(" ")[0].casefold()
+            if not (known_place(org) or vague(org) or first in _NOT_WORKPLACES):
+                # "Rachel left for Figma": she works there now (a place would be a move).
+                return [self.claim("employer", org, change=True)]
         value = clean_value(rest)
         # "we left rennes in the end": a place memory knows, typed in lower case, is a name.
         if vague(value) or not (is_name(value.split(" ")[0]) or known_place(value)):
@@ -541,6 +550,16 @@ class WorkRules(Reading):
         return out
 
 
+# What "left for" names that is no employer: a holiday, a season, a school, a day.
+_NOT_WORKPLACES = (
+    lx.words(
+        """christmas xmas easter thanksgiving diwali eid ramadan hanukkah passover new
+        holidays holiday summer winter spring autumn fall uni university college school work
+        home lunch dinner breakfast good"""
+    )
+    | lx.MONTHS
+    | lx.WEEKDAYS
+)
 _ORG_TEAM = re.compile(
     r"^(?:the\s+)?(?P<org>(?-i:[A-Z])[\w&.-]*(?:\s+(?-i:[A-Z])[\w&.-]*){0,3})'s\s+(?:[\w-]+\s+){0,2}"
     r"(?:team|department|division|unit|office|branch)\b",
