@@ -2343,6 +2343,10 @@ def test_how_people_sum_themselves_up_is_read(said: str, facts: list[str]) -> No
             "Kwame's wife Abena is a teacher.",
             ["Kwame's wife is Abena.", "Abena works as a teacher."],
         ),
+        (
+            "My son Theo started swimming lessons on Saturdays.",
+            ["Theo is taking swimming lessons."],
+        ),
         # Other people's news.
         ("Eii, Kwame has been posted to Kumasi by MTN.", ["Kwame lives in Kumasi."]),
         ("My manager Rachel left for Figma.", ["Rachel works at Figma."]),

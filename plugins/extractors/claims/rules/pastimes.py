@@ -263,6 +263,11 @@ class PastimeRules(HomeRules):
             return [] if vague(value) else [self.claim("event", f"{said} {value}")]
         verb = {stem(v): v for v in HABITUAL_VERBS.split()}.get(self.p.head, "")
         value = clean_value(rest)
+        lessons = re.match(r"^(?P<what>lessons|classes|class|lesson)\b", value, re.I)
+        if lessons is not None and self.p.said.casefold().endswith("ing"):
+            # "started swimming lessons": lessons taken, not a stroke swum.
+            taken = f"{self.p.said.casefold()} {lessons.group('what').casefold()}"
+            return [self.claim("learning", taken)]
         if re.match(r"^[a-z]{3,}ing\b", value):
             value = ""  # "i run, training for the 10k": what the running is for, said after
         if value.casefold() in ("everywhere", "a lot", "daily", "every day"):
