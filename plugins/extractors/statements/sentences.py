@@ -244,6 +244,10 @@ _SO_I = re.compile(
 )
 
 
+# Where the clause that ends in someone's words begins: after a comma or a conjunction.
+_CLAUSE_CUT = re.compile(r",\s+|\s+(?:and|but|so)\s+")
+
+
 # "my sister larissa says im crazy, she's a dentist in salvador": after someone's words, a
 # clause on who the speaker is; the user's own, about the speaker.
 _WHO_THE_SPEAKER_IS = re.compile(
@@ -259,7 +263,7 @@ def _speaker_then_who(sentence: str) -> list[str]:
     if reported is None or after is None:
         return [sentence]
     # The speaker is named in the clause the reporting verb ends ("..., my wife Agnieszka say").
-    cuts = list(re.finditer(r",\s+|\s+(?:and|but|so)\s+", sentence[: reported.start()]))
+    cuts = list(_CLAUSE_CUT.finditer(sentence[: reported.start()]))
     speaker = sentence[cuts[-1].end() if cuts else 0 : reported.end()]
     tail = with_antecedent(sentence[after.end() :], person_named(speaker))
     return [sentence[: after.start()], tail]
@@ -288,7 +292,7 @@ def _before_report(sentence: str) -> str:
     if then is not None:
         return sentence[then.end() :]
     head = sentence[: reported.start()]
-    cuts = list(re.finditer(r",\s+|\s+(?:and|but|so)\s+", head))
+    cuts = list(_CLAUSE_CUT.finditer(head))
     if not cuts:
         return sentence
     own = head[: cuts[-1].start()].strip()
@@ -421,7 +425,6 @@ def _is_statement(sentence: str) -> bool:
         return False  # "yeah sure, i'm the queen of england"
     if _UNDECIDED.search(s):
         return False  # "We're torn between Japan and Iceland."
-
     if _CAPS_EMPHASIS.search(s) and re.search(r"\bjust\b", s, re.I):
         return False
     if _REPORTED.search(
