@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from daemon.memory.named_change import NAMED_CHANGE, changed_by_name
 from daemon.memory.relations import CONTRADICTION, Relation, kin_kind, positive, relate
 from plugins.extractors import lexicon as lx
 from plugins.extractors.claims import INJURY, Claim
@@ -36,7 +37,10 @@ def said_in_passing(
         # "our second baby arrived!" against "has one daughter, Noor" ("my sister's second
         # baby" is hers).
         return "replaces", "one more child than said", 0.8
-    return _ended(mentioned, fact) or _employer_named(mentioned, fact)
+    ended = _ended(mentioned, fact) or _employer_named(mentioned, fact)
+    if ended is None and (rule := changed_by_name(text, fact)) is not None:
+        return "replaces", rule, NAMED_CHANGE
+    return ended
 
 
 def _kin_named_against(text: str, mentioned: Sequence[Claim], fact: Sequence[Claim]) -> bool:
