@@ -257,7 +257,7 @@ OCCUPATIONS: frozenset[str] = words(
     vicar curate rector deacon vet-tech nail-tech
     fireman policeman policewoman cameraman camerawoman lineman linesman craftsman tradesman
     seaman stuntman doorman milkman dustman repairman deliveryman chairman missionary trainee
-    pastry-chef sous-chef line-cook
+    pastry-chef sous-chef line-cook civil-servant public-servant
     """
 )
 _OCCUPATION_SUFFIXES = ("ologist", "ician", "ist", "eer", "smith", "wright")

@@ -2334,6 +2334,11 @@ def test_how_people_sum_themselves_up_is_read(said: str, facts: list[str]) -> No
             ["The user's girlfriend is Xiaoyu.", "Xiaoyu lives in Chengdu."],
         ),
         ("bf minho is a chef", ["Minho works as a chef."]),
+        # A spouse spoken of as "the" one, as British and Irish speakers do.
+        ("me and the missus Sheila love a coach tour", ["The user's wife is Sheila."]),
+        ("Forty year on this farm, me and the wife Gwen.", ["The user's wife is Gwen."]),
+        ("The wife Brenda's a nurse.", ["The user's wife is Brenda.", "Brenda works as a nurse."]),
+        ("the other half works in Leeds", ["The user's partner works in Leeds."]),
         # A relative's relative: whose they are.
         (
             "My fiance Tomasz is shy. His mother Halina will come from Gdansk.",
@@ -2361,6 +2366,14 @@ def test_how_people_sum_themselves_up_is_read(said: str, facts: list[str]) -> No
 def test_what_is_said_around_a_statement_is_read(said: str, wanted: list[str]) -> None:
     got = _texts(("user", said))
     assert [w for w in wanted if w not in got] == [], got
+
+
+@pytest.mark.parametrize(
+    "said", ["the wife of my boss is a dentist", "We watched the film and the wife was great."]
+)
+def test_someone_elses_wife_is_nobodys_partner(said: str) -> None:
+    got = _texts(("user", said))
+    assert not [t for t in got if "wife" in t or "dentist" in t], got
 
 
 def test_the_assistant_greeted_as_a_friend_is_nobody() -> None:

@@ -154,6 +154,28 @@ def _who_in_brackets(match: re.Match[str]) -> str:
     return f"my {who.casefold()} {name[:1].upper() + name[1:]}" + (f" ({rest})" if rest else "")
 
 
+# "me and the wife Gwen", "the missus says", "the other half's a nurse": a spouse or partner
+# spoken of as "the" one, as British and Irish speakers do, is the user's own. "the wife" and
+# "the husband" only before a name, after "me and" or "with", or opening a sentence before a
+# verb ("the husband of a friend" is not).
+_THE_PARTNER = re.compile(
+    r"\b(?P<the>the|my)\s+(?P<word>missus|missis|mrs|wifey|other\s+half|better\s+half)\b(?!\s+of\b)"
+    r"|(?:(?<=\bme\sand\s)|(?<=\bwith\s)|(?<=^)|(?<=[.!?]\s))(?P<plain>[Tt]he)\s+(?P<spouse>wife"
+    r"|husband|hubby)\b(?=\s+(?-i:[A-Z])[a-z]+|\s*[,.!?]|\s+(?:and|is|was|says|said|reckons"
+    r"|thinks|wants|'s|has|had|keeps|just)\b|'s\b)"
+)
+_PARTNER_WORDS = {"other half": "partner", "better half": "partner"}
+
+
+def _the_partner(match: re.Match[str]) -> str:
+    spouse = match.group("spouse")
+    if spouse is not None:
+        return f"{'M' if match.group('plain')[0] == 'T' else 'm'}y {spouse}"
+    word = " ".join(match.group("word").casefold().split())
+    opening = "M" if match.group("the")[0] in "TM" else "m"
+    return f"{opening}y {_PARTNER_WORDS.get(word, 'wife')}"
+
+
 def _my_relation(match: re.Match[str]) -> str:
     """ "Wife Lorraine's a teaching assistant", "gf xiaoyu is in chengdu": the dropped "my"
     (a lower-case word after the relation must be a name: "mum just called" is no one's)."""
@@ -168,6 +190,7 @@ def _spell_out(text: str) -> str:
     text = _NAME_THEN_WHO.sub(_who_in_brackets, text)
     text = _WHO_THEN_NAME.sub(_who_in_brackets, text)
     text = _POSSESSIVE_ME.sub(lambda m: "My " if m.group("me")[0] == "M" else "my ", text)
+    text = _THE_PARTNER.sub(_the_partner, text)
     text = _BARE_RELATION.sub(_my_relation, text)
     text = _NAME_IS_MY.sub(lambda m: f"{m.group('name')} is ", text)
     text = _APPOSITIVE.sub(
