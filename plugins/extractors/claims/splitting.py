@@ -176,6 +176,50 @@ def _the_partner(match: re.Match[str]) -> str:
     return f"{opening}y {_PARTNER_WORDS.get(word, 'wife')}"
 
 
+# "Meg the collie", "me and Joey the budgie": a pet named before its kind.
+_NAME_THE_PET = re.compile(r"\b(?P<name>(?-i:[A-Z])[a-z]+)\s+the\s+(?P<kind>[a-z]+)\b")
+# "My youngest, Destiny, is only 2", "our eldest just started school": a child by their order.
+_MY_YOUNGEST = re.compile(
+    r"\b(?P<my>(?-i:[Mm])y|(?-i:[Oo])ur)\s+(?P<which>youngest|eldest|oldest|middle\s+one|firstborn"
+    r"|first-born)\b(?=\s*,|\s+(?-i:[A-Z])|\s+(?:is|was|has|had|just|turned|turns|started|starts"
+    r"|goes|went|loves|hates|wants|got)\b|'s\b)",
+    re.IGNORECASE,
+)
+
+
+# "my flatmate jonas is driving me nuts", "my gf jess has coeliac": a relative's name typed in
+# lower case, as texting does; capitalised when it is no word of its own and a verb follows.
+_MY_RELATION_NAMED_LOWER = re.compile(
+    r"\b(?P<head>(?:my|our)\s+(?:(?:best|little|big|older|younger|twin|new)\s+)?(?:"
+    + _RELATION_WORDS
+    + r"))\s+(?P<name>[a-z][a-z'-]{1,14})\b(?=\s+(?:is|was|has|had|just|wants|says|said|thinks"
+    r"|reckons|keeps|got|gets|would|will|can|could|talked|loves|hates|lives|works|started|moved"
+    r"|finally|who)\b|'s\b)",
+    re.IGNORECASE,
+)
+_CHAT_WORDS = lx.words("lol lmao omg tbh ngl idk btw pls plz ty irl af fr rn tho though too also")
+
+
+def _named_lower(match: re.Match[str]) -> str:
+    name = match.group("name")
+    word = name.casefold()
+    if (
+        not is_name(name, lower_ok=True)
+        or word in IRREGULAR
+        or word in _CHAT_WORDS
+        or word.endswith(("ing", "ed", "ly"))
+        or lx.relation_of(word) is not None
+    ):
+        return match.group(0)
+    return f"{match.group('head')} {name.capitalize()}"
+
+
+def _the_pet(match: re.Match[str]) -> str:
+    if not lx.is_pet(match.group("kind")) or match.group("name").casefold() in lx.RELATIONS:
+        return match.group(0)
+    return f"my {match.group('kind')} {match.group('name')}"
+
+
 def _my_relation(match: re.Match[str]) -> str:
     """ "Wife Lorraine's a teaching assistant", "gf xiaoyu is in chengdu": the dropped "my"
     (a lower-case word after the relation must be a name: "mum just called" is no one's)."""
@@ -191,6 +235,9 @@ def _spell_out(text: str) -> str:
     text = _WHO_THEN_NAME.sub(_who_in_brackets, text)
     text = _POSSESSIVE_ME.sub(lambda m: "My " if m.group("me")[0] == "M" else "my ", text)
     text = _THE_PARTNER.sub(_the_partner, text)
+    text = _NAME_THE_PET.sub(_the_pet, text)
+    text = _MY_RELATION_NAMED_LOWER.sub(_named_lower, text)
+    text = _MY_YOUNGEST.sub(lambda m: f"{m.group('my')} {m.group('which')} child", text)
     text = _BARE_RELATION.sub(_my_relation, text)
     text = _NAME_IS_MY.sub(lambda m: f"{m.group('name')} is ", text)
     text = _APPOSITIVE.sub(
