@@ -31,6 +31,7 @@ from daemon.recall.iterative import (
     IterativeOptions,
     iterative_search,
 )
+from daemon.recall.newest_first import newest_first
 from daemon.recall.query import SCOPES, Filters, Fusion, SearchRequest
 from daemon.recall.recorder import RecallRecorder
 from daemon.recall.service import RecallService
@@ -291,7 +292,8 @@ async def post_search(request: web.Request) -> web.Response:
 
 
 async def _ranked(service: RecallService, engine: AsyncEngine, req: SearchRequest) -> list[Hit]:
-    """One search, messages whose facts were all replaced scaled down (see staleness)."""
+    """One search, messages whose facts were all replaced scaled down (see staleness), and
+    what answers a question about the user's present alike, newest first (see newest_first)."""
     if not staleness.applies(req):
         return await service.engine.search(req)
     wider = dataclasses.replace(req, top_k=req.top_k + staleness.HEADROOM)
@@ -299,7 +301,7 @@ async def _ranked(service: RecallService, engine: AsyncEngine, req: SearchReques
     messages = [h.id for h in hits if h.kind == "message"]
     async with engine.connect() as conn:
         replaced = await replaced_sources(conn, req.filters.namespace, messages)
-    return staleness.demote(hits, replaced, req.top_k)
+    return newest_first(req.query, staleness.demote(hits, replaced, req.top_k))
 
 
 async def ranked(request: web.Request, req: SearchRequest) -> list[Hit]:

@@ -105,6 +105,10 @@ class Hit:
     signals: dict[str, Any] | None = None
     author: str | None = None
     """A message's ``name`` (who said it); not part of the API form."""
+    role: str | None = None
+    """A message's role (``user``, ``assistant``, ...); not part of the API form."""
+    said_at: int | None = None
+    """When what it says became so: a message's time, a fact's ``valid_from`` (micros)."""
 
     def to_json(self) -> dict[str, Any]:
         """Return the API form."""
@@ -402,4 +406,6 @@ class RecallEngine:
             metadata=meta,
             signals=signals,
             author=row.name if row.kind == "message" else None,
+            role=row.role if row.kind == "message" else None,
+            said_at=row.valid_from,
         )

@@ -381,3 +381,37 @@ async def test_hyde_and_multi_query_without_a_model_are_no_ops(tmp_path: Path) -
             status, error = await api.call("POST", "/v1/search", {"query": "x", **body})
             assert status == 400, (body, error)
             assert error["error"]["details"]["field"] == field
+
+
+async def test_a_later_word_on_the_users_present_ranks_above_an_older_fact(
+    tmp_path: Path,
+) -> None:
+    # The change was never read into a fact: "Tom is the user's manager." stays current, and
+    # the later message that says otherwise answers "who is my manager?" first.
+    async with api_client(tmp_path) as api:
+        said = []
+        for at, content in (
+            ("2024-03-01T09:00:00Z", "my manager is Tom, he's fine"),
+            ("2024-06-01T09:00:00Z", "my old manager left, the new one is Priya"),
+        ):
+            status, body = await api.call(
+                "POST",
+                "/v1/conversations/c1/messages",
+                {"role": "user", "content": content, "created_at": at},
+            )
+            assert status == 201, body
+            said.append(body["message_id"])
+        status, tom = await api.call(
+            "POST",
+            "/v1/facts",
+            {"text": "Tom is the user's manager.", "source_message_ids": [said[0]]},
+        )
+        assert status == 201, tom
+        body = {"query": "who is my manager?", "top_k": 5}
+        now = [h["id"] for h in (await _search(api, body))["hits"]]
+        assert now.index(said[1]) < now.index(tom["fact_id"])
+        # A read as of a time is no question about the present: the legs' ranking stands, and
+        # in it the fact led.
+        then = {**body, "as_of": "2100-01-01T00:00:00Z"}
+        legs = [h["id"] for h in (await _search(api, then))["hits"]]
+        assert legs.index(tom["fact_id"]) < legs.index(said[1])
