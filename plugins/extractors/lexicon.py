@@ -26,7 +26,7 @@ RELATIONS: frozenset[str] = words(
     neighbour boss manager supervisor colleague coworker co-worker teammate mentor therapist
     doctor dentist landlord landlady classmate teacher coach twin godmother godfather
     stepchild godson goddaughter gf bf hubby mate grandad granddad gran nan nana nanna grampa
-    gramps mam toddler newborn mamma mamá mãe maman mutti
+    gramps mam toddler newborn mamma mamá mãe maman mutti mama papa pops
     kuya nani nanu dadi abuela abuelo abuelita abuelito nonna
     nonno babcia dziadek babu amma appa aunty auntie lad lass
     """
@@ -482,6 +482,7 @@ _CANONICAL = {
     "nanna": "grandmother",
     "mam": "mother",
     "mamma": "mother",
+    "pops": "father",
     "mamá": "mother",
     "mãe": "mother",
     "maman": "mother",

@@ -2336,6 +2336,16 @@ def test_how_people_sum_themselves_up_is_read(said: str, facts: list[str]) -> No
         ("bf minho is a chef", ["Minho works as a chef."]),
         ("my flatmate tomasz is driving me mad", ["Tomasz is the user's flatmate."]),
         ("my gf ines has coeliac", ["The user's girlfriend is Ines.", "Ines is coeliac."]),
+        # Texting leaves the "I" out: where the user is based, the job begun.
+        ("based out of derry so the commute is grim", ["The user lives in Derry."]),
+        ("first week at wise and the onboarding is a lot", ["The user works at wise."]),
+        ("first shift at Greggs done", ["The user works at Greggs."]),
+        ("first month renting my own place in cork, love it", ["The user lives in Cork."]),
+        ("first semester at Leiden done, so tired", ["The user studies Leiden."]),
+        (
+            "been seeing someone new, andre, he's a nurse",
+            ["The user's partner is Andre.", "Andre works as a nurse."],
+        ),
         # A spouse spoken of as "the" one, as British and Irish speakers do.
         ("me and the missus Sheila love a coach tour", ["The user's wife is Sheila."]),
         ("Forty year on this farm, me and the wife Gwen.", ["The user's wife is Gwen."]),
@@ -2385,6 +2395,13 @@ def test_what_is_said_around_a_statement_is_read(said: str, wanted: list[str]) -
 def test_someone_elses_wife_is_nobodys_partner(said: str) -> None:
     got = _texts(("user", said))
     assert not [t for t in got if "wife" in t or "dentist" in t or "Great" in t], got
+
+
+@pytest.mark.parametrize(
+    "said", ["first week at uni was wild", "first day at the gym", "first day at work, so tired"]
+)
+def test_a_first_week_somewhere_not_a_workplace_is_no_job(said: str) -> None:
+    assert not [t for t in _texts(("user", said)) if "works at" in t]
 
 
 @pytest.mark.parametrize(

@@ -26,6 +26,10 @@ def with_its_i(text: str) -> str:
     text = _SUBJECTLESS.sub(_with_i, text)
     # "first week at the new pharmacy in Chattogram done!": started there.
     text = _FIRST_WEEK_AT.sub(r"I started at a new \g<what> \g<where>", text)
+    # "first week at monzo and standup is at 10": a job begun, where.
+    text = _FIRST_WEEK_AT_NAMED.sub(_started_at, text)
+    # "first month renting my own place in galway": how long, before what is being done.
+    text = _HOW_LONG_FIRST.sub("", text)
     # "need a training plan, doing my first half marathon in rotterdam": a race ahead, its
     # "I'm" left out.
     text = _DOING_AHEAD.sub(r"I'm \g<doing>", text)
@@ -41,7 +45,8 @@ _OPENS = (
     r"(?:^|(?<=[.!?]\s))(?P<lead>(?:(?:so|and|also|btw|update|news|finally|officially|oh)\W*\s+)*)"
 )
 # "Run a dairy farm in Gippsland", "Resigned in October", "Engaged as of last Saturday", "Back
-# in Singapore since August": the verb or the state a statement opens with, its "I" left out.
+# in Singapore since August", "based out of hull": the verb or the state a statement opens
+# with, its "I" left out.
 # Not a request ("Run the numbers", "Teach me"): a trade's verb takes a business, a place or a
 # role after it.
 _SUBJECTLESS = re.compile(
@@ -49,7 +54,8 @@ _SUBJECTLESS = re.compile(
     r"|(?:live|work)\s+(?=(?:in|on|near|at|as|for|from)\s))"
     r"|(?P<did>(?:resigned|retired|quit|relocated|graduated|adopted|switched|bought)\s)"
     r"|(?P<is>(?:engaged|married|divorced|widowed|pregnant|single|retired)(?=\s+(?:as\s+of|since"
-    r"|last|this|now|officially|finally|to|for)\b|\s*[.!,]|\s*$)|back\s+in\s+(?=(?-i:[A-Z]))))",
+    r"|last|this|now|officially|finally|to|for)\b|\s*[.!,]|\s*$)|back\s+in\s+(?=(?-i:[A-Z]))"
+    r"|based(?=\s+(?:in|out\s+of|near)\s)))",
     re.IGNORECASE | re.MULTILINE,
 )
 
@@ -67,6 +73,29 @@ _DOING_AHEAD = re.compile(
     r"(?:half\s+)?(?:marathon|triathlon|10k|5k|ultra|race)\b))",
     re.IGNORECASE | re.MULTILINE,
 )
+_FIRST_WEEK_AT_NAMED = re.compile(
+    r"(?:^|(?<=[.!?]\s))(?:(?:so|ok|update|and)\W*\s+)?(?:my\s+)?(?:first|1st)\s+(?P<span>week|day"
+    r"|month|shift|term|semester|year)\s+at\s+(?!(?:the|my|a|an|our|this|that|work|home|school|uni|university|college"
+    r"|nursery|daycare|kindergarten|camp|church|gym|last|least|night)\b)(?P<where>[\w&'-]+)\b"
+    r"(?!\s+(?:school|uni|university|college|academy|gym|hospital|clinic)\b)"
+    r"(?:\s+(?:done|over|finished|complete|survived)\b)?",
+    re.IGNORECASE | re.MULTILINE,
+)
+_HOW_LONG_FIRST = re.compile(
+    r"(?:^|(?<=[.!?]\s))(?:my\s+)?(?:first|1st|second|2nd|third|3rd|\d+(?:st|nd|rd|th))\s+"
+    r"(?:day|week|month|year|night)s?\s+(?=(?:renting|living|working|studying|teaching"
+    r"|volunteering|training)\s)",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def _started_at(found: re.Match[str]) -> str:
+    """ "first week at monzo": a job begun; "first term at warwick": a course."""
+    if found.group("span").casefold() in ("term", "semester", "year"):
+        return f"I study at {found.group('where')}"
+    return f"I started at {found.group('where')}"
+
+
 _FIRST_WEEK_AT = re.compile(
     r"(?:^|(?<=[.!?]\s))(?:my\s+)?(?:first|1st|second|2nd)\s+(?:week|day|month|shift)\s+(?:at|in)\s+"
     r"(?:the|my)\s+"

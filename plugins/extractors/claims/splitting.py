@@ -200,18 +200,40 @@ _MY_RELATION_NAMED_LOWER = re.compile(
 _CHAT_WORDS = lx.words("lol lmao omg tbh ngl idk btw pls plz ty irl af fr rn tho though too also")
 
 
-def _named_lower(match: re.Match[str]) -> str:
-    name = match.group("name")
+def _a_lower_case_name(name: str) -> bool:
+    """Whether a lower-case word where a name stands is one: no word of its own (a verb, an
+    irregular past, a chat word, an -ing/-ed/-ly word, a relation)."""
     word = name.casefold()
-    if (
+    return not (
         not is_name(name, lower_ok=True)
         or word in IRREGULAR
         or word in _CHAT_WORDS
         or word.endswith(("ing", "ed", "ly"))
         or lx.relation_of(word) is not None
-    ):
+    )
+
+
+def _named_lower(match: re.Match[str]) -> str:
+    name = match.group("name")
+    if not _a_lower_case_name(name):
         return match.group(0)
     return f"{match.group('head')} {name.capitalize()}"
+
+
+# "I've been seeing someone new, marcus, he's a chef": the one named after a comma.
+_SOMEONE_NAMED = re.compile(
+    r"\b(?P<who>someone(?:\s+new)?|a\s+(?:new\s+)?(?:guy|girl|man|woman|lad|lass|bloke))\s*,\s+"
+    r"(?P<name>[A-Za-z][a-z'-]+)\s*(?=,|\.|$)",
+    re.IGNORECASE,
+)
+
+
+def _someone_named(match: re.Match[str]) -> str:
+    name = match.group("name")
+    if not _a_lower_case_name(name):
+        return match.group(0)
+    who = " ".join(w for w in match.group("who").split() if w.casefold() != "new")
+    return f"{who} called {name.capitalize()}"
 
 
 def _the_pet(match: re.Match[str]) -> str:
@@ -237,6 +259,7 @@ def _spell_out(text: str) -> str:
     text = _THE_PARTNER.sub(_the_partner, text)
     text = _NAME_THE_PET.sub(_the_pet, text)
     text = _MY_RELATION_NAMED_LOWER.sub(_named_lower, text)
+    text = _SOMEONE_NAMED.sub(_someone_named, text)
     text = _MY_YOUNGEST.sub(lambda m: f"{m.group('my')} {m.group('which')} child", text)
     text = _BARE_RELATION.sub(_my_relation, text)
     text = _NAME_IS_MY.sub(lambda m: f"{m.group('name')} is ", text)
