@@ -62,12 +62,13 @@ _ENDING = re.compile(
     r"|ran\s+(?:away|off)|went\s+missing|rehomed|broke\s+up|split(?:\s+up)?|divorced|dumped"
     r"|proposed|engaged|swapped|switched|replaced|traded\s+in|push(?:ed|ing)?(?:\s+back)?|postponed"
     r"|delayed|rescheduled|moved|graduated|cured|recovered|weaned\s+off|came\s+off"
+    r"|withdr[ae]wn?|dropped\s+out|gave\s+away|given\s+away|separat(?:ed|ion)"
     r"|(?P<done>(?<=\s)done(?=\s*[!.,]|\s*$)))\b",
     re.IGNORECASE,
 )
 # "come round to olives", "started liking mushrooms": a dislike ends by being taken up.
 _TAKEN_TO = re.compile(
-    r"\b(?:c[oa]me\s+round\s+to|coming\s+round\s+to|c[oa]me\s+around\s+to|grown\s+to\s+like"
+    r"\b(?:c[oa]me\s+(?:a)?round\s+(?:to|on)|coming\s+(?:a)?round\s+(?:to|on)|grown\s+to\s+like"
     r"|started\s+(?:liking|to\s+like|enjoying)|actually\s+(?:like|love|enjoy)|now\s+(?:like|love))\b",
     re.IGNORECASE,
 )

@@ -30,6 +30,8 @@ def _decide(existing: list[str], new: str, provenance: str = "user") -> tuple[st
         # A partner's change, a dislike taken to.
         (["Has a girlfriend named Ines"], "ines and i split up in the summer"),
         (["Dislikes coriander"], "i've weirdly come round to coriander lately"),
+        (["Dislikes coriander"], "ok I've come round on coriander, it's in everything I cook"),
+        (["Married to Sergio"], "since the separation Sergio has the dog on weekends"),
     ],
 )
 def test_a_thing_named_beside_an_ending_word_is_replaced(existing: list[str], new: str) -> None:
