@@ -22,7 +22,9 @@ from tests.api_fixtures import api_client
 from tests.consolidation_fixtures import sibling_worker
 
 NS = "default"
-TTL = timedelta(milliseconds=300)
+# Long enough that a pause of the test process (a collection, a busy machine) does not outlast
+# it between two renewals; short enough that the file runs in seconds.
+TTL = timedelta(seconds=1)
 
 
 class _FrozenRenewals(LeaseManager):
