@@ -726,6 +726,9 @@ def test_a_home_or_job_left_behind_is_history_even_unknown(new: str, history: bo
             "deduplicated",
         ),
         (["Plays the bass"], "went bass fishing with my uncle", "added"),
+        # A named person's age after their name, in a fact's text, is theirs to change.
+        (["Has a son named Kofi, age 8"], "Kofi turned 9 on sunday", "updated"),
+        (["Has a son, Kofi, who is 8"], "Kofi turned 9 on sunday", "updated"),
     ],
 )
 def test_things_said_in_passing_are_related(existing: list[str], new: str, outcome: str) -> None:

@@ -2342,6 +2342,12 @@ def test_how_people_sum_themselves_up_is_read(said: str, facts: list[str]) -> No
         ("first shift at Greggs done", ["The user works at Greggs."]),
         ("first month renting my own place in cork, love it", ["The user lives in Cork."]),
         ("first semester at Leiden done, so tired", ["The user studies Leiden."]),
+        # An age: a birthday by its number, a named person's age after their name.
+        ("it was my 41st on friday, feeling old", ["The user is 41 years old."]),
+        (
+            "my son, Kofi, who is 9, loves maths",
+            ["Kofi is the user's son.", "Kofi is 9 years old."],
+        ),
         (
             "been seeing someone new, andre, he's a nurse",
             ["The user's partner is Andre.", "Andre works as a nurse."],

@@ -286,6 +286,8 @@ def said_plainly(text: str) -> str:
     text = _BECOME_A_FAN.sub(_fan_of, text)
     # "my 60th is coming up in May": a birthday.
     text = _MY_NTH.sub(r"\g<nth> birthday", text)
+    # "it was my 35th yesterday": a birthday, said without the word.
+    text = _WAS_MY_NTH.sub(r"\g<nth> birthday", text)
     # "As a 45 year old bloke, is it too late to learn guitar?": the speaker's age.
     text = _AS_AN_AGE.sub(r"I'm \g<age>. \g<0>", text)
     text = _AGE_OPENING.sub(r"I'm \g<age>", text)
@@ -517,6 +519,11 @@ def _fan_of(found: re.Match[str]) -> str:
 _MY_NTH = re.compile(
     r"(?P<nth>\bmy\s+[1-9]\d?(?:st|nd|rd|th))(?=\s+(?:is|'s)\s+(?:coming\s+up|next|soon|in|on"
     r"|this|tomorrow|approaching|around))",
+    re.IGNORECASE,
+)
+_WAS_MY_NTH = re.compile(
+    r"(?P<nth>\b(?:it\s+was|it's|its|was)\s+my\s+[1-9]\d(?:st|nd|rd|th))(?=\s+(?:yesterday|today"
+    r"|on\s+\w+|last\s+\w+|this\s+\w+)\b)",
     re.IGNORECASE,
 )
 _AS_AN_AGE = re.compile(

@@ -236,6 +236,14 @@ def _someone_named(match: re.Match[str]) -> str:
     return f"{who} called {name.capitalize()}"
 
 
+# "Has a daughter named Lily, age 4", "my son, Theo, who is 7": a named person's age said
+# after their name, as a second sentence about them.
+_NAMED_THEN_AGE = re.compile(
+    r"\b(?P<name>(?-i:[A-Z])[a-z'-]+),\s+(?:age|aged|who\s+is|who's)\s+(?P<age>\d{1,3})\b"
+    r"(?!\s*(?:%|kg|km|cm|lbs?|mins?|minutes|hours|months|weeks|days))"
+)
+
+
 def _the_pet(match: re.Match[str]) -> str:
     if not lx.is_pet(match.group("kind")) or match.group("name").casefold() in lx.RELATIONS:
         return match.group(0)
@@ -260,6 +268,7 @@ def _spell_out(text: str) -> str:
     text = _NAME_THE_PET.sub(_the_pet, text)
     text = _MY_RELATION_NAMED_LOWER.sub(_named_lower, text)
     text = _SOMEONE_NAMED.sub(_someone_named, text)
+    text = _NAMED_THEN_AGE.sub(r"\g<name>. \g<name> is \g<age>", text)
     text = _MY_YOUNGEST.sub(lambda m: f"{m.group('my')} {m.group('which')} child", text)
     text = _BARE_RELATION.sub(_my_relation, text)
     text = _NAME_IS_MY.sub(lambda m: f"{m.group('name')} is ", text)
