@@ -2344,6 +2344,8 @@ def test_how_people_sum_themselves_up_is_read(said: str, facts: list[str]) -> No
         ("first semester at Leiden done, so tired", ["The user studies Leiden."]),
         # An age: a birthday by its number, a named person's age after their name.
         ("it was my 41st on friday, feeling old", ["The user is 41 years old."]),
+        ("rent is brutal tho im only 22", ["The user is 22 years old."]),
+        ("weekends i go climbing at the quarry with my dad", ["The user goes climbing."]),
         (
             "my son, Kofi, who is 9, loves maths",
             ["Kofi is the user's son.", "Kofi is 9 years old."],

@@ -175,7 +175,8 @@ _WHEN_FIRST = re.compile(
     r"|afternoons?)|(?:every|each|most)\s+(?:day|morning|evening|night|weekend|week|sunday|saturday"
     r"|monday|tuesday|wednesday|thursday|friday)|(?:one|two|three|four|five|\d)\s+(?:times|days"
     r"|mornings|evenings|nights)\s+a\s+(?:week|month)|(?:once|twice)\s+a\s+(?:day|week|month)"
-    r"|on\s+weekends|at\s+weekends|these\s+days|nowadays))\s*,?\s+"
+    r"|on\s+weekends|at\s+weekends|these\s+days|nowadays|weekends|evenings|weeknights|sundays"
+    r"|saturdays|mondays|tuesdays|wednesdays|thursdays|fridays))\s*,?\s+"
     r"(?P<said>(?:i|we)\s+[^,.!?\n]+)",
     re.IGNORECASE | re.MULTILINE,
 )

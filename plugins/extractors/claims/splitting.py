@@ -31,7 +31,7 @@ _SENTENCE_SPLIT = re.compile(
 )
 
 _CONJUNCTION = re.compile(
-    r",?\s+(?:and|but|so|plus|then|though|although|while|whereas|yet|after)\s+(?:also\s+"
+    r",?\s+(?:and|but|so|plus|then|though|tho|although|while|whereas|yet|after)\s+(?:also\s+"
     r"|then\s+|actually\s+|of\s+course\s+|obviously\s+|naturally\s+|honestly\s+)?"
     r"|\s+to\s+(?=become\b)|,\s+"
     # "I go every saturday since I live 2 blocks away": a reason is a statement too.
