@@ -2345,6 +2345,8 @@ def test_how_people_sum_themselves_up_is_read(said: str, facts: list[str]) -> No
         # An age: a birthday by its number, a named person's age after their name.
         ("it was my 41st on friday, feeling old", ["The user is 41 years old."]),
         ("rent is brutal tho im only 22", ["The user is 22 years old."]),
+        ("we adopted a kitten, she's called Pip", ["The user has a kitten named Pip."]),
+        ("Ama's gone over to Leeds, loving it", ["Ama lives in Leeds."]),
         ("weekends i go climbing at the quarry with my dad", ["The user goes climbing."]),
         (
             "my son, Kofi, who is 9, loves maths",
@@ -2398,11 +2400,12 @@ def test_what_is_said_around_a_statement_is_read(said: str, wanted: list[str]) -
         "the wife of my boss is a dentist",
         "We watched the film and the wife was great.",
         "Catherine the Great was an empress",
+        "Ama's gone over to Leeds for the weekend",
     ],
 )
-def test_someone_elses_wife_is_nobodys_partner(said: str) -> None:
+def test_look_alikes_of_a_partner_or_a_move_state_nothing(said: str) -> None:
     got = _texts(("user", said))
-    assert not [t for t in got if "wife" in t or "dentist" in t or "Great" in t], got
+    assert not [t for t in got if any(w in t for w in ("wife", "dentist", "Great", "Leeds"))], got
 
 
 @pytest.mark.parametrize(

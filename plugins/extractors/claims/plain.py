@@ -117,6 +117,12 @@ def _got_a_pet(found: re.Match[str]) -> str:
 
 
 _POSSESSIVE = {"him": "his", "her": "her"}
+_WHOSE = {"he": "His", "sh": "Her"}
+_CALLED = re.compile(
+    r"(?:\s*[,.!;]+\s*|\s+and\s+|^)(?P<pronoun>he|she|hes|shes)(?:'s|\s+is)?\s+(?:called|named)\s+"
+    r"(?=(?-i:[A-Z])|[a-z]+\b)",
+    re.IGNORECASE | re.MULTILINE,
+)
 _WE_NAMED = re.compile(r",?\s+(?:and\s+)?we\s+(?:named|called)\s+(?P<pronoun>him|her)\s+", re.I)
 _INTERVIEWING = re.compile(
     r"\b(?:i'?m|i\s+am)\s+(?:interviewing\s+(?:at|with)|(?:preparing|prepping|getting\s+ready)"
@@ -234,6 +240,8 @@ def said_plainly(text: str) -> str:
     # "my tita gave me a puppy, shih tzu, we named him Bantay": got a pet, and named it.
     text = _GAVE_ME_A.sub(_got_a_pet, text)
     text = _WE_NAMED.sub(lambda m: f". {_POSSESSIVE[m.group('pronoun').lower()]} name is ", text)
+    # "we got a puppy, he's called Biscuit": the name, by the pronoun that follows.
+    text = _CALLED.sub(lambda m: f". {_WHOSE[m.group('pronoun').lower()[:2]]} name is ", text)
     # "I'm interviewing at Canva next Tuesday", "preparing for a job interview at Siemens".
     text = _INTERVIEWING.sub("I have a job interview at ", text)
     # "two months in as head chef now": the job now.
@@ -677,8 +685,12 @@ _KEYS_TO = re.compile(
     re.IGNORECASE,
 )
 _SHIFTED_TO = re.compile(
-    r"\b(?:shifted|packed\s+up|upped\s+sticks|decamped|relocated\s+(?:ourselves|myself))\s+to\s+"
-    r"(?P<place>[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)",
+    r"\b(?:shifted|packed\s+up|upped\s+sticks|decamped|relocated\s+(?:ourselves|myself)"
+    r"|gone\s+over|headed\s+over)\s+to\s+"
+    r"(?P<place>[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)\b"
+    # "gone over to Perth for the weekend": a trip, not a move.
+    r"(?!\s+(?:for\s+(?:the|a|an|two|three|\d+)\s+(?:day|night|weekend|week|holiday|break|visit"
+    r"|few)|to\s+(?:see|visit|watch)|on\s+holiday)\b)",
     re.IGNORECASE,
 )
 

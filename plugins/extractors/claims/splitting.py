@@ -244,6 +244,15 @@ _NAMED_THEN_AGE = re.compile(
 )
 
 
+# "Chloe's gone over to Perth", "Tom's started at Arup": a name's "'s" before a past
+# participle is "has", not whose.
+_NAME_HAS = re.compile(
+    r"\b(?P<name>(?-i:[A-Z])[a-z]+)'s\s+(?=(?:just\s+|finally\s+|already\s+)?(?:gone|been|got"
+    r"|moved|started|left|finished|become|quit|taken|found|passed|retired|joined|landed|bought"
+    r"|sold|decided|switched|transferred)\b)"
+)
+
+
 def _the_pet(match: re.Match[str]) -> str:
     if not lx.is_pet(match.group("kind")) or match.group("name").casefold() in lx.RELATIONS:
         return match.group(0)
@@ -268,6 +277,7 @@ def _spell_out(text: str) -> str:
     text = _NAME_THE_PET.sub(_the_pet, text)
     text = _MY_RELATION_NAMED_LOWER.sub(_named_lower, text)
     text = _SOMEONE_NAMED.sub(_someone_named, text)
+    text = _NAME_HAS.sub(r"\g<name> has ", text)
     text = _NAMED_THEN_AGE.sub(r"\g<name>. \g<name> is \g<age>", text)
     text = _MY_YOUNGEST.sub(lambda m: f"{m.group('my')} {m.group('which')} child", text)
     text = _BARE_RELATION.sub(_my_relation, text)
