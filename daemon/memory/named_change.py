@@ -126,12 +126,6 @@ def changed_by_name(text: str, fact: Sequence[Claim]) -> str | None:
     return None
 
 
-_PEOPLE = lx.words(
-    """
-    friend mate bestie colleague coworker co-worker boss manager neighbour neighbor flatmate
-    roommate housemate classmate
-    """
-)
 _THIRD_PARTY = re.compile(
     r"\b(?:he|she|they|he's|she's|they've|his|her|their)\b|\b(?:my|our)\s+(?:\w+\s+)?(?P<who>[\w-]+)",
     re.IGNORECASE,
@@ -145,25 +139,37 @@ def _someone_else_speaks(before: str, named_first: bool) -> bool:
         before = re.sub(r"(?:my|our)\s+(?:[\w-]+\s+)?$", "", before, flags=re.IGNORECASE)
     for said in _THIRD_PARTY.finditer(before):
         who = said.group("who")
-        if who is None or who.casefold() in _PEOPLE or lx.relation_of(who) is not None:
+        # A friend, a boss or a flatmate is a relation as the lexicon has it.
+        if who is None or lx.relation_of(who) is not None:
             return True
     return False
+
+
+def _the_users_own(sentence: str, name: re.Match[str]) -> bool:
+    """Whether the thing named is the user's alone, kept as it was: not "Rob and I" (the
+    grammar reads what they did), "still climbing", "her Corolla"."""
+    before = sentence[: name.start()]
+    return not (
+        _WITH_ME.match(sentence[name.end() :])
+        or _KEPT_ON.search(before)
+        or _SOMEONE_ELSES.search(before)
+    )
 
 
 def _near(sentence: str, names: frozenset[str], ending: re.Pattern[str]) -> bool:
     """Whether one of ``names`` stands within :data:`WINDOW` words of an ``ending`` word,
     which is not itself denied and whose thing is the user's."""
-    spans = [m for m in _WORD.finditer(sentence) if m.group(0).casefold() in names]
+    spans = [
+        m
+        for m in _WORD.finditer(sentence)
+        if m.group(0).casefold() in names and _the_users_own(sentence, m)
+    ]
     if not spans:
         return False
     for end in ending.finditer(sentence):
         if _NOT.search(sentence[: end.start()]):
             continue
         for name in spans:
-            if _WITH_ME.match(sentence[name.end() :]) or _KEPT_ON.search(sentence[: name.start()]):
-                continue  # "Rob and I moved to St. John's" (the grammar reads what they did)
-            if _SOMEONE_ELSES.search(sentence[: name.start()]):
-                continue
             if _someone_else_speaks(
                 sentence[: min(name.start(), end.start())], name.start() < end.start()
             ):

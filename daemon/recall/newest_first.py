@@ -29,7 +29,7 @@ from daemon.recall.engine import Hit
 from daemon.recall.query import query_terms
 from daemon.recall.time_cues import asks_when
 
-_FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|my|me|mine|am\s+i|do\s+i)\b", re.IGNORECASE)
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|my|me|mine)\b", re.IGNORECASE)
 _PAST = re.compile(
     r"\b(?:did|was|were|used\s+to|before|previous|previously|first|originally|former|formerly"
     r"|old|ex|last|ago|back\s+then|earlier|had|ever)\b",
@@ -65,7 +65,7 @@ def _answers(hit: Hit, terms: frozenset[str], attributes: frozenset[str]) -> fro
     if not held and hit.kind == "fact":
         predicate = str(hit.metadata.get("predicate") or "")
         held = frozenset(f"@{a}" for a in attributes if a == predicate)
-    return frozenset(held)
+    return held
 
 
 def _the_users_own(hit: Hit) -> bool:

@@ -75,8 +75,9 @@ _DOING_AHEAD = re.compile(
 )
 _FIRST_WEEK_AT_NAMED = re.compile(
     r"(?:^|(?<=[.!?]\s))(?:(?:so|ok|update|and)\W*\s+)?(?:my\s+)?(?:first|1st)\s+(?P<span>week|day"
-    r"|month|shift|term|semester|year)\s+at\s+(?!(?:the|my|a|an|our|this|that|work|home|school|uni|university|college"
-    r"|nursery|daycare|kindergarten|camp|church|gym|last|least|night)\b)(?P<where>[\w&'-]+)\b"
+    r"|month|shift|term|semester|year)\s+at\s+(?!(?:the|my|a|an|our|this|that|work|home|school"
+    r"|uni|university|college|nursery|daycare|kindergarten|camp|church|gym|last|least|night)\b)"
+    r"(?P<where>[\w&'-]+)\b"
     r"(?!\s+(?:school|uni|university|college|academy|gym|hospital|clinic)\b)"
     r"(?:\s+(?:done|over|finished|complete|survived)\b)?",
     re.IGNORECASE | re.MULTILINE,
@@ -117,7 +118,7 @@ def _got_a_pet(found: re.Match[str]) -> str:
 
 
 _POSSESSIVE = {"him": "his", "her": "her"}
-_WHOSE = {"he": "His", "sh": "Her"}
+_WHOSE = {"he": "His", "hes": "His", "she": "Her", "shes": "Her"}
 _CALLED = re.compile(
     r"(?:\s*[,.!;]+\s*|\s+and\s+|^)(?P<pronoun>he|she|hes|shes)(?:'s|\s+is)?\s+(?:called|named)\s+"
     r"(?=(?-i:[A-Z])|[a-z]+\b)",
@@ -241,7 +242,7 @@ def said_plainly(text: str) -> str:
     text = _GAVE_ME_A.sub(_got_a_pet, text)
     text = _WE_NAMED.sub(lambda m: f". {_POSSESSIVE[m.group('pronoun').lower()]} name is ", text)
     # "we got a puppy, he's called Biscuit": the name, by the pronoun that follows.
-    text = _CALLED.sub(lambda m: f". {_WHOSE[m.group('pronoun').lower()[:2]]} name is ", text)
+    text = _CALLED.sub(lambda m: f". {_WHOSE[m.group('pronoun').lower()]} name is ", text)
     # "I'm interviewing at Canva next Tuesday", "preparing for a job interview at Siemens".
     text = _INTERVIEWING.sub("I have a job interview at ", text)
     # "two months in as head chef now": the job now.

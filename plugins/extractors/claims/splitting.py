@@ -178,6 +178,14 @@ def _the_partner(match: re.Match[str]) -> str:
 
 # "Meg the collie", "me and Joey the budgie": a pet named before its kind.
 _NAME_THE_PET = re.compile(r"\b(?P<name>(?-i:[A-Z])[a-z]+)\s+the\s+(?P<kind>[a-z]+)\b")
+
+
+def _the_pet(match: re.Match[str]) -> str:
+    if not lx.is_pet(match.group("kind")) or match.group("name").casefold() in lx.RELATIONS:
+        return match.group(0)
+    return f"my {match.group('kind')} {match.group('name')}"
+
+
 # "My youngest, Destiny, is only 2", "our eldest just started school": a child by their order.
 _MY_YOUNGEST = re.compile(
     r"\b(?P<my>(?-i:[Mm])y|(?-i:[Oo])ur)\s+(?P<which>youngest|eldest|oldest|middle\s+one|firstborn"
@@ -251,12 +259,6 @@ _NAME_HAS = re.compile(
     r"|moved|started|left|finished|become|quit|taken|found|passed|retired|joined|landed|bought"
     r"|sold|decided|switched|transferred)\b)"
 )
-
-
-def _the_pet(match: re.Match[str]) -> str:
-    if not lx.is_pet(match.group("kind")) or match.group("name").casefold() in lx.RELATIONS:
-        return match.group(0)
-    return f"my {match.group('kind')} {match.group('name')}"
 
 
 def _my_relation(match: re.Match[str]) -> str:
