@@ -63,6 +63,8 @@ _ENDING = re.compile(
     r"|proposed|engaged|swapped|switched|replaced|traded\s+in|push(?:ed|ing)?(?:\s+back)?|postponed"
     r"|delayed|rescheduled|moved|graduated|cured|recovered|weaned\s+off|came\s+off"
     r"|withdr[ae]wn?|dropped\s+out|gave\s+away|given\s+away|separat(?:ed|ion)"
+    # "said bye to the enfield", "grew out of kpop"
+    r"|said\s+(?:good)?bye\s+to|waved\s+(?:good)?bye\s+to|parted\s+with|gr[eo]wn?\s+out\s+of"
     r"|(?P<done>(?<=\s)done(?=\s*[!.,]|\s*$)))\b",
     re.IGNORECASE,
 )
@@ -159,10 +161,12 @@ def _the_users_own(sentence: str, name: re.Match[str]) -> bool:
 def _near(sentence: str, names: frozenset[str], ending: re.Pattern[str]) -> bool:
     """Whether one of ``names`` stands within :data:`WINDOW` words of an ``ending`` word,
     which is not itself denied and whose thing is the user's."""
+    # "kpop" names "K-pop": a hyphen typed or not is the same word.
+    bare = {n.replace("-", "") for n in names}
     spans = [
         m
         for m in _WORD.finditer(sentence)
-        if m.group(0).casefold() in names and _the_users_own(sentence, m)
+        if m.group(0).casefold().replace("-", "") in bare and _the_users_own(sentence, m)
     ]
     if not spans:
         return False
@@ -182,7 +186,7 @@ def _near(sentence: str, names: frozenset[str], ending: re.Pattern[str]) -> bool
             which = end.groupdict()
             if (which.get("lost") and not after) or (which.get("done") and after):
                 continue
-            if after and ending is _ENDING and _TAKEN_UP.search(between):
+            if after and ending is _ENDING and _TAKEN_UP.search(sentence[end.end() : hi]):
                 continue  # "switched to keto", "swapped the car for a Corolla": taken up
             return True
     return False

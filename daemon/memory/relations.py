@@ -186,7 +186,9 @@ def relate(new: Claim, old: Claim) -> tuple[Relation, str, float]:
         # "sold the wave last month" ends "owns a Honda Wave motorbike".
         return "replaces", "no longer has it", 0.85
     if new.attribute == "alive" and new.negated:
-        if old.attribute not in _LASTING and positive(old):
+        # "Kluska passed away" ends "Kluska no longer eats dry food" too (the subject is the
+        # same here): nothing of theirs goes on but what lasts (a name, a birthday).
+        if old.attribute not in _LASTING:
             return "replaces", "died", 0.85
         return "none", "", 0.0
     if new.attribute == "switch" and positive(new) and positive(old):

@@ -32,6 +32,9 @@ def _decide(existing: list[str], new: str, provenance: str = "user") -> tuple[st
         (["Dislikes coriander"], "i've weirdly come round to coriander lately"),
         (["Dislikes coriander"], "ok I've come round on coriander, it's in everything I cook"),
         (["Married to Sergio"], "since the separation Sergio has the dog on weekends"),
+        # Said goodbye to, grown out of; a hyphen typed or not.
+        (["Rides a Royal Enfield Classic 350"], "said bye to the enfield, got an ev on friday"),
+        (["Loves K-pop, especially BTS"], "honestly i grew out of kpop, it's all jazz now"),
     ],
 )
 def test_a_thing_named_beside_an_ending_word_is_replaced(existing: list[str], new: str) -> None:
@@ -54,6 +57,8 @@ def test_a_thing_named_beside_an_ending_word_is_replaced(existing: list[str], ne
         # The word is near but says another thing: "lost" after the name, "still" kept on.
         (["Has a parrot named Coco"], "my parrot Coco lost a tail feather this morning"),
         (["Enjoys rock climbing"], "work finished late, still climbing on thursdays though"),
+        # Someone else said goodbye to theirs.
+        (["Rides a Royal Enfield"], "my brother said bye to his enfield last year"),
     ],
 )
 def test_look_alikes_replace_nothing(existing: list[str], new: str) -> None:
@@ -78,3 +83,8 @@ def test_an_extracted_fact_named_beside_an_ending_waits_for_a_person() -> None:
         ["Has a parrot named Coco"], "Coco flew off while we were in the garden", "extraction"
     )
     assert (outcome, replaced) == ("conflict", [0])
+
+
+def test_a_death_ends_what_was_said_of_them_even_a_no() -> None:
+    existing = ["The user has a cat named Kluska.", "Kluska no longer eats dry food."]
+    assert _decide(existing, "Kluska passed away last week.") == ("updated", [0, 1])
