@@ -54,10 +54,12 @@ CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"\b(?:birthday|when .{0,20}born)\b", ("birthday",)),
     (r"\b(?:diet|eat|eating|vegan|vegetarian|food)\b", ("diet",)),
     (
-        r"\b(?:car|cars|drive|vehicle|bike|motorbike|ride|rides|riding|commute)\b",
+        r"\b(?:car|cars|drive|vehicle|bike|motorbike|ride|rides|riding|commute|get(?:ting)? around"
+        r"|get(?:ting)? about|transport)\b",
         ("vehicle", "possession"),
     ),
     (r"\b(?:phone|laptop|computer|pc|mac)\b", ("phone", "computer", "possession")),
+    (r"\b(?:drink|drinks|drinking|beverage)\b", ("likes", "habit", "diet")),
     (r"\b(?:instrument|instruments|play|plays|playing)\b", ("hobby", "likes")),
     (r"\b(?:team|fan)\b", ("likes", "fan")),
     (r"\b(?:name|called)\b", ("name", "nickname")),
@@ -92,7 +94,7 @@ CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
 """Question words and the attributes they ask for (in the order a query lists them)."""
 
 _CUES = tuple((re.compile(pattern, re.IGNORECASE), names) for pattern, names in CUES)
-_FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|my|me|mine|myself)\b", re.IGNORECASE)
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|my|me|mine|myself|we|our|us|ours)\b", re.IGNORECASE)
 _SOMEONE_OF_MINE = re.compile(
     r"\b(?:my|our)\s+(?:\w+\s+)?(?:sister|brother|sibling|mother|mom|mum|father|dad|parents?"
     r"|son|daughter|kids?|children|child|twins?|wife|husband|partner|girlfriend|boyfriend|fianc[eé]e?"

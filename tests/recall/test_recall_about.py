@@ -26,6 +26,9 @@ from daemon.recall.about import About, asked_about
         ("what do I ride to work?", "user", {"vehicle"}),
         ("who is my boss?", None, {"family"}),
         ("what instrument do I play?", "user", {"hobby"}),
+        ("What do I use to get around?", "user", {"vehicle"}),
+        ("What's my usual drink?", "user", {"likes", "habit"}),
+        ("Where is our home?", "user", {"residence"}),
     ],
 )
 def test_a_question_names_its_subject_and_attributes(
