@@ -749,7 +749,7 @@ def test_spoken_and_trade_phrasings_are_read(said: str, facts: list[str]) -> Non
         # A statement after a request, in the same sentence.
         (
             "could you draft a toast for me, I just got promoted to head chef at Dishoom",
-            ["The user works as a head chef at Dishoom."],
+            ["The user works as a head chef.", "The user works at Dishoom."],
         ),
         # Where the user lives, said on the way to something else.
         ("hosting a games night at my flat in Bergen, snack ideas?", ["The user lives in Bergen."]),

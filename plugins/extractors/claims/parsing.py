@@ -20,6 +20,7 @@ from plugins.extractors.claims.subjects import (
     Subject,
     is_name,
     name_shaped,
+    names_nobody,
     read_subject,
     starts_predicate,
 )
@@ -186,8 +187,13 @@ def parse(
                 antecedent = claims[0].value  # what a later "it" means ("got a bike, love it")
             if subject is not None and subject.name is not None:
                 last_person = subject.name
-            elif not claims:
-                last_person = _person_named(clause) or last_person
+            elif not claims or all(c.subject == speaker for c in claims):
+                # "I'm planning my daughter Aoife's party and she's coeliac": the one person a
+                # clause names beside what it says of the speaker is who "she" next means.
+                values = {c.value.casefold() for c in claims}
+                named = _person_named(clause)
+                if named is not None and named.casefold() not in values:
+                    last_person = named
             for claim in claims:
                 if claim.subject == "~pronoun":
                     resolved = _resolve_pronoun(claim, out, last_person, pet_before)
@@ -197,6 +203,11 @@ def parse(
                         out[resolved[0]] = resolved[1]
                         continue
                     claim = resolved[1]
+                employer = _employer_in_job(claim)
+                if employer is not None:
+                    claim, at = employer
+                    out.append(claim)
+                    claim = at
                 if claim.subject != speaker and (
                     claim.subject[:1].isupper() or claim.subject.startswith("user's ")
                 ):
@@ -259,9 +270,9 @@ def _person_named(clause: str) -> str | None:
     """The one person a clause that states nothing names: who a "he" next means ("big news
     from Kenji — he quit Sony"; "My dad is visiting next week. He is vegetarian.")."""
     named = {
-        m.group(0)
+        re.sub(r"'s$", "", m.group(0))
         for m in re.finditer(r"\b(?-i:[A-Z])[\w'-]+", clause)
-        if m.start() > 0 and is_name(m.group(0)) and not known_place(m.group(0))
+        if m.start() > 0 and _could_be_a_person(clause, m)
     }
     if len(named) == 1:
         return named.pop()
@@ -270,6 +281,47 @@ def _person_named(clause: str) -> str | None:
         return None
     rel = lx.relation_of(relative.group("rel")) or relative.group("rel")
     return f"user's {rel.casefold()}"
+
+
+# "a radiographer at the Queen Elizabeth", "an assistant producer at the BBC in Salford": a
+# job, then a named place of work.
+_JOB_AT_NAMED = re.compile(
+    r"^(?P<job>(?:an?\s+)?[\w -]{2,40}?)\s+at\s+(?:the\s+)?"
+    r"(?P<org>(?-i:[A-Z])[\w&'.-]*(?:\s+(?-i:[A-Z])[\w&'.-]*){0,3}(?:\s+in\s+[\w' -]+)?)$"
+)
+
+
+def _employer_in_job(claim: Claim) -> tuple[Claim, Claim] | None:
+    """The job and the employer a job's value names both of, as two claims (so a new job
+    title later replaces the title, and not where the job is)."""
+    if claim.attribute != "job" or claim.negated:
+        return None
+    found = _JOB_AT_NAMED.match(claim.value)
+    if found is None or not lx.is_occupation(found.group("job")):
+        return None
+    org = found.group("org")
+    if known_place(org.split(" in ", 1)[0]):
+        return None
+    return replace(claim, value=found.group("job")), replace(claim, attribute="employer", value=org)
+
+
+# "at school together in Sligo", "out of Dubai", "moved to Leeds": a name after these is a
+# place's ("news from Kenji", "talked to Kenji" may be a person's).
+_PLACE_BEFORE = re.compile(
+    r"\b(?:in|at|near|outside|around|into|across|via|out\s+of"
+    r"|(?:move[ds]?|moving|flew|fly|flying|off|back|over|relocat(?:ed|ing)|gone|going)\s+to)"
+    r"\s+(?:the\s+)?$",
+    re.IGNORECASE,
+)
+
+
+def _could_be_a_person(clause: str, name: re.Match[str]) -> bool:
+    """Whether a capitalised word could be who a later "she" or "he" is: not a place, a
+    month ("mid-March"), a day, or letters ("diagnosed with MS", "left TAP")."""
+    word = re.sub(r"'s$", "", name.group(0))
+    if not is_name(word) or known_place(word) or names_nobody(word):
+        return False
+    return _PLACE_BEFORE.search(clause[: name.start()]) is None
 
 
 def _resolve_pronoun(

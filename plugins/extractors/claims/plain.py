@@ -22,6 +22,16 @@ def with_its_i(text: str) -> str:
     statement with its "I" left out, said with it (not the question "am I ...", nor "can't
     stand it", where "it" is no thing). Sentences are kept as statements by it too."""
     text = _AM_A.sub(r"\g<lead>I am ", text)
+    # "i stay for yaba", "we dey stay for lekki": where the user lives, said the Nigerian way.
+    text = _STAY_FOR.sub(lambda m: f"{m.group('who')} live in ", text)
+    # "Priya and I tied the knot in Lisbon": married.
+    # "chioma and i did our traditional wedding in august": married.
+    text = _DID_OUR_WEDDING.sub("got married", text)
+    text = _TIED_THE_KNOT.sub(
+        lambda m: "getting married" if m.group(0)[:5].casefold() == "tying" else "got married", text
+    )
+    # "Jess and I have both gone vegetarian": what both did, each did.
+    text = _BOTH.sub(r"\g<we>", text)
     text = _CANT_STAND.sub("I can't stand ", text)
     text = _SUBJECTLESS.sub(_with_i, text)
     # "first week at the new pharmacy in Chattogram done!": started there.
@@ -49,9 +59,18 @@ _OPENS = (
 # with, its "I" left out.
 # Not a request ("Run the numbers", "Teach me"): a trade's verb takes a business, a place or a
 # role after it.
+_NOT_MINE = (
+    r"(?:a|an|the|it|this|that|these|those|them|him|her|me|you|u|ur|your|when|how|what|to|no"
+    r"|any|some|one|been|had|got|fun|patience|faith|mercy|pity|courage|look|go|try|nice|good"
+    r"|great|lovely|safe|doing|being|more|less|up|hard|with|for|about|a\s+look|ya|yall)"
+)
 _SUBJECTLESS = re.compile(
     _OPENS + r"(?:(?P<does>(?:run|own|manage)\s+(?=(?:a|an|my|our|the\s+family)\s)"
-    r"|(?:live|work)\s+(?=(?:in|on|near|at|as|for|from)\s))"
+    r"|(?:live|work)\s+(?=(?:in|on|near|at|as|for|from)\s)"
+    r"|stay\s+(?=(?:in|at|near)\s)"
+    # "hate coriander btw", "have 2 cats", "study law at UCT": typed fast, a feeling, a thing
+    # had or a subject studied (not "Have a great day", "Love this", "study the chart").
+    r"|(?:hate|love|adore|detest|prefer|have|study)\s+(?=[a-z\d])(?!" + _NOT_MINE + r"\b))"
     r"|(?P<did>(?:resigned|retired|quit|relocated|graduated|adopted|switched|bought)\s)"
     r"|(?P<is>(?:engaged|married|divorced|widowed|pregnant|single|retired)(?=\s+(?:as\s+of|since"
     r"|last|this|now|officially|finally|to|for)\b|\s*[.!,]|\s*$)|back\s+in\s+(?=(?-i:[A-Z]))"
@@ -74,7 +93,7 @@ _DOING_AHEAD = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 _FIRST_WEEK_AT_NAMED = re.compile(
-    r"(?:^|(?<=[.!?]\s))(?:(?:so|ok|update|and)\W*\s+)?(?:my\s+)?(?:first|1st)\s+(?P<span>week|day"
+    r"(?:^|(?<=[.!?]\s))(?:(?:so|ok|update|and)\W*\s+)?(?:my\s+)?(?:first|1st)\s+(?P<span>week|fortnight|day"
     r"|month|shift|term|semester|year)\s+at\s+(?!(?:the|my|a|an|our|this|that|work|home|school"
     r"|uni|university|college|nursery|daycare|kindergarten|camp|church|gym|last|least|night)\b)"
     r"(?P<where>[\w&'-]+)\b"
@@ -544,8 +563,11 @@ _ONLY_AT_THE_END = re.compile(r"(?<=\w)\s+only(?=\s*[.!,]|\s*$)", re.IGNORECASE 
 _ADDRESS_LEAD = re.compile(
     r"^(?:nb|n\.b\.|ps|p\.s\.|sir|madam|ma'am|bro|bruh|dude|mate|doc|boss|fyi|btw"
     # "But reality is I am chartered accountant in Chennai": what is so, after a daydream.
-    r"|(?:but\s+)?(?:the\s+|in\s+)?(?:reality|truth)(?:\s+is)?(?:\s+that)?)[,:.!]?\s+"
-    r"(?=(?:i|i'm|i've|my|we|we're|our)\b)",
+    r"|(?:but\s+)?(?:the\s+|in\s+)?(?:reality|truth)(?:\s+is)?(?:\s+that)?"
+    # "so the thing is we broke up in may", "long story short, I'm in Leeds now"
+    r"|(?:so\s+|and\s+|but\s+)?(?:the\s+thing\s+is|long\s+story\s+short|basically|in\s+other\s+news"
+    r"|fun\s+fact|big\s+news|quick\s+update|small\s+update))[,:.!]?\s+"
+    r"(?=(?:i|i'm|i've|my|we|we're|our|(?-i:[A-Z])[\w'-]+\s+and\s+i|me\s+and)\b)",
     re.IGNORECASE | re.MULTILINE,
 )
 # "I'm 41 and doing about 25k a week", "I'm 29 and dad's 63", "im 51 na so ...", "I am 47
@@ -572,6 +594,21 @@ _AGE_OPENING = re.compile(
     r"^(?P<age>1[6-9]|[2-9]\d)(?=,\s+(?![\d-])\w|\s+and\s+(?:not|still|never|counting|proud"
     r"|loving|feeling|single|happily|retired|stubborn)\b)",
     re.IGNORECASE | re.MULTILINE,
+)
+_STAY_FOR = re.compile(
+    r"\b(?P<who>i|we)\s+(?:(?:still|now|dey)\s+)*stay\s+for\s+(?=[a-z])(?!(?:a|an|the|some|few"
+    r"|two|three|\d|dinner|lunch|breakfast|tea|drinks?|the\s+night|good|long|now|ever|more)\b)",
+    re.IGNORECASE,
+)
+_DID_OUR_WEDDING = re.compile(
+    r"\b(?:did|had)\s+our\s+(?:\w+\s+)?(?:wedding|marriage\s+ceremony)(?=\s+(?:in|on|last|this"
+    r"|at|yesterday)\b|\s*[,.!]|\s*$)",
+    re.IGNORECASE,
+)
+_TIED_THE_KNOT = re.compile(r"\b(?:tied|tying)\s+the\s+knot\b", re.IGNORECASE)
+_BOTH = re.compile(
+    r"\b(?P<we>(?:we|i)(?:'ve|\s+have|'re|\s+are|\s+were|\s+had|'d)?)\s+both\b(?=\s+[a-z])",
+    re.IGNORECASE,
 )
 _AM_A = re.compile(r"(?:^|(?<=[.!?]\s))(?P<lead>\W*)am\s+(?=an?\s)", re.IGNORECASE)
 _CANT_STAND = re.compile(

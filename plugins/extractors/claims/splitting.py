@@ -119,6 +119,21 @@ _BARE_RELATION = re.compile(
 )
 
 
+# "gf bea bday in may", "marco's b-day is next week": whose birthday, and when.
+_BDAY = re.compile(
+    r"\b(?P<name>[A-Za-z][a-z'-]+?)(?:'s)?\s+(?:bday|b-day|birthday)\s+(?:is\s+)?"
+    r"(?P<when>in|on|next|this)\b",
+    re.IGNORECASE,
+)
+
+
+def _bday(match: re.Match[str]) -> str:
+    name = match.group("name")
+    if not _a_lower_case_name(name) or name.casefold() in lx.RELATIONS:
+        return match.group(0)
+    return f"{name[:1].upper()}{name[1:]}'s birthday is {match.group('when')}"
+
+
 # "Jake, my roommate, is from Texas": the name and its relation said as one subject.
 _APPOSITIVE = re.compile(
     r"(?:^|(?<=[.!?]\s))(?P<name>[A-Z][a-z]+),\s+(?P<my>my|our)\s+(?P<rel>(?:(?:little|big|older"
@@ -186,6 +201,38 @@ def _the_pet(match: re.Match[str]) -> str:
     return f"my {match.group('kind')} {match.group('name')}"
 
 
+# "Meet Pepper, a ten-week-old cocker spaniel", "Newest resident: Nell, a retired racing
+# greyhound": a pet introduced by name, then what it is.
+_MEET_THE_PET = re.compile(
+    r"\b(?:meet|introducing|say\s+(?:hi|hello)\s+to|(?:newest|new|latest)\s+(?:resident|addition"
+    r"|arrival|member)(?:\s+(?:of|to)\s+the\s+(?:family|household|house))?\s*:)\s+"
+    r"(?P<name>(?-i:[A-Z])[a-z]+)\s*,\s+(?:a|an|our|my)\s+(?P<desc>(?:[\w-]+\s+){0,4})"
+    r"(?P<kind>[a-z]+)(?=\s*(?:[,.!;:)\u2014-]|$)|\s+(?:who|which|that|from|with|and|named"
+    r"|called)\b)",
+    re.IGNORECASE,
+)
+# "safe for Gerald — my tortoise, inherited from my gran": a name, then whose pet it is.
+_NAME_MY_PET = re.compile(
+    r"\b(?P<name>(?-i:[A-Z])[a-z]+)\s*(?:\u2014|-{1,2}|,)\s*(?P<my>(?-i:my|our))\s+(?P<kind>[a-z]+)\b"
+)
+
+
+def _met_pet(match: re.Match[str]) -> str:
+    kind, name = match.group("kind"), match.group("name")
+    if not lx.is_pet(kind) or not is_name(name):
+        return match.group(0)
+    # "a ten-week-old cocker spaniel": how old it is is not what it is.
+    desc = [w for w in match.group("desc").split() if not re.search(r"\d|-olds?$", w)]
+    return f"I have a {' '.join([*desc, kind])} named {name}."
+
+
+def _named_pet(match: re.Match[str]) -> str:
+    kind, name = match.group("kind"), match.group("name")
+    if not lx.is_pet(kind) or not is_name(name) or name.casefold() in lx.RELATIONS:
+        return match.group(0)
+    return f"{match.group('my')} {kind} {name}"
+
+
 # "My youngest, Destiny, is only 2", "our eldest just started school": a child by their order.
 _MY_YOUNGEST = re.compile(
     r"\b(?P<my>(?-i:[Mm])y|(?-i:[Oo])ur)\s+(?P<which>youngest|eldest|oldest|middle\s+one|firstborn"
@@ -202,7 +249,9 @@ _MY_RELATION_NAMED_LOWER = re.compile(
     + _RELATION_WORDS
     + r"))\s+(?P<name>[a-z][a-z'-]{1,14})\b(?=\s+(?:is|was|has|had|just|wants|says|said|thinks"
     r"|reckons|keeps|got|gets|would|will|can|could|talked|loves|hates|lives|works|started|moved"
-    r"|finally|who)\b|'s\b)",
+    r"|finally|who)\b|'s\b"
+    # "for my girlfriend chioma, she is a nurse", "gift ideas for my sister ngozi."
+    r"|\s*,\s*(?:she|he|they|who|shes|hes)\b|\s*[.!?]|\s*$|\s+and\s)",
     re.IGNORECASE,
 )
 _CHAT_WORDS = lx.words("lol lmao omg tbh ngl idk btw pls plz ty irl af fr rn tho though too also")
@@ -252,6 +301,24 @@ _NAMED_THEN_AGE = re.compile(
 )
 
 
+# "my five-year-old Isla", "our 3yo son Max": a child named after their age.
+_AGED_CHILD = re.compile(
+    r"\b(?P<my>(?-i:[Mm])y|(?-i:[Oo])ur)\s+(?P<age>\d{1,2}|"
+    + "|".join(w for w in lx.NUMBER_WORDS if " " not in w)
+    + r")(?:[- ](?:years?|yrs?)[- ]olds?|\s?yo|-yo)\s+"
+    r"(?:(?P<rel>son|daughter|boy|girl|kid|child)\s+)?(?P<name>(?-i:[A-Z])[a-z'-]+)\b"
+)
+
+
+def _aged_child(match: re.Match[str]) -> str:
+    name = match.group("name")
+    if not is_name(name) or name.casefold() in lx.CAR_BRANDS | lx.PHONES:
+        return match.group(0)
+    age = match.group("age")
+    years = int(age) if age.isdigit() else lx.NUMBER_WORDS[age.casefold()]
+    return f"{match.group('my')} {match.group('rel') or 'child'} {name} ({years})"
+
+
 # "Chloe's gone over to Perth", "Tom's started at Arup": a name's "'s" before a past
 # participle is "has", not whose.
 _NAME_HAS = re.compile(
@@ -277,11 +344,15 @@ def _spell_out(text: str) -> str:
     text = _POSSESSIVE_ME.sub(lambda m: "My " if m.group("me")[0] == "M" else "my ", text)
     text = _THE_PARTNER.sub(_the_partner, text)
     text = _NAME_THE_PET.sub(_the_pet, text)
+    text = _MEET_THE_PET.sub(_met_pet, text)
+    text = _NAME_MY_PET.sub(_named_pet, text)
     text = _MY_RELATION_NAMED_LOWER.sub(_named_lower, text)
     text = _SOMEONE_NAMED.sub(_someone_named, text)
     text = _NAME_HAS.sub(r"\g<name> has ", text)
+    text = _AGED_CHILD.sub(_aged_child, text)
     text = _NAMED_THEN_AGE.sub(r"\g<name>. \g<name> is \g<age>", text)
     text = _MY_YOUNGEST.sub(lambda m: f"{m.group('my')} {m.group('which')} child", text)
+    text = _BDAY.sub(_bday, text)
     text = _BARE_RELATION.sub(_my_relation, text)
     text = _NAME_IS_MY.sub(lambda m: f"{m.group('name')} is ", text)
     text = _APPOSITIVE.sub(
@@ -340,9 +411,7 @@ def sentences(text: str) -> list[str]:
     text = _WAVE_IN_INTRODUCTION.sub(r"\1, ", text)
     # "worth a shot 😂 ok real question: I teach ...": elsewhere an emoji ends what it follows.
     text = _EMOJI_BETWEEN.sub("\n", text)
-    # "(the one on Lexington, I go every saturday since I live in Asheville)": an aside of
-    # a few words is a sentence of its own ("Mia (6)" stays where it is).
-    text = re.sub(r"\s*\(([^()]*\s[^()]*\s[^()]*)\)\s*", "\n\\1\n", text)
+    text = _asides_after(text)
     clean = " ".join(text.replace("\n", " \n ").split(" "))
     out: list[str] = []
     for sentence in _SENTENCE_SPLIT.split(clean):
@@ -351,6 +420,41 @@ def sentences(text: str) -> list[str]:
                 part for said in opening_statements(sentence.strip()) for part in introduction(said)
             )
     return out
+
+
+# "(the one on Lexington, I go every saturday since I live in Asheville)": an aside of a few
+# words ("Mia (6)" stays where it is), and where its sentence ends.
+_ASIDE = re.compile(r"\s*\(([^()]*\s[^()]*\s[^()]*)\)")
+_VERB_GOES_ON = re.compile(
+    r"\s*(?:has|have|had|is|was|are|were|will|would|can|could|just|also|still|now|never|always"
+    r"|says|said|told|tells|got|gets|lives|works|moved|started|turned|did|does|do|and\s+i)\b",
+    re.IGNORECASE,
+)
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n|;|\s-{1,2}\s|\s\u2014\s")
+
+
+def _asides_after(text: str) -> str:
+    """ "My friend Orla (we were at school in Sligo) has just told me she's ill": an aside
+    between a subject and its verb is a sentence of its own, said just before the one it
+    interrupts, which reads on without it (split there, "has just told me" would lose who
+    told, and "Sligo" would be who "she" is; said after, it would stand between Orla and the
+    next "she"). Elsewhere ("Maya is flying in (she's a dentist) and ...") the aside is a
+    sentence where it stands, so its "she" is who was just named."""
+    start = 0
+    while (aside := _ASIDE.search(text, start)) is not None:
+        said = aside.group(1).strip()
+        rest = text[aside.end() :]
+        if _VERB_GOES_ON.match(rest) is None:
+            text = f"{text[: aside.start()]}\n{said}\n{rest.lstrip(' ')}"
+            start = aside.start() + len(said) + 2
+            continue
+        head = text[: aside.start()]
+        ends = list(_SENTENCE_END.finditer(head))
+        opening = ends[-1].end() if ends else 0
+        gap = " " if rest[:1].isalnum() else ""
+        text = f"{head[:opening]}\n{said}\n{head[opening:].lstrip(' ')}{gap}{rest}"
+        start = opening + len(said) + 2 + len(head) - opening
+    return text
 
 
 _EMOJI_BETWEEN = re.compile(r"(?<=\w)\s*[\U0001f300-\U0001faff\u2600-\u27bf\ufe0f\u200d]+\s+(?=\w)")

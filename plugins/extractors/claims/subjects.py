@@ -483,6 +483,12 @@ def _leading_name(rest: str) -> tuple[str | None, str]:
     return None, rest
 
 
+def names_nobody(word: str) -> bool:
+    """Whether a capitalised word is no one a "she" or "he" could mean: a month ("mid-March"),
+    a day, or letters ("diagnosed with MS", "left TAP")."""
+    return (len(word) > 1 and word.isupper()) or word.casefold() in lx.MONTHS | lx.WEEKDAYS
+
+
 def second_name(word: str) -> bool:
     """Whether a capitalised word after a first name is the second word of that name ("Wei
     Ming"), not a day or a month said next ("Maya Tuesday")."""

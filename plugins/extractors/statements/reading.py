@@ -30,6 +30,7 @@ from plugins.extractors.claims.passing import here_in
 from plugins.extractors.claims.phrases import with_article
 from plugins.extractors.statements.notes import note_of
 from plugins.extractors.statements.referents import OPENING_PRONOUN
+from plugins.extractors.statements.relatives import by_name, named_relatives
 from plugins.extractors.statements.render import render
 from plugins.extractors.statements.sentences import (
     HYPOTHETICAL,
@@ -233,6 +234,9 @@ def extract_statements(entries: Iterable[TranscriptEntry]) -> list[Statement]:
             )
             person = _last_person(claims) or (person if before is not None else None)
             unnamed = _unnamed(claims, unnamed)
+            # "Grandad turned 92", after "my grandad Frank": Frank turned 92.
+            known = named_relatives([*(s.claim for s in (*earlier, *found)), *claims])
+            claims = [by_name(c, known) for c in claims]
             # A context turn (said before the slice) is read for names, never remembered.
             if entry.context:
                 earlier += [Statement(t, c, entry.message_id) for c in claims if (t := render(c))]

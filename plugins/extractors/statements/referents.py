@@ -18,7 +18,7 @@ import re
 
 from plugins.extractors import lexicon as lx
 from plugins.extractors.claims.phrases import greets_the_assistant
-from plugins.extractors.claims.subjects import NAME_TOKEN, REL_WORD, is_name
+from plugins.extractors.claims.subjects import NAME_TOKEN, REL_WORD, is_name, names_nobody
 
 _PERSON = (
     rf"(?:(?:my|our)\s+(?:(?:best|old|little|big|older|younger|twin|late)\s+)?{REL_WORD}"
@@ -88,6 +88,7 @@ def person_named(sentence: str) -> str | None:
         for m in _NAMED.finditer(sentence)
         if is_name(m.group(0))
         and not _inside(m.start(), mine)
+        and not names_nobody(m.group(0))
         and (m.start() > 0 or _SAYS.match(sentence, m.end()) is not None)
     ]
     people = [_with_lower_case_name(sentence, m) for m in mine]

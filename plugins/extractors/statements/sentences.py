@@ -351,7 +351,8 @@ def _statement_before_question(sentence: str) -> str:
 # "i work as a barista in valparaiso so maybe something coffee related is too on the nose?":
 # the user's own statement, then a question joined to it by "so" or "but".
 _THEN_ASKED = re.compile(
-    r"^(?P<head>(?:i|i'm|im|i've|my|we|we're|our)\s+[^?]{5,}?)\s+(?:so|but|and)\s+"
+    r"^(?P<head>(?:i|i'm|im|i've|my|we|we're|our|(?-i:[A-Z])[\w'-]+\s+and\s+i"
+    r"|me\s+and\s+(?-i:[A-Z])[\w'-]+)\s+[^?]{5,}?)\s+(?:so|but|and)\s+"
     r"(?:maybe|should|shall|what|how|any|is|are|would|do|does|can|could|will|which|where|when)"
     r"\b[^?]*\?$",
     re.IGNORECASE,

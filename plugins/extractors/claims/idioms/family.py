@@ -13,7 +13,7 @@ from plugins.extractors.claims.subjects import NAME_TOKEN, REL_WORD, is_name
 # "rafael and i called it quits", "we parted ways": a relationship over.
 _SPLIT = re.compile(
     r"^(?:we|i|(?P<a>[\w'-]+)\s+and\s+(?:i|me)|(?:i|me)\s+and\s+(?P<b>[\w'-]+))\s+"
-    r"(?:have\s+|finally\s+|officially\s+|just\s+)*(?:called\s+it\s+quits|parted\s+ways"
+    r"(?:have\s+|finally\s+|officially\s+|just\s+)*(?:called\s+it\s+(?:quits|a\s+day)|parted\s+ways"
     # "daria and i split in july" (not "we split the bill")
     r"|split(?:\s+up)?(?=\s*(?:$|[,.!;]|(?:in|last|this|on|after|yesterday|a\s+while|months?"
     r"|weeks?|for\s+good)\b))"

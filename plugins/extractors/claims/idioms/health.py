@@ -18,11 +18,22 @@ _FREE_OF = {
     "booze": "drinks alcohol",
     "drink": "drinks alcohol",
     "vape": "vapes",
+    "fag": "smokes",
+    "cig": "smokes",
+    "ciggie": "smokes",
 }
+_HOW_MANY = (
+    r"(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a\s+hundred"
+    r"|(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[\s-]\w+)?)"
+)
 _N_FREE = re.compile(
-    r"\b(?:\d+|a|one|two|three|six|nine)\s+(?:days?|weeks?|months?|years?)\s+(?:(?P<x>"
+    rf"\b{_HOW_MANY}\s+(?:days?|weeks?|months?|years?)\s+(?:(?P<x>"
     + "|".join(_FREE_OF)
     + r")[\s-]+free\b|without\s+(?:a\s+single\s+|any\s+|a\s+)?(?P<y>"
+    + "|".join(_FREE_OF)
+    + r")s?\b"
+    # "ninety days off the fags", "six months off the booze"
+    + r"|off\s+(?:the\s+)?(?P<z>"
     + "|".join(_FREE_OF)
     + r")s?\b)",  # "one year without a single cigarette today"
     re.IGNORECASE,
@@ -34,7 +45,7 @@ def habit_free(text: str) -> list[Claim] | None:
     if free is None:
         return None
     # "6 months smoke free today": the habit is over.
-    habit = _FREE_OF[(free.group("x") or free.group("y")).casefold()]
+    habit = _FREE_OF[(free.group("x") or free.group("y") or free.group("z")).casefold()]
     return [Claim("user", "habit", habit, negated=True, change=True)]
 
 

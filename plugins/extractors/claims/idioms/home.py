@@ -126,7 +126,9 @@ def been_in_for(text: str) -> list[Claim] | None:
 
 # "first month in Plano and I already miss snow": where the user lives now.
 _FIRST_WEEKS_IN = re.compile(
-    r"\b(?:first|second|third)\s+(?:full\s+)?(?:day|week|month|winter|summer|year)\s+in\s+"
+    r"\b(?:(?:first|second|third)\s+(?:full\s+)?(?:day|week|fortnight|month|winter|summer|year)"
+    # "three weeks into life in Aberdeen", "a month into life in Perth"
+    r"|(?:\w+|a|an)\s+(?:days?|weeks?|months?)\s+into\s+(?:(?:our|my)\s+)?(?:new\s+)?life)\s+in\s+"
     r"(?P<where>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)",
     re.IGNORECASE,
 )
@@ -149,7 +151,8 @@ def first_weeks_in(text: str) -> list[Claim] | None:
 # in Hyderabad", "home base is Adelaide": where the user lives now.
 _NEW_HOME_IN = re.compile(
     r"(?:\b(?:our|my)\s+new|\b(?:keys\s+to|moved\s+into|moving\s+into|settled\s+into|"
-    r"settling\s+into)\s+(?:the|our|my)(?:\s+(?:new|own|first))?)\s+(?:house|home|flat"
+    r"settling\s+into)\s+(?:the|our|my|a)(?:\s+(?:new|own|first|little|lovely|tiny|small|wee"
+    r"|nice|gorgeous|beautiful|big|bigger|cosy|cozy))*)\s+(?:house|home|flat"
     r"|apartment|condo|place|pad"
     r"|townhouse|digs)\s+(?:(?:over|out|up|down)\s+)?in\s+"
     r"(?P<where>[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)*)"

@@ -117,7 +117,7 @@ def retired_now(text: str) -> list[Claim] | None:
 
 # "first week as a senior dev": the job now, said by what it brought.
 _FIRST_AS = re.compile(
-    r"\b(?:first\s+(?:day|week|month|shift)|day\s+(?:one|1))\s+as\s+(?:an?\s+|the\s+)?"
+    r"\b(?:first\s+(?:day|week|fortnight|month|shift)|day\s+(?:one|1))\s+as\s+(?:an?\s+|the\s+)?"
     r"(?P<job>[\w -]+?)(?=\s+(?:and|at|but|so|was|is|went|done)\b|[,.!;]|$)"
     # "my first day as a transport planner at the Seoul Metropolitan Government": where, too.
     r"(?:\s+at\s+(?:the\s+)?(?P<org>(?-i:[A-Z])[\w&'-]+(?:\s+(?-i:[A-Z])[\w&'-]+){0,3}))?",
@@ -186,7 +186,7 @@ def notice_handed_in(text: str) -> list[Claim] | None:
 
 
 _FIRST_DAYS_AT = re.compile(
-    r"\b(?:(?:first|second|third|\d+(?:st|nd|rd|th))\s+(?:full\s+)?(?:day|week|month|shift)"
+    r"\b(?:(?:first|second|third|\d+(?:st|nd|rd|th))\s+(?:full\s+)?(?:day|week|fortnight|month|shift)"
     r"|(?:day|week|month)\s+(?:\d+|one))\s+(?:at|with)\s+"
     r"(?:(?:the|my)\s+new\s+(?:job|role|gig|place)\s+(?:at|with)\s+)?"
     r"(?:(?P<org>(?-i:[A-Z])[\w&'-]+(?:\s+(?-i:[A-Z])[\w&'-]+)?)"

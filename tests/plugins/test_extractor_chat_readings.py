@@ -1,0 +1,188 @@
+"""Readings of chat turns the way people type them: asides in brackets, pronouns after a place
+or a month, a relative named once and spoken of unnamed later, the subject left out, pets and
+children introduced by name, and set phrases for a change. Each reading comes with look-alikes
+that must say nothing (or something else)."""
+
+from __future__ import annotations
+
+import pytest
+
+from plugins.extractors.statements import extract_statements
+from plugins.llm.types import TranscriptEntry
+
+
+def _texts(*turns: str) -> list[str]:
+    entries = [TranscriptEntry(f"m{i}", "user", text) for i, text in enumerate(turns)]
+    return [s.text for s in extract_statements(entries)]
+
+
+def test_an_aside_between_a_subject_and_its_verb_leaves_the_sentence_whole() -> None:
+    facts = _texts(
+        "My oldest friend Orla (we were in school together in Sligo) has just told me she's "
+        "been diagnosed with MS. She's a large-animal vet."
+    )
+    assert "Orla works as a large-animal vet." in facts
+    assert not any(f.startswith(("Sligo", "MS ")) for f in facts)
+
+
+def test_an_aside_elsewhere_speaks_of_who_was_just_named() -> None:
+    facts = _texts(
+        "My sister Maya is flying in from Porto (she's a dentist there) and my brother Tom is "
+        "a chef in Leeds so he's doing the food."
+    )
+    assert "Maya works as a dentist." in facts
+    assert "Tom works as a chef." in facts
+    assert "Tom works as a dentist." not in facts
+
+
+@pytest.mark.parametrize(
+    ("said", "fact", "never"),
+    [
+        (
+            "I'm planning my daughter Aoife's party (mid-March, God help me) and she's coeliac.",
+            "Aoife is coeliac.",
+            "March is coeliac.",
+        ),
+        (
+            "We went to school together in Sligo. She works as a vet now.",
+            None,
+            "Sligo works as a vet.",
+        ),
+    ],
+)
+def test_a_pronoun_never_means_a_month_a_place_or_letters(
+    said: str, fact: str | None, never: str
+) -> None:
+    facts = _texts(said)
+    assert never not in facts
+    if fact is not None:
+        assert fact in facts
+
+
+def test_a_relative_named_once_is_who_the_unnamed_relative_is_later() -> None:
+    facts = _texts(
+        "I want to record my grandad Frank telling his stories, he's 91.",
+        "Recorded four hours with Grandad. He turned 92 last week.",
+    )
+    assert "Frank is 92 years old." in facts
+
+
+def test_two_people_of_one_relation_leave_the_unnamed_one_unnamed() -> None:
+    facts = _texts(
+        "my sister Maya lives in Leeds and my sister Jo in York.", "my sister moved to Hull."
+    )
+    assert "The user's sister lives in Hull." in facts
+
+
+@pytest.mark.parametrize(
+    ("said", "fact"),
+    [
+        ("hate coriander btw.", "The user hates coriander."),
+        ("study mechanical engineering at tu berlin, exam 14 feb.", "mechanical engineering"),
+        ("have 2 cats, both rescues.", "The user has a cat."),
+    ],
+)
+def test_a_statement_typed_without_its_i_is_read(said: str, fact: str) -> None:
+    assert any(fact in f for f in _texts(said))
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["Have a great weekend!", "Love this idea.", "study the chart below.", "hate to ask but"],
+)
+def test_a_wish_a_reaction_or_a_request_without_an_i_says_nothing(said: str) -> None:
+    assert _texts(said) == []
+
+
+@pytest.mark.parametrize(
+    ("said", "fact"),
+    [
+        (
+            "Meet Pepper, a ten-week-old cocker spaniel who has already eaten a flip-flop.",
+            "The user has a cocker spaniel named Pepper.",
+        ),
+        (
+            "Newest resident: Nell, a retired racing greyhound from a rescue in Wiltshire.",
+            "The user has a greyhound named Nell.",
+        ),
+        ("Say hi to Biscuit, our new kitten!", "The user has a new kitten named Biscuit."),
+        (
+            "It's safe for Gerald — my tortoise, from my gran.",
+            "The user has a tortoise named Gerald.",
+        ),
+    ],
+)
+def test_a_pet_introduced_by_name_is_the_users(said: str, fact: str) -> None:
+    assert fact in _texts(said)
+
+
+def test_someone_introduced_by_name_is_no_pet() -> None:
+    assert _texts("Meet Sarah, a colleague of mine.") == []
+
+
+def test_a_child_named_after_their_age_is_the_users_child() -> None:
+    facts = _texts("our 3yo son Max is obsessed with trains.")
+    assert "Max is the user's son." in facts
+    assert "Max is 3 years old." in facts
+    assert not any("Honda" in f for f in _texts("my 40-year-old Honda is dying"))
+
+
+@pytest.mark.parametrize(
+    ("said", "facts"),
+    [
+        (
+            "I'm a radiographer at the Queen Elizabeth.",
+            ["The user works as a radiographer.", "The user works at Queen Elizabeth."],
+        ),
+        (
+            "I'm a nurse at the RVI.",
+            ["The user works as a nurse.", "The user works at RVI."],
+        ),
+    ],
+)
+def test_a_job_at_a_named_place_is_the_job_and_the_employer(said: str, facts: list[str]) -> None:
+    assert _texts(said) == facts
+
+
+@pytest.mark.parametrize(
+    ("said", "fact"),
+    [
+        ("gf bea bday in may.", "Bea's birthday is may."),
+        (
+            "need help plan surprise for my girlfriend chioma, she is a nurse.",
+            "Chioma works as a nurse.",
+        ),
+        (
+            "Jess and I have both gone vegetarian so can you swap the meat?",
+            "The user is vegetarian.",
+        ),
+        ("Priya and I tied the knot in Lisbon last month.", "The user is married to Priya."),
+        ("Liam and I called it a day back in March.", "The user is no longer with Liam."),
+        ("Ninety days off the fags today.", "The user no longer smokes."),
+        ("Three weeks into life in Aberdeen and no sun yet.", "The user lives in Aberdeen."),
+        ("Just wrapped up my first fortnight at Ocado.", "The user works at Ocado."),
+        ("We picked up the keys to a little place up in Katoomba.", "The user lives in Katoomba."),
+        (
+            "so the thing is we broke up in may.",
+            "The user broke up with their partner and is single.",
+        ),
+        ("i'm network engineer at mtn, i stay for yaba.", "The user lives in yaba."),
+    ],
+)
+def test_set_phrases_and_chat_shorthand_are_read(said: str, fact: str) -> None:
+    assert fact in _texts(said)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I called it a day at 5pm.",
+        "her bday is next week",
+        "the thing is my boss hates me",
+        "I miss my mum and dad",
+        "I'll stay for a week",
+    ],
+)
+def test_look_alikes_of_set_phrases_say_no_such_thing(said: str) -> None:
+    facts = _texts(said)
+    assert not any(f.startswith(("The user broke up", "Her", "The user's mum is")) for f in facts)
