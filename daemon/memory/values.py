@@ -68,6 +68,15 @@ _SYNONYMS = {
     "expecting": "pregnant",  # "expecting a baby" is what "pregnant" says
     "t1d": "type 1 diabetes",
     "t2d": "type 2 diabetes",
+    # A pet's kind by its short name ("Max, our lab" is the Labrador named Max).
+    "lab": "labrador",
+    "staffy": "staffordshire",
+    "staffie": "staffordshire",
+    "frenchie": "french bulldog",
+    "sheltie": "shetland sheepdog",
+    "westie": "west highland terrier",
+    "yorkie": "yorkshire terrier",
+    "kitty": "kitten",
 }
 _NUMBERS = {
     "one": "1",

@@ -626,6 +626,7 @@ def test_keys() -> None:
     assert value_key("the 14th of March") == value_key("March 14") == ("03-14",)
     assert value_key("Björn") == value_key("bjorn")
     assert value_key("three cats") == value_key("3 cat")
+    assert value_key("lab Max") == value_key("Labrador Max")  # a pet's kind, short
     assert match_values("Seattle, WA", "Seattle") == "narrower"
     assert match_values("Portland", "Boston") == "differs"
     # A name and its short form are one person; a name inside another is not.
@@ -784,3 +785,8 @@ def test_a_lower_case_name_is_read_again_but_a_writers_marks_are_kept() -> None:
     # A retrospective that said "also" (a second home) keeps its reading.
     also = (Claim("Maya", "residence", "Lisbon", also=True),)
     assert reconcile(said, also, known).outcome == "added"
+
+
+def test_a_pet_named_by_its_kinds_short_name_is_the_same_pet() -> None:
+    existing = ["Has a Labrador named Max", "Lives in Perth"]
+    assert _decide(existing, "Max, our lab, needs a bath after the beach") == ("deduplicated", [0])
