@@ -280,6 +280,8 @@ NOT_OCCUPATIONS: frozenset[str] = words(
     minor senior junior doctor's monster power tower paper matter letter
     corner daughter's order border butter ginger finger shoulder super ever never over
     under after later better bitter faster slower closer older younger bigger smaller
+    checklist playlist wishlist list twist wrist mist gist fist exist assist insist persist
+    resist consist reminder sticker poster trailer
     """
 )
 # Occupations that the suffix rules would miss but people often name with "as".

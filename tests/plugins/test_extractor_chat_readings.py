@@ -167,6 +167,12 @@ def test_a_job_at_a_named_place_is_the_job_and_the_employer(said: str, facts: li
             "The user broke up with their partner and is single.",
         ),
         ("i'm network engineer at mtn, i stay for yaba.", "The user lives in yaba."),
+        ("i dey lagos so i cant cook for her everyday", "The user lives in Lagos."),
+        ("i am in munich, engineer at bmw.", "The user works as an engineer."),
+        (
+            "first week at flutterwave as senior engineer was mad busy.",
+            "The user works as a senior engineer.",
+        ),
     ],
 )
 def test_set_phrases_and_chat_shorthand_are_read(said: str, fact: str) -> None:
@@ -181,8 +187,14 @@ def test_set_phrases_and_chat_shorthand_are_read(said: str, fact: str) -> None:
         "the thing is my boss hates me",
         "I miss my mum and dad",
         "I'll stay for a week",
+        "i dey come",
     ],
 )
 def test_look_alikes_of_set_phrases_say_no_such_thing(said: str) -> None:
     facts = _texts(said)
     assert not any(f.startswith(("The user broke up", "Her", "The user's mum is")) for f in facts)
+
+
+def test_a_list_or_a_wait_is_no_occupation() -> None:
+    assert _texts("need checklist for setting up kitchen from zero") == []
+    assert not any("works" in f for f in _texts("I'm in Leeds, waiting for a bus."))

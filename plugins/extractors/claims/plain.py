@@ -24,6 +24,8 @@ def with_its_i(text: str) -> str:
     text = _AM_A.sub(r"\g<lead>I am ", text)
     # "i stay for yaba", "we dey stay for lekki": where the user lives, said the Nigerian way.
     text = _STAY_FOR.sub(lambda m: f"{m.group('who')} live in ", text)
+    # "i dey lagos so i cant cook for her": where the user is, in Pidgin.
+    text = _DEY_IN.sub(_dey_in, text)
     # "Priya and I tied the knot in Lisbon": married.
     # "chioma and i did our traditional wedding in august": married.
     text = _DID_OUR_WEDDING.sub("got married", text)
@@ -98,7 +100,10 @@ _FIRST_WEEK_AT_NAMED = re.compile(
     r"|uni|university|college|nursery|daycare|kindergarten|camp|church|gym|last|least|night)\b)"
     r"(?P<where>[\w&'-]+)\b"
     r"(?!\s+(?:school|uni|university|college|academy|gym|hospital|clinic)\b)"
-    r"(?:\s+(?:done|over|finished|complete|survived)\b)?",
+    # "first week at flutterwave as senior engineer was mad busy": the job, too.
+    r"(?:\s+as\s+(?:an?\s+)?(?P<job>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)"
+    r"(?=\s+(?:was|is|has|went|done|over|finished)\b|\s*[,.!;]|\s*$))?"
+    r"(?:\s+(?:done|over|finished|complete|survived|was|went|is)\b[^,.!?\n]*)?",
     re.IGNORECASE | re.MULTILINE,
 )
 _HOW_LONG_FIRST = re.compile(
@@ -113,6 +118,9 @@ def _started_at(found: re.Match[str]) -> str:
     """ "first week at monzo": a job begun; "first term at warwick": a course."""
     if found.group("span").casefold() in ("term", "semester", "year"):
         return f"I study at {found.group('where')}"
+    job = found.group("job")
+    if job and lx.is_occupation(job):
+        return f"I started at {found.group('where')} as {job}"
     return f"I started at {found.group('where')}"
 
 
@@ -595,6 +603,19 @@ _AGE_OPENING = re.compile(
     r"|loving|feeling|single|happily|retired|stubborn)\b)",
     re.IGNORECASE | re.MULTILINE,
 )
+_DEY_IN = re.compile(
+    r"\b(?P<who>i|we)\s+(?:(?:still|now)\s+)?dey\s+(?:(?:for|in)\s+)?(?P<place>[A-Za-z][\w'-]+)\b",
+    re.IGNORECASE,
+)
+
+
+def _dey_in(found: re.Match[str]) -> str:
+    place = found.group("place")
+    if not known_place(place):
+        return found.group(0)
+    return f"{found.group('who')} live in {place}"
+
+
 _STAY_FOR = re.compile(
     r"\b(?P<who>i|we)\s+(?:(?:still|now|dey)\s+)*stay\s+for\s+(?=[a-z])(?!(?:a|an|the|some|few"
     r"|two|three|\d|dinner|lunch|breakfast|tea|drinks?|the\s+night|good|long|now|ever|more)\b)",

@@ -492,6 +492,9 @@ def clauses(sentence: str) -> list[str]:
     return [p.strip(" ,") for p in parts if p.strip(" ,")]
 
 
+_JOB_AT = re.compile(
+    r"(?:an?\s+)?(?P<job>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2})\s+(?:at|for|with)\s+\w", re.IGNORECASE
+)
 COMPLEMENT_START = frozenset(
     [
         "obsessed",
@@ -555,6 +558,9 @@ def _starts_statement(text: str) -> bool:
         return True  # "birthday yesterday, 28 now": the age now, its "I'm" left out
     if re.match(lx.CLINICIAN_SAYS, text, re.IGNORECASE):
         return True  # "..., and the doctor told me I have celiac disease"
+    job_at = _JOB_AT.match(text)
+    if job_at is not None and lx.is_occupation(job_at.group("job")):
+        return True  # "i am in munich, engineer at bmw": the job, its "I'm" left out
     opened = _TIME_OPENING.match(text)
     if opened is not None and _starts_statement(text[opened.end() :]):
         return True  # "... and in my free time i run": a time said first, then the statement
