@@ -198,3 +198,21 @@ def test_look_alikes_of_set_phrases_say_no_such_thing(said: str) -> None:
 def test_a_list_or_a_wait_is_no_occupation() -> None:
     assert _texts("need checklist for setting up kitchen from zero") == []
     assert not any("works" in f for f in _texts("I'm in Leeds, waiting for a bus."))
+
+
+@pytest.mark.parametrize(
+    ("said", "facts"),
+    [
+        (
+            "my sister is 30 and vegan.",
+            ["The user's sister is 30 years old.", "The user's sister is vegan."],
+        ),
+        (
+            "my sister is a nurse and vegan.",
+            ["The user's sister works as a nurse.", "The user's sister is vegan."],
+        ),
+        ("I'm 34 and asthmatic.", ["The user is 34 years old.", "The user is asthmatic."]),
+    ],
+)
+def test_a_state_after_an_age_or_a_job_is_the_same_persons(said: str, facts: list[str]) -> None:
+    assert _texts(said) == facts

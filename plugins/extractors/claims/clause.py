@@ -369,11 +369,13 @@ def claims_of_clause(
     )
     if subject is None:
         said_after = _SAID_AFTER_SUBJECT.match(text) is not None
-        if inherited is not None and (starts_predicate(text) or said_after):
+        # "my sister is a nurse and vegan": a bare state after a clause is its subject's.
+        bare_state = _bare_complement(text) or _bare_diet(text)
+        if inherited is not None and (starts_predicate(text) or said_after or bare_state):
             subject, rest = inherited, text
             if said_after:
                 rest = f"is {text.split(',')[0]}"  # "in year 11 at st aldhelms, gcses in may"
-            elif _bare_complement(text) or _bare_diet(text):
+            elif bare_state:
                 rest = f"is {text}"
         elif fact_text or _subjectless_ok(text, strict):
             subject, rest = Subject(speaker, speaker == "user"), text

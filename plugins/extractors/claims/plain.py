@@ -332,6 +332,9 @@ def said_plainly(text: str) -> str:
     text = AT_AN_AGE_ASKING.sub(r"I'm \g<age>. ", text)
     # "birthday today, 35 🥲", "Another birthday on Saturday, 45 and still ...": the age now.
     text = _BIRTHDAY_THEN_AGE.sub(r"\g<birthday>. I'm \g<age>", text)
+    # "my sister is 30 and vegan", "I'm 34 and asthmatic": the age, then a state of the same
+    # person (not the speaker's when the sentence is about someone else).
+    text = _AGE_AND_STATE.sub(_age_and_state, text)
     text = _AGE_AND_DOING.sub(r"\g<age>, and ", text)
     # "two months in and I'm staying vegan": the diet, said again.
     text = _STAYING_ON.sub(r"I'm \g<diet>", text)
@@ -578,6 +581,25 @@ _ADDRESS_LEAD = re.compile(
     r"(?=(?:i|i'm|i've|my|we|we're|our|(?-i:[A-Z])[\w'-]+\s+and\s+i|me\s+and)\b)",
     re.IGNORECASE | re.MULTILINE,
 )
+_AGE_AND_STATE = re.compile(
+    r"(?P<who>\b(?:i'?m|i\s+am|im|(?:my|our)\s+[\w-]+(?:\s+(?-i:[A-Z])[\w'-]+)?(?:\s+is|'s))\s+)"
+    r"(?P<age>\d{1,2}|1[01]\d)\s+and\s+(?P<state>[a-z][\w-]*)\b(?!\s+(?:a|an|the|of|in|on|to)\b)",
+    re.IGNORECASE,
+)
+_STATES = frozenset(lx.CONDITION_ADJECTIVES) | frozenset(lx.DIETS) | lx.words(
+    "retired married single divorced widowed pregnant engaged separated disabled deaf blind"
+    " unemployed"
+)
+
+
+def _age_and_state(found: re.Match[str]) -> str:
+    state = found.group("state")
+    if state.casefold() not in _STATES:
+        return found.group(0)
+    who = found.group("who")
+    return f"{who}{found.group('age')}. {who[:1].upper()}{who[1:]}{state}"
+
+
 # "I'm 41 and doing about 25k a week", "I'm 29 and dad's 63", "im 51 na so ...", "I am 47
 # and stubborn": the age, then something else (not "I'm 30 weeks pregnant").
 _AGE_AND_DOING = re.compile(
