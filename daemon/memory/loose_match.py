@@ -75,7 +75,9 @@ def _names(text: str) -> set[str]:
         before = text[: match.start()].rstrip()
         word = normalise(match.group(0))
         shouted = match.group(0).isupper()  # "chewed my charger AGAIN": no name
-        if before and before[-1] not in ".!?:" and word not in _COMMON and not shouted:
+        # "— I'm hooked", "a day of X-rays": no name either
+        me = match.group(0)[:2] in ("I'", "I\u2019") or match.group(0)[1:2] == "-"
+        if before and before[-1] not in ".!?:" and word not in _COMMON and not shouted and not me:
             out.add(stem(word))
     return out
 
@@ -225,7 +227,10 @@ def _new_specifics(new: str, old: str) -> bool:
 
 # A number that names something ("series number 4"), not a measure ("a 12-hour shift") or a
 # count ("3 deliveries before lunch").
-_NUMBER = re.compile(r"\b\d+\b(?![-\w])(?!\s+[a-z]+s\b)")
+_NUMBER = re.compile(
+    r"\b\d+\b(?![-\w])(?!\s+[a-z]+s\b)"
+    r"(?!\s*(?:hr|hrs|h|km|kms|mi|min|mins|kg|lb|lbs|am|pm|k|m|cm|mm|ml|l|%)\b)"
+)
 
 
 _ALSO = re.compile(r"\b(?:too|also|as\s+well|either)\b", re.IGNORECASE)
@@ -239,7 +244,9 @@ def _anchors(old: str) -> set[str]:
     """What a fact is about: the names in it and the last word of its value."""
     words = [normalise(w) for w in re.findall(r"[\w'-]+", old)]
     last = [w for w in words if w and w not in _COMMON and not w.isdigit()][-1:]
-    return _names(old) | {stem(w) for w in last if len(w) >= 4}
+    # "a staff nurse in the ICU": letters a fact spells in capitals name a thing too.
+    letters = {stem(normalise(w)) for w in re.findall(r"\b[A-Z]{2,5}\b", old)}
+    return _names(old) | letters | {stem(w) for w in last if len(w) >= 4}
 
 
 def _opens_with(new: str, anchors: set[str]) -> bool:

@@ -26,6 +26,11 @@ from daemon.memory.loose_match import loose_relation
         ("Has a dog named Rex", "rex says hi, he's sitting on my feet", "same"),
         ("Drives a Toyota Prius", "filled up the prius today, barely any petrol used", "same"),
         ("Works at Google as an engineer", "just another day writing code at google", "same"),
+        # "I'm", an "X-ray", a measure ("1 hr", "6 km") are no names or numbers of a thing;
+        # letters a fact spells in capitals (ICU) name it.
+        ("Is a radiographer", "Long day of X-rays — the glamorous life of a radiographer", "same"),
+        ("Lives in Pune", "pune traffic is killing me today, 1 hr for 6 km", "same"),
+        ("Is a staff nurse in the ICU", "night shift in icu, 3rd one this week", "same"),
         # Someone the old fact does not name is another subject.
         ("Lives in Boston", "My brother moved to Boston", None),
         ("Lives in Boston", "Moved to Seattle", None),
