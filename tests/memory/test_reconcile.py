@@ -790,3 +790,11 @@ def test_a_lower_case_name_is_read_again_but_a_writers_marks_are_kept() -> None:
 def test_a_pet_named_by_its_kinds_short_name_is_the_same_pet() -> None:
     existing = ["Has a Labrador named Max", "Lives in Perth"]
     assert _decide(existing, "Max, our lab, needs a bath after the beach") == ("deduplicated", [0])
+
+
+def test_a_weddings_thing_is_no_marrying() -> None:
+    said = "I've never been married, so wedding planning is a total mystery to me."
+    assert _decide(["The user is married to Paul."], said) == ("conflict", [0])
+    assert _decide(["The user is single."], "wedding dress shopping with my sister today")[0] != (
+        "updated"
+    )

@@ -586,9 +586,13 @@ _AGE_AND_STATE = re.compile(
     r"(?P<age>\d{1,2}|1[01]\d)\s+and\s+(?P<state>[a-z][\w-]*)\b(?!\s+(?:a|an|the|of|in|on|to)\b)",
     re.IGNORECASE,
 )
-_STATES = frozenset(lx.CONDITION_ADJECTIVES) | frozenset(lx.DIETS) | lx.words(
-    "retired married single divorced widowed pregnant engaged separated disabled deaf blind"
-    " unemployed"
+_STATES = (
+    frozenset(lx.CONDITION_ADJECTIVES)
+    | frozenset(lx.DIETS)
+    | lx.words(
+        "retired married single divorced widowed pregnant engaged separated disabled deaf blind"
+        " unemployed"
+    )
 )
 
 

@@ -19,6 +19,13 @@ from plugins.extractors.claims.things import game_played
 from plugins.extractors.claims.values import clean_value, split_values, vague, when_of
 from plugins.extractors.claims.words import stem
 
+# "wedding planning", "wedding dress shopping": the noun, not a marrying.
+_WEDDING_THING = re.compile(
+    r"(?:planning|plans?|planner|dress|venue|day|party|guests?|list|budget|cake|photographer"
+    r"|reception|invit\w*|speech|ring|rings|season|band|favou?rs?|shower|prep|stuff|costs?"
+    r"|gifts?|present|playlist|menu|ceremony|vows|photos?|video|suit|shoes|hair)\b"
+)
+
 
 class FamilyRules(Reading):
     """Rules for family and relationships: partners, relatives, marriage, dating, babies."""
@@ -140,6 +147,8 @@ class FamilyRules(Reading):
         return out
 
     def _marry(self, rest: str, low: str) -> list[Claim] | None:
+        if self.p.progressive and _WEDDING_THING.match(low):
+            return []  # "wedding planning is a mystery to me": a wedding's thing, no marrying
         if (self.p.progressive or self.p.future) and has_date(rest):
             return [self.claim("plan", "wedding", when=when_of(rest))]
         value = _person_named(clean_value(re.sub(r"^to\s+", "", rest, flags=re.I)))
