@@ -219,6 +219,7 @@ INJURIES: frozenset[str] = words(
 # Single words that name an occupation (suffix rules in :func:`is_occupation` add more).
 OCCUPATIONS: frozenset[str] = words(
     """
+    ward-sister charge-nurse sister-in-charge
     notary-public cabin-crew stonemason bailiff product-owner bellhop sound-tech stagehand roadie
     associate sommelier sergeant lieutenant captain colonel corporal commander admiral
     guide shepherd concierge maid deckhand foreman forewoman aide medic handyman warden rider

@@ -216,3 +216,25 @@ def test_a_list_or_a_wait_is_no_occupation() -> None:
 )
 def test_a_state_after_an_age_or_a_job_is_the_same_persons(said: str, facts: list[str]) -> None:
     assert _texts(said) == facts
+
+
+@pytest.mark.parametrize(
+    ("said", "fact"),
+    [
+        ("Got word this morning that I've made associate!", "The user works as an associate."),
+        ("They've given me the ward sister post on cardiac.", "The user works as a ward sister."),
+        ("I got the head chef job!", "The user works as a head chef."),
+        ("Been seeing a lovely fella called Ross for a few months.", "The user's partner is Ross."),
+        ("been living in Leeds since May", "The user lives in Leeds."),
+    ],
+)
+def test_news_of_a_post_or_a_partner_told_in_passing_is_read(said: str, fact: str) -> None:
+    assert fact in _texts(said)
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["they offered me the manager role but I said no", "Been thinking about moving to Leeds"],
+)
+def test_an_offer_or_a_thought_is_no_change(said: str) -> None:
+    assert not any(f.startswith(("The user works", "The user lives")) for f in _texts(said))

@@ -22,6 +22,13 @@ def with_its_i(text: str) -> str:
     statement with its "I" left out, said with it (not the question "am I ...", nor "can't
     stand it", where "it" is no thing). Sentences are kept as statements by it too."""
     text = _AM_A.sub(r"\g<lead>I am ", text)
+    # "They've given me the ward sister post", "I got the head chef job": the job now (an
+    # offer is not the job: it may be turned down).
+    text = _GIVEN_THE_POST.sub(_given_the_post, text)
+    # "Been seeing a lovely fella called Ross", "been living in Leeds since May": "I've" left out.
+    text = _BEEN_DOING.sub(r"\g<lead>I've been ", text)
+    # "Got word this morning that I've made associate": the news itself.
+    text = _GOT_WORD_THAT.sub("", text)
     # "i stay for yaba", "we dey stay for lekki": where the user lives, said the Nigerian way.
     text = _STAY_FOR.sub(lambda m: f"{m.group('who')} live in ", text)
     # "i dey lagos so i cant cook for her": where the user is, in Pidgin.
@@ -628,6 +635,32 @@ _AGE_OPENING = re.compile(
     r"^(?P<age>1[6-9]|[2-9]\d)(?=,\s+(?![\d-])\w|\s+and\s+(?:not|still|never|counting|proud"
     r"|loving|feeling|single|happily|retired|stubborn)\b)",
     re.IGNORECASE | re.MULTILINE,
+)
+_GIVEN_THE_POST = re.compile(
+    r"\b(?:they(?:'ve|\s+have)?|i(?:'ve|\s+have)?(?:\s+been)?|we(?:'ve)?)\s+(?:just\s+|finally\s+)?"
+    r"(?:given\s+me|gave\s+me|got|landed|been\s+given|was\s+given)\s+the\s+"
+    r"(?P<job>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)\s+(?:post|job|role|position)\b"
+    r"(?!\s+(?:interview|application|ad|advert|offer)\b)",
+    re.IGNORECASE,
+)
+
+
+def _given_the_post(found: re.Match[str]) -> str:
+    job = found.group("job")
+    if not lx.is_occupation(job):
+        return found.group(0)
+    return f"I'm now a {job}"
+
+
+_BEEN_DOING = re.compile(
+    r"(?:^|(?<=[.!?]\s))(?P<lead>\W*(?:(?:so|and|also|btw|update)\W*\s+)?)been\s+(?=[a-z]+ing\b)",
+    re.IGNORECASE | re.MULTILINE,
+)
+_GOT_WORD_THAT = re.compile(
+    r"\b(?:just\s+)?(?:got|had|received|heard)\s+(?:the\s+)?(?:word|news|confirmation|an?\s+email"
+    r"|a\s+call|the\s+call)\s+(?:(?:this\s+morning|today|yesterday|last\s+night|earlier)\s+)?"
+    r"that\s+(?=(?:i|i've|i'm|we|we've|we're)\b)",
+    re.IGNORECASE,
 )
 _DEY_IN = re.compile(
     r"\b(?P<who>i|we)\s+(?:(?:still|now)\s+)?dey\s+(?:(?:for|in)\s+)?(?P<place>[A-Za-z][\w'-]+)\b",

@@ -185,8 +185,9 @@ class FamilyRules(Reading):
             return [self.claim("relationship", "single", negated=False)]
         value = clean_value(rest)
         named = re.match(
-            r"^(?:(?:an?|this)\s+(?:guy|girl|man|woman|person|boy|lady|dude)|someone|somebody)\s+"
-            r"(?:called|named)\s+(?P<name>.+)$"
+            r"^(?:(?:an?|this)\s+(?:(?:lovely|nice|new|great|sweet|cute|gorgeous|really|very|lad)\s+)*"
+            r"(?:guy|girl|man|woman|person|boy|lady|dude|fella|fellow|bloke|lad|lass|chap)"
+            r"|someone|somebody)\s+(?:called|named)\s+(?P<name>.+)$"
             # "seeing someone new, Priya": the name after a comma
             r"|^(?:someone|somebody)(?:\s+new)?,\s*(?P<name2>(?-i:[A-Z])[\w'-]+)",
             rest.strip(),
