@@ -71,7 +71,9 @@ _ENDING = re.compile(
 # "come round to olives", "started liking mushrooms": a dislike ends by being taken up.
 _TAKEN_TO = re.compile(
     r"\b(?:c[oa]me\s+(?:a)?round\s+(?:to|on)|coming\s+(?:a)?round\s+(?:to|on)|grown\s+to\s+like"
-    r"|started\s+(?:liking|to\s+like|enjoying)|actually\s+(?:like|love|enjoy)|now\s+(?:like|love))\b",
+    r"|started\s+(?:liking|to\s+like|enjoying)|actually\s+(?:like|love|enjoy)|now\s+(?:like|love)"
+    # "came back from Puglia an olive convert"
+    r"|convert(?:ed)?)\b",
     re.IGNORECASE,
 )
 _WITH_ME = re.compile(r"\s+and\s+(?:i|me)\b", re.IGNORECASE)
@@ -158,15 +160,20 @@ def _the_users_own(sentence: str, name: re.Match[str]) -> bool:
     )
 
 
+def _bare(word: str) -> str:
+    """A word as a name is compared: "kpop" is "K-pop", "Japan's" Japan, "olive" olives."""
+    word = re.sub(r"['\u2019]s$", "", word.casefold()).replace("-", "")
+    return word[:-1] if len(word) > 4 and word.endswith("s") and not word.endswith("ss") else word
+
+
 def _near(sentence: str, names: frozenset[str], ending: re.Pattern[str]) -> bool:
     """Whether one of ``names`` stands within :data:`WINDOW` words of an ``ending`` word,
     which is not itself denied and whose thing is the user's."""
-    # "kpop" names "K-pop": a hyphen typed or not is the same word.
-    bare = {n.replace("-", "") for n in names}
+    bare = {_bare(n) for n in names}
     spans = [
         m
         for m in _WORD.finditer(sentence)
-        if m.group(0).casefold().replace("-", "") in bare and _the_users_own(sentence, m)
+        if _bare(m.group(0)) in bare and _the_users_own(sentence, m)
     ]
     if not spans:
         return False

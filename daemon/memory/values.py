@@ -77,6 +77,8 @@ _SYNONYMS = {
     "westie": "west highland terrier",
     "yorkie": "yorkshire terrier",
     "kitty": "kitten",
+    "uke": "ukulele",
+    "sax": "saxophone",
 }
 _NUMBERS = {
     "one": "1",

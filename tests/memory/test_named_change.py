@@ -35,6 +35,9 @@ def _decide(existing: list[str], new: str, provenance: str = "user") -> tuple[st
         # Said goodbye to, grown out of; a hyphen typed or not.
         (["Rides a Royal Enfield Classic 350"], "said bye to the enfield, got an ev on friday"),
         (["Loves K-pop, especially BTS"], "honestly i grew out of kpop, it's all jazz now"),
+        # A name with its "'s", or said in the singular.
+        (["Plans to visit Japan in October"], "Japan's been pushed back to April, work again"),
+        (["Dislikes olives"], "came back from Puglia an olive convert"),
     ],
 )
 def test_a_thing_named_beside_an_ending_word_is_replaced(existing: list[str], new: str) -> None:

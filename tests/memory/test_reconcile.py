@@ -627,6 +627,7 @@ def test_keys() -> None:
     assert value_key("Björn") == value_key("bjorn")
     assert value_key("three cats") == value_key("3 cat")
     assert value_key("lab Max") == value_key("Labrador Max")  # a pet's kind, short
+    assert value_key("uke") == value_key("ukulele")
     assert match_values("Seattle, WA", "Seattle") == "narrower"
     assert match_values("Portland", "Boston") == "differs"
     # A name and its short form are one person; a name inside another is not.
