@@ -238,3 +238,13 @@ def test_news_of_a_post_or_a_partner_told_in_passing_is_read(said: str, fact: st
 )
 def test_an_offer_or_a_thought_is_no_change(said: str) -> None:
     assert not any(f.startswith(("The user works", "The user lives")) for f in _texts(said))
+
+
+def test_a_tabletop_game_set_up_is_a_play_and_by_the_way_closes_nothing() -> None:
+    facts = _texts(
+        "Can we do a little D&D one-shot? I'll be the player. I'm Thorin, a dwarven blacksmith.",
+        "Out of character for a sec - I'm a Year 3 teacher in Bristol. I'm Priya by the way.",
+    )
+    assert not any("blacksmith" in f for f in facts)
+    assert "The user's name is Priya." in facts
+    assert "The user plays D&D." in _texts("I play D&D every Friday with my mates.")

@@ -27,6 +27,8 @@ def with_its_i(text: str) -> str:
     text = _GIVEN_THE_POST.sub(_given_the_post, text)
     # "Been seeing a lovely fella called Ross", "been living in Leeds since May": "I've" left out.
     text = _BEEN_DOING.sub(r"\g<lead>I've been ", text)
+    # "I'm Priya by the way.": an aside closing the statement is no part of it.
+    text = _BY_THE_WAY.sub(r"\g<end>", text)
     # "Got word this morning that I've made associate": the news itself.
     text = _GOT_WORD_THAT.sub("", text)
     # "i stay for yaba", "we dey stay for lekki": where the user lives, said the Nigerian way.
@@ -654,6 +656,10 @@ def _given_the_post(found: re.Match[str]) -> str:
 
 _BEEN_DOING = re.compile(
     r"(?:^|(?<=[.!?]\s))(?P<lead>\W*(?:(?:so|and|also|btw|update)\W*\s+)?)been\s+(?=[a-z]+ing\b)",
+    re.IGNORECASE | re.MULTILINE,
+)
+_BY_THE_WAY = re.compile(
+    r",?\s+(?:by\s+the\s+way|btw|fyi|as\s+well)(?P<end>\s*(?:[.!?]|$))",
     re.IGNORECASE | re.MULTILINE,
 )
 _GOT_WORD_THAT = re.compile(

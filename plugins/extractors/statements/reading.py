@@ -260,7 +260,11 @@ _ROLE_PLAY_STARTS = re.compile(
     r"\b(?:let'?s|lets|can we|we'll|wanna)\s+(?:do\s+a\s+|play\s+a\s+)?(?:role[\s-]?play|pretend)"
     r"|\brole[\s-]?play\b.*\byou(?:'re|\s+are|\s+(?:shall|will|can|should)\s+(?:play|be))\b"
     # "let's play a fantasy game! i'm Thorn, an elf ranger": a game with a part in it.
-    r"|\b(?:let'?s|lets|can we|wanna)\s+play\s+(?:a\s+)?(?:\w+\s+)?game\b",
+    r"|\b(?:let'?s|lets|can we|wanna)\s+play\s+(?:a\s+)?(?:\w+\s+)?game\b"
+    # "Can we do a little D&D one-shot? I'll be the player. I'm Thorin ...".
+    r"|\b(?:can\s+we|let'?s|lets|wanna)\s+(?:do|run|play|start)\s+(?:a\s+)?(?:little\s+|quick\s+)?"
+    r"(?:d&d|dnd|rpg|one[\s-]shot|campaign|tabletop|text\s+adventure)\b"
+    r"|\bi'?ll\s+be\s+the\s+(?:player|hero|adventurer|protagonist)\b",
     re.IGNORECASE,
 )
 _CLAUSE_END = re.compile(r"[.!?](?=\s)|,\s|\s+and\s+|\s+so\s+", re.IGNORECASE)
