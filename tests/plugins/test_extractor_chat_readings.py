@@ -248,3 +248,18 @@ def test_a_tabletop_game_set_up_is_a_play_and_by_the_way_closes_nothing() -> Non
     assert not any("blacksmith" in f for f in facts)
     assert "The user's name is Priya." in facts
     assert "The user plays D&D." in _texts("I play D&D every Friday with my mates.")
+
+
+def test_a_commute_that_was_and_a_list_with_an_aside() -> None:
+    facts = _texts("Also I'm in Leamington these days (the commute from Brum was grim).")
+    assert "The user lives in Leamington." in facts
+    assert "The user lives in Brum." not in facts
+    assert "The user lives in Leith." in _texts("my commute from Leith is brutal")
+    listed = _texts(
+        "I'm 41, run about 25k a week, asthmatic (well controlled, Ventolin always) and I'm "
+        "allergic to penicillin, if that matters."
+    )
+    assert {"The user is asthmatic.", "The user is allergic to penicillin."} <= set(listed)
+    assert "The user works at FBD Insurance." in _texts(
+        "Day job's in the claims team at FBD Insurance."
+    )

@@ -27,6 +27,8 @@ def with_its_i(text: str) -> str:
     text = _GIVEN_THE_POST.sub(_given_the_post, text)
     # "Been seeing a lovely fella called Ross", "been living in Leeds since May": "I've" left out.
     text = _BEEN_DOING.sub(r"\g<lead>I've been ", text)
+    # "Day job's in the claims team at FBD Insurance": where the user works.
+    text = _DAY_JOB_IN.sub(r"\g<lead>I work ", text)
     # "I'm Priya by the way.": an aside closing the statement is no part of it.
     text = _BY_THE_WAY.sub(r"\g<end>", text)
     # "Got word this morning that I've made associate": the news itself.
@@ -656,6 +658,11 @@ def _given_the_post(found: re.Match[str]) -> str:
 
 _BEEN_DOING = re.compile(
     r"(?:^|(?<=[.!?]\s))(?P<lead>\W*(?:(?:so|and|also|btw|update)\W*\s+)?)been\s+(?=[a-z]+ing\b)",
+    re.IGNORECASE | re.MULTILINE,
+)
+_DAY_JOB_IN = re.compile(
+    r"(?:^|(?<=[.!?]\s))(?P<lead>\W*(?:(?:so|and|but|also)\s+)?)(?:my\s+)?day\s+job(?:'s|\s+is)\s+"
+    r"(?=(?:in|at|with|for)\s)",
     re.IGNORECASE | re.MULTILINE,
 )
 _BY_THE_WAY = re.compile(

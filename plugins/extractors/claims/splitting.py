@@ -427,7 +427,7 @@ def sentences(text: str) -> list[str]:
 _ASIDE = re.compile(r"\s*\(([^()]*\s[^()]*\s[^()]*)\)")
 _VERB_GOES_ON = re.compile(
     r"\s*(?:has|have|had|is|was|are|were|will|would|can|could|just|also|still|now|never|always"
-    r"|says|said|told|tells|got|gets|lives|works|moved|started|turned|did|does|do|and\s+i)\b",
+    r"|says|said|told|tells|got|gets|lives|works|moved|started|turned|did|does|do)\b",
     re.IGNORECASE,
 )
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n|;|\s-{1,2}\s|\s\u2014\s")

@@ -68,6 +68,7 @@ _HOME_SAID = re.compile(
     re.IGNORECASE,
 )
 
+_WAS = re.compile(r"\s*(?:\w+\s+){0,3}?(?:was|were|used\s+to\s+be)\b", re.IGNORECASE)
 # "now that we're in Portobello the sea is ...": a move, said on the way.
 _NOT_A_PLACE = frozenset(["our", "my", "the", "a", "an", "his", "her", "their", "work", "home"])
 _NOW_THAT_IN = re.compile(
@@ -82,6 +83,8 @@ def home_said_on_the_way(text: str) -> list[Claim] | None:
     home = _HOME_SAID.search(text) or _NOW_THAT_IN.search(text)
     if home is None:
         return None
+    if re.search(r"\bcommute\b", home.group(0), re.I) and _WAS.match(text, home.end()):
+        return None  # "the commute from Brum was grim": where the user used to start from
     place = place_value(clean_value(home.group("where")))
     # "the new flat in kilimani": a new home is somewhere, whatever its case.
     moved_in = home.re is _HOME_SAID and any(
