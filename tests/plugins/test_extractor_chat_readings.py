@@ -263,3 +263,23 @@ def test_a_commute_that_was_and_a_list_with_an_aside() -> None:
     assert "The user works at FBD Insurance." in _texts(
         "Day job's in the claims team at FBD Insurance."
     )
+
+
+@pytest.mark.parametrize(
+    ("said", "fact"),
+    [
+        ("arsenal fan.", "The user likes arsenal."),
+        ("huge Wolves fan!", "The user likes Wolves."),
+        ("im teacher in marikina. fiance carlo. wedding soon", "The user is engaged to Carlo."),
+        ("I live in Recife kkkk", "The user lives in Recife."),
+    ],
+)
+def test_texting_shorthand_is_read(said: str, fact: str) -> None:
+    assert fact in _texts(said)
+
+
+@pytest.mark.parametrize(
+    "said", ["big fan.", "ceiling fan", "i'm the queen of salvador kkkk", "Dad tired. Mum happy."]
+)
+def test_a_bare_word_a_thing_or_a_laughing_boast_says_nothing(said: str) -> None:
+    assert _texts(said) == []

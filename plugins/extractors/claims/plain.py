@@ -27,6 +27,8 @@ def with_its_i(text: str) -> str:
     text = _GIVEN_THE_POST.sub(_given_the_post, text)
     # "Been seeing a lovely fella called Ross", "been living in Leeds since May": "I've" left out.
     text = _BEEN_DOING.sub(r"\g<lead>I've been ", text)
+    # "arsenal fan.", "huge Wolves fan": who the user supports, the "I'm a" left out.
+    text = _BARE_FAN.sub(r"\g<lead>I'm a ", text)
     # "Day job's in the claims team at FBD Insurance": where the user works.
     text = _DAY_JOB_IN.sub(r"\g<lead>I work ", text)
     # "I'm Priya by the way.": an aside closing the statement is no part of it.
@@ -658,6 +660,12 @@ def _given_the_post(found: re.Match[str]) -> str:
 
 _BEEN_DOING = re.compile(
     r"(?:^|(?<=[.!?]\s))(?P<lead>\W*(?:(?:so|and|also|btw|update)\W*\s+)?)been\s+(?=[a-z]+ing\b)",
+    re.IGNORECASE | re.MULTILINE,
+)
+_BARE_FAN = re.compile(
+    r"(?:^|(?<=[.!?]\s))(?P<lead>\W*)(?=(?:(?:big|huge|massive|lifelong|life-long|die-?hard|proud)\s+)?"
+    r"(?!(?:a|an|the|my|your|not|no|such|big|huge|massive|lifelong|proud|ceiling|desk|pedestal"
+    r"|box|tower|extractor|exhaust|electric|cooling)\s)[\w.&'-]+(?:\s+[\w.&'-]+)?\s+fan\s*(?:[.!]|$))",
     re.IGNORECASE | re.MULTILINE,
 )
 _DAY_JOB_IN = re.compile(

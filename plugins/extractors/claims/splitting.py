@@ -114,8 +114,10 @@ _TITLES = frozenset({"doctor", "dentist", "teacher", "coach", "therapist", "ment
 _BARE_RELATION = re.compile(
     r"(?:^|(?<=[.!?]\s))(?P<rel>(?i:"
     + "|".join(sorted((re.escape(r) for r in lx.RELATIONS - _TITLES), key=len, reverse=True))
-    + r"))\s+(?=[A-Z][a-z]+\b|(?P<lower>[a-z][a-z'-]+)\s+(?:is|was|lives|works|has|had|just"
-    r"|got|moved|loves|hates|studies|started|quit|left|wants|says|said|thinks|reckons)\b)"
+    + r"))\s+(?=[A-Z][a-z]+\b|(?P<lower>[a-z][a-z'-]+)(?:\s+(?:is|was|lives|works|has|had|just"
+    r"|got|moved|loves|hates|studies|started|quit|left|wants|says|said|thinks|reckons)\b"
+    # "fiance carlo.": the name alone, said as a note
+    r"|\s*(?:[.!]|$)))"
 )
 
 
@@ -354,6 +356,9 @@ def _spell_out(text: str) -> str:
     text = _MY_YOUNGEST.sub(lambda m: f"{m.group('my')} {m.group('which')} child", text)
     text = _BDAY.sub(_bday, text)
     text = _BARE_RELATION.sub(_my_relation, text)
+    text = _MY_RELATION_NAMED_LOWER.sub(
+        _named_lower, text
+    )  # "fiance carlo." made "My fiance carlo."
     text = _NAME_IS_MY.sub(lambda m: f"{m.group('name')} is ", text)
     text = _APPOSITIVE.sub(
         lambda m: f"{m.group('my').capitalize()} {m.group('rel')} {m.group('name')} ", text

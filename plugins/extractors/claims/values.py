@@ -42,7 +42,8 @@ _TIME_TAIL = re.compile(
     r"\s+(?:a|per|every)\s+(?:day|week|fortnight|month|year)"
     r"|(?:all\s+)?my\s+(?:whole\s+|entire\s+)?life|since\s+i\s+was\s+(?:born|\w+)"
     r"|(?:this|yesterday|tomorrow|last)\s+(?:morning|afternoon|evening)"
-    r"|too|also|as well|either|ever since|originally|though|lol|haha|btw|\(.*?\)))\b.*$",
+    r"|too|also|as well|either|ever since|originally|though|lol|haha|btw|k{4,}|(?:ja){2,}|rs(?:rs)+"
+    r"|\(.*?\)))\b.*$",
     re.IGNORECASE,
 )
 

@@ -53,7 +53,12 @@ _IRONIC_CLAUSE = re.compile(
     r"|thrilled|wonderful|awesome|fun)\b.*(?:🙄|🙃))",
     re.IGNORECASE,
 )
-_LAUGH = re.compile(r"\b(?:lol|lmao|haha+|hehe+|rofl)\b|😂|🤣|😜|😉", re.IGNORECASE)
+# Laughter typed in other languages too: "kkkk" (Portuguese), "jajaja", "rsrs", "wkwk", "555".
+_LAUGH = re.compile(
+    r"\b(?:lol|lmao|haha+|hehe+|rofl|k{4,}|(?:ja){2,}j?|rs(?:rs)+|wk(?:wk)+|5{3,}|xd)\b"
+    r"|😂|🤣|😜|😉|ㅋㅋ",
+    re.IGNORECASE,
+)
 _HYPERBOLE = re.compile(
     r"\b(?:totally|obviously|definitely|literally|clearly|of course|sure)\b|\b(?:millionaire"
     r"|billionaire|astronaut|president|king|queen|superhero|wizard|unicorn|genius|celebrity"
