@@ -79,6 +79,10 @@ _TAKEN_TO = re.compile(
 _WITH_ME = re.compile(r"\s+and\s+(?:i|me)\b", re.IGNORECASE)
 _KEPT_ON = re.compile(r"\b(?:still|i\s+and|me\s+and)\s+(?:\w+\s+)?$", re.IGNORECASE)
 _TAKEN_UP = re.compile(r"\b(?:to|into|onto|for)\b", re.IGNORECASE)
+# "stopped going to cult": the "to" of going somewhere, not of taking something up.
+_GOING = re.compile(
+    r"\s*(?:going|coming|heading|getting)\s+(?:to|into)\s+(?:the\s+)?$", re.IGNORECASE
+)
 _NOT = re.compile(
     r"\b(?:not|never|didn't|didnt|haven't|havent|hasn't|won't|wont|can't|cant)\s+(?:\w+\s+)?$",
     re.IGNORECASE,
@@ -193,7 +197,8 @@ def _near(sentence: str, names: frozenset[str], ending: re.Pattern[str]) -> bool
             which = end.groupdict()
             if (which.get("lost") and not after) or (which.get("done") and after):
                 continue
-            if after and ending is _ENDING and _TAKEN_UP.search(sentence[end.end() : hi]):
+            gap = sentence[end.end() : hi]
+            if after and ending is _ENDING and _TAKEN_UP.search(gap) and not _GOING.match(gap):
                 continue  # "switched to keto", "swapped the car for a Corolla": taken up
             return True
     return False

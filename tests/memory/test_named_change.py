@@ -38,6 +38,8 @@ def _decide(existing: list[str], new: str, provenance: str = "user") -> tuple[st
         # A name with its "'s", or said in the singular.
         (["Plans to visit Japan in October"], "Japan's been pushed back to April, work again"),
         (["Dislikes olives"], "came back from Puglia an olive convert"),
+        # "stopped going to": the "to" of going somewhere.
+        (["Goes to Cult.fit gym every morning"], "stopped going to cult, too crowded"),
     ],
 )
 def test_a_thing_named_beside_an_ending_word_is_replaced(existing: list[str], new: str) -> None:

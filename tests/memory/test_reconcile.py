@@ -799,3 +799,14 @@ def test_a_weddings_thing_is_no_marrying() -> None:
     assert _decide(["The user is single."], "wedding dress shopping with my sister today")[0] != (
         "updated"
     )
+
+
+def test_a_whole_life_somewhere_else_contradicts_a_home() -> None:
+    said = "i've lived my whole life in lisbon, never lived anywhere else"
+    assert _decide(["The user lives in Porto."], said) == ("conflict", [0])
+    assert _decide(["The user lives in Lisbon."], said) == ("deduplicated", [0])
+
+
+def test_a_diet_that_excludes_a_sausage_the_user_ate() -> None:
+    existing = ["The user eats currywurst several times a week."]
+    assert _decide(existing, "since march i'm pescatarian, no meat at all") == ("updated", [0])

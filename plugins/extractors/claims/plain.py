@@ -27,6 +27,8 @@ def with_its_i(text: str) -> str:
     text = _GIVEN_THE_POST.sub(_given_the_post, text)
     # "Been seeing a lovely fella called Ross", "been living in Leeds since May": "I've" left out.
     text = _BEEN_DOING.sub(r"\g<lead>I've been ", text)
+    # "i've lived my whole life in lisbon": where the user lives (and always has).
+    text = _LIVED_ALL_MY_LIFE.sub("I live in ", text)
     # "arsenal fan.", "huge Wolves fan": who the user supports, the "I'm a" left out.
     text = _BARE_FAN.sub(r"\g<lead>I'm a ", text)
     # "Day job's in the claims team at FBD Insurance": where the user works.
@@ -661,6 +663,10 @@ def _given_the_post(found: re.Match[str]) -> str:
 _BEEN_DOING = re.compile(
     r"(?:^|(?<=[.!?]\s))(?P<lead>\W*(?:(?:so|and|also|btw|update)\W*\s+)?)been\s+(?=[a-z]+ing\b)",
     re.IGNORECASE | re.MULTILINE,
+)
+_LIVED_ALL_MY_LIFE = re.compile(
+    r"\bi(?:'ve|\s+have)\s+lived\s+(?:(?:my|all\s+my)\s+)?(?:whole\s+|entire\s+)?life\s+in\s+",
+    re.IGNORECASE,
 )
 _BARE_FAN = re.compile(
     r"(?:^|(?<=[.!?]\s))(?P<lead>\W*)(?=(?:(?:big|huge|massive|lifelong|life-long|die-?hard|proud)\s+)?"
