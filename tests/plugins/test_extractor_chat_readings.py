@@ -272,6 +272,8 @@ def test_a_commute_that_was_and_a_list_with_an_aside() -> None:
         ("huge Wolves fan!", "The user likes Wolves."),
         ("im teacher in marikina. fiance carlo. wedding soon", "The user is engaged to Carlo."),
         ("I live in Recife kkkk", "The user lives in Recife."),
+        ("type 2 diabetic, on metformin.", "The user is type 2 diabetic."),
+        ("so me and sam are official now, his bday is next week", "The user's partner is Sam."),
     ],
 )
 def test_texting_shorthand_is_read(said: str, fact: str) -> None:
@@ -279,7 +281,14 @@ def test_texting_shorthand_is_read(said: str, fact: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "said", ["big fan.", "ceiling fan", "i'm the queen of salvador kkkk", "Dad tired. Mum happy."]
+    "said",
+    [
+        "big fan.",
+        "ceiling fan",
+        "i'm the queen of salvador kkkk",
+        "Dad tired. Mum happy.",
+        "diabetic friendly recipes pls",
+    ],
 )
 def test_a_bare_word_a_thing_or_a_laughing_boast_says_nothing(said: str) -> None:
     assert _texts(said) == []

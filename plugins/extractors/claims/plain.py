@@ -27,6 +27,10 @@ def with_its_i(text: str) -> str:
     text = _GIVEN_THE_POST.sub(_given_the_post, text)
     # "Been seeing a lovely fella called Ross", "been living in Leeds since May": "I've" left out.
     text = _BEEN_DOING.sub(r"\g<lead>I've been ", text)
+    # "me and sam are official now", "Priya and I are together": dating.
+    text = _OFFICIAL.sub(_official, text)
+    # "type 2 diabetic, on metformin.": a condition, the "I'm" left out.
+    text = _BARE_CONDITION.sub(r"\g<lead>I'm ", text)
     # "i've lived my whole life in lisbon": where the user lives (and always has).
     text = _LIVED_ALL_MY_LIFE.sub("I live in ", text)
     # "arsenal fan.", "huge Wolves fan": who the user supports, the "I'm a" left out.
@@ -662,6 +666,27 @@ def _given_the_post(found: re.Match[str]) -> str:
 
 _BEEN_DOING = re.compile(
     r"(?:^|(?<=[.!?]\s))(?P<lead>\W*(?:(?:so|and|also|btw|update)\W*\s+)?)been\s+(?=[a-z]+ing\b)",
+    re.IGNORECASE | re.MULTILINE,
+)
+_OFFICIAL = re.compile(
+    r"\b(?:me\s+(?:and|n|&)\s+(?P<a>[A-Za-z][\w'-]+)|(?P<b>(?-i:[A-Z])[\w'-]+)\s+(?:and|&)\s+(?:i|me))"
+    r"\s+(?:are|r|'re)\s+(?:now\s+|finally\s+|officially\s+)*(?:official|together|dating|a\s+couple"
+    r"|an\s+item|exclusive|seeing\s+each\s+other|a\s+thing)\b",
+    re.IGNORECASE,
+)
+
+
+def _official(found: re.Match[str]) -> str:
+    name = found.group("a") or found.group("b")
+    if not is_name(name, lower_ok=True) or lx.relation_of(name) is not None:
+        return found.group(0)
+    return f"I'm dating {name[:1].upper()}{name[1:]}"
+
+
+_BARE_CONDITION = re.compile(
+    r"(?:^|(?<=[.!?]\s))(?P<lead>\W*)(?=(?:type\s+[12]\s+)?(?:diabetic|asthmatic|epileptic|coeliac"
+    r"|celiac|anaemic|anemic|(?:lactose|gluten)\s+intolerant)\b(?!\s+(?:friendly|food|recipe|options?"
+    r"|menu|snacks?|meals?)\b))",
     re.IGNORECASE | re.MULTILINE,
 )
 _LIVED_ALL_MY_LIFE = re.compile(
