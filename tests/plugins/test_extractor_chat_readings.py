@@ -225,6 +225,15 @@ def test_a_state_after_an_age_or_a_job_is_the_same_persons(said: str, facts: lis
         ("They've given me the ward sister post on cardiac.", "The user works as a ward sister."),
         ("I got the head chef job!", "The user works as a head chef."),
         ("Been seeing a lovely fella called Ross for a few months.", "The user's partner is Ross."),
+        (
+            "And I got the job at the county library, starting Monday.",
+            "The user works at the county library.",
+        ),
+        ("working graveyard as a security guard at a warehouse in Reno", "The user lives in Reno."),
+        (
+            "I'm a customer service agent at the Vodafone call centre in Cork.",
+            "The user works as a customer service agent.",
+        ),
         ("been living in Leeds since May", "The user lives in Leeds."),
     ],
 )
@@ -234,7 +243,11 @@ def test_news_of_a_post_or_a_partner_told_in_passing_is_read(said: str, fact: st
 
 @pytest.mark.parametrize(
     "said",
-    ["they offered me the manager role but I said no", "Been thinking about moving to Leeds"],
+    [
+        "they offered me the manager role but I said no",
+        "Been thinking about moving to Leeds",
+        "I got the job interview at Google",
+    ],
 )
 def test_an_offer_or_a_thought_is_no_change(said: str) -> None:
     assert not any(f.startswith(("The user works", "The user lives")) for f in _texts(said))

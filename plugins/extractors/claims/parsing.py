@@ -287,7 +287,10 @@ def _person_named(clause: str) -> str | None:
 # job, then a named place of work.
 _JOB_AT_NAMED = re.compile(
     r"^(?P<job>(?:an?\s+)?[\w -]{2,40}?)\s+at\s+(?:the\s+)?"
-    r"(?P<org>(?-i:[A-Z])[\w&'.-]*(?:\s+(?-i:[A-Z])[\w&'.-]*){0,3}(?:\s+in\s+[\w' -]+)?)$"
+    r"(?P<org>(?-i:[A-Z])[\w&'.-]*(?:\s+(?-i:[A-Z])[\w&'.-]*){0,3}"
+    # "at the Vodafone call centre in Cork": the named place's kind, said after its name
+    r"(?:\s+(?:call\s+cent(?:re|er)|branch|office|store|shop|site|plant|factory|warehouse|depot"
+    r"|campus|hq|headquarters))?(?:\s+in\s+[\w' -]+)?)$"
 )
 
 

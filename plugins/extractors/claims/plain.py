@@ -25,6 +25,10 @@ def with_its_i(text: str) -> str:
     # "They've given me the ward sister post", "I got the head chef job": the job now (an
     # offer is not the job: it may be turned down).
     text = _GIVEN_THE_POST.sub(_given_the_post, text)
+    # "I got the job at the county library": where the user works now.
+    text = _GOT_THE_JOB_AT.sub(r"\g<lead>I now work at ", text)
+    # "working graveyard as a security guard at a warehouse": the job, "I'm" left out.
+    text = _WORKING_AS.sub(r"\g<lead>I work as ", text)
     # "Been seeing a lovely fella called Ross", "been living in Leeds since May": "I've" left out.
     text = _BEEN_DOING.sub(r"\g<lead>I've been ", text)
     # "me and sam are official now", "Priya and I are together": dating.
@@ -664,6 +668,16 @@ def _given_the_post(found: re.Match[str]) -> str:
     return f"I'm now a {job}"
 
 
+_GOT_THE_JOB_AT = re.compile(
+    r"(?P<lead>\b)(?:i(?:'ve|\s+have)?\s+)?(?:just\s+|finally\s+)?(?:got|landed|accepted|took)\s+the\s+"
+    r"(?:new\s+)?job\s+(?:at|with)\s+(?![^.!?\n]*\b(?:interview|but\s+(?:turned|said\s+no|declined))\b)",
+    re.IGNORECASE,
+)
+_WORKING_AS = re.compile(
+    r"(?:^|(?<=[.!?]\s))(?P<lead>\W*)working\s+(?:(?:graveyard|nights|days|weekends|shifts|lates"
+    r"|earlies|part[\s-]time|full[\s-]time)\s+)?as\s+(?=an?\s)",
+    re.IGNORECASE | re.MULTILINE,
+)
 _BEEN_DOING = re.compile(
     r"(?:^|(?<=[.!?]\s))(?P<lead>\W*(?:(?:so|and|also|btw|update)\W*\s+)?)been\s+(?=[a-z]+ing\b)",
     re.IGNORECASE | re.MULTILINE,
