@@ -305,3 +305,10 @@ def test_texting_shorthand_is_read(said: str, fact: str) -> None:
 )
 def test_a_bare_word_a_thing_or_a_laughing_boast_says_nothing(said: str) -> None:
     assert _texts(said) == []
+
+
+def test_a_bare_father_or_mother_opening_a_sentence_is_the_users() -> None:
+    assert "The user's father lives in Cromer." in _texts(
+        "Father has been transferred to a nursing home in Cromer."
+    )
+    assert _texts("Father O'Brien said mass.") == []

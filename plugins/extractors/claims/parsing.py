@@ -237,7 +237,8 @@ def parse(
 _SHARED_SUBJECT_TAIL = re.compile(r"\s+and\s+(?!(?:i|we|my|our)\b)[a-z]+\b.*$")
 # "Dad retired and moved back to Karachi": the user's dad, as "my dad" would say.
 _BARE_KIN = re.compile(
-    r"^(?P<lead>\W*)(?P<kin>dad|mum|mom|mama|papa|grandma|grandpa|granny|gran|nana|hubby|wifey)"
+    r"^(?P<lead>\W*)(?P<kin>dad|mum|mom|mama|papa|father|mother|grandma|grandpa|granny|gran|nana"
+    r"|hubby|wifey)"
     r"(?=\s+(?!and\b|&|i\b|or\b)[a-z])",
     re.IGNORECASE,
 )
