@@ -348,7 +348,6 @@ def _spell_out(text: str) -> str:
     text = _NAME_THE_PET.sub(_the_pet, text)
     text = _MEET_THE_PET.sub(_met_pet, text)
     text = _NAME_MY_PET.sub(_named_pet, text)
-    text = _MY_RELATION_NAMED_LOWER.sub(_named_lower, text)
     text = _SOMEONE_NAMED.sub(_someone_named, text)
     text = _NAME_HAS.sub(r"\g<name> has ", text)
     text = _AGED_CHILD.sub(_aged_child, text)
@@ -356,9 +355,8 @@ def _spell_out(text: str) -> str:
     text = _MY_YOUNGEST.sub(lambda m: f"{m.group('my')} {m.group('which')} child", text)
     text = _BDAY.sub(_bday, text)
     text = _BARE_RELATION.sub(_my_relation, text)
-    text = _MY_RELATION_NAMED_LOWER.sub(
-        _named_lower, text
-    )  # "fiance carlo." made "My fiance carlo."
+    # After the dropped "my" is put back: "fiance carlo." is "My fiance Carlo." too.
+    text = _MY_RELATION_NAMED_LOWER.sub(_named_lower, text)
     text = _NAME_IS_MY.sub(lambda m: f"{m.group('name')} is ", text)
     text = _APPOSITIVE.sub(
         lambda m: f"{m.group('my').capitalize()} {m.group('rel')} {m.group('name')} ", text
