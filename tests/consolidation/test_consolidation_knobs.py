@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from daemon.api.keys import CONSOLIDATION
+from daemon.api.keys import CONSOLIDATION, STATE
 from daemon.config import ConsolidationConfig, SalienceWeightsConfig
 from daemon.consolidation import phases
 from daemon.consolidation.phases.deep import QUESTIONS_SYSTEM
@@ -239,6 +239,8 @@ async def test_tick_retries_a_failed_run(tmp_path: Path, monkeypatch: pytest.Mon
         api.clock.advance(timedelta(minutes=5))
         [retried] = await service.tick()
         assert (retried["trigger"], retried["status"]) == ("retry", "completed")
+        # A tick's run is no acknowledged write, so a read need not wait for it: say it was.
+        await api.client.app[STATE].async_note_written(retried["position"])
         _, runs = await api.call("GET", "/v1/consolidation/runs")
         assert runs["runs"][0]["inputs"]["retry_of"] == failed["run_id"]
 

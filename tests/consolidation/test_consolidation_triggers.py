@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from daemon.api.keys import CONSOLIDATION
+from daemon.api.keys import CONSOLIDATION, STATE
 from daemon.config import ConfigError, ConsolidationConfig, config_from_mapping
 from daemon.consolidation.triggers import due_trigger
 from events.clock import to_micros
@@ -73,6 +73,8 @@ async def test_tick_runs_after_turns_counted_by_the_activity_projection(tmp_path
             await asyncio.sleep(0.1)
         [run] = ticked
         assert run["trigger"] == "turns"
+        # A tick's run is no acknowledged write, so a read need not wait for it: say it was.
+        await api.client.app[STATE].async_note_written(run["position"])
         _, runs = await api.call("GET", "/v1/consolidation/runs")
         assert runs["runs"][0]["inputs"]["turns"] == 3
         assert runs["runs"][0]["inputs"]["new_turns"] == 3
