@@ -56,6 +56,11 @@ PETS: frozenset[str] = words(
     tabby moggy ragdoll sphynx calico tortie cockatoo macaw lovebird tarantula
     """
 )
+# Breeds of two words or more, as a regular expression's alternatives.
+COMPOUND_BREEDS = (
+    r"golden retriever|german shepherd|border collie|french bulldog|jack russell|cocker spaniel"
+    r"|great dane|bernese mountain dog|maine coon|british shorthair|tabby cat|tuxedo cat"
+)
 DOG_BREEDS: frozenset[str] = words(
     """
     labrador lab retriever golden poodle beagle corgi husky pug dachshund bulldog terrier
@@ -599,7 +604,8 @@ def plural(noun: str) -> str:
 CLINICIAN_SAYS = (
     r"(?:(?:my|the|our)\s+)?(?:doctor|doc|gp|allergist|dermatologist|dentist|cardiologist"
     r"|physio|physiotherapist|optician|optometrist|specialist|consultant|neurologist|nurse"
-    r"|psychiatrist|therapist)\s+(?:says|said|told me|confirmed)(?:\s+that)?"
+    r"|psychiatrist|therapist|rheumatologist|endocrinologist|oncologist|gastroenterologist"
+    r"|surgeon|midwife|ob-?gyn)\s+(?:says|said|told me|confirmed|reckons|thinks)(?:\s+that)?"
 )
 
 # What "no more ..." exclaims rather than ends ("no more excuses!"): not a thing a person had.

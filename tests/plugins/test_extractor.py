@@ -231,7 +231,11 @@ def test_small_talk_states_nothing(said: str) -> None:
         ),
         (
             "our golden retriever Rufus is 12 and has bad hips",
-            ["The user has a retriever named Rufus.", "Rufus has bad hips."],
+            [
+                "The user has a golden retriever named Rufus.",
+                "Rufus is 12 years old.",
+                "Rufus has bad hips.",
+            ],
         ),
         (
             "she's my daughter Lila btw, she's obsessed with dinosaurs",
@@ -1585,6 +1589,7 @@ def test_names_said_before_are_known_in_lower_case() -> None:
     )
     assert texts == [
         "The user has a cat named Biscuit.",
+        "Biscuit is 17 years old.",
         "Biscuit passed away.",
         "The user's cat's name is now Mochi.",
     ]
@@ -2228,7 +2233,10 @@ def test_a_life_event_begun_is_kept_as_a_note(said: str, facts: list[str]) -> No
             "my uncle gave me a kitten, a tabby, we named her Pilipili.",
             ["The user has a kitten named Pilipili."],
         ),
-        ("my wife had a baby boy and we named him Leo", ["The user's wife had a baby boy."]),
+        (
+            "my wife had a baby boy and we named him Leo",
+            ["The user's wife had a baby boy.", "Leo is the user's son."],
+        ),
         (
             "I'm interviewing at Ørsted next Thursday, eek",
             ["The user's job interview at Ørsted is next Thursday."],

@@ -148,8 +148,11 @@ _BARE_ALLERGY = re.compile(
 
 
 _GOT_THE_JOB = re.compile(
-    r"^(?P<lead>(?:i\s+)?(?:finally\s+|just\s+)?)got\s+the\s+(?P<job>[\w-]+(?:\s+[\w-]+){0,2}?)\s+"
-    r"(?:job|position|role|post)\b",
+    r"^(?P<lead>(?:i\s+)?(?:finally\s+|just\s+)?)(?:got|took|landed|accepted)\s+the\s+"
+    r"(?P<job>[\w-]+(?:\s+[\w-]+){0,2}?)\s+(?:job|position|role|post|title)\b"
+    # "the senior developer title at my review": where it was given is no part of the job
+    r"(?:\s+(?:at|in)\s+(?:my|the)\s+(?:annual\s+|performance\s+|mid-?year\s+|year-?end\s+)?"
+    r"(?:review|appraisal|evaluation)\b)?",
     re.IGNORECASE,
 )
 
@@ -325,7 +328,12 @@ def claims_of_clause(
     text = _BARELY_ANYMORE.sub(r"\g<who> don't ", text)
     # "well. torn meniscus.": an injury said as a bare noun phrase is the user's own.
     text = _BARE_INJURY.sub(r"I have a \g<injury>", text)
-    text = re.sub(r"^(also|plus)\s+(i'm|we're|i|we)\b(?!')", r"\2 also", text, flags=re.I)
+    text = re.sub(
+        r"^(also|plus),?\s+(i'm|we're|he's|she's|they're|i|we|he|she|they)\b(?!')",
+        r"\2 also",
+        text,
+        flags=re.I,
+    )
     greeted = _GREETING.match(clause.strip()) is not None
     # "calling him rex", "we named her Mochi": the name the pet (or baby) was just given.
     text = NAMING.sub(lambda m: f"{_POSSESSIVE[m.group('who').casefold()]} name is ", text)

@@ -17,7 +17,12 @@ from plugins.extractors.claims.words import CHANGE_ADVERBS, SKIP_ADVERBS
 _FAVOURITE_OF = re.compile(
     r"^(?P<x>.+?)\s+(?:is|are|'s|has become|have become|became|is now|are now)\s+(?:now\s+)?"
     r"(?:my|our|the user's|user's)\s+(?:new\s+|all-time\s+)?favou?rite\s+(?P<what>[\w\- ]+?)"
-    r"(?:\s+(?:now|these days|lately))?\s*[.!]*$",
+    r"(?:\s+(?:now|these days|lately))?(?:,?\s+(?:honestly|tbh|ngl|lol|haha|btw|for real))*"
+    r"\s*[.!]*$",
+    re.IGNORECASE,
+)
+_A_NEW_FAVOURITE = re.compile(
+    r"\b(?:has become|have become|became|is now|are now|new favou?rite|now|these days|lately)\b",
     re.IGNORECASE,
 )
 
@@ -179,7 +184,13 @@ def inverted_claims(text: str, speaker: str, *, greeted: bool = False) -> list[C
             []
             if vague(value)
             else [
-                Claim(speaker, "favourite", value, qualifier=match.group("what").casefold().strip())
+                Claim(
+                    speaker,
+                    "favourite",
+                    value,
+                    qualifier=match.group("what").casefold().strip(),
+                    change=_A_NEW_FAVOURITE.search(text) is not None,
+                )
             ]
         )
     match = _HOME_OF.match(text)

@@ -13,6 +13,7 @@ from plugins.extractors.claims.subjects import (
     REL_WORD,
     is_name,
     name_shaped,
+    names_nobody,
     second_name,
 )
 from plugins.extractors.places import known_place
@@ -107,7 +108,7 @@ _HERD_MENTION = re.compile(
 )
 _PET_MENTION = re.compile(
     r"\b(?:my|our)\s+(?:(?P<count>two|three|four|\d)\s+)?(?:(?:old|new|little|baby|rescue|senior"
-    r"|sweet)\s+)?(?P<kind>[a-z-]+),?\s+"
+    r"|sweet)\s+)?(?P<kind>" + lx.COMPOUND_BREEDS + r"|[a-z-]+),?\s+"
     r"(?P<name>(?-i:(?:(?:Mr|Mrs|Ms|Dr|Sir|Lady|Captain|Prof)\.?\s+)?[A-Z][\w'-]*))"
     r"(?:\s*(?:,|and|&)\s*(?P<more>(?-i:[A-Z][\w'-]*)))?",
     re.IGNORECASE,
@@ -136,7 +137,9 @@ _JOB_MENTION = re.compile(
 
 # "my mom in Surabaya asks me ...", "my brother Tom in Leeds": where a relative lives.
 _RELATIVE_IN = re.compile(
-    rf"\b(?:my|our)\s+(?P<rel>{REL_WORD})(?:\s+(?P<name>(?-i:{NAME_TOKEN})))?\s+"
+    rf"\b(?:my|our)\s+(?P<rel>{REL_WORD})(?:\s+(?P<name>(?-i:{NAME_TOKEN})))?"
+    # "my sister Renee's place in Pittsburgh": where she lives, on the way to it.
+    r"(?:(?:'s|s')\s+(?:place|house|flat|apartment|condo|home|farm))?\s+"
     r"(?:(?:who\s+lives|living|back\s+home)\s+)?in\s+"
     r"(?P<where>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)",
     re.IGNORECASE,
@@ -175,11 +178,16 @@ _WORKPLACE = re.compile(
     r"\b(?:work|working|job|intern|interning)\b[^.!?]*?\bat\s+an?\s+[\w -]{2,40}?\s+"
     r"(?:named|called)\s+(?P<named>(?-i:[A-Z])[\w&'-]+(?:\s+(?-i:[A-Z])[\w&'-]+){0,2})"
     r"|\b(?:on\s+(?:permanent\s+|regular\s+)?(?:nights|days|lates|earlies)"
-    r"|(?:day|night|early|late|morning|evening|weekend|graveyard|double|long|first)\s+shifts?"
+    r"|(?:(?:day|night|early|late|morning|evening|weekend|graveyard|double|long|first)\s+"
+    r"|(?:(?:long|early|late|double)\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday"
+    r"|sunday)\s+)shifts?"
     r"(?:\s+(?:in|on)\s+(?:the\s+)?[a-z][\w-]*)?"
     r"|long\s+day(?:\s+ahead)?|(?:got\s+off|did|pulled|finished)\s+a\s+double)\s+at\s+(?:the\s+)?"
     r"(?P<org>(?-i:[A-Z])[\w&'-]+(?:\s+(?-i:[A-Z])[\w&'-]+){0,2})",
     re.IGNORECASE,
+)
+_BESIDE = re.compile(
+    r"\b(?:on\s+top\s+of|as\s+well\s+as|in\s+addition\s+to|alongside|besides)\b", re.IGNORECASE
 )
 _FOR_A_JOB_AT = re.compile(
     r"\b(?:for|got|took|landed|found|secured|start(?:ed|ing)?)\s+(?:a|an|my|the)\s+(?:new\s+)?"
@@ -254,6 +262,28 @@ _SOMEONE_ELSES = re.compile(
     r"|friend|dog|cat|kid|boy|girl)(?:'s)?\b|\b(?:his|her|their)\s+(?:cast|knee|ankle|leg|arm)\b",
     re.IGNORECASE,
 )
+# "sitting in my driveway in Sarasota", "the geyser in our flat in Melville": the user's home.
+_MY_HOME_IN = re.compile(
+    r"\b(?:my|our)\s+(?:(?:little|new|own|rented|tiny)\s+)?(?P<what>driveway|house|flat|apartment"
+    r"|condo|garden|back\s*yard|yard|porch|balcony|bungalow|cottage|townhouse|rowhouse"
+    r"|duplex|bedsit|home)\s+(?:here\s+|out\s+|up\s+|down\s+)?in\s+"
+    r"(?P<where>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)",
+    re.IGNORECASE,
+)
+# "Biltong, our Jack Russell, is obsessed with walks": a pet, named before what it is.
+_NAMED_THEN_PET = re.compile(
+    rf"(?:^|[.!?,;:]\s+)(?P<name>(?-i:{NAME_TOKEN})),\s+(?:our|my)\s+(?:(?:old|new|little|young"
+    r"|rescue|senior|big|sweet|elderly|lovely|daft|mad)\s+)*"
+    rf"(?P<kind>{lx.COMPOUND_BREEDS}|[a-z]+(?:\s+[a-z]+)?)\s*,",
+    re.IGNORECASE,
+)
+# "single mom of twins Jayden and Jordan": the user's children, named.
+_PARENT_OF = re.compile(
+    r"\b(?:mom|mum|mother|dad|father|parent)\s+(?:of|to)\s+(?:(?:two|three|four|2|3|4)\s+)?"
+    rf"(?:twins|kids|boys|girls|sons|daughters|children)\s+(?P<names>(?-i:{NAME_TOKEN})"
+    rf"(?:\s*(?:,|and|&)\s*(?-i:{NAME_TOKEN}))+)",
+    re.IGNORECASE,
+)
 # "compared to Glasgow where I live now": where the user lives, even inside a question.
 _WHERE_I_LIVE = re.compile(
     r"\b(?P<where>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?),?\s+where\s+(?:i|we)\s+"
@@ -300,6 +330,20 @@ _NEW_CHILDREN = re.compile(
     re.IGNORECASE,
 )
 _CHILD_WORD = {"boy": "son", "son": "son", "girl": "daughter", "daughter": "daughter"}
+# "the baby came early, a little girl, we named her Nevaeh": the child, named at birth.
+_BABY_NAMED = re.compile(
+    r"\b(?:(?:baby|little)\s+(?P<kind>boy|girl)|baby|newborn)\b[^.!?]{0,60}?\b(?:we|we've|we\s+have"
+    r"|we\s+just)\s+(?:named|called)\s+(?:him|her|them)\s+"
+    rf"(?P<names>(?-i:{NAME_TOKEN})(?:\s+(?:and|&)\s+(?-i:{NAME_TOKEN}))?)",
+    re.IGNORECASE,
+)
+# "Ethan arrived on 12 May, 3.2kg!": a birth, told by the newborn's weight.
+_ARRIVED_WEIGHING = re.compile(
+    rf"(?:^|[.!?]\s+)(?:baby\s+)?(?P<names>(?-i:{NAME_TOKEN}))\s+(?:arrived|came|is\s+here"
+    r"|made\s+(?:his|her)\s+(?:appearance|entrance))\b[^.!?]{0,40}?\b\d+(?:[.,]\d+)?\s*"
+    r"(?:kg|kgs|lbs?|pounds)\b",
+    re.IGNORECASE,
+)
 
 
 def _in_passing(text: str) -> list[Claim]:
@@ -325,7 +369,9 @@ def _in_passing(text: str) -> list[Claim]:
     for match in _WORKPLACE.finditer(text):
         org = match.group("named") or match.group("org")
         if not known_place(org):
-            out.append(Claim("user", "employer", org))
+            # "weekend shifts at Home Depot on top of Publix": a second job, beside the first.
+            beside = _BESIDE.search(text, match.end()) is not None
+            out.append(Claim("user", "employer", org, also=beside))
     job_at = _FOR_A_JOB_AT.search(text)
     if (
         job_at is not None
@@ -363,6 +409,17 @@ def _in_passing(text: str) -> list[Claim]:
         for name in re.split(r"\s*(?:,|\band\b|&)\s*", born.group("names")):
             if is_name(name):
                 out.append(Claim("user", "family", name, change=True, qualifier=relation))
+    for found in (_BABY_NAMED.search(text), _ARRIVED_WEIGHING.search(text)):
+        if found is None or (born is not None and born.group("names") == found.group("names")):
+            continue
+        kind = found.groupdict().get("kind")
+        relation = _CHILD_WORD.get((kind or "").casefold(), "child")
+        named = [
+            n
+            for n in re.split(r"\s*(?:\band\b|&)\s*", found.group("names"))
+            if is_name(n) and not names_nobody(n)
+        ]
+        out += [Claim("user", "family", n, change=True, qualifier=relation) for n in named]
     if _HEALED.search(text) and not _SOMEONE_ELSES.search(text):
         # "hamstring's healed", "cast came off today": an injury is over.
         out.append(
@@ -379,6 +436,23 @@ def _in_passing(text: str) -> list[Claim]:
     allergic = _ALLERGIC_TO_IT.search(text)
     if allergic is not None:
         out.append(Claim("user", "allergy", allergic.group("what").casefold()))
+    for match in _MY_HOME_IN.finditer(text):
+        if known_place(match.group("where")):
+            out.append(Claim("user", "residence", match.group("where")))
+    for match in _NAMED_THEN_PET.finditer(text):
+        kind = match.group("kind").casefold()
+        compound = re.fullmatch(lx.COMPOUND_BREEDS, kind) is not None
+        if is_name(match.group("name")) and (compound or lx.is_pet(kind.split()[-1])):
+            out.append(
+                Claim(
+                    "user", "pet", f"{kind if compound else kind.split()[-1]} {match.group('name')}"
+                )
+            )
+    for match in _PARENT_OF.finditer(text):
+        for name in re.split(r"\s*(?:,|\band\b|&)\s*", match.group("names")):
+            if is_name(name):
+                attribute, value, qualifier = relation_claim("child", name)
+                out.append(Claim("user", attribute, value, qualifier=qualifier))
     for match in _WHERE_I_LIVE.finditer(text):
         if known_place(match.group("where")):
             out.append(Claim("user", "residence", match.group("where")))
@@ -438,8 +512,10 @@ def mentions(text: str) -> list[Claim]:
         names = [name] + (
             [match.group("more")] if match.group("count") and match.group("more") else []
         )
+        # "my border collie Bonnie": the breed whole.
+        breed = re.fullmatch(lx.COMPOUND_BREEDS, kind) is not None
         for one in names:
-            if lx.is_pet(kind) and is_name(one.split()[-1]):
+            if (breed or lx.is_pet(kind)) and is_name(one.split()[-1]):
                 out.append(Claim("user", "pet", f"{kind} {one}"))
     for match in _PET_MENTION_LOWER.finditer(text):
         kind = match.group("kind").casefold()

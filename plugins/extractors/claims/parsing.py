@@ -179,7 +179,9 @@ def parse(
                 subject = _named_subject(clause, speaker, last_person)
             inherited = None if subject is None else replace(subject, thing=None, pet=None)
             stranger = subject is None and not claims and _UNNAMED_HE.match(clause) is not None
-            pet_name = (subject.pet or "").split(" ", 1)[-1] if subject is not None else ""
+            pet = (subject.pet or "") if subject is not None else ""
+            bred = re.match(rf"(?:{lx.COMPOUND_BREEDS})\s", pet)  # "golden retriever Rufus"
+            pet_name = pet[bred.end() :] if bred is not None else pet.split(" ", 1)[-1]
             if subject is not None and subject.pet and " " in subject.pet and is_name(pet_name):
                 # "our retriever Rufus is 12 and has bad hips": Rufus has them.
                 inherited = Subject(pet_name, False, name=pet_name)
@@ -314,7 +316,7 @@ def _employer_in_job(claim: Claim) -> tuple[Claim, Claim] | None:
 _PLACE_BEFORE = re.compile(
     r"\b(?:in|at|near|outside|around|into|across|via|out\s+of"
     r"|(?:move[ds]?|moving|flew|fly|flying|off|back|over|relocat(?:ed|ing)|gone|going)\s+to)"
-    r"\s+(?:the\s+)?$",
+    r"\s+(?:(?:the|a|an|our|my|this|that)\s+)?$",
     re.IGNORECASE,
 )
 
@@ -325,7 +327,13 @@ def _could_be_a_person(clause: str, name: re.Match[str]) -> bool:
     word = re.sub(r"'s$", "", name.group(0))
     if not is_name(word) or known_place(word) or names_nobody(word):
         return False
-    return _PLACE_BEFORE.search(clause[: name.start()]) is None
+    # The whole name is what follows "in": "in San Diego", "at Maple Ridge", "at Coronet Peak".
+    before = _NAME_RUN_END.sub("", clause[: name.start()])
+    return _PLACE_BEFORE.search(before) is None
+
+
+_NAME_RUN_END = re.compile(r"(?:\b(?-i:[A-Z])[\w'&.-]*\s+)+$")
+"""The capitalised words a name is the last of ("San " before "Diego")."""
 
 
 def _resolve_pronoun(
@@ -339,7 +347,7 @@ def _resolve_pronoun(
     last = before[previous] if before else None
     if last is None and claim.attribute == "name" and pet_before is not None:
         # "ok we renamed her Nori", the turn after "we adopted a kitten named Princess".
-        kind, _, old_name = pet_before.value.partition(" ")
+        kind, old_name = _pet_kind_and_name(pet_before.value)
         name = claim.value[:1].upper() + claim.value[1:]
         renamed = bool(old_name) and old_name.casefold() != name.casefold()
         return None, Claim(
@@ -351,7 +359,7 @@ def _resolve_pronoun(
         )
     if claim.attribute == "name" and last is not None:
         name = claim.value[:1].upper() + claim.value[1:]  # "his name is rex": Rex
-        if last.attribute == "pet" and " " not in last.value:
+        if last.attribute == "pet" and not _pet_kind_and_name(last.value)[1]:
             return previous, replace(last, value=f"{last.value} {name}")
         if last.attribute == "family" and last.value == last.qualifier:
             return previous, replace(last, value=name)
@@ -360,6 +368,20 @@ def _resolve_pronoun(
     if last_person is not None and claim.attribute != "name":
         return None, replace(claim, subject=last_person)
     return None
+
+
+def _pet_kind_and_name(value: str) -> tuple[str, str]:
+    """ "golden retriever Sunny": the kind and the name; "collie pup": the kind alone."""
+    bred = re.match(rf"(?:{lx.COMPOUND_BREEDS})\b", value, re.IGNORECASE)
+    if bred is not None:
+        return value[: bred.end()], value[bred.end() :].strip()
+    words = value.split()
+    kind = [w for w in words if lx.is_pet(w)]
+    if not kind:
+        head, _, name = value.partition(" ")
+        return head, name
+    last = words.index(kind[-1]) + 1
+    return " ".join(words[:last]), " ".join(words[last:])
 
 
 def iter_values(claims: Sequence[Claim]) -> Iterator[str]:

@@ -27,6 +27,11 @@ def with_its_i(text: str) -> str:
     text = _GIVEN_THE_POST.sub(_given_the_post, text)
     # "I got the job at the county library": where the user works now.
     text = _GOT_THE_JOB_AT.sub(r"\g<lead>I now work at ", text)
+    # "took a local job with Sysco", "Sam landed a policy job with the BC Government": the
+    # new employer, the user's or the named person's.
+    text = _TOOK_A_JOB_AT.sub(_took_a_job_at, text)
+    # "got poached by Cardrona", "Keiko got poached by Air Canada": works there now.
+    text = _POACHED_BY.sub(_took_a_job_at, text)
     # "working graveyard as a security guard at a warehouse": the job, "I'm" left out.
     text = _WORKING_AS.sub(r"\g<lead>I work as ", text)
     # "Been seeing a lovely fella called Ross", "been living in Leeds since May": "I've" left out.
@@ -41,6 +46,16 @@ def with_its_i(text: str) -> str:
     text = _BARE_FAN.sub(r"\g<lead>I'm a ", text)
     # "Day job's in the claims team at FBD Insurance": where the user works.
     text = _DAY_JOB_IN.sub(r"\g<lead>I work ", text)
+    # "we picked up a huntaway pup from a farm": an animal brought home is a pet got.
+    text = _PICKED_UP_A_PET.sub(_picked_up_a_pet, text)
+    # "bought himself a Breville machine": what was bought, not for whom.
+    text = _BOUGHT_ONESELF.sub(r"\g<verb> ", text)
+    # "Marcus got totally hooked on espresso": likes it now.
+    text = _GOT_HOOKED_ON.sub(lambda m: "I'm hooked on" if m.group("i") else "is hooked on", text)
+    # "brayden switched his major to computer science": what he studies now.
+    text = _SWITCHED_MAJOR.sub(_switched_major, text)
+    # "doc says I have a herniated disc": the user's own health, as a clinician found it.
+    text = _CLINICIAN_SAYS.sub("", text)
     # "I'm Priya by the way.": an aside closing the statement is no part of it.
     text = _BY_THE_WAY.sub(r"\g<end>", text)
     # "Got word this morning that I've made associate": the news itself.
@@ -336,7 +351,8 @@ def said_plainly(text: str) -> str:
     text = _SETTLING_INTO.sub(r"\g<lead>I've moved to ", text)
     # "traded the civic in last weekend, we got a 2023 rav4": sold one, and got the other.
     text = _TRADED_X_IN.sub(r"\g<verb> in \g<what>", text)
-    if _SOLD.search(text):
+    sold = _SOLD.search(text)
+    if sold is not None and _sold_by_the_user(text[: sold.start()]):
         text = _GOT_INSTEAD.sub(r"\g<lead>I bought \g<det> ", text)
     # "Has two kids: Leo (7) and Mia (4)": how many, then who.
     text = _COUNT_COLON.sub(r"\g<count>, ", text)
@@ -536,6 +552,15 @@ _TRADED_X_IN = re.compile(
     re.IGNORECASE,
 )
 _SOLD = re.compile(r"\b(?:sold|traded\s+in|flogged|got\s+rid\s+of)\b", re.IGNORECASE)
+
+
+def _sold_by_the_user(before: str) -> bool:
+    """Whether who sold is the user: "sold the civic", "we sold it" (not "my mom sold her
+    Buick and bought a Prius", whose Prius is hers)."""
+    said = re.split(r"[.!?]\s+", before)[-1]
+    return not said.strip() or re.search(r"\b(?:i|we|i've|we've|ive)\b", said, re.I) is not None
+
+
 _GOT_INSTEAD = re.compile(
     r"(?P<lead>[,;]\s*(?:and\s+|then\s+|so\s+)?|\s(?:and|then|so)\s+)(?:(?:we|i)\s+)?(?:just\s+)?"
     # what was got is named as a model is ("a 2023 rav4", "the X100V"), not "a new one"
@@ -672,6 +697,92 @@ _GOT_THE_JOB_AT = re.compile(
     r"(?P<lead>\b)(?:i(?:'ve|\s+have)?\s+)?(?:just\s+|finally\s+)?(?:got|landed|accepted|took)\s+the\s+"
     r"(?:new\s+)?job\s+(?:at|with)\s+(?![^.!?\n]*\b(?:interview|but\s+(?:turned|said\s+no|declined))\b)",
     re.IGNORECASE,
+)
+_TOOK_A_JOB_AT = re.compile(
+    r"\b(?:(?P<who>i|(?-i:[A-Z])[\w'-]+)(?:'ve|\s+have|\s+has)?\s+)?(?:just\s+|finally\s+|officially\s+)?"
+    r"(?:got|landed|accepted|took|bagged|scored)\s+an?\s+(?:new\s+)?(?P<kind>(?:[\w-]+\s+){0,2}?)"
+    r"(?:job|position|role|post|gig)\s+(?:at|with)\s+(?=(?:the\s+)?(?-i:[A-Z]))"
+    r"(?![^.!?\n]*\b(?:interview|but\s+(?:turned|said\s+no|declined))\b)",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+_POACHED_BY = re.compile(
+    r"\b(?:(?P<who>i|(?-i:[A-Z])[\w'-]+)(?:'ve|\s+have|\s+has)?\s+)?(?:just\s+|finally\s+)?"
+    r"(?:got|been|was|were)\s+(?:head-?hunted|poached)\s+by\s+(?=(?:the\s+)?(?-i:[A-Z]))",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def _took_a_job_at(found: re.Match[str]) -> str:
+    kind = (found.groupdict().get("kind") or "").strip()
+    if kind and (lx.is_occupation(kind) or lx.is_occupation(kind.split()[-1])):
+        return found.group(0)  # "a permanent lecturer position at ...": the job rule reads both
+    who = found.group("who")
+    if who is None:
+        # "my brother got a job at Amazon", "she took a job with Aer Lingus": someone else's.
+        said_by = re.search(r"([\w']+)\W*$", found.string[: found.start()])
+        if said_by is not None and (
+            said_by.group(1).casefold() in _SOMEONE or lx.relation_of(said_by.group(1)) is not None
+        ):
+            return found.group(0)
+    if who is None and re.search(
+        r"\b(?:\w+ing|\w+ed|week|month|year|ago|it|them|him|her)\s+$", found.string[: found.start()]
+    ):
+        return ", and I now work at "  # "quit Schneider last week took a job with Sysco"
+    if who is None or who.casefold() == "i":
+        return "I now work at "
+    if not is_name(who) or known_place(who):
+        return found.group(0)
+    return f"{who} now works at "
+
+
+_CLINICIAN_SAYS = re.compile(
+    r"\b"
+    + lx.CLINICIAN_SAYS
+    + r"\s+(?=(?:i\s+(?:have|had|'ve\s+got|ve\s+got|got|am|need)|i'?m|im)\b)",
+    re.IGNORECASE,
+)
+_PICKED_UP_A_PET = re.compile(
+    r"\b(?P<verb>picked|pick|picking)\s+up\s+(?=(?:a|an|our|my)\s+(?:new\s+)?(?:[\w-]+\s+){0,2}?"
+    r"(?:" + "|".join(sorted(lx.PETS, key=len, reverse=True)) + r")\b)",
+    re.IGNORECASE,
+)
+
+
+def _picked_up_a_pet(found: re.Match[str]) -> str:
+    return {"picked": "got ", "pick": "get ", "picking": "getting "}[found.group("verb").casefold()]
+
+
+_BOUGHT_ONESELF = re.compile(
+    r"\b(?P<verb>bought|buys|got|gets|treated|treats)\s+(?:himself|herself|myself|themselves"
+    r"|ourselves)\s+(?=(?:an?|the|some|two|three|new)\b)",
+    re.IGNORECASE,
+)
+_GOT_HOOKED_ON = re.compile(
+    r"(?P<i>\bi\s+)?\b(?:got|getting)\s+(?:(?:totally|completely|really|properly|so|well|fully)\s+)?"
+    r"hooked\s+on\b",
+    re.IGNORECASE,
+)
+_SWITCHED_MAJOR = re.compile(
+    r"\b(?P<who>[a-z][\w'-]*)\s+(?:has\s+|just\s+|finally\s+)*(?:switched|changed)\s+"
+    r"(?:his|her|my|their)\s+(?:major|course|degree)\s+to\s+",
+    re.IGNORECASE,
+)
+
+
+def _switched_major(found: re.Match[str]) -> str:
+    who = found.group("who")
+    if who.casefold() == "i":
+        return "I'm now studying "
+    if not is_name(who, lower_ok=True) or lx.relation_of(who) is not None:
+        return found.group(0)
+    return f"{who[:1].upper()}{who[1:]} is now studying "
+
+
+_SOMEONE = lx.words(
+    "he she they we it who someone somebody everyone everybody nobody one friend mate pal buddy"
+    " boss colleague coworker neighbour neighbor"
 )
 _WORKING_AS = re.compile(
     r"(?:^|(?<=[.!?]\s))(?P<lead>\W*)working\s+(?:(?:graveyard|nights|days|weekends|shifts|lates"

@@ -238,6 +238,11 @@ class Reader(IdentityRules, EducationRules, PastimeRules, PossessionRules, PlanR
             # "my dog is named Bella": the one dog, so a later name for it is a new name.
             named = f"{pet} {name[:1].upper() + name[1:]}"
             return [Claim(self.s.key, "pet", named, qualifier="named" if " " not in pet else None)]
+        pet_name = pet.split()[-1] if " " in pet and pet.split()[-1][:1].isupper() else ""
+        age = self._age(p.rest) if p.head == "be" and not p.negated and pet_name else []
+        if age:
+            # "my cat Biscuit is 2": the user has Biscuit, and Biscuit is 2.
+            return [Claim(self.s.key, "pet", pet), Claim(pet_name, "age", age[0].value)]
         if p.head == "be" and not p.negated:
             name = clean_value(p.rest)
             if name and is_name(name.split(" ")[0]) and len(name.split()) == 1:

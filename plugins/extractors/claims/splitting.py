@@ -617,7 +617,8 @@ HEALED = re.compile(
 )
 
 NAMING = re.compile(
-    r"^(?:(?:we|i)(?:'re|'m| are| am)?\s+|(?:we|i)\s+)?(?:calling|naming|named|called|call|name"
+    r"^(?:(?:we|i)(?:'re|'m|'ve|'d| are| am| have| had)?\s+(?:just\s+|finally\s+)?)?"
+    r"(?:calling|naming|named|called|call|name"
     r"|renamed|renaming|rename)"
     r"\s+(?P<who>him|her|it)\s+(?=\w)",
     re.IGNORECASE,

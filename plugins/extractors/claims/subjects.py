@@ -268,8 +268,8 @@ _SUBJECT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         (
             "my_pet",
-            r"^(?:my|our|the user's|user's)\s+(?:\w+\s+)?(?P<pet>dog|puppy|cat|kitten|rabbit|bunny"
-            r"|retriever|labrador|lab|poodle|beagle|corgi|husky|pug|dachshund|bulldog|terrier"
+            r"^(?:my|our|the user's|user's)\s+(?P<mod>\w+\s+)?(?P<pet>dog|puppy|cat|kitten|rabbit"
+            r"|bunny|retriever|labrador|lab|poodle|beagle|corgi|husky|pug|dachshund|bulldog|terrier"
             r"|shepherd|collie|spaniel|greyhound|whippet|labradoodle|goldendoodle|doodle"
             r"|hamster|parrot|bird|fish|turtle|horse|pony|ferret|snake|lizard|gecko|guinea pig|pet"
             r"|phone|iphone|laptop|macbook|computer|tablet|ipad|car|bike|scooter|motorbike)\b,?\s*",
@@ -356,6 +356,9 @@ def read_subject(
             return Subject(key, kind == "my_rel", relation=rel, name=name), rest
         if kind == "my_pet":
             pet = match.group("pet").casefold()
+            bred = f"{(match.group('mod') or '').casefold()}{pet}"
+            if re.fullmatch(lx.COMPOUND_BREEDS, bred):
+                pet = bred  # "my border collie Bonnie": the breed whole
             model = re.match(
                 r"^(?:\d+\w*|pro|max|plus|mini|air|ultra|se)(?:\s+(?:pro|max|plus|mini))?\b\s*",
                 rest,
@@ -486,7 +489,18 @@ def _leading_name(rest: str) -> tuple[str | None, str]:
 def names_nobody(word: str) -> bool:
     """Whether a capitalised word is no one a "she" or "he" could mean: a month ("mid-March"),
     a day, or letters ("diagnosed with MS", "left TAP")."""
-    return (len(word) > 1 and word.isupper()) or word.casefold() in lx.MONTHS | lx.WEEKDAYS
+    return (
+        (len(word) > 1 and word.isupper())
+        or word.casefold() in lx.MONTHS | lx.WEEKDAYS
+        or re.sub(r"'s$", "", word.casefold()) in _NOBODYS_DAYS
+    )
+
+
+# "a Valentine's dinner", "Christmas with my mum": days of the year, not anyone.
+_NOBODYS_DAYS = lx.words(
+    "valentine valentines christmas easter xmas diwali eid hanukkah thanksgiving halloween"
+    " ramadan passover"
+)
 
 
 def second_name(word: str) -> bool:

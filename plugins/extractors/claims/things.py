@@ -11,6 +11,7 @@ from plugins.extractors.claims.subjects import (
     is_name,
     labels_an_attribute,
     leading_label,
+    names_nobody,
 )
 from plugins.extractors.claims.values import clean_value, split_values
 
@@ -30,7 +31,7 @@ _LEADING_FILLER = re.compile(
     r"|salaam|salam|shalom|jambo|habari|sawubona|kia ora|aloha|bonjour|hallo|hej|hei|moi|tere"
     r"|sveiki|labas|szia|czesc|cześć|dobry den|zdravo|geia|yassou|moin|servus"
     r"|privet|ahoj|merhaba|konnichiwa|annyeong|ni hao|xin chao|sawasdee|mabuhay|kumusta|selam"
-    r"|oi|eish|eii+|chai|chale|ehen|yoh|haibo|ayo|ufff*|wow|whoa|woah|ay+ dios|madre mia"
+    r"|oi|eh|eish|eii+|chai|chale|ehen|yoh|haibo|ayo|ufff*|wow|whoa|woah|ay+ dios|madre mia"
     r"|mamma mia|oh la la|ja|nu|jeez|geez"
     r"|muraho|bula(?:\s+vinaka)?|mambo|sannu|kedu|sawubona|talofa|malo|xin chào"
     r"|bro|bruh|dude|fam|sis|lads|guys|boss|mate(?=\s+(?:i|i'm|im|my|we)\b)"
@@ -49,16 +50,12 @@ _LEADING_FILLER = re.compile(
     r"|remember(?=\s+(?:i|i'm|im|that|my|we|we're)\b)"
     r"|(?:just\s+a\s+)?(?:friendly\s+)?reminder(?:\s+that)?(?=\s+(?:i|i'm|im|my|we|we're)\b)"
     r"|as you know|you know what|to be honest|tbh|fwiw|quick update|weirdly|funnily enough"
-    r"|surprisingly|oddly|sadly|luckily|unfortunately|fortunately|apparently"
+    r"|surprisingly|oddly|sadly|luckily|unfortunately|fortunately|apparently|ironically"
+    r"|frankly|admittedly|funnily|naturally"
     r"|(?:i\s+)?(?:just\s+)?(?:found out|learned|learnt|realized|realised|discovered)(?:\s+that)?"
     r"|turns out(?:\s+that)?|it turns out(?:\s+that)?"
     r"|" + lx.CLINICIAN_SAYS + r")\b[,:!.\-]*\s*)+",
     re.IGNORECASE,
-)
-
-_COMPOUND_BREEDS = (
-    r"golden retriever|german shepherd|border collie|french bulldog|jack russell|cocker spaniel"
-    r"|great dane|bernese mountain dog|maine coon|british shorthair|tabby cat|tuxedo cat"
 )
 
 
@@ -79,7 +76,7 @@ def pets_in(rest: str) -> list[str]:
     if match is None:
         return []
     kind_words = match.group("kind").casefold().split()
-    compound = re.match(rf"^(?:an?\s+)?(?P<breed>{_COMPOUND_BREEDS})s?\b", rest.strip(), re.I)
+    compound = re.match(rf"^(?:an?\s+)?(?P<breed>{lx.COMPOUND_BREEDS})s?\b", rest.strip(), re.I)
     if compound is not None:
         kind_words = [compound.group("breed").casefold()]  # "a golden retriever called Biscuit"
     kind = next((w for w in reversed(kind_words) if lx.is_pet(w.split()[-1])), None)
@@ -89,7 +86,13 @@ def pets_in(rest: str) -> list[str]:
     if len(kind_words) == 2 and kind_words[1] == kind and kind_words[0] in lx.DOG_BREEDS:
         kind = " ".join(kind_words)  # "a beagle puppy": the breed is worth keeping
     names_text = match.group("names") or ""
-    names = [n for n in split_values(clean_value(names_text)) if is_name(n.split(" ")[0])]
+    if re.match(r"(?:on|in|at|from|for|last|this|next|since|yesterday|today)\b", names_text, re.I):
+        names_text = ""  # "a kitten on Saturday", "a puppy in March": when, not a name
+    names = [
+        n
+        for n in split_values(clean_value(names_text))
+        if is_name(n.split(" ")[0]) and not names_nobody(n.split(" ")[0])
+    ]
     if names:
         return [f"{kind} {n}" for n in names]
     return [kind]

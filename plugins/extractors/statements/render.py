@@ -317,6 +317,8 @@ def render(claim: Claim) -> str | None:
             text = f"{who} no longer has the {v}" if v else None
         elif q == "called off":
             text = f"{who} called off the {v}" if v else None
+        elif q == "decided against":
+            text = f"{who} decided against {v}" if v else None  # not "left": never went
         elif q == "disbanded":
             text = f"{_possessive(who)} {v} split up" if v else None
         elif v[:1].isupper():

@@ -154,7 +154,10 @@ def statement_sentences(text: str) -> list[str]:
             sentence = head or sentence
         if stated:
             kept.append(QUOTED.sub(_title_or_blank, sentence).strip())
-            named_unkept = None
+            # "Hey, can you help me plan a dinner for my girlfriend Priya? She's a pharmacist.":
+            # a bare greeting kept from the question names no one, so "she" is still Priya.
+            bare = len(sentence.split()) <= 2 and person_named(sentence) is None
+            named_unkept = person_named(raw) if bare else None
         else:
             named_unkept = person_named(raw)
     return [s for s in kept if s]

@@ -126,7 +126,7 @@ def pet_renamed(text: str) -> list[Claim] | None:
 
 
 _BORN = re.compile(
-    r"^(?:our|my)\s+(?:(?:baby|little|new|newborn|first|second|third|fourth)\s+)*"
+    r"^(?:our|my)\s+(?:(?:baby|little|wee|tiny|new|newborn|first|second|third|fourth)\s+)*"
     r"(?P<who>son|daughter|baby(?:\s+(?:boy|girl))?"
     r"|twins|boy|girl)(?:,?\s+(?P<name>(?-i:[A-Z])[\w'-]+|(?!(?:just|finally|has|is|was|"
     r"arrived)\b)[a-z][\w'-]+),?)?\s+(?:(?:was|were)\s+(?:just\s+)?born\b|(?:has\s+|finally\s+"

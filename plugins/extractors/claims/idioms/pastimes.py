@@ -328,4 +328,5 @@ def decided_against(text: str) -> list[Claim] | None:
     against = _DECIDED_AGAINST.search(text)
     if against is None or vague(against.group("x")):
         return None
-    return [Claim("user", "any", clean_value(against.group("x")), negated=True, change=True)]
+    what = clean_value(against.group("x"))
+    return [Claim("user", "any", what, negated=True, change=True, qualifier="decided against")]

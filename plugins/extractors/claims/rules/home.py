@@ -43,6 +43,14 @@ _FOR_A_TIME = re.compile(
 )
 
 
+# "living on gas station burritos", "live on ramen and savings": what one lives off, said with
+# no article; a place one lives on has one ("on a boat", "on the coast") or a name ("on Elm St").
+_LIVED_OFF = re.compile(
+    r"^(?!(?:the|a|an|my|our|this|that|campus|base|site|board|premises)\b)(?-i:[a-z])",
+    re.IGNORECASE,
+)
+
+
 class HomeRules(Reading):
     """Rules for where someone lives, moved to, grew up, comes from, and travels."""
 
@@ -117,6 +125,8 @@ class HomeRules(Reading):
                 return [self.claim("residence", place_value(clean_value(far.group("place"))))]
             return [] if self.strict else None
         value = clean_value(rest[match.end() :])
+        if match.group(0).strip() == "on" and _LIVED_OFF.search(value) is not None:
+            return []  # "living on gas station burritos", "live on ramen and savings"
         value = re.split(r"\s+and\s+(?=[a-z])", value, maxsplit=1)[0]  # "Thionville and commute"
         return [] if vague(value) else [self.claim("residence", place_value(value))]
 

@@ -51,6 +51,13 @@ _LEFT_THE_WORKPLACE = re.compile(
 six")."""
 
 
+_A_DEGREE = re.compile(
+    r"^(?:an?\s+|my\s+)?(?:[\w-]+\s+)?(?:master'?s|masters|phd|doctorate|degree|diploma|mba|msc"
+    r"|bachelor'?s|bsc|llm|dphil)\b",
+    re.IGNORECASE,
+)
+
+
 class WorkRules(Reading):
     """Rules for work: employer, job, joining, quitting, retiring, freelancing."""
 
@@ -345,6 +352,10 @@ class WorkRules(Reading):
             # "work on the ferries out of bergen as a deckhand": the job, however it was placed.
             return [self.claim("job", with_article(clean_value(role.group("job"))))]
         match = re.match(r"^on\s+", low)
+        if match is not None and _A_DEGREE.search(low[match.end() :]):
+            # "working on a master's in history": a course of study, as "doing" one is.
+            course = re.sub(r"^(?:my|an?)\s+", "", clean_value(rest[match.end() :]), flags=re.I)
+            return [self.claim("education", course)]
         if match is not None and not self.strict:
             value = clean_value(rest[match.end() :])
             return [] if vague(value) else [self.claim("project", value)]
