@@ -98,6 +98,10 @@ def positive(claim: Claim) -> bool:
     return not claim.negated and not claim.past
 
 
+def _hated(claim: Claim) -> bool:
+    return claim.negated and not claim.past
+
+
 def _state(claim: Claim) -> str:
     if claim.past:
         return "past"
@@ -532,13 +536,17 @@ _RANKS = frozenset(
         "sr",
         "snr",
         "supervising",
+        "charge",
+        "sous",
     ]
 )
+_JOINERS = frozenset(["a", "an", "the", "in", "at", "on", "of", "for"])
 
 
 def _ranked_up(new: str, old: str) -> bool:
     """Whether ``new`` is ``old`` with a rank word put before it."""
-    extra = set(normalise(new).split()) - set(normalise(old).split()) - {"a", "an", "the"}
+    # "a charge nurse in the ER" after "ER nurse": the same post, ranked up, said in its place.
+    extra = set(normalise(new).split()) - set(normalise(old).split()) - _JOINERS
     return bool(extra) and extra <= _RANKS
 
 
@@ -702,6 +710,19 @@ def _cross_attribute(new: Claim, old: Claim) -> tuple[Relation, str, float] | No
         ):
             # "Marcus and I got married" ends "Marcus is the user's boyfriend".
             return "replaces", "dating, now engaged or married", 0.85
+    loved_and_hated = pair in (("favourite", "likes"), ("likes", "favourite"))
+    same_thing = loved_and_hated and match_values(new.value, old.value) != "differs"
+    if pair == ("favourite", "likes") and same_thing and positive(new) and _hated(old):
+        # "Coriander is my favourite herb" against "hates coriander": the opposite, with no
+        # change said a person decides; said as a change ("my favourite now"), it replaces.
+        if new.change:
+            return "replaces", "now a favourite", 0.85
+        return "replaces", "a favourite of what was hated", CONTRADICTION
+    if pair == ("likes", "favourite") and same_thing and _hated(new) and positive(old):
+        # "can't stand coriander any more" against "coriander is their favourite herb".
+        if new.change:
+            return "replaces", "no longer a favourite", 0.85
+        return "replaces", "hates what was a favourite", CONTRADICTION
     if pair == ("job", "employer") and positive(new) and old.negated and old.value == "":
         # "finally got hired, I'm a dental hygienist" ends "is unemployed".
         return "replaces", "has work now", 0.85

@@ -810,3 +810,35 @@ def test_a_whole_life_somewhere_else_contradicts_a_home() -> None:
 def test_a_diet_that_excludes_a_sausage_the_user_ate() -> None:
     existing = ["The user eats currywurst several times a week."]
     assert _decide(existing, "since march i'm pescatarian, no meat at all") == ("updated", [0])
+
+
+@pytest.mark.parametrize(
+    ("existing", "new", "outcome", "targets"),
+    [
+        # A favourite against a dislike: the opposite unsaid waits for a person; said as an
+        # ending, it replaces; another thing is news.
+        (["Hates olives"], "Olives are my favourite snack, honestly", "conflict", [0]),
+        (["Mango is my favourite fruit"], "I can't stand mango anymore", "updated", [0]),
+        (["Hates olives"], "Pistachios are my favourite snack", "added", []),
+        # The same post ranked up, said with where it is.
+        (["Works as an ICU nurse"], "Took the charge nurse position in the ICU", "updated", [0]),
+        # A degree worked on is a course of study, and leaving it ends it.
+        (["Is working on a PhD in geology"], "I dropped out of the geology PhD", "updated", [0]),
+        # A second job beside the first; someone else's car.
+        (
+            ["Works at Aldi as a cashier"],
+            "picked up evening shifts at Boots on top of Aldi",
+            "added",
+            [],
+        ),
+        (["Drives a Honda Jazz"], "my dad sold his Volvo and bought a Skoda", "added", []),
+        # A named pet's new age replaces its old one.
+        (["The user's dog Bruno is 4 years old."], "Bruno turned 5 on Sunday!", "updated", [0]),
+        # A shift at the workplace memory knows restates it.
+        (["Works at Lidl"], "Another long Sunday shift at Lidl, ugh.", "deduplicated", [0]),
+    ],
+)
+def test_favourites_ranks_courses_and_second_jobs(
+    existing: list[str], new: str, outcome: str, targets: list[int]
+) -> None:
+    assert _decide(existing, new) == (outcome, targets)
