@@ -836,6 +836,7 @@ def test_a_diet_that_excludes_a_sausage_the_user_ate() -> None:
         (["The user's dog Bruno is 4 years old."], "Bruno turned 5 on Sunday!", "updated", [0]),
         # A shift at the workplace memory knows restates it.
         (["Works at Lidl"], "Another long Sunday shift at Lidl, ugh.", "deduplicated", [0]),
+        (["Works at Tesco"], "another 12 hour shift at the Tesco depot", "deduplicated", [0]),
     ],
 )
 def test_favourites_ranks_courses_and_second_jobs(

@@ -921,16 +921,16 @@ def test_what_was_had_and_where_one_works_are_read(said: str, facts: list[str]) 
             "i work as a tiler in Hobart so maybe you know a good glue?",
             ["The user works as a tiler in Hobart.", "The user lives in Hobart."],
         ),
-        # A diet kept since a date is no plan; getting home is owning nothing.
+        # A diet kept since a date is no plan; getting home is owning nothing, but a habit.
         ("doing paleo since january", ["The user is paleo."]),
-        ("ugh i get home at 8 most days", []),
+        ("ugh i get home at 8 most days", ["The user gets home at 8 most days."]),
         # Work said by how much of it is done; a week at a place typed in lower case.
         ("doing translation work part-time now", ["The user does translation work for a living."]),
         ("week 3 at brightwave done", ["The user works at brightwave."]),
         ("ok totally new stack, since joining vexa its all go", ["The user works at vexa."]),
         # An age said on the way; a parting; a thing gone; a birth.
         ("at 52 i'm finally learning to swim", ["The user is 52 years old."]),
-        ("at 10 I leave for work", []),
+        ("at 10 I leave for work", ["At 10 the user leaves for work."]),
         (
             "me and tomas called it quits",
             [

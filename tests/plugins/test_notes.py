@@ -24,7 +24,12 @@ from plugins.llm.types import TranscriptEntry
         ),
         ("my kids go to St Anne's primary", "The user's kids go to St Anne's primary."),
         ("we keep bees at the bottom of the garden", "They keep bees at the bottom of the garden."),
-        ("I don't own a television", "The user doesn't own a television."),
+        # The user as a later clause's subject; a greeting or a grumble before it.
+        (
+            "it is a long way but we keep chickens at the allotment",
+            "It is a long way but they keep chickens at the allotment.",
+        ),
+        ("ugh i get home at 8 most days", "The user gets home at 8 most days."),
     ],
 )
 def test_a_lasting_statement_is_said_over(said: str, note: str) -> None:
@@ -47,6 +52,11 @@ def test_a_lasting_statement_is_said_over(said: str, note: str) -> None:
         "I'm basically a vampire at this point lol",  # overstatement
         "thanks, my week is better now",  # addressed to the assistant
         "I am",  # too short
+        "I don't own a television",  # a denial: a note is never replaced, so it would keep it
+        "keto is officially over for me, I missed fruit",  # a change
+        "Sure, I'm a millionaire, I'll just buy a yacht",  # sarcasm
+        "in another life I'd be a chef in Tokyo",  # a daydream
+        "5 minutes here, what do I do",  # a question without its mark
     ],
 )
 def test_what_is_no_lasting_statement_is_no_note(said: str) -> None:

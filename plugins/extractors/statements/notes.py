@@ -5,10 +5,17 @@ is the user telling the assistant something lasting about themselves. Rather tha
 the extractor keeps the sentence as a note, said over in the third person ("The user does
 their lifting at a PureGym near work."), so it is recalled and read like any fact.
 
-A note is only made of a sentence that is the user's own, lasting statement: first person,
-not addressed to the assistant, not a feeling of the moment, an intention, a reaction to
-the conversation or something happening right now. What the grammar refuses (questions,
-hypotheticals, jokes, reported speech, requests) never reaches here.
+A note is made of a sentence of the user's own that speaks of them (see ``_MINE``: the
+user may be the subject of a later clause, or own a thing at a named place), is no intention
+or plan being weighed, no sarcasm, daydream or musing, no change or denial (a note is never
+replaced by rule, so "keto is over for me" would keep keto current), no reaction to the
+conversation, nothing of the moment, no report of someone's words and no passing ailment.
+What the grammar refuses (questions, hypotheticals, jokes, quoted text, requests) never
+reaches here.
+
+A sentence addressed to the assistant ("my flat in Leeds is freezing, can you ...") may hold
+a note, and the first person may come anywhere in it ("the Amazon warehouse in Haslet gives
+us decent scanners"); see ``docs/memory.md`` for what that gained and cost.
 """
 
 from __future__ import annotations
@@ -22,17 +29,10 @@ from plugins.extractors.claims.words import IRREGULAR, VERBS
 
 # "now I go to the bouldering gym instead": a lead, and the change it marks, is no part of it.
 _LEAD = (
-    r"^(?:(?:so|and|but|also|btw|plus|oh|ok|okay|well)\s+)?"
+    r"^(?:(?:so|and|but|also|btw|plus|oh|ok|okay|well|ugh|ah|eh|hmm|lol|haha)\s+)?"
     r"(?:(?:now|these\s+days|nowadays|lately)\s*,?\s+)?"
 )
 _FIRST_PERSON = re.compile(_LEAD + r"(?:i|i'm|im|i've|ive|my|we|we're|we've|our)\b", re.I)
-_ADDRESSED = re.compile(r"\b(?:you|u|ya|your|yours|thank|thanks|thx|ty|pls|please)\b", re.I)
-_OF_THE_MOMENT = re.compile(
-    r"\b(?:today|tonight|right\s+now|rn|atm|at\s+the\s+moment|this\s+(?:morning|afternoon"
-    r"|evening|week|weekend)|just\s+now|tomorrow|next\s+\w+|later|soon|on\s+the\s+way"
-    r"|keep\s+getting|kept\s+getting|each\s+other|person)\b",
-    re.I,
-)
 _FEELING = re.compile(
     r"^(?:i'?m|im|i\s+am|i\s+feel|i'm\s+feeling|feeling)\s+(?:so\s+|really\s+|very\s+|a\s+bit\s+"
     r"|kinda\s+|pretty\s+|super\s+|quite\s+|totally\s+|a\s+little\s+)?(?:tired|bored|excited"
@@ -40,7 +40,7 @@ _FEELING = re.compile(
     r"|hungry|done|jealous|worried|anxious|annoyed|sure|not\s+sure|curious|scared|afraid"
     r"|overwhelmed|exhausted|knackered|gutted|thrilled|buzzing|relieved|back|here|ready"
     r"|freezing|boiling|cold|hot|soaked|late|early|busy|free|awake|up|home|out|away|online"
-    r"|new\s+to|in\s+two\s+minds|torn)\b",
+    r"|new\s+to|in\s+two\s+minds|torn|stoked|chuffed|pumped|psyched|gutted|delighted)\b",
     re.I,
 )
 # Fiction, play and overstatement: "my protagonist is a pilot who lives in Oslo", "I'm basically
@@ -71,6 +71,14 @@ _INTENT = re.compile(
     r"|hoping|trying\s+to|want\s+to|need\s+to|have\s+to|got\s+to|gotta)\b",
     re.I,
 )
+
+_OF_THE_MOMENT = re.compile(
+    r"\b(?:today|tonight|right\s+now|rn|atm|at\s+the\s+moment|this\s+(?:morning|afternoon"
+    r"|evening|week|weekend)|just\s+now|tomorrow|next\s+\w+|later|soon|on\s+the\s+way"
+    r"|keep\s+getting|kept\s+getting|each\s+other|person|on\s+my\s+way|brb|omw"
+    r"|be\s+right\s+back)\b",
+    re.I,
+)
 _REACTION = re.compile(
     r"\b(?:i\s+meant|i\s+mean|i\s+(?:only\s+|just\s+)?ask(?:ed)?|i\s+said|i\s+see|i\s+know|i\s+get\s+it|i\s+agree"
     r"|i\s+understand|i\s+like\s+(?:that|it|this)|i\s+love\s+(?:that|it|this)|i\s+tried\s+(?:that|it)"
@@ -78,6 +86,39 @@ _REACTION = re.compile(
     r"|i\s+heard|i\s+found|i\s+got\s+(?:it|that|this)|i\s+have\s+(?:a|one|another|some)\s+"
     r"(?:question|idea|issue|problem)|i\s+can't\s+(?:believe|wait|remember))\b"
     r"|\b(?:it|that|this|those|them|these)\s*[.!]*$",
+    re.I,
+)
+# A question typed without its mark: "5 minutes here, what do I do".
+_ASKED = re.compile(
+    r"\b(?:what|how|where|when|which|why)\s+(?:do|should|can|could|would|am)\s+i\b", re.I
+)
+# The user later in the sentence: the subject of a clause with something after its verb ("it's
+# a long way but we keep chickens", not "4h38 but i finished"), or a thing of theirs at a named
+# place ("the geyser in our flat in Melville burst"; not "the wife of my boss").
+_MINE = re.compile(
+    r"\b(?:i|i'm|im|i've|ive|we|we're|we've)\s+[\w'-]+\s+\w"
+    # "the geyser in our flat in Melville burst": something of the user's, at a named place
+    r"|\b(?:my|our|us)\b[^.!?]*?\b(?:in|at|near|from|on)\s+(?-i:[A-Z])",
+    re.I,
+)
+# What the user is busy with, said after something else: "they use Go here, so I'm learning
+# fast", "it's SO cold, and I'm still unpacking boxes".
+_BUSY_AFTER = re.compile(
+    r"(?:,\s*|\b(?:and|so|but)\s+)(?:i'?m|im|i\s+am)\s+(?:still\s+|just\s+)?\w+ing\b", re.I
+)
+# Sarcasm, daydreams and musing: "Sure, I'm a millionaire", "in another life I'd be a chef".
+_DREAMT = re.compile(
+    r"^\W*(?:sure|yeah|yep|ok|okay|right|oh)\b|\b(?:yeah\s+right|because|bc|cos|cause|imagine"
+    r"|another\s+life|what\s+if|wish|wonder|dream\w*|someday|one\s+day|lottery|millionaire"
+    r"|secretly|hypothetically|half\s+thinking|part\s+of\s+me|keep\s+thinking|back\s+and\s+forth"
+    r"|guess|suppose|might|jury|who\s+knows|we'll\s+see|must|believe|pretend|remember\s+that)\b",
+    re.I,
+)
+# A change or a denial said as a note keeps the old value current: "keto is officially over".
+_ENDED = re.compile(
+    r"\b(?:over|no\s+longer|anymore|any\s+more|not|never|didn't|don't|doesn't|isn't|wasn't"
+    r"|stopped|quit|gave|sold|left|ended|ex|instead|used\s+to|no|nope|sorry|meant|oops|wait"
+    r"|actually)\b|n't\b",
     re.I,
 )
 
@@ -127,14 +168,26 @@ def note_of(sentence: str, *, about_others: bool = False) -> str | None:
     # "started nursing school this month!": a life event, its "I" left out.
     text = _SUBJECTLESS_EVENT.sub(r"\g<lead>I \g<verb> ", text)
     words = text.split()
-    if not 4 <= len(words) <= 30 or not _FIRST_PERSON.match(text):
+    if not 4 <= len(words) <= 40 or not (_FIRST_PERSON.match(text) or _MINE.search(text)):
         return None
-    refusals = (_ADDRESSED, _OF_THE_MOMENT, _NOT_MEANT, _REPORTED, _PASSING_ILL, _INTENT, _REACTION)
+    refusals = (
+        _OF_THE_MOMENT,
+        _NOT_MEANT,
+        _REPORTED,
+        _PASSING_ILL,
+        _INTENT,
+        _REACTION,
+        _DREAMT,
+        _ENDED,
+        _ASKED,
+        _BUSY_AFTER,
+    )
     for refused in refusals:
         if refused.search(text):
             return None
     bare = re.sub(_LEAD, "", text, flags=re.I)
-    if _FEELING.match(bare) or _an_event_or_a_moment(bare):
+    feeling = _FEELING.pattern.replace("^", r"(?:^|,\s*|\b(?:and|so|but)\s+)", 1)
+    if re.search(feeling, bare, re.I) or _an_event_or_a_moment(bare):
         return None
     if not about_others and _about_someone_else(bare):
         return None
