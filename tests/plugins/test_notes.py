@@ -30,6 +30,15 @@ from plugins.llm.types import TranscriptEntry
             "It is a long way but they keep chickens at the allotment.",
         ),
         ("ugh i get home at 8 most days", "The user gets home at 8 most days."),
+        # A reason, or "over" as a way of going, is no sarcasm and no ending.
+        (
+            "I only have Thursday evenings free cos of hurling training",
+            "The user only has Thursday evenings free cos of hurling training.",
+        ),
+        (
+            "I drive over from Galway every Sunday with a cool box",
+            "The user drives over from Galway every Sunday with a cool box.",
+        ),
     ],
 )
 def test_a_lasting_statement_is_said_over(said: str, note: str) -> None:

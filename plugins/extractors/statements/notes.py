@@ -108,7 +108,7 @@ _BUSY_AFTER = re.compile(
 )
 # Sarcasm, daydreams and musing: "Sure, I'm a millionaire", "in another life I'd be a chef".
 _DREAMT = re.compile(
-    r"^\W*(?:sure|yeah|yep|ok|okay|right|oh)\b|\b(?:yeah\s+right|because|bc|cos|cause|imagine"
+    r"^\W*(?:sure|yeah|yep|ok|okay|right|oh)\b|\b(?:yeah\s+right|imagine"
     r"|another\s+life|what\s+if|wish|wonder|dream\w*|someday|one\s+day|lottery|millionaire"
     r"|secretly|hypothetically|half\s+thinking|part\s+of\s+me|keep\s+thinking|back\s+and\s+forth"
     r"|guess|suppose|might|jury|who\s+knows|we'll\s+see|must|believe|pretend|remember\s+that)\b",
@@ -116,9 +116,9 @@ _DREAMT = re.compile(
 )
 # A change or a denial said as a note keeps the old value current: "keto is officially over".
 _ENDED = re.compile(
-    r"\b(?:over|no\s+longer|anymore|any\s+more|not|never|didn't|don't|doesn't|isn't|wasn't"
-    r"|stopped|quit|gave|sold|left|ended|ex|instead|used\s+to|no|nope|sorry|meant|oops|wait"
-    r"|actually)\b|n't\b",
+    r"\b(?:(?:is|are|'s|was|were)\s+(?:\w+\s+)?over|no\s+longer|anymore|any\s+more|not|never"
+    r"|didn't|don't|doesn't|isn't|wasn't|stopped|quit|gave\s+(?:up|away)|sold|left|ended|ex"
+    r"|instead|used\s+to|no|nope|sorry|meant|oops|wait|actually)\b|n't\b",
     re.I,
 )
 
