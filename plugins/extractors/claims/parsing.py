@@ -179,9 +179,7 @@ def parse(
                 subject = _named_subject(clause, speaker, last_person)
             inherited = None if subject is None else replace(subject, thing=None, pet=None)
             stranger = subject is None and not claims and _UNNAMED_HE.match(clause) is not None
-            pet = (subject.pet or "") if subject is not None else ""
-            bred = re.match(rf"(?:{lx.COMPOUND_BREEDS})\s", pet)  # "golden retriever Rufus"
-            pet_name = pet[bred.end() :] if bred is not None else pet.split(" ", 1)[-1]
+            pet_name = _pet_kind_and_name(subject.pet or "")[1] if subject is not None else ""
             if subject is not None and subject.pet and " " in subject.pet and is_name(pet_name):
                 # "our retriever Rufus is 12 and has bad hips": Rufus has them.
                 inherited = Subject(pet_name, False, name=pet_name)

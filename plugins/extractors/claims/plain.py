@@ -29,9 +29,9 @@ def with_its_i(text: str) -> str:
     text = _GOT_THE_JOB_AT.sub(r"\g<lead>I now work at ", text)
     # "took a local job with Sysco", "Sam landed a policy job with the BC Government": the
     # new employer, the user's or the named person's.
-    text = _TOOK_A_JOB_AT.sub(_took_a_job_at, text)
+    text = _TOOK_A_JOB_AT.sub(_works_there_now, text)
     # "got poached by Cardrona", "Keiko got poached by Air Canada": works there now.
-    text = _POACHED_BY.sub(_took_a_job_at, text)
+    text = _POACHED_BY.sub(_works_there_now, text)
     # "working graveyard as a security guard at a warehouse": the job, "I'm" left out.
     text = _WORKING_AS.sub(r"\g<lead>I work as ", text)
     # "Been seeing a lovely fella called Ross", "been living in Leeds since May": "I've" left out.
@@ -698,8 +698,10 @@ _GOT_THE_JOB_AT = re.compile(
     r"(?:new\s+)?job\s+(?:at|with)\s+(?![^.!?\n]*\b(?:interview|but\s+(?:turned|said\s+no|declined))\b)",
     re.IGNORECASE,
 )
+# Who took the job: the user ("i", or no one said), or a named person.
+_WHO_TOOK = r"\b(?:(?P<who>i|(?-i:[A-Z])[\w'-]+)(?:'ve|\s+have|\s+has)?\s+)?"
 _TOOK_A_JOB_AT = re.compile(
-    r"\b(?:(?P<who>i|(?-i:[A-Z])[\w'-]+)(?:'ve|\s+have|\s+has)?\s+)?(?:just\s+|finally\s+|officially\s+)?"
+    _WHO_TOOK + r"(?:just\s+|finally\s+|officially\s+)?"
     r"(?:got|landed|accepted|took|bagged|scored)\s+an?\s+(?:new\s+)?(?P<kind>(?:[\w-]+\s+){0,2}?)"
     r"(?:job|position|role|post|gig)\s+(?:at|with)\s+(?=(?:the\s+)?(?-i:[A-Z]))"
     r"(?![^.!?\n]*\b(?:interview|but\s+(?:turned|said\s+no|declined))\b)",
@@ -708,13 +710,14 @@ _TOOK_A_JOB_AT = re.compile(
 
 
 _POACHED_BY = re.compile(
-    r"\b(?:(?P<who>i|(?-i:[A-Z])[\w'-]+)(?:'ve|\s+have|\s+has)?\s+)?(?:just\s+|finally\s+)?"
+    _WHO_TOOK + r"(?:just\s+|finally\s+)?"
     r"(?:got|been|was|were)\s+(?:head-?hunted|poached)\s+by\s+(?=(?:the\s+)?(?-i:[A-Z]))",
     re.IGNORECASE | re.MULTILINE,
 )
 
 
-def _took_a_job_at(found: re.Match[str]) -> str:
+def _works_there_now(found: re.Match[str]) -> str:
+    """A job taken or a poaching said over as where the user (or the named person) works."""
     kind = (found.groupdict().get("kind") or "").strip()
     if kind and (lx.is_occupation(kind) or lx.is_occupation(kind.split()[-1])):
         return found.group(0)  # "a permanent lecturer position at ...": the job rule reads both

@@ -43,6 +43,10 @@ _FEELING = re.compile(
     r"|new\s+to|in\s+two\s+minds|torn|stoked|chuffed|pumped|psyched|gutted|delighted)\b",
     re.I,
 )
+# The same, said after something else: "It's Seattle, I'm stoked!".
+_FEELING_ANYWHERE = re.compile(
+    _FEELING.pattern.replace("^", r"(?:^|,\s*|\b(?:and|so|but)\s+)", 1), re.I
+)
 # Fiction, play and overstatement: "my protagonist is a pilot who lives in Oslo", "I'm basically
 # a vampire at this point lol".
 _NOT_MEANT = re.compile(
@@ -186,8 +190,7 @@ def note_of(sentence: str, *, about_others: bool = False) -> str | None:
         if refused.search(text):
             return None
     bare = re.sub(_LEAD, "", text, flags=re.I)
-    feeling = _FEELING.pattern.replace("^", r"(?:^|,\s*|\b(?:and|so|but)\s+)", 1)
-    if re.search(feeling, bare, re.I) or _an_event_or_a_moment(bare):
+    if _FEELING_ANYWHERE.search(bare) or _an_event_or_a_moment(bare):
         return None
     if not about_others and _about_someone_else(bare):
         return None
